@@ -1,0 +1,96 @@
+# perfdiag — one Makefile, no configure.
+#   make            build bin/pd-*
+#   make check      run the test suite (bats through prove)
+#   make sancheck   the suite again, built with -fsanitize=address,undefined
+#   make bench      throughput and peak RSS on a generated >= 1 GiB trace
+#   make demo       the whole pipeline on the bundled example
+#   make install    PREFIX=/usr/local DESTDIR=
+VERSION = 0.1.0
+PREFIX ?= /usr/local
+DESTDIR ?=
+SHAREDIR = $(PREFIX)/share/perfdiag
+MANDIR = $(PREFIX)/share/man
+
+PKGS = jansson yaml-0.1 zlib
+DEBS = build-essential pkg-config libjansson-dev libyaml-dev zlib1g-dev bats jq mandoc
+CC ?= cc
+CFLAGS ?= -O2 -g
+OBJ ?= build
+BIN ?= bin
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+override CFLAGS += -std=c99 -D_GNU_SOURCE -Wall -Wextra -Werror -Ilib \
+	$(PKG_CFLAGS) -DPD_SHAREDIR='"$(SHAREDIR)"' -DPD_VERSION='"$(VERSION)"'
+LDLIBS += $(PKG_LIBS) -lm
+
+TOOLS := $(patsubst tools/%.c,%,$(wildcard tools/pd-*.c))
+BINS := $(addprefix $(BIN)/,$(TOOLS))
+LIBSRC := $(wildcard lib/*.c)
+LIBOBJ := $(patsubst lib/%.c,$(OBJ)/%.o,$(LIBSRC))
+HDRS := $(wildcard lib/*.h)
+TESTBINS := $(patsubst test/%.c,$(OBJ)/test/%,$(wildcard test/*.c))
+
+.PHONY: all deps check sancheck bench demo install clean lint
+all: deps $(BINS) $(TESTBINS)
+
+# Say exactly what is missing; install it when run as root.
+deps:
+	@missing=; \
+	for p in $(PKGS); do pkg-config --exists $$p || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "perfdiag: installing missing build dependencies:$$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEBS) >/dev/null || exit 1; \
+	  else \
+	    echo "perfdiag: missing pkg-config packages:$$missing" >&2; \
+	    echo "perfdiag: install them with: sudo apt-get install $(DEBS)" >&2; exit 1; \
+	  fi; \
+	fi
+	@if [ -z "$(PKG_LIBS)" ] && pkg-config --exists $(PKGS); then \
+	  echo "perfdiag: dependencies were just installed; run make again" >&2; exit 1; fi
+
+$(OBJ)/%.o: lib/%.c $(HDRS)
+	@mkdir -p $(OBJ)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(OBJ)/lib.a: $(LIBOBJ)
+	rm -f $@
+	$(AR) rcs $@ $(LIBOBJ)
+
+$(BIN)/%: tools/%.c $(OBJ)/lib.a $(HDRS)
+	@mkdir -p $(BIN)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(OBJ)/lib.a $(LDLIBS)
+
+$(OBJ)/test/%: test/%.c $(OBJ)/lib.a $(HDRS)
+	@mkdir -p $(OBJ)/test
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(OBJ)/lib.a $(LDLIBS)
+
+check: all
+	@command -v bats >/dev/null || { echo "perfdiag: bats is missing: sudo apt-get install bats" >&2; exit 1; }
+	PD_BIN=$(CURDIR)/$(BIN) PD_TESTBIN=$(CURDIR)/$(OBJ)/test \
+	  prove --exec 'bats --tap' test/*.bats
+
+SANFLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
+sancheck:
+	$(MAKE) check OBJ=build-san BIN=build-san/bin CFLAGS="$(SANFLAGS)" LDFLAGS="-fsanitize=address,undefined"
+
+bench: all
+	sh bench/run.sh
+
+demo: all
+	sh share/examples/demo.sh
+
+lint:
+	mandoc -Tlint -Wwarning man/*.[0-9]
+
+install: all
+	mkdir -p $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(SHAREDIR) \
+	  $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man7
+	cp $(BINS) $(DESTDIR)$(PREFIX)/bin/
+	cp -R share/. $(DESTDIR)$(SHAREDIR)/
+	for m in man/*.1; do [ -e "$$m" ] && cp $$m $(DESTDIR)$(MANDIR)/man1/; done; true
+	for m in man/*.5; do [ -e "$$m" ] && cp $$m $(DESTDIR)$(MANDIR)/man5/; done; true
+	for m in man/*.7; do [ -e "$$m" ] && cp $$m $(DESTDIR)$(MANDIR)/man7/; done; true
+
+clean:
+	rm -rf build build-san bin

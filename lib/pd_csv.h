@@ -1,0 +1,51 @@
+/* pd_csv: a streaming reader for the CSV files profilers write.
+ *
+ * RFC 4180 plus the quirks seen in real Ascend exports: a UTF-8 BOM, CRLF,
+ * quoted fields with embedded newlines and doubled quotes, timestamps with
+ * a trailing TAB (quoted or not). Fields come back with the TAB, CR and
+ * surrounding blanks removed. Columns are looked up by header name, so
+ * header variants across versions work as long as the names exist. */
+#ifndef PD_CSV_H
+#define PD_CSV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct pd_csv;
+
+/* Open a file (NULL and errno set on failure). */
+struct pd_csv *pd_csv_open(const char *path);
+/* Read from a memory buffer (not copied; must outlive the reader). */
+struct pd_csv *pd_csv_mem(const char *buf, size_t len, const char *name);
+void pd_csv_close(struct pd_csv *c);
+
+/* Read the next record. Returns its number of fields, 0 at end of file, -1
+ * on a read error, -2 when the file ends inside a quoted field (the partial
+ * record is still available). Blank lines are skipped. */
+int pd_csv_next(struct pd_csv *c);
+
+/* Read the next record and keep it as the header. Same returns. */
+int pd_csv_header(struct pd_csv *c);
+
+/* Field i of the current record ("" if out of range); its length. */
+const char *pd_csv_field(struct pd_csv *c, int i);
+size_t pd_csv_len(struct pd_csv *c, int i);
+int pd_csv_nfields(struct pd_csv *c);
+
+/* Line number where the current record starts (1-based). */
+long pd_csv_line(struct pd_csv *c);
+const char *pd_csv_name(struct pd_csv *c);
+
+/* Index of the first header column named any of the NULL-terminated
+ * names (exact match after trimming, then case-insensitive), or -1. */
+int pd_csv_col(struct pd_csv *c, ...);
+/* Header column name i, or NULL. */
+const char *pd_csv_colname(struct pd_csv *c, int i);
+int pd_csv_ncols(struct pd_csv *c);
+
+/* Number helpers on field i (see pd_num.h for the return codes). */
+int pd_csv_double(struct pd_csv *c, int i, double *v);
+int pd_csv_us_ns(struct pd_csv *c, int i, int64_t *ns);
+int pd_csv_int(struct pd_csv *c, int i, int64_t *v);
+
+#endif

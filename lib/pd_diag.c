@@ -1,0 +1,128 @@
+#include "pd_diag.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *prog = "pd";
+static int status;
+static int quiet;
+
+void
+pd_diag_init(const char *argv0)
+{
+	const char *s = strrchr(argv0, '/');
+	const char *q = getenv("PD_QUIET");
+
+	prog = s ? s + 1 : argv0;
+	if (q && *q && strcmp(q, "0") != 0)
+		quiet = 1;
+}
+
+const char *
+pd_diag_prog(void)
+{
+	return prog;
+}
+
+void
+pd_diag_quiet(int on)
+{
+	quiet = on;
+}
+
+static void
+vmsg(const char *level, const char *file, long line, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s: %s: ", prog, level);
+	if (file && line > 0)
+		fprintf(stderr, "%s:%ld: ", file, line);
+	else if (file)
+		fprintf(stderr, "%s: ", file);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void
+pd_warn(const char *file, long line, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (quiet)
+		return;
+	va_start(ap, fmt);
+	vmsg("warning", file, line, fmt, ap);
+	va_end(ap);
+}
+
+void
+pd_error(const char *file, long line, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("error", file, line, fmt, ap);
+	va_end(ap);
+}
+
+void
+pd_note(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (quiet)
+		return;
+	va_start(ap, fmt);
+	fprintf(stderr, "%s: ", prog);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+void
+pd_diag_status(int code)
+{
+	if (code == PD_EXIT_FOUND) {
+		if (status == PD_EXIT_OK)
+			status = code;
+		return;
+	}
+	if (code > status)
+		status = code;
+}
+
+int
+pd_diag_get_status(void)
+{
+	return status;
+}
+
+void
+pd_usage_exit(const char *usage, int code)
+{
+	FILE *f = code == 0 ? stdout : stderr;
+
+	fputs(usage, f);
+	if (code == 0)
+		exit(pd_diag_finish());
+	exit(code);
+}
+
+int
+pd_diag_finish(void)
+{
+	int bad = 0;
+
+	if (fflush(stdout) != 0 || ferror(stdout))
+		bad = errno ? errno : EIO;
+	if (fclose(stdout) != 0 && !bad)
+		bad = errno ? errno : EIO;
+	if (bad) {
+		fprintf(stderr, "%s: error: write error on standard output: %s\n",
+		    prog, strerror(bad));
+		pd_diag_status(PD_EXIT_SYSTEM);
+	}
+	return status;
+}

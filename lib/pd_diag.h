@@ -1,0 +1,45 @@
+/* pd_diag: the one place that prints diagnostics and decides exit codes.
+ *
+ * Every message has the same shape:
+ *   prog: level: [file[:line]: ]message
+ * The exit status of a run is the worst code recorded with pd_diag_status(). */
+#ifndef PD_DIAG_H
+#define PD_DIAG_H
+
+#include <stdio.h>
+
+enum {
+	PD_EXIT_OK = 0,
+	PD_EXIT_FOUND = 1,	/* the tool's documented answer, only with -e */
+	PD_EXIT_USAGE = 2,
+	PD_EXIT_INPUT = 3,	/* some input rejected, output still produced */
+	PD_EXIT_CONFIG = 4,	/* bad rules or configuration */
+	PD_EXIT_SYSTEM = 5	/* system or I/O error, failing to write stdout */
+};
+
+void pd_diag_init(const char *argv0);
+const char *pd_diag_prog(void);
+
+/* file may be NULL; line <= 0 means no line number. */
+void pd_warn(const char *file, long line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void pd_error(const char *file, long line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void pd_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Record an exit code; the highest one wins (PD_EXIT_FOUND only when nothing
+ * worse happened). */
+void pd_diag_status(int code);
+int pd_diag_get_status(void);
+
+/* Print usage text and exit: to stdout with 0 for -h, to stderr with 2. */
+void pd_usage_exit(const char *usage, int code) __attribute__((noreturn));
+
+/* Flush and close stdout, check for write errors, exit with the recorded
+ * status (5 if stdout failed). */
+int pd_diag_finish(void);
+
+/* Quiet mode suppresses warnings (not errors); set with PD_QUIET=1 too. */
+void pd_diag_quiet(int on);
+
+#endif

@@ -1,0 +1,164 @@
+#include "pd_num.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static void
+trim(const char **s, size_t *len)
+{
+	const char *p = *s;
+	size_t n = *len;
+
+	while (n > 0 && (*p == ' ' || *p == '\t' || *p == '"' || *p == '\r' ||
+	    *p == '\n'))
+		p++, n--;
+	while (n > 0 && (p[n - 1] == ' ' || p[n - 1] == '\t' || p[n - 1] == '"' ||
+	    p[n - 1] == '\r' || p[n - 1] == '\n'))
+		n--;
+	*s = p;
+	*len = n;
+}
+
+int
+pd_num_is_missing(const char *s, size_t len)
+{
+	trim(&s, &len);
+	if (len == 0)
+		return 1;
+	if ((len == 3 && strncasecmp(s, "N/A", 3) == 0) ||
+	    (len == 2 && strncasecmp(s, "NA", 2) == 0) ||
+	    (len == 1 && *s == '-') ||
+	    (len == 4 && strncmp(s, "null", 4) == 0))
+		return 1;
+	return 0;
+}
+
+/* Scale a decimal (digits with an implied point after `point` of them) by
+ * 10^shift into an int64, rounding. */
+static int
+scaled(const char *s, size_t len, int shift, int64_t *out)
+{
+	const char *p = s, *end = s + len;
+	int neg = 0, exp10 = 0, seen = 0, inexact = 0;
+	int64_t v = 0;
+	int frac_digits = 0, in_frac = 0, round_digit = -1;
+	int sticky = 0;
+
+	if (p < end && (*p == '-' || *p == '+'))
+		neg = *p++ == '-';
+	/* First pass: find the exponent to know where the point lands. */
+	const char *e = p;
+	while (e < end && *e != 'e' && *e != 'E')
+		e++;
+	if (e < end) {
+		char buf[16];
+		size_t n = (size_t)(end - e - 1);
+		char *q;
+		long x;
+
+		if (n == 0 || n >= sizeof buf)
+			return PD_NUM_BAD;
+		memcpy(buf, e + 1, n);
+		buf[n] = 0;
+		errno = 0;
+		x = strtol(buf, &q, 10);
+		if (*q || errno || x > 40 || x < -40)
+			return PD_NUM_BAD;
+		exp10 = (int)x;
+		inexact = 1;
+		end = e;
+	}
+	shift += exp10;
+	for (; p < end; p++) {
+		if (*p == '.') {
+			if (in_frac)
+				return PD_NUM_BAD;
+			in_frac = 1;
+			continue;
+		}
+		if (*p < '0' || *p > '9')
+			return PD_NUM_BAD;
+		seen = 1;
+		if (in_frac)
+			frac_digits++;
+		/* Digits that land above the unit are kept; the first one
+		 * below decides rounding, later ones are sticky. */
+		if (!in_frac || frac_digits <= shift) {
+			if (v > (INT64_MAX - 9) / 10)
+				return PD_NUM_BAD;
+			v = v * 10 + (*p - '0');
+		} else if (round_digit < 0) {
+			round_digit = *p - '0';
+		} else if (*p != '0') {
+			sticky = 1;
+		}
+	}
+	if (!seen)
+		return PD_NUM_BAD;
+	/* Pad missing fraction digits. */
+	int keep = shift > 0 ? shift : 0;
+	int pad = shift - (frac_digits < keep ? frac_digits : keep);
+	if (pad < 0) {
+		/* negative shift: drop integer digits (rounding) */
+		while (pad < 0) {
+			int d = (int)(v % 10);
+			if (round_digit >= 0 && round_digit != 0)
+				sticky = 1;
+			round_digit = d;
+			v /= 10;
+			pad++;
+		}
+	}
+	for (; pad > 0; pad--) {
+		if (v > INT64_MAX / 10)
+			return PD_NUM_BAD;
+		v *= 10;
+	}
+	(void)sticky;
+	if (round_digit >= 5)
+		v++;
+	*out = neg ? -v : v;
+	return inexact ? PD_NUM_INEXACT : PD_NUM_OK;
+}
+
+int
+pd_num_us_to_ns(const char *s, size_t len, int64_t *ns)
+{
+	trim(&s, &len);
+	if (pd_num_is_missing(s, len))
+		return PD_NUM_MISSING;
+	return scaled(s, len, 3, ns);
+}
+
+int
+pd_num_int(const char *s, size_t len, int64_t *v)
+{
+	trim(&s, &len);
+	if (pd_num_is_missing(s, len))
+		return PD_NUM_MISSING;
+	return scaled(s, len, 0, v);
+}
+
+int
+pd_num_double(const char *s, size_t len, double *v)
+{
+	char buf[64], *end;
+	double d;
+
+	trim(&s, &len);
+	if (pd_num_is_missing(s, len))
+		return PD_NUM_MISSING;
+	if (len >= sizeof buf)
+		return PD_NUM_BAD;
+	memcpy(buf, s, len);
+	buf[len] = 0;
+	errno = 0;
+	d = strtod(buf, &end);
+	if (*end || errno == ERANGE || isnan(d) || isinf(d))
+		return PD_NUM_BAD;
+	*v = d;
+	return PD_NUM_OK;
+}

@@ -1,0 +1,34 @@
+/* pd_num: exact number parsing for profiler fields.
+ *
+ * Timestamps in profiler files are decimal microseconds, often epoch-based
+ * with nanosecond digits ("1736408883704643.212"). A double holds about 16
+ * significant digits, so they are parsed straight into int64 nanoseconds. */
+#ifndef PD_NUM_H
+#define PD_NUM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum {
+	PD_NUM_MISSING = 0,	/* empty, "N/A", "NA", "-", "null" */
+	PD_NUM_OK = 1,
+	PD_NUM_BAD = -1,	/* not a number */
+	PD_NUM_INEXACT = 2	/* parsed, but written in exponent form (Excel) */
+};
+
+/* Parse a decimal microsecond value (optionally signed, fraction, exponent,
+ * surrounding spaces/TAB/quotes) into nanoseconds, rounding half away from
+ * zero below 1 ns. Returns one of the PD_NUM_ codes. */
+int pd_num_us_to_ns(const char *s, size_t len, int64_t *ns);
+
+/* Same, for a value that is already in the target unit (an integer count):
+ * the fraction is rounded. */
+int pd_num_int(const char *s, size_t len, int64_t *v);
+
+/* A floating value; same codes (never PD_NUM_INEXACT). */
+int pd_num_double(const char *s, size_t len, double *v);
+
+/* Is the text one of the "no value" spellings? */
+int pd_num_is_missing(const char *s, size_t len);
+
+#endif

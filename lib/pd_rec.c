@@ -1,0 +1,249 @@
+#include "pd_rec.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pd_diag.h"
+#include "pd_locate.h"
+
+static const char *cur_file = "-";
+static long cur_line;
+
+const char *
+pd_stream_file(void)
+{
+	return cur_file;
+}
+
+long
+pd_stream_line(void)
+{
+	return cur_line;
+}
+
+void
+pd_rec_write_line(const char *line, size_t len)
+{
+	fwrite(line, 1, len, stdout);
+	if (len == 0 || line[len - 1] != '\n')
+		fputc('\n', stdout);
+}
+
+static int
+dump_cb(const char *buf, size_t size, void *data)
+{
+	(void)data;
+	return fwrite(buf, 1, size, stdout) == size ? 0 : -1;
+}
+
+void
+pd_rec_emit(json_t *rec)
+{
+	if (!rec)
+		return;
+	json_dump_callback(rec, dump_cb, NULL,
+	    JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
+	fputc('\n', stdout);
+	json_decref(rec);
+}
+
+json_t *
+pd_rec_new(const char *type, int v, json_t *root)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "type", json_string(type));
+	json_object_set_new(o, "v", json_integer(v));
+	if (root) {
+		json_t *r = json_object_get(root, "root");
+		json_t *k = json_object_get(root, "rank");
+
+		json_object_set(o, "root", r ? r : json_null());
+		json_object_set(o, "rank", k ? k : json_null());
+	}
+	return o;
+}
+
+const char *
+pd_rec_str(json_t *rec, const char *key)
+{
+	return json_string_value(json_object_get(rec, key));
+}
+
+int64_t
+pd_rec_int(json_t *rec, const char *key, int64_t dflt)
+{
+	json_t *v = json_object_get(rec, key);
+
+	if (json_is_integer(v))
+		return json_integer_value(v);
+	if (json_is_real(v))
+		return (int64_t)llround(json_real_value(v));
+	return dflt;
+}
+
+double
+pd_rec_num(json_t *rec, const char *key, double dflt)
+{
+	json_t *v = json_object_get(rec, key);
+
+	return json_is_number(v) ? json_number_value(v) : dflt;
+}
+
+int
+pd_rec_is(json_t *rec, const char *type)
+{
+	const char *t = pd_rec_str(rec, "type");
+
+	return t && strcmp(t, type) == 0;
+}
+
+json_t *
+pd_real(double v, int dec)
+{
+	if (isnan(v) || isinf(v))
+		return json_null();
+	if (dec >= 0) {
+		double m = pow(10, dec);
+		v = round(v * m) / m;
+		if (v == 0)
+			v = 0;	/* no "-0.0" */
+	}
+	if (v == trunc(v) && fabs(v) < 9e15)
+		return json_real(v);
+	return json_real(v);
+}
+
+void
+pd_set(json_t *o, const char *key, json_t *val)
+{
+	json_object_set_new(o, key, val ? val : json_null());
+}
+
+void
+pd_set_str(json_t *o, const char *key, const char *s)
+{
+	pd_set(o, key, s ? json_string(s) : json_null());
+}
+
+void
+pd_set_int(json_t *o, const char *key, int64_t v)
+{
+	pd_set(o, key, json_integer(v));
+}
+
+void
+pd_set_real(json_t *o, const char *key, double v, int dec)
+{
+	pd_set(o, key, pd_real(v, dec));
+}
+
+void
+pd_set_bool(json_t *o, const char *key, int v)
+{
+	pd_set(o, key, json_boolean(v));
+}
+
+void
+pd_set_null(json_t *o, const char *key)
+{
+	pd_set(o, key, json_null());
+}
+
+struct run {
+	struct pd_stream *s;
+};
+
+static int
+located(json_t *root, void *ctx)
+{
+	struct pd_stream *s = ctx;
+	int rc = 0;
+
+	if (!s->no_emit_roots && !s->no_passthrough)
+		pd_rec_emit(json_incref(root));
+	if (s->on_record)
+		rc |= s->on_record(root, s->ctx);
+	if (s->on_root)
+		rc |= s->on_root(root, s->ctx);
+	return rc;
+}
+
+static void
+read_stdin(struct pd_stream *s)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	json_error_t err;
+
+	cur_file = "-";
+	cur_line = 0;
+	while ((n = getline(&line, &cap, stdin)) > 0) {
+		size_t len = (size_t)n;
+		json_t *rec;
+
+		cur_line++;
+		if (!s->no_passthrough)
+			pd_rec_write_line(line, len);
+		/* whitespace-only lines are forwarded and otherwise ignored */
+		size_t i = 0;
+		while (i < len && (line[i] == ' ' || line[i] == '\t' ||
+		    line[i] == '\r' || line[i] == '\n'))
+			i++;
+		if (i == len)
+			continue;
+		rec = json_loadb(line, len, 0, &err);
+		if (!rec || !json_is_object(rec)) {
+			pd_warn("<stdin>", cur_line, "not a JSON object%s%s; "
+			    "forwarded unchanged", rec ? "" : ": ",
+			    rec ? "" : err.text);
+			pd_diag_status(PD_EXIT_INPUT);
+			json_decref(rec);
+			continue;
+		}
+		if (s->on_record)
+			s->on_record(rec, s->ctx);
+		if (s->on_root && pd_rec_is(rec, "pd.root"))
+			s->on_root(rec, s->ctx);
+		json_decref(rec);
+	}
+	if (ferror(stdin)) {
+		pd_error("<stdin>", 0, "read error: %s", strerror(errno));
+		pd_diag_status(PD_EXIT_SYSTEM);
+	}
+	free(line);
+}
+
+int
+pd_stream_run(struct pd_stream *s, int argc, char **argv)
+{
+	int i, used_stdin = 0;
+	struct pd_locate_opts lo = { s->maxdepth, 0 };
+
+	if (argc == 0) {
+		read_stdin(s);
+		used_stdin = 1;
+	}
+	for (i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "-") == 0) {
+			if (!used_stdin)
+				read_stdin(s);
+			used_stdin = 1;
+			continue;
+		}
+		cur_file = argv[i];
+		cur_line = 0;
+		if (s->on_operand)
+			s->on_operand(argv[i], s->ctx);
+		else
+			pd_diag_status(pd_locate(argv[i], &lo, located, s));
+		fflush(stdout);
+	}
+	if (s->on_end)
+		s->on_end(s->ctx);
+	return pd_diag_get_status();
+}

@@ -1,0 +1,74 @@
+/* pd_rec: the record stream.
+ *
+ * Input: JSON Lines on stdin (when no operands, or "-" among them) and/or
+ * operands. Every input line is copied to stdout unchanged, byte for byte,
+ * as soon as it is read (a final line without a newline gets one). A line
+ * that is not a JSON object is forwarded too, with a warning naming its
+ * line number, and makes the exit status 3.
+ *
+ * Output: pd_rec_emit() writes one record per line, compact, keys in
+ * insertion order (so build records in the documented order), reals with
+ * 15 significant digits.
+ *
+ * Ownership: functions returning json_t * return a NEW reference unless the
+ * comment says "borrowed". pd_rec_emit() steals its argument. */
+#ifndef PD_REC_H
+#define PD_REC_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+struct pd_stream {
+	void *ctx;
+	/* Every input JSON object, after it was forwarded (borrowed). */
+	int (*on_record)(json_t *rec, void *ctx);
+	/* Every pd.root: from the input stream and from located operands
+	 * (borrowed). */
+	int (*on_root)(json_t *root, void *ctx);
+	/* Called for each operand instead of locating roots below it. */
+	int (*on_operand)(const char *path, void *ctx);
+	/* Once, after all input. */
+	int (*on_end)(void *ctx);
+	int no_passthrough;	/* do not copy input lines to stdout */
+	int no_emit_roots;	/* do not emit pd.root records located from operands */
+	int maxdepth;		/* for locating operands; 0 = default */
+};
+
+/* Run the stream over the operands (argv[0..argc-1], after option parsing).
+ * Returns the exit status so far (see pd_diag). */
+int pd_stream_run(struct pd_stream *s, int argc, char **argv);
+
+/* Name of the input being read and its current line (for messages). */
+const char *pd_stream_file(void);
+long pd_stream_line(void);
+
+/* A new record: {"type":type,"v":v} and, when root is not NULL, "root" and
+ * "rank" copied from it (a pd.root or any record carrying them). */
+json_t *pd_rec_new(const char *type, int v, json_t *root);
+
+/* Write a record (steals the reference). */
+void pd_rec_emit(json_t *rec);
+
+/* Write one raw line (already a record) to stdout. */
+void pd_rec_write_line(const char *line, size_t len);
+
+/* Borrowed lookups with defaults. */
+const char *pd_rec_str(json_t *rec, const char *key);	/* NULL if not a string */
+int64_t pd_rec_int(json_t *rec, const char *key, int64_t dflt);
+double pd_rec_num(json_t *rec, const char *key, double dflt);
+int pd_rec_is(json_t *rec, const char *type);
+
+/* Setters that keep call sites short; they steal nothing, copy values.
+ * pd_set_real rounds to `dec` decimals first (dec < 0: as is). */
+void pd_set_str(json_t *o, const char *key, const char *s);	/* NULL -> null */
+void pd_set_int(json_t *o, const char *key, int64_t v);
+void pd_set_real(json_t *o, const char *key, double v, int dec);
+void pd_set_bool(json_t *o, const char *key, int v);
+void pd_set_null(json_t *o, const char *key);
+/* Steals val. */
+void pd_set(json_t *o, const char *key, json_t *val);
+
+/* A real rounded to dec decimals, as a json_t (new reference); NaN/inf -> null. */
+json_t *pd_real(double v, int dec);
+
+#endif

@@ -1,0 +1,99 @@
+#include "pd_stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pd_rec.h"
+
+void
+pd_vec_push(struct pd_vec *a, double x)
+{
+	if (a->n == a->cap) {
+		a->cap = a->cap ? a->cap * 2 : 16;
+		a->v = realloc(a->v, a->cap * sizeof *a->v);
+		if (!a->v)
+			abort();
+	}
+	a->v[a->n++] = x;
+}
+
+void
+pd_vec_free(struct pd_vec *a)
+{
+	free(a->v);
+	memset(a, 0, sizeof *a);
+}
+
+static int
+cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+double
+pd_quantile_sorted(const double *v, size_t n, double q)
+{
+	double pos, frac;
+	size_t i;
+
+	if (n == 0)
+		return NAN;
+	pos = q * (double)(n - 1);
+	i = (size_t)floor(pos);
+	frac = pos - (double)i;
+	if (i + 1 >= n)
+		return v[n - 1];
+	return v[i] + (v[i + 1] - v[i]) * frac;
+}
+
+void
+pd_stats(const struct pd_vec *a, struct pd_summary *s)
+{
+	double *v;
+	size_t i;
+	double ss = 0;
+
+	memset(s, 0, sizeof *s);
+	s->n = a->n;
+	if (a->n == 0) {
+		s->mean = s->median = s->p90 = s->min = s->max = NAN;
+		s->stdev = s->cv = NAN;
+		return;
+	}
+	v = malloc(a->n * sizeof *v);
+	if (!v)
+		abort();
+	memcpy(v, a->v, a->n * sizeof *v);
+	qsort(v, a->n, sizeof *v, cmp);
+	for (i = 0; i < a->n; i++)
+		s->sum += v[i];
+	s->mean = s->sum / (double)a->n;
+	for (i = 0; i < a->n; i++)
+		ss += (v[i] - s->mean) * (v[i] - s->mean);
+	/* population stdev: the steps seen are the population described */
+	s->stdev = sqrt(ss / (double)a->n);
+	s->cv = s->mean != 0 ? s->stdev / s->mean : 0;
+	s->min = v[0];
+	s->max = v[a->n - 1];
+	s->median = pd_quantile_sorted(v, a->n, 0.5);
+	s->p90 = pd_quantile_sorted(v, a->n, 0.9);
+	free(v);
+}
+
+json_t *
+pd_summary_json(const struct pd_summary *s, int dec)
+{
+	json_t *o = json_object();
+
+	pd_set_int(o, "n", (int64_t)s->n);
+	pd_set_real(o, "mean", s->mean, dec);
+	pd_set_real(o, "median", s->median, dec);
+	pd_set_real(o, "p90", s->p90, dec);
+	pd_set_real(o, "min", s->min, dec);
+	pd_set_real(o, "max", s->max, dec);
+	pd_set_real(o, "cv", s->cv, 4);
+	return o;
+}

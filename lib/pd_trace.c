@@ -1,0 +1,894 @@
+/* The hot loop of perfdiag: a hand-written scanner for trace events.
+ * Cross-checked against jansson on the corpus (test/lib.bats) and fuzzed
+ * (make fuzz). Every parse function works on [p, end) and returns
+ * OK, MORE (the buffer ended inside the value: read more and retry) or
+ * BAD (syntax error). */
+#include "pd_trace.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "pd_num.h"
+
+enum { OK = 0, MORE = 1, BAD = -1 };
+
+#define CHUNK (1 << 20)
+
+struct rd {
+	int fd;
+	gzFile gz;
+	char *buf;
+	size_t cap, pos, len;
+	int eof, owned;
+	long lines_before;
+	uint64_t bytes;
+	char *scr;
+	size_t scap, slen;
+};
+
+static int
+fill(struct rd *r)
+{
+	ssize_t n;
+
+	if (r->eof)
+		return 0;
+	if (r->pos > 0) {
+		const char *p = r->buf, *e = r->buf + r->pos;
+		while ((p = memchr(p, '\n', (size_t)(e - p))) != NULL)
+			r->lines_before++, p++;
+		memmove(r->buf, r->buf + r->pos, r->len - r->pos);
+		r->len -= r->pos;
+		r->pos = 0;
+	}
+	if (r->cap - r->len < CHUNK / 2) {
+		size_t nc = r->cap ? r->cap * 2 : CHUNK;
+		char *nb = realloc(r->buf, nc + 1);
+		if (!nb)
+			return -1;
+		r->buf = nb;
+		r->cap = nc;
+	}
+	if (r->gz)
+		n = gzread(r->gz, r->buf + r->len, (unsigned)(r->cap - r->len));
+	else
+		n = read(r->fd, r->buf + r->len, r->cap - r->len);
+	if (n < 0) {
+		if (r->gz) {
+			int e;
+			gzerror(r->gz, &e);
+			if (e == Z_BUF_ERROR) {	/* truncated gzip stream */
+				r->eof = 1;
+				return 0;
+			}
+			errno = EIO;
+		}
+		return -1;
+	}
+	if (n == 0)
+		r->eof = 1;
+	r->len += (size_t)n;
+	r->bytes += (uint64_t)n;
+	return (int)n;
+}
+
+static int
+isws(int c)
+{
+	return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
+static const char *
+ws(const char *p, const char *end)
+{
+	while (p < end && isws((unsigned char)*p))
+		p++;
+	return p;
+}
+
+/* p at the opening quote; *q set after the closing one. */
+static int
+str_end(const char *p, const char *end, const char **q, int *esc)
+{
+	const char *s = p + 1;
+
+	*esc = 0;
+	for (;;) {
+		const char *x = memchr(s, '"', (size_t)(end - s));
+		const char *b;
+		if (!x)
+			return MORE;
+		b = x;
+		while (b > s && b[-1] == '\\')
+			b--;
+		if (b != x)
+			*esc = 1;
+		if (((x - b) & 1) == 0) {
+			if (!*esc && memchr(p + 1, '\\', (size_t)(x - p - 1)))
+				*esc = 1;
+			*q = x + 1;
+			return OK;
+		}
+		s = x + 1;
+	}
+}
+
+static int
+scalar_end(const char *p, const char *end, const char **q)
+{
+	while (p < end) {
+		char c = *p;
+		if (c == ',' || c == '}' || c == ']' || isws((unsigned char)c)) {
+			*q = p;
+			return OK;
+		}
+		if (c == '{' || c == '[' || c == '"' || c == ':')
+			return BAD;
+		p++;
+	}
+	return MORE;
+}
+
+static int
+skip_value(const char *p, const char *end, const char **q)
+{
+	int depth = 0, esc, rc;
+
+	if (p >= end)
+		return MORE;
+	if (*p == '"')
+		return str_end(p, end, q, &esc);
+	if (*p != '{' && *p != '[') {
+		rc = scalar_end(p, end, q);
+		if (rc == OK && *q == p)
+			return BAD;
+		return rc;
+	}
+	while (p < end) {
+		char c = *p;
+		if (c == '"') {
+			rc = str_end(p, end, &p, &esc);
+			if (rc != OK)
+				return rc;
+			continue;
+		}
+		if (c == '{' || c == '[')
+			depth++;
+		else if (c == '}' || c == ']') {
+			if (--depth == 0) {
+				*q = p + 1;
+				return OK;
+			}
+		}
+		p++;
+	}
+	return MORE;
+}
+
+static void
+sput(struct rd *r, const char *s, size_t n)
+{
+	if (r->slen + n + 1 > r->scap) {
+		size_t nc = (r->scap ? r->scap : 256);
+		while (nc < r->slen + n + 1)
+			nc *= 2;
+		r->scr = realloc(r->scr, nc);
+		if (!r->scr)
+			abort();
+		r->scap = nc;
+	}
+	memcpy(r->scr + r->slen, s, n);
+	r->slen += n;
+}
+
+static int
+hex4(const char *s, unsigned *v)
+{
+	int i;
+
+	*v = 0;
+	for (i = 0; i < 4; i++) {
+		char c = s[i];
+		*v <<= 4;
+		if (c >= '0' && c <= '9')
+			*v |= (unsigned)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			*v |= (unsigned)(c - 'a' + 10);
+		else if (c >= 'A' && c <= 'F')
+			*v |= (unsigned)(c - 'A' + 10);
+		else
+			return -1;
+	}
+	return 0;
+}
+
+static void
+put_utf8(struct rd *r, unsigned cp)
+{
+	char b[4];
+	size_t n;
+
+	if (cp < 0x80) {
+		b[0] = (char)cp;
+		n = 1;
+	} else if (cp < 0x800) {
+		b[0] = (char)(0xC0 | (cp >> 6));
+		b[1] = (char)(0x80 | (cp & 0x3F));
+		n = 2;
+	} else if (cp < 0x10000) {
+		b[0] = (char)(0xE0 | (cp >> 12));
+		b[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+		b[2] = (char)(0x80 | (cp & 0x3F));
+		n = 3;
+	} else {
+		b[0] = (char)(0xF0 | (cp >> 18));
+		b[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+		b[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+		b[3] = (char)(0x80 | (cp & 0x3F));
+		n = 4;
+	}
+	sput(r, b, n);
+}
+
+/* Append the unescaped contents of the string s..e (without quotes) to the
+ * scratch buffer, NUL-terminated; returns its offset. */
+static size_t
+unescape(struct rd *r, const char *s, const char *e, int esc)
+{
+	size_t off = r->slen;
+
+	if (!esc) {
+		sput(r, s, (size_t)(e - s));
+		sput(r, "", 1);
+		return off;
+	}
+	while (s < e) {
+		const char *b = memchr(s, '\\', (size_t)(e - s));
+		if (!b) {
+			sput(r, s, (size_t)(e - s));
+			break;
+		}
+		sput(r, s, (size_t)(b - s));
+		if (b + 1 >= e)
+			break;
+		char c = b[1], o;
+		s = b + 2;
+		switch (c) {
+		case 'n': o = '\n'; break;
+		case 't': o = '\t'; break;
+		case 'r': o = '\r'; break;
+		case 'b': o = '\b'; break;
+		case 'f': o = '\f'; break;
+		case 'u': {
+			unsigned cp, lo;
+			if (e - s < 4 || hex4(s, &cp) < 0) {
+				o = '?';
+				break;
+			}
+			s += 4;
+			if (cp >= 0xD800 && cp < 0xDC00 && e - s >= 6 &&
+			    s[0] == '\\' && s[1] == 'u' && hex4(s + 2, &lo) == 0 &&
+			    lo >= 0xDC00 && lo < 0xE000) {
+				cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+				s += 6;
+			}
+			put_utf8(r, cp);
+			continue;
+		}
+		default: o = c; break;
+		}
+		sput(r, &o, 1);
+	}
+	sput(r, "", 1);
+	return off;
+}
+
+static int
+keyis(const char *k, size_t n, const char *lit)
+{
+	return strlen(lit) == n && memcmp(k, lit, n) == 0;
+}
+
+/* A string or a number as text into scratch; for a number, *isnum. */
+static int
+text_value(struct rd *r, const char *p, const char *end, const char **q,
+    size_t *off, int *quoted)
+{
+	int esc, rc;
+
+	if (*p == '"') {
+		rc = str_end(p, end, q, &esc);
+		if (rc != OK)
+			return rc;
+		*off = unescape(r, p + 1, *q - 1, esc);
+		*quoted = 1;
+		return OK;
+	}
+	rc = skip_value(p, end, q);
+	if (rc != OK)
+		return rc;
+	if (*p == '{' || *p == '[')
+		return BAD;
+	*off = unescape(r, p, *q, 0);
+	*quoted = 0;
+	return OK;
+}
+
+static int
+all_digits(const char *s, int64_t *v)
+{
+	return *s && pd_num_int(s, strlen(s), v) == PD_NUM_OK &&
+	    strspn(s, "-0123456789") == strlen(s);
+}
+
+/* Parse one event object at p. */
+static int
+parse_event(struct rd *r, const char *p, const char *end, const char **q,
+    struct pd_ev *ev, int *badts)
+{
+	const char *start = p, *k, *ke;
+	size_t name_off = SIZE_MAX, cat_off = SIZE_MAX, pid_off = SIZE_MAX,
+	    tid_off = SIZE_MAX;
+	int esc, rc, quoted;
+
+	memset(ev, 0, sizeof *ev);
+	r->slen = 0;
+	*badts = 0;
+	p++;	/* '{' */
+	for (;;) {
+		p = ws(p, end);
+		if (p >= end)
+			return MORE;
+		if (*p == '}') {
+			p++;
+			break;
+		}
+		if (*p != '"')
+			return BAD;
+		rc = str_end(p, end, &ke, &esc);
+		if (rc != OK)
+			return rc;
+		k = p + 1;
+		size_t kn = (size_t)(ke - 1 - k);
+		p = ws(ke, end);
+		if (p >= end)
+			return MORE;
+		if (*p != ':')
+			return BAD;
+		p = ws(p + 1, end);
+		if (p >= end)
+			return MORE;
+		const char *v = p;
+		if (keyis(k, kn, "ph")) {
+			rc = skip_value(p, end, &p);
+			if (rc == OK && *v == '"' && p - v > 2)
+				ev->ph = v[1];
+		} else if (keyis(k, kn, "name")) {
+			rc = text_value(r, p, end, &p, &name_off, &quoted);
+			if (rc == BAD) {	/* name as object: ignore */
+				rc = skip_value(v, end, &p);
+				name_off = SIZE_MAX;
+			}
+		} else if (keyis(k, kn, "cat")) {
+			rc = text_value(r, p, end, &p, &cat_off, &quoted);
+			if (rc == BAD) {
+				rc = skip_value(v, end, &p);
+				cat_off = SIZE_MAX;
+			}
+		} else if (keyis(k, kn, "pid")) {
+			rc = text_value(r, p, end, &p, &pid_off, &quoted);
+		} else if (keyis(k, kn, "tid")) {
+			rc = text_value(r, p, end, &p, &tid_off, &quoted);
+		} else if (keyis(k, kn, "ts") || keyis(k, kn, "dur")) {
+			rc = skip_value(p, end, &p);
+			if (rc == OK) {
+				int64_t ns;
+				const char *s = v, *e = p;
+				int isdur = kn == 3;
+				if (*s == '"')
+					s++, e--;
+				int x = pd_num_us_to_ns(s, (size_t)(e - s), &ns);
+				if (x == PD_NUM_OK || x == PD_NUM_INEXACT) {
+					if (isdur)
+						ev->dur_ns = ns, ev->has_dur = 1;
+					else
+						ev->ts_ns = ns, ev->has_ts = 1;
+				} else if (*v != 'n') {	/* null is absent */
+					*badts = 1;
+				}
+			}
+		} else if (keyis(k, kn, "args")) {
+			rc = skip_value(p, end, &p);
+			if (rc == OK && *v == '{') {
+				ev->args = v;
+				ev->args_len = (size_t)(p - v);
+			}
+		} else if (keyis(k, kn, "id")) {
+			rc = skip_value(p, end, &p);
+			if (rc == OK) {
+				ev->id = v;
+				ev->id_len = (size_t)(p - v);
+				if (*v == '"' && ev->id_len >= 2)
+					ev->id++, ev->id_len -= 2;
+			}
+		} else {
+			rc = skip_value(p, end, &p);
+		}
+		if (rc != OK)
+			return rc;
+		p = ws(p, end);
+		if (p >= end)
+			return MORE;
+		if (*p == ',') {
+			p++;
+			continue;
+		}
+		if (*p == '}') {
+			p++;
+			break;
+		}
+		return BAD;
+	}
+	*q = p;
+	ev->raw = start;
+	ev->raw_len = (size_t)(p - start);
+	ev->name = name_off == SIZE_MAX ? "" : r->scr + name_off;
+	ev->cat = cat_off == SIZE_MAX ? "" : r->scr + cat_off;
+	if (pid_off != SIZE_MAX) {
+		ev->pid = r->scr + pid_off;
+		ev->pid_is_num = all_digits(ev->pid, &ev->pid_num);
+	}
+	if (tid_off != SIZE_MAX) {
+		ev->tid = r->scr + tid_off;
+		ev->tid_is_num = all_digits(ev->tid, &ev->tid_num);
+	}
+	return OK;
+}
+
+static long
+line_at(struct rd *r)
+{
+	long n = r->lines_before + 1;
+	const char *p = r->buf, *e = r->buf + r->pos;
+
+	while ((p = memchr(p, '\n', (size_t)(e - p))) != NULL)
+		n++, p++;
+	return n;
+}
+
+/* Skip whitespace, reading more as needed. Returns the next char or -1 at
+ * the end of input, -2 on a read error. */
+static int
+peek(struct rd *r)
+{
+	for (;;) {
+		while (r->pos < r->len && isws((unsigned char)r->buf[r->pos]))
+			r->pos++;
+		if (r->pos < r->len)
+			return (unsigned char)r->buf[r->pos];
+		if (r->eof)
+			return -1;
+		if (fill(r) < 0)
+			return -2;
+	}
+}
+
+static void
+fail(struct rd *r, struct pd_trace_stats *st, int truncated, const char *msg)
+{
+	st->err_line = line_at(r);
+	if (truncated)
+		st->truncated = 1;
+	else
+		st->malformed = 1;
+	snprintf(st->err, sizeof st->err, "%s", msg);
+}
+
+/* Run fn-like parse with refills until it stops asking for more. */
+#define RETRY(call)							\
+	for (;;) {							\
+		const char *p_ = r->buf + r->pos, *e_ = r->buf + r->len; \
+		const char *q_ = NULL;					\
+		rc = call;						\
+		if (rc != MORE || r->eof)				\
+			break;						\
+		if (fill(r) < 0)					\
+			return -1;					\
+	}
+
+static int
+events(struct rd *r, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
+{
+	struct pd_ev ev;
+	int c, rc, badts;
+
+	r->pos++;	/* '[' */
+	for (;;) {
+		c = peek(r);
+		if (c == -2)
+			return -1;
+		if (c < 0) {
+			fail(r, st, 1, "file ends inside the event array");
+			return 1;
+		}
+		if (c == ']') {
+			r->pos++;
+			return 0;
+		}
+		if (c == '{') {
+			const char *after = NULL;
+			for (;;) {
+				const char *p_ = r->buf + r->pos, *e_ = r->buf + r->len;
+				rc = parse_event(r, p_, e_, &after, &ev, &badts);
+				if (rc != MORE || r->eof)
+					break;
+				if (fill(r) < 0)
+					return -1;
+			}
+			if (rc == MORE) {
+				fail(r, st, 1, "file ends inside an event");
+				return 1;
+			}
+			if (rc == BAD) {
+				fail(r, st, 0, "malformed event");
+				return 1;
+			}
+			if (badts) {
+				st->skipped++;
+			} else {
+				ev.index = st->events++;
+				if (cb->on_event && cb->on_event(&ev, cb->ctx)) {
+					r->pos = (size_t)(after - r->buf);
+					return 2;
+				}
+			}
+			r->pos = (size_t)(after - r->buf);
+		} else {
+			const char *after = NULL;
+			RETRY(skip_value(p_, e_, &q_); after = q_);
+			if (rc != OK) {
+				fail(r, st, rc == MORE, rc == MORE ?
+				    "file ends inside an event" : "malformed event");
+				return 1;
+			}
+			st->skipped++;
+			r->pos = (size_t)(after - r->buf);
+		}
+		c = peek(r);
+		if (c == -2)
+			return -1;
+		if (c == ',') {
+			r->pos++;
+			continue;
+		}
+		if (c == ']') {
+			r->pos++;
+			return 0;
+		}
+		if (c < 0) {
+			fail(r, st, 1, "file ends inside the event array");
+			return 1;
+		}
+		fail(r, st, 0, "expected ',' or ']' between events");
+		return 1;
+	}
+}
+
+static int
+object(struct rd *r, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
+{
+	int c, rc, esc;
+	char key[256];
+
+	r->pos++;	/* '{' */
+	for (;;) {
+		const char *after = NULL;
+		c = peek(r);
+		if (c == -2)
+			return -1;
+		if (c < 0) {
+			fail(r, st, 1, "file ends inside the top-level object");
+			return 1;
+		}
+		if (c == '}')
+			return 0;
+		if (c != '"') {
+			fail(r, st, 0, "expected a key in the top-level object");
+			return 1;
+		}
+		RETRY(str_end(p_, e_, &q_, &esc); after = q_);
+		if (rc != OK) {
+			fail(r, st, rc == MORE, "bad top-level key");
+			return 1;
+		}
+		size_t kn = (size_t)(after - (r->buf + r->pos)) - 2;
+		if (kn >= sizeof key)
+			kn = sizeof key - 1;
+		memcpy(key, r->buf + r->pos + 1, kn);
+		key[kn] = 0;
+		r->pos = (size_t)(after - r->buf);
+		c = peek(r);
+		if (c != ':') {
+			fail(r, st, c < 0, "expected ':' after a top-level key");
+			return 1;
+		}
+		r->pos++;
+		c = peek(r);
+		if (c < 0) {
+			fail(r, st, 1, "file ends after a top-level key");
+			return c == -2 ? -1 : 1;
+		}
+		if (strcmp(key, "traceEvents") == 0 && c == '[') {
+			rc = events(r, cb, st);
+			if (rc != 0)
+				return rc;
+		} else {
+			RETRY(skip_value(p_, e_, &q_); after = q_);
+			if (rc != OK) {
+				fail(r, st, rc == MORE, "bad top-level value");
+				return 1;
+			}
+			if (cb->on_meta) {
+				json_t *v = json_loadb(r->buf + r->pos,
+				    (size_t)(after - (r->buf + r->pos)),
+				    JSON_DECODE_ANY, NULL);
+				if (v)
+					cb->on_meta(key, v, cb->ctx);
+				json_decref(v);
+			}
+			r->pos = (size_t)(after - r->buf);
+		}
+		c = peek(r);
+		if (c == ',') {
+			r->pos++;
+			continue;
+		}
+		if (c == '}')
+			return 0;
+		if (c == -2)
+			return -1;
+		fail(r, st, c < 0, "expected ',' or '}' in the top-level object");
+		return 1;
+	}
+}
+
+static int
+run(struct rd *r, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
+{
+	int c, rc;
+
+	c = peek(r);
+	if (c == -2)
+		return -1;
+	if (c == '[') {
+		st->format = PD_TRACE_ARRAY;
+		rc = events(r, cb, st);
+	} else if (c == '{') {
+		st->format = PD_TRACE_OBJECT;
+		rc = object(r, cb, st);
+	} else {
+		fail(r, st, c < 0, c < 0 ? "empty file" :
+		    "not a trace: expected '{' or '['");
+		rc = 1;
+	}
+	st->bytes = r->bytes;
+	if (rc == 2)
+		rc = 0;
+	return rc;
+}
+
+int
+pd_trace_read(const char *path, const struct pd_trace_cb *cb,
+    struct pd_trace_stats *st)
+{
+	struct rd r;
+	unsigned char magic[2];
+	int rc, fd;
+
+	memset(st, 0, sizeof *st);
+	memset(&r, 0, sizeof r);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	if (read(fd, magic, 2) == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
+		lseek(fd, 0, SEEK_SET);
+		r.gz = gzdopen(fd, "rb");
+		if (!r.gz) {
+			close(fd);
+			return -1;
+		}
+		gzbuffer(r.gz, 256 * 1024);
+	} else {
+		lseek(fd, 0, SEEK_SET);
+		r.fd = fd;
+	}
+	r.owned = 1;
+	rc = run(&r, cb, st);
+	if (r.gz)
+		gzclose(r.gz);
+	else
+		close(fd);
+	free(r.buf);
+	free(r.scr);
+	return rc;
+}
+
+int
+pd_trace_read_mem(const char *buf, size_t len, const struct pd_trace_cb *cb,
+    struct pd_trace_stats *st)
+{
+	struct rd r;
+	int rc;
+
+	memset(st, 0, sizeof *st);
+	memset(&r, 0, sizeof r);
+	/* copy so that the scanners may read one byte past values safely */
+	r.buf = malloc(len + 1);
+	if (!r.buf)
+		return -1;
+	memcpy(r.buf, buf, len);
+	r.buf[len] = 0;
+	r.len = r.cap = len;
+	r.bytes = len;
+	r.eof = 1;
+	rc = run(&r, cb, st);
+	free(r.buf);
+	free(r.scr);
+	return rc;
+}
+
+int
+pd_json_raw_get(const char *obj, size_t len, const char *key, const char **v,
+    size_t *vlen)
+{
+	const char *p = obj, *end = obj + len, *ke, *q;
+	size_t kl = strlen(key);
+	int esc;
+
+	p = ws(p, end);
+	if (p >= end || *p != '{')
+		return 0;
+	p++;
+	for (;;) {
+		p = ws(p, end);
+		if (p >= end || *p != '"')
+			return 0;
+		if (str_end(p, end, &ke, &esc) != OK)
+			return 0;
+		const char *k = p + 1;
+		size_t kn = (size_t)(ke - 1 - k);
+		p = ws(ke, end);
+		if (p >= end || *p != ':')
+			return 0;
+		p = ws(p + 1, end);
+		if (skip_value(p, end, &q) != OK)
+			return 0;
+		if (kn == kl && memcmp(k, key, kl) == 0) {
+			*v = p;
+			*vlen = (size_t)(q - p);
+			return 1;
+		}
+		p = ws(q, end);
+		if (p >= end || *p != ',')
+			return 0;
+		p++;
+	}
+}
+
+int
+pd_ev_arg_raw(const struct pd_ev *ev, const char *key, const char **v,
+    size_t *len)
+{
+	if (!ev->args)
+		return 0;
+	return pd_json_raw_get(ev->args, ev->args_len, key, v, len);
+}
+
+int
+pd_ev_arg_int(const struct pd_ev *ev, const char *key, int64_t *out)
+{
+	const char *v;
+	size_t n;
+
+	if (!pd_ev_arg_raw(ev, key, &v, &n))
+		return 0;
+	if (*v == '"')
+		v++, n -= 2;
+	return pd_num_int(v, n, out) == PD_NUM_OK;
+}
+
+int
+pd_ev_arg_double(const struct pd_ev *ev, const char *key, double *out)
+{
+	const char *v;
+	size_t n;
+
+	if (!pd_ev_arg_raw(ev, key, &v, &n))
+		return 0;
+	if (*v == '"')
+		v++, n -= 2;
+	return pd_num_double(v, n, out) == PD_NUM_OK;
+}
+
+int
+pd_ev_arg_str(const struct pd_ev *ev, const char *key, char *buf, size_t size)
+{
+	const char *v;
+	size_t n;
+	json_t *j;
+
+	if (size == 0 || !pd_ev_arg_raw(ev, key, &v, &n))
+		return 0;
+	if (*v == '{' || *v == '[')
+		return 0;
+	if (*v == '"' && !memchr(v + 1, '\\', n - 2)) {
+		n -= 2;
+		if (n >= size)
+			n = size - 1;
+		memcpy(buf, v + 1, n);
+		buf[n] = 0;
+		return 1;
+	}
+	if (*v != '"') {
+		if (n >= size)
+			n = size - 1;
+		memcpy(buf, v, n);
+		buf[n] = 0;
+		return 1;
+	}
+	j = json_loadb(v, n, JSON_DECODE_ANY, NULL);
+	if (!j)
+		return 0;
+	snprintf(buf, size, "%s", json_string_value(j));
+	json_decref(j);
+	return 1;
+}
+
+json_t *
+pd_ev_args_json(const struct pd_ev *ev)
+{
+	if (!ev->args)
+		return NULL;
+	return json_loadb(ev->args, ev->args_len, 0, NULL);
+}
+
+int
+pd_trace_sniff(const char *path)
+{
+	char buf[512];
+	gzFile gz = gzopen(path, "rb");
+	int n, i;
+
+	if (!gz)
+		return 0;
+	n = gzread(gz, buf, sizeof buf - 1);
+	gzclose(gz);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	i = 0;
+	if (n >= 3 && (unsigned char)buf[0] == 0xEF)
+		i = 3;
+	while (i < n && isws((unsigned char)buf[i]))
+		i++;
+	if (i >= n)
+		return 0;
+	if (buf[i] == '[') {
+		i++;
+		while (i < n && isws((unsigned char)buf[i]))
+			i++;
+		return i < n && (buf[i] == '{' || buf[i] == ']') ?
+		    PD_TRACE_ARRAY : 0;
+	}
+	if (buf[i] == '{') {
+		i++;
+		while (i < n && isws((unsigned char)buf[i]))
+			i++;
+		return i < n && buf[i] == '"' ? PD_TRACE_OBJECT : 0;
+	}
+	return 0;
+}

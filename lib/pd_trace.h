@@ -1,0 +1,88 @@
+/* pd_trace: a streaming reader of Chrome trace-event files.
+ *
+ * Reads plain or gzip JSON: an object with "traceEvents" (Kineto) or a bare
+ * array (Ascend trace_view.json, the legacy autograd exporter, msprof
+ * timelines). Events are handed to a callback one at a time; memory use is
+ * bounded by the largest single event, never by the file. Timestamps and
+ * durations (µs, number or string, float with ns digits) are parsed into
+ * int64 nanoseconds without going through a double. The other top-level
+ * keys of a Kineto trace (deviceProperties, distributedInfo, ...) are
+ * parsed with jansson and handed to a second callback. */
+#ifndef PD_TRACE_H
+#define PD_TRACE_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct pd_ev {
+	char ph;		/* 0 when absent */
+	const char *name;	/* unescaped, NUL-terminated; "" when absent */
+	const char *cat;	/* unescaped; "" when absent */
+	const char *pid;	/* text of pid (number text or string); NULL if absent */
+	const char *tid;
+	int64_t pid_num, tid_num;	/* valid when *_is_num */
+	int pid_is_num, tid_is_num;
+	int64_t ts_ns, dur_ns;
+	int has_ts, has_dur;
+	const char *args;	/* raw JSON text of "args", NULL when absent */
+	size_t args_len;
+	const char *id;		/* raw text of "id" (quotes stripped), NULL if absent */
+	size_t id_len;
+	const char *raw;	/* the whole event object text */
+	size_t raw_len;
+	uint64_t index;		/* ordinal of the event in the file, from 0 */
+};
+
+struct pd_trace_stats {
+	uint64_t events;	/* events handed to the callback */
+	uint64_t skipped;	/* array entries that were not objects, or bad ts/dur */
+	uint64_t bytes;		/* bytes of JSON read (after inflate) */
+	int truncated;		/* the file ended before the JSON did */
+	int malformed;		/* syntax error: reading stopped */
+	long err_line;		/* where reading stopped (1-based), when one of the above */
+	char err[160];		/* what went wrong, when one of the above */
+	int format;		/* PD_TRACE_OBJECT or PD_TRACE_ARRAY, 0 if neither */
+};
+
+enum { PD_TRACE_OBJECT = 1, PD_TRACE_ARRAY = 2 };
+
+struct pd_trace_cb {
+	void *ctx;
+	/* Return nonzero to stop reading. The event is valid during the call. */
+	int (*on_event)(const struct pd_ev *ev, void *ctx);
+	/* A top-level key other than traceEvents (value borrowed); may be NULL. */
+	void (*on_meta)(const char *key, json_t *value, void *ctx);
+};
+
+/* Read a trace. Returns 0 when the file was read to its end (even with
+ * skipped events), 1 when it was truncated or malformed (stats say where),
+ * -1 when it could not be opened or read (errno set). */
+int pd_trace_read(const char *path, const struct pd_trace_cb *cb,
+    struct pd_trace_stats *st);
+
+/* Same, from memory (for tests and fuzzing). */
+int pd_trace_read_mem(const char *buf, size_t len, const struct pd_trace_cb *cb,
+    struct pd_trace_stats *st);
+
+/* Looking into an event's args (top-level keys only). Return 1 when found
+ * with the right type, 0 otherwise. */
+int pd_ev_arg_raw(const struct pd_ev *ev, const char *key, const char **v,
+    size_t *len);
+int pd_ev_arg_int(const struct pd_ev *ev, const char *key, int64_t *v);
+int pd_ev_arg_double(const struct pd_ev *ev, const char *key, double *v);
+/* Copies the unescaped string (or the number text) into buf, NUL-terminated. */
+int pd_ev_arg_str(const struct pd_ev *ev, const char *key, char *buf,
+    size_t size);
+/* The whole args object parsed with jansson (new reference, NULL if none). */
+json_t *pd_ev_args_json(const struct pd_ev *ev);
+
+/* Same lookups on any raw JSON object text. */
+int pd_json_raw_get(const char *obj, size_t len, const char *key,
+    const char **v, size_t *vlen);
+
+/* Does the file look like a trace (sniffs the first bytes only)?
+ * Returns PD_TRACE_OBJECT / PD_TRACE_ARRAY / 0. */
+int pd_trace_sniff(const char *path);
+
+#endif
