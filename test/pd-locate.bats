@@ -9,5 +9,5 @@ load contract
 	run_pd 2 pd-locate
 }
 @test "pd-locate: writing to /dev/full is exit 5" {
-	contract_devfull pd-locate "$FIX/pd-locate"
+	contract_devfull pd-locate "$FIX/pd-locate/tiny.pt.trace.json"
 }
