@@ -57,9 +57,11 @@ $(OBJ)/lib.a: $(LIBOBJ)
 	rm -f $@
 	$(AR) rcs $@ $(LIBOBJ)
 
-$(BIN)/%: tools/%.c $(OBJ)/lib.a $(HDRS)
+# A tool is tools/pd-x.c plus, when it has parts, tools/pd-x/*.c.
+.SECONDEXPANSION:
+$(BIN)/%: tools/%.c $$(wildcard tools/%/*.c tools/%/*.h) $(OBJ)/lib.a $(HDRS)
 	@mkdir -p $(BIN)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(OBJ)/lib.a $(LDLIBS)
+	$(CC) $(CFLAGS) -Itools $(LDFLAGS) -o $@ $< $(wildcard tools/$*/*.c) $(OBJ)/lib.a $(LDLIBS)
 
 $(OBJ)/test/%: test/%.c $(OBJ)/lib.a $(HDRS)
 	@mkdir -p $(OBJ)/test
