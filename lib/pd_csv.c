@@ -142,6 +142,8 @@ endfield(struct pd_csv *c, size_t start)
 	c->off[c->nf] = s;
 	c->len[c->nf] = e - s;
 	c->nf++;
+	if (e < c->blen)
+		c->buf[e] = 0;
 	put(c, 0);
 }
 
