@@ -1,0 +1,173 @@
+#include "pd_patterns.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pd_diag.h"
+#include "pd_share.h"
+
+struct pd_patterns {
+	char **v;
+	size_t n, cap;
+};
+
+struct pd_patterns *
+pd_patterns_new(void)
+{
+	return calloc(1, sizeof(struct pd_patterns));
+}
+
+void
+pd_patterns_free(struct pd_patterns *p)
+{
+	size_t i;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->n; i++)
+		free(p->v[i]);
+	free(p->v);
+	free(p);
+}
+
+int
+pd_patterns_add(struct pd_patterns *p, const char *glob)
+{
+	char *s;
+
+	if (p->n == p->cap) {
+		size_t nc = p->cap ? p->cap * 2 : 16;
+		char **nv = realloc(p->v, nc * sizeof *nv);
+		if (!nv)
+			return -1;
+		p->v = nv;
+		p->cap = nc;
+	}
+	if (!(s = strdup(glob)))
+		return -1;
+	p->v[p->n++] = s;
+	return 0;
+}
+
+int
+pd_patterns_load(struct pd_patterns *p, const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int rc = 0;
+
+	if (!f)
+		return -1;
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		char *s = line, *e = line + len;
+		while (s < e && strchr(" \t\r\n", *s))
+			s++;
+		while (e > s && strchr(" \t\r\n", e[-1]))
+			e--;
+		if (s == e || *s == '#')
+			continue;
+		*e = 0;
+		if (pd_patterns_add(p, s) < 0) {
+			rc = -1;
+			break;
+		}
+	}
+	if (ferror(f))
+		rc = -1;
+	free(line);
+	fclose(f);
+	return rc;
+}
+
+size_t
+pd_patterns_count(const struct pd_patterns *p)
+{
+	return p ? p->n : 0;
+}
+
+const char *
+pd_patterns_get(const struct pd_patterns *p, size_t i)
+{
+	return p && i < p->n ? p->v[i] : NULL;
+}
+
+/* Classic single-backtrack glob: on a mismatch after a '*', let that star
+ * swallow one more character and retry. Linear in practice. */
+int
+pd_glob_match(const char *g, const char *s)
+{
+	const char *star = NULL, *resume = NULL;
+
+	while (*s) {
+		if (*g == '*') {
+			star = ++g;
+			resume = s;
+		} else if (*g && (*g == '?' || *g == *s)) {
+			g++;
+			s++;
+		} else if (star) {
+			g = star;
+			s = ++resume;
+		} else {
+			return 0;
+		}
+	}
+	while (*g == '*')
+		g++;
+	return *g == 0;
+}
+
+size_t
+pd_patterns_match(const struct pd_patterns *p, const char *name)
+{
+	size_t i;
+
+	if (!p)
+		return 0;
+	for (i = 0; i < p->n; i++)
+		if (pd_glob_match(p->v[i], name))
+			return i + 1;
+	return 0;
+}
+
+const struct pd_patterns *
+pd_patterns_comm(const char *extra)
+{
+	static struct pd_patterns *comm;
+	static int tried;
+	char path[PATH_MAX];
+
+	if (tried)
+		return comm;
+	tried = 1;
+	comm = pd_patterns_new();
+	if (!comm) {
+		pd_error(NULL, 0, "out of memory");
+		pd_diag_status(PD_EXIT_SYSTEM);
+		return NULL;
+	}
+	if (!pd_share_path("comm-patterns.txt", path, sizeof path)) {
+		pd_error(NULL, 0, "'comm-patterns.txt' not found in the share "
+		    "directories (set PD_SHAREDIR or -S)");
+		goto fail;
+	}
+	if (pd_patterns_load(comm, path) < 0) {
+		pd_error(path, 0, "%s", strerror(errno));
+		goto fail;
+	}
+	if (extra && pd_patterns_load(comm, extra) < 0) {
+		pd_error(extra, 0, "%s", strerror(errno));
+		goto fail;
+	}
+	return comm;
+fail:
+	pd_diag_status(PD_EXIT_CONFIG);
+	pd_patterns_free(comm);
+	comm = NULL;
+	return NULL;
+}
