@@ -25,7 +25,10 @@ ev(const struct pd_ev *e, void *ctx)
 		printf(" %" PRId64, e->dur_ns);
 	else
 		printf(" -");
-	printf(" %s|%s\n", e->cat, e->name);
+	printf(" %s|%s", e->cat, e->name);
+	if (e->id)
+		printf(" id=%.*s", (int)e->id_len, e->id);
+	putchar('\n');
 	return 0;
 }
 

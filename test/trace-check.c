@@ -1,0 +1,134 @@
+/* trace-check: cross-check the streaming reader against jansson.
+ * Loads the whole (plain or gzip) trace with jansson and compares, event by
+ * event, ph, name, cat, pid, tid exactly and ts/dur within the precision a
+ * double keeps (jansson parses numbers as doubles). Prints "ok N events"
+ * or the first difference; exit 0 / 1. A test tool, not for big files. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "pd_trace.h"
+
+static json_t *events;
+static size_t pos;
+static int bad;
+
+static const char *
+text(json_t *v, char *buf, size_t n)
+{
+	if (json_is_string(v))
+		return json_string_value(v);
+	if (json_is_integer(v)) {
+		snprintf(buf, n, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+		return buf;
+	}
+	return NULL;
+}
+
+static int
+near(int has, int64_t ns, json_t *v)
+{
+	double d, want;
+
+	if (!v || json_is_null(v))
+		return !has;
+	if (json_is_string(v))
+		d = strtod(json_string_value(v), NULL);
+	else
+		d = json_number_value(v);
+	want = d * 1000.0;
+	return has && fabs((double)ns - want) <= fabs(want) * 1e-15 + 1.0;
+}
+
+static int
+cmp(const struct pd_ev *e, void *ctx)
+{
+	json_t *j;
+	char b1[64];
+	const char *s;
+
+	(void)ctx;
+	while ((j = json_array_get(events, pos)) && !json_is_object(j))
+		pos++;
+	if (!j) {
+		printf("extra event %" PRIu64 "\n", e->index);
+		bad = 1;
+		return 1;
+	}
+	pos++;
+	s = json_string_value(json_object_get(j, "name"));
+	if (strcmp(s ? s : "", e->name) != 0) {
+		printf("event %" PRIu64 ": name '%s' vs '%s'\n", e->index, e->name, s);
+		bad = 1;
+	}
+	s = json_string_value(json_object_get(j, "cat"));
+	if (strcmp(s ? s : "", e->cat) != 0) {
+		printf("event %" PRIu64 ": cat differs\n", e->index);
+		bad = 1;
+	}
+	s = text(json_object_get(j, "pid"), b1, sizeof b1);
+	if ((s == NULL) != (e->pid == NULL) || (s && strcmp(s, e->pid))) {
+		printf("event %" PRIu64 ": pid differs\n", e->index);
+		bad = 1;
+	}
+	s = text(json_object_get(j, "tid"), b1, sizeof b1);
+	if ((s == NULL) != (e->tid == NULL) || (s && strcmp(s, e->tid))) {
+		printf("event %" PRIu64 ": tid differs\n", e->index);
+		bad = 1;
+	}
+	if (!near(e->has_ts, e->ts_ns, json_object_get(j, "ts")) ||
+	    !near(e->has_dur, e->dur_ns, json_object_get(j, "dur"))) {
+		printf("event %" PRIu64 ": ts/dur differ (%" PRId64 ")\n",
+		    e->index, e->ts_ns);
+		bad = 1;
+	}
+	return bad;
+}
+
+int
+main(int argc, char **argv)
+{
+	gzFile gz;
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	int n;
+	json_t *root;
+	json_error_t err;
+	struct pd_trace_cb cb = { NULL, cmp, NULL };
+	struct pd_trace_stats st;
+
+	if (argc != 2)
+		return 2;
+	gz = gzopen(argv[1], "rb");
+	if (!gz)
+		return 5;
+	for (;;) {
+		if (cap - len < 65536) {
+			cap = cap ? cap * 2 : 1 << 20;
+			buf = realloc(buf, cap);
+		}
+		n = gzread(gz, buf + len, (unsigned)(cap - len));
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	gzclose(gz);
+	root = json_loadb(buf, len, 0, &err);
+	free(buf);
+	if (!root) {
+		printf("jansson: %s at line %d\n", err.text, err.line);
+		return 1;
+	}
+	events = json_is_array(root) ? root : json_object_get(root, "traceEvents");
+	if (pd_trace_read(argv[1], &cb, &st) != 0 && !bad) {
+		printf("reader stopped: %s\n", st.err);
+		bad = 1;
+	}
+	if (!bad)
+		printf("ok %" PRIu64 " events\n", st.events);
+	json_decref(root);
+	return bad;
+}
