@@ -1,10 +1,804 @@
-/* pd-hotspots for ascend roots. Not written yet: emits nothing. */
+/* pd-hotspots for Ascend roots: where device time goes, by operator.
+ *
+ * Reads, per root, the first per-kernel table found: kernel_details.csv
+ * (every header variant; Block Dim or Block Num), else op_summary_*.csv
+ * (all slices), else the legacy MindSpore aicore_intermediate_*_detail.csv
+ * plus aicpu_intermediate_*.csv, else op_statistic.csv (types only). Also
+ * api_statistic.csv (host API hot spots), operator_details.csv (host self
+ * time per framework op) and the CANN lane of trace_view.json (operator
+ * compiles, stream synchronizes right after a launch).
+ * Writes one pd.hotspot per root with any of these; streams every file. */
 #include "hotspots.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "pd_csv.h"
+#include "pd_diag.h"
+#include "pd_locate.h"
+#include "pd_num.h"
+#include "pd_patterns.h"
+#include "pd_rec.h"
+#include "pd_trace.h"
+
+/* Kernels shorter than this are "short": msprof-analyze's advisor does not
+ * report an operator lasting 20 us or less (Operator No Bound and AI CPU
+ * rules, ascend-msprof.md section c, rules 5 and 8). */
+#define SHORT_US 20.0
+/* A pipe whose busy ratio reaches this bounds the op (advisor rule 8,
+ * operator_bound_ratio). */
+#define BOUND_RATIO 0.8
+
+enum { P_CUBE, P_VECTOR, P_SCALAR, P_MTE1, P_MTE2, P_MTE3, P_FIXPIPE, NPIPE };
+static const char *pipe_name[NPIPE] = {
+	"cube", "vector", "scalar", "mte1", "mte2", "mte3", "fixpipe"
+};
+
+struct agg {
+	char *name, *type, *core;
+	long count;
+	double total_us;
+	double pmu[NPIPE];	/* duration-weighted sums of the ratios */
+	double pmu_w;
+};
+
+struct table {
+	json_t *index;		/* key -> integer index into a */
+	struct agg *a;
+	size_t n, cap;
+};
+
+struct hot {
+	struct table ops, types, cores, aicpu, api, cpu;
+	double total_us, compute_us, comm_us, memcpy_us, memset_us;
+	long kernels, short_ops, skipped;
+	int have_kernels, from_statistic;
+	const char *source;
+	long compile_count;	/* -1 unknown */
+	long launches, sync_after_launch;
+	int have_trace;
+};
+
+static struct agg *
+table_get(struct table *t, const char *key, const char *type,
+    const char *core)
+{
+	json_t *v;
+	struct agg *g;
+
+	if (!t->index)
+		t->index = json_object();
+	v = json_object_get(t->index, key);
+	if (v)
+		return &t->a[json_integer_value(v)];
+	if (t->n == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 64;
+		t->a = realloc(t->a, t->cap * sizeof *t->a);
+		if (!t->a)
+			abort();
+	}
+	g = &t->a[t->n];
+	memset(g, 0, sizeof *g);
+	g->name = strdup(key);
+	g->type = type ? strdup(type) : NULL;
+	g->core = core ? strdup(core) : NULL;
+	json_object_set_new(t->index, key, json_integer(t->n));
+	t->n++;
+	return g;
+}
+
+static void
+table_free(struct table *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++) {
+		free(t->a[i].name);
+		free(t->a[i].type);
+		free(t->a[i].core);
+	}
+	free(t->a);
+	json_decref(t->index);
+	memset(t, 0, sizeof *t);
+}
+
+static int
+by_total(const void *x, const void *y)
+{
+	const struct agg *a = x, *b = y;
+
+	if (a->total_us != b->total_us)
+		return a->total_us < b->total_us ? 1 : -1;
+	return strcmp(a->name, b->name);
+}
+
+static void
+table_sort(struct table *t)
+{
+	if (t->n > 1)
+		qsort(t->a, t->n, sizeof *t->a, by_total);
+}
+
+static int
+is_comm(const char *name, const char *type, const char *core,
+    const struct pd_tool *t)
+{
+	const struct pd_patterns *p;
+
+	if (strcasecmp(core, "HCCL") == 0 ||
+	    strcasecmp(core, "COMMUNICATION") == 0 ||
+	    strncasecmp(name, "hcom_", 5) == 0 ||
+	    strncasecmp(type, "hcom_", 5) == 0)
+		return 1;
+	if (t->patterns && (p = pd_patterns_comm(t->patterns)) &&
+	    pd_patterns_match(p, name))
+		return 1;
+	return 0;
+}
+
+/* Device time classes: MemSet kernels are memset; copies are MemCopy
+ * kernels and TensorMove (which compare_tools counts as SDMA-like copies,
+ * ascend-msprof.md section c); the rest is compute. */
+static void
+add_class(struct hot *h, const char *type, double us)
+{
+	h->total_us += us;
+	if (strcasestr(type, "memset"))
+		h->memset_us += us;
+	else if (strcasestr(type, "memcpy") || strcasestr(type, "memcopy") ||
+	    strcasestr(type, "tensormove"))
+		h->memcpy_us += us;
+	else
+		h->compute_us += us;
+}
+
+/* One kernel (or op instance) of dur_us; pmu NULL when none. */
+static void
+add_kernel(struct hot *h, const char *name, const char *type,
+    const char *core, double dur_us, const double *pmu,
+    const struct pd_tool *t)
+{
+	struct agg *g;
+	int i;
+
+	if (is_comm(name, type, core, t)) {
+		h->comm_us += dur_us;
+		return;
+	}
+	h->kernels++;
+	add_class(h, type, dur_us);
+	if (dur_us < SHORT_US)
+		h->short_ops++;
+	g = table_get(&h->ops, name, type, core);
+	g->count++;
+	g->total_us += dur_us;
+	if (pmu) {
+		for (i = 0; i < NPIPE; i++)
+			g->pmu[i] += pmu[i] * dur_us;
+		g->pmu_w += dur_us;
+	}
+	g = table_get(&h->types, type, NULL, NULL);
+	g->count++;
+	g->total_us += dur_us;
+	g = table_get(&h->cores, core, NULL, NULL);
+	g->count++;
+	g->total_us += dur_us;
+	if (strcasecmp(core, "AI_CPU") == 0) {
+		g = table_get(&h->aicpu, name, type, core);
+		g->count++;
+		g->total_us += dur_us;
+	}
+}
+
+static void
+missing_cols(const char *path, const char **want, const int *idx, int n)
+{
+	char buf[512] = "";
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (idx[i] < 0) {
+			if (*buf)
+				strncat(buf, ", ", sizeof buf - strlen(buf) - 1);
+			strncat(buf, "'", sizeof buf - strlen(buf) - 1);
+			strncat(buf, want[i], sizeof buf - strlen(buf) - 1);
+			strncat(buf, "'", sizeof buf - strlen(buf) - 1);
+		}
+	pd_error(path, 1, "unknown header variant: missing column %s", buf);
+	pd_diag_status(PD_EXIT_INPUT);
+}
+
+static int
+check_cols(const char *path, const char **want, const int *idx, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (idx[i] < 0) {
+			missing_cols(path, want, idx, n);
+			return -1;
+		}
+	return 0;
+}
+
+/* Open a CSV and read its header; NULL (reported) on failure. */
+static struct pd_csv *
+open_csv(const char *path)
+{
+	struct pd_csv *c = pd_csv_open(path);
+	int r;
+
+	if (!c) {
+		pd_error(path, 0, "%s", strerror(errno));
+		pd_diag_status(PD_EXIT_SYSTEM);
+		return NULL;
+	}
+	r = pd_csv_header(c);
+	if (r <= 0) {
+		if (r < 0) {
+			pd_warn(path, pd_csv_line(c), "cannot read the header");
+			pd_diag_status(PD_EXIT_INPUT);
+		}
+		pd_csv_close(c);
+		return NULL;
+	}
+	return c;
+}
+
+static void
+bad_row(struct hot *h, struct pd_csv *c, const char *what)
+{
+	pd_warn(pd_csv_name(c), pd_csv_line(c), "%s: row skipped", what);
+	pd_diag_status(PD_EXIT_INPUT);
+	h->skipped++;
+}
+
+/* A row ended inside a quoted field: the file was cut. */
+static void
+truncated(struct hot *h, struct pd_csv *c)
+{
+	pd_warn(pd_csv_name(c), pd_csv_line(c),
+	    "file ends inside a quoted field (truncated?): last row skipped");
+	pd_diag_status(PD_EXIT_INPUT);
+	h->skipped++;
+}
+
+static const char *pmu_cols[][2] = {
+	[P_CUBE] = { "aic_mac_ratio", NULL },
+	[P_VECTOR] = { "aiv_vec_ratio", NULL },
+	[P_SCALAR] = { "aic_scalar_ratio", "aiv_scalar_ratio" },
+	[P_MTE1] = { "aic_mte1_ratio", NULL },
+	[P_MTE2] = { "aic_mte2_ratio", "aiv_mte2_ratio" },
+	[P_MTE3] = { "aiv_mte3_ratio", NULL },
+	[P_FIXPIPE] = { "aic_fixpipe_ratio", NULL },
+};
+
+/* kernel_details.csv or op_summary_*.csv. */
+static void
+read_kernels(struct hot *h, const char *path, const struct pd_tool *t)
+{
+	static const char *want[] = { "Name", "Type", "Duration(us)" };
+	struct pd_csv *c = open_csv(path);
+	int idx[3], core, pmu[NPIPE][2], i, j, r, npmu = 0;
+	double dur, p[NPIPE], v;
+
+	if (!c)
+		return;
+	idx[0] = pd_csv_col(c, "Name", "Op Name", NULL);
+	idx[1] = pd_csv_col(c, "Type", "OP Type", NULL);
+	idx[2] = pd_csv_col(c, "Duration(us)", "Task Duration(us)", NULL);
+	core = pd_csv_col(c, "Accelerator Core", "Task Type", NULL);
+	if (check_cols(path, want, idx, 3)) {
+		pd_csv_close(c);
+		return;
+	}
+	for (i = 0; i < NPIPE; i++)
+		for (j = 0; j < 2; j++) {
+			pmu[i][j] = pmu_cols[i][j] ?
+			    pd_csv_col(c, pmu_cols[i][j], NULL) : -1;
+			npmu += pmu[i][j] >= 0;
+		}
+	h->have_kernels = 1;
+	while ((r = pd_csv_next(c)) > 0) {
+		int any = 0;
+
+		r = pd_csv_double(c, idx[2], &dur);
+		if (r != PD_NUM_OK || dur < 0) {
+			bad_row(h, c, r == PD_NUM_MISSING ?
+			    "no duration" : "bad duration");
+			continue;
+		}
+		for (i = 0; i < NPIPE; i++) {
+			p[i] = 0;
+			for (j = 0; j < 2; j++)
+				if (pmu[i][j] >= 0 && pd_csv_double(c,
+				    pmu[i][j], &v) == PD_NUM_OK && v > p[i])
+					p[i] = v;
+			any |= p[i] > 0;
+		}
+		add_kernel(h, pd_csv_field(c, idx[0]), pd_csv_field(c, idx[1]),
+		    core >= 0 && *pd_csv_field(c, core) ?
+		    pd_csv_field(c, core) : "N/A",
+		    dur, npmu && any ? p : NULL, t);
+	}
+	if (r == -2)
+		truncated(h, c);
+	else if (r < 0)
+		bad_row(h, c, "read error");
+	pd_csv_close(c);
+}
+
+/* "Default/net/MatMul-op19" -> "MatMul". */
+static void
+legacy_type(const char *full, char *buf, size_t size)
+{
+	const char *s = strrchr(full, '/');
+	char *dash;
+
+	snprintf(buf, size, "%s", s ? s + 1 : full);
+	dash = strstr(buf, "-op");
+	if (dash)
+		*dash = 0;
+}
+
+/* MindSpore legacy: aicore_intermediate_{dev}_detail.csv (full_op_name,
+ * execution_time in ms) and aicpu_intermediate_{dev}.csv (kernel_type,
+ * total_time in ms). */
+static void
+read_legacy(struct hot *h, const char *path, int aicpu,
+    const struct pd_tool *t)
+{
+	static const char *want_aic[] = { "full_op_name", "execution_time" };
+	static const char *want_cpu[] = { "kernel_type", "total_time" };
+	struct pd_csv *c = open_csv(path);
+	int idx[2], r;
+	double ms;
+	char type[256];
+
+	if (!c)
+		return;
+	idx[0] = pd_csv_col(c, aicpu ? "kernel_type" : "full_op_name", NULL);
+	idx[1] = pd_csv_col(c, aicpu ? "total_time" : "execution_time", NULL);
+	if (check_cols(path, aicpu ? want_cpu : want_aic, idx, 2)) {
+		pd_csv_close(c);
+		return;
+	}
+	h->have_kernels = 1;
+	while ((r = pd_csv_next(c)) > 0) {
+		if (pd_csv_double(c, idx[1], &ms) != PD_NUM_OK || ms < 0) {
+			bad_row(h, c, "bad time");
+			continue;
+		}
+		if (aicpu)
+			snprintf(type, sizeof type, "%s", pd_csv_field(c, idx[0]));
+		else
+			legacy_type(pd_csv_field(c, idx[0]), type, sizeof type);
+		add_kernel(h, pd_csv_field(c, idx[0]), type,
+		    aicpu ? "AI_CPU" : "AI_CORE", ms * 1000.0, NULL, t);
+	}
+	if (r == -2)
+		truncated(h, c);
+	pd_csv_close(c);
+}
+
+/* op_statistic.csv: per type only (used when no per-kernel table). */
+static void
+read_statistic(struct hot *h, const char *path, const struct pd_tool *t)
+{
+	static const char *want[] = { "OP Type", "Count", "Total Time(us)" };
+	struct pd_csv *c = open_csv(path);
+	int idx[3], core, r;
+	int64_t n;
+	double us;
+	struct agg *g;
+	const char *type, *cr;
+
+	if (!c)
+		return;
+	idx[0] = pd_csv_col(c, "OP Type", NULL);
+	idx[1] = pd_csv_col(c, "Count", NULL);
+	idx[2] = pd_csv_col(c, "Total Time(us)", NULL);
+	core = pd_csv_col(c, "Core Type", NULL);
+	if (check_cols(path, want, idx, 3)) {
+		pd_csv_close(c);
+		return;
+	}
+	h->from_statistic = 1;
+	while ((r = pd_csv_next(c)) > 0) {
+		if (pd_csv_int(c, idx[1], &n) != PD_NUM_OK ||
+		    pd_csv_double(c, idx[2], &us) != PD_NUM_OK) {
+			bad_row(h, c, "bad count or time");
+			continue;
+		}
+		type = pd_csv_field(c, idx[0]);
+		cr = core >= 0 ? pd_csv_field(c, core) : "N/A";
+		if (is_comm(type, type, cr, t)) {
+			h->comm_us += us;
+			continue;
+		}
+		add_class(h, type, us);
+		h->kernels += n;
+		g = table_get(&h->types, type, NULL, NULL);
+		g->count += n;
+		g->total_us += us;
+		g = table_get(&h->cores, cr, NULL, NULL);
+		g->count += n;
+		g->total_us += us;
+	}
+	if (r == -2)
+		truncated(h, c);
+	pd_csv_close(c);
+}
+
+/* api_statistic.csv: host API time by name. */
+static void
+read_api(struct hot *h, const char *path)
+{
+	static const char *want[] = { "API Name", "Time(us)", "Count" };
+	struct pd_csv *c = open_csv(path);
+	int idx[3], level, r;
+	int64_t n;
+	double us;
+	struct agg *g;
+
+	if (!c)
+		return;
+	idx[0] = pd_csv_col(c, "API Name", NULL);
+	idx[1] = pd_csv_col(c, "Time(us)", NULL);
+	idx[2] = pd_csv_col(c, "Count", NULL);
+	level = pd_csv_col(c, "Level", NULL);
+	if (check_cols(path, want, idx, 3)) {
+		pd_csv_close(c);
+		return;
+	}
+	while ((r = pd_csv_next(c)) > 0) {
+		if (pd_csv_double(c, idx[1], &us) != PD_NUM_OK ||
+		    pd_csv_int(c, idx[2], &n) != PD_NUM_OK) {
+			bad_row(h, c, "bad time or count");
+			continue;
+		}
+		g = table_get(&h->api, pd_csv_field(c, idx[0]),
+		    level >= 0 ? pd_csv_field(c, level) : NULL, NULL);
+		g->count += n;
+		g->total_us += us;
+		if (strcmp(pd_csv_field(c, idx[0]),
+		    "aclopCompileAndExecute") == 0)
+			h->compile_count = (h->compile_count < 0 ? 0 :
+			    h->compile_count) + n;
+	}
+	if (r == -2)
+		truncated(h, c);
+	pd_csv_close(c);
+}
+
+/* operator_details.csv: host self time per framework op. */
+static void
+read_cpu_ops(struct hot *h, const char *path)
+{
+	static const char *want[] = { "Name", "Host Self Duration(us)" };
+	struct pd_csv *c = open_csv(path);
+	int idx[2], r;
+	double us;
+	struct agg *g;
+
+	if (!c)
+		return;
+	idx[0] = pd_csv_col(c, "Name", NULL);
+	idx[1] = pd_csv_col(c, "Host Self Duration(us)", NULL);
+	if (check_cols(path, want, idx, 2)) {
+		pd_csv_close(c);
+		return;
+	}
+	while ((r = pd_csv_next(c)) > 0) {
+		if (pd_csv_double(c, idx[1], &us) != PD_NUM_OK) {
+			bad_row(h, c, "bad host self duration");
+			continue;
+		}
+		g = table_get(&h->cpu, pd_csv_field(c, idx[0]), NULL, NULL);
+		g->count++;
+		g->total_us += us;
+	}
+	if (r == -2)
+		truncated(h, c);
+	pd_csv_close(c);
+}
+
+/* The CANN lane: launches and synchronizes, in time order per thread. */
+struct hostev {
+	int64_t tid, ts;
+	int sync;
+};
+
+struct trace_ctx {
+	struct hostev *e;
+	size_t n, cap;
+	long compiles;
+};
+
+static int
+on_host_event(const struct pd_ev *ev, void *ctx)
+{
+	struct trace_ctx *x = ctx;
+	int sync;
+
+	if (ev->ph != 'X' || !ev->has_ts)
+		return 0;
+	if (strcmp(ev->name, "AscendCL@aclopCompileAndExecute") == 0) {
+		x->compiles++;
+		return 0;
+	}
+	if (strcmp(ev->name, "Node@launch") == 0)
+		sync = 0;
+	else if (strncmp(ev->name, "AscendCL@aclrtSynchronizeStream",
+	    31) == 0)
+		sync = 1;
+	else
+		return 0;
+	if (x->n == x->cap) {
+		x->cap = x->cap ? 2 * x->cap : 256;
+		x->e = realloc(x->e, x->cap * sizeof *x->e);
+		if (!x->e)
+			abort();
+	}
+	x->e[x->n].tid = ev->tid_is_num ? ev->tid_num : 0;
+	x->e[x->n].ts = ev->ts_ns;
+	x->e[x->n].sync = sync;
+	x->n++;
+	return 0;
+}
+
+static int
+by_tid_ts(const void *a, const void *b)
+{
+	const struct hostev *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->sync - y->sync;
+}
+
+static void
+read_trace(struct hot *h, const char *path)
+{
+	struct trace_ctx x;
+	struct pd_trace_cb cb = { 0, on_host_event, NULL };
+	struct pd_trace_stats st;
+	size_t i;
+	int r;
+
+	memset(&x, 0, sizeof x);
+	cb.ctx = &x;
+	r = pd_trace_read(path, &cb, &st);
+	if (r < 0) {
+		pd_error(path, 0, "%s", strerror(errno));
+		pd_diag_status(PD_EXIT_SYSTEM);
+		free(x.e);
+		return;
+	}
+	if (r > 0) {
+		pd_warn(path, st.err_line, "%s: host API checks cover the "
+		    "%llu events read", st.err,
+		    (unsigned long long)st.events);
+		pd_diag_status(PD_EXIT_INPUT);
+	}
+	qsort(x.e, x.n, sizeof *x.e, by_tid_ts);
+	for (i = 0; i < x.n; i++) {
+		if (!x.e[i].sync)
+			h->launches++;
+		else if (i > 0 && !x.e[i - 1].sync &&
+		    x.e[i - 1].tid == x.e[i].tid)
+			h->sync_after_launch++;
+	}
+	h->have_trace = 1;
+	if (h->compile_count < 0)
+		h->compile_count = x.compiles;
+	free(x.e);
+}
+
+static double
+ratio(double part, double whole)
+{
+	return whole > 0 ? part / whole : NAN;
+}
+
+/* Which pipe bounds an op: the busiest, when it reaches BOUND_RATIO;
+ * "none" when no pipe does; null without PMU data. */
+static void
+set_bound(json_t *o, const struct agg *g)
+{
+	int i, best = 0;
+	double m;
+
+	if (g->pmu_w <= 0) {
+		pd_set_null(o, "bound");
+		pd_set_null(o, "bound_ratio");
+		return;
+	}
+	for (i = 1; i < NPIPE; i++)
+		if (g->pmu[i] > g->pmu[best])
+			best = i;
+	m = g->pmu[best] / g->pmu_w;
+	pd_set_str(o, "bound", m >= BOUND_RATIO ? pipe_name[best] : "none");
+	pd_set_real(o, "bound_ratio", m, 4);
+}
+
+static json_t *
+list_ops(struct hot *h, size_t topn)
+{
+	json_t *a = json_array(), *o;
+	size_t i;
+	struct agg *g;
+
+	table_sort(&h->ops);
+	for (i = 0; i < h->ops.n && i < topn; i++) {
+		g = &h->ops.a[i];
+		o = json_object();
+		pd_set_str(o, "name", g->name);
+		pd_set_str(o, "type", g->type);
+		pd_set_str(o, "core", g->core);
+		pd_set_int(o, "count", g->count);
+		pd_set_real(o, "total_us", g->total_us, 3);
+		pd_set_real(o, "mean_us", g->total_us / g->count, 3);
+		pd_set_real(o, "ratio", ratio(g->total_us, h->total_us), 4);
+		set_bound(o, g);
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+/* kind: 0 by_type, 1 by_core, 2 aicpu, 3 host_api, 4 cpu_ops. */
+static json_t *
+list_table(struct table *t, int kind, size_t topn, double whole)
+{
+	static const char *key[] = { "type", "core", "name", "name", "name" };
+	json_t *a = json_array(), *o;
+	size_t i;
+	struct agg *g;
+
+	table_sort(t);
+	for (i = 0; i < t->n && i < topn; i++) {
+		g = &t->a[i];
+		o = json_object();
+		pd_set_str(o, key[kind], g->name);
+		if (kind == 1) {
+			pd_set_real(o, "total_us", g->total_us, 3);
+			pd_set_real(o, "ratio", ratio(g->total_us, whole), 4);
+			pd_set_int(o, "count", g->count);
+		} else if (kind == 4) {
+			pd_set_int(o, "count", g->count);
+			pd_set_real(o, "self_us", g->total_us, 3);
+		} else {
+			pd_set_int(o, "count", g->count);
+			pd_set_real(o, "total_us", g->total_us, 3);
+			if (kind == 0)
+				pd_set_real(o, "ratio",
+				    ratio(g->total_us, whole), 4);
+			if (kind == 3)
+				pd_set_str(o, "level", g->type);
+		}
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+static void
+emit(struct hot *h, json_t *root, const struct pd_tool *t, int have_api,
+    int have_cpu)
+{
+	json_t *r = pd_rec_new("pd.hotspot", 1, root), *o;
+	size_t n = (size_t)t->topn;
+
+	pd_set_str(r, "source", h->source);
+	pd_set_real(r, "total_us", h->total_us, 3);
+	pd_set(r, "top", h->have_kernels ? list_ops(h, n) : json_null());
+	pd_set(r, "by_type", list_table(&h->types, 0, (size_t)-1,
+	    h->total_us));
+	pd_set(r, "by_core", list_table(&h->cores, 1, (size_t)-1,
+	    h->total_us));
+	pd_set(r, "aicpu", h->have_kernels ?
+	    list_table(&h->aicpu, 2, n, 0) : json_null());
+	if (h->have_kernels) {
+		pd_set_int(r, "short_ops", h->short_ops);
+		pd_set_real(r, "short_ratio",
+		    ratio(h->short_ops, h->kernels), 4);
+	} else {
+		pd_set_null(r, "short_ops");
+		pd_set_null(r, "short_ratio");
+	}
+	pd_set(r, "host_api", have_api ? list_table(&h->api, 3, n, 0) :
+	    json_null());
+	o = json_object();
+	pd_set_real(o, "compute_us", h->compute_us, 3);
+	pd_set_real(o, "comm_us", h->comm_us, 3);
+	pd_set_real(o, "memcpy_us", h->memcpy_us, 3);
+	pd_set_real(o, "memset_us", h->memset_us, 3);
+	pd_set(r, "classes", o);
+	pd_set(r, "cpu_ops", have_cpu ? list_table(&h->cpu, 4, n, 0) :
+	    json_null());
+	/* appended keys (pd-record.5) */
+	pd_set_int(r, "kernels", h->kernels);
+	pd_set_real(r, "short_threshold_us", SHORT_US, 3);
+	o = json_object();
+	if (h->compile_count >= 0)
+		pd_set_int(o, "compile_execute_count", h->compile_count);
+	else
+		pd_set_null(o, "compile_execute_count");
+	if (h->have_trace) {
+		pd_set_int(o, "launches", h->launches);
+		pd_set_int(o, "sync_after_launch", h->sync_after_launch);
+		pd_set_real(o, "sync_after_launch_ratio",
+		    ratio(h->sync_after_launch, h->launches), 4);
+	} else {
+		pd_set_null(o, "launches");
+		pd_set_null(o, "sync_after_launch");
+		pd_set_null(o, "sync_after_launch_ratio");
+	}
+	pd_set(r, "host_checks", o);
+	pd_set_int(r, "skipped_rows", h->skipped);
+	pd_rec_emit(r);
+}
+
+static int
+read_all(json_t *root, const char *kind, struct hot *h,
+    const struct pd_tool *t, int what)
+{
+	const char *p;
+	size_t i;
+
+	for (i = 0; (p = pd_root_export(root, kind, i)); i++) {
+		if (what == 0)
+			read_kernels(h, p, t);
+		else if (what == 1)
+			read_legacy(h, p, 0, t);
+		else if (what == 2)
+			read_legacy(h, p, 1, t);
+		else
+			read_statistic(h, p, t);
+	}
+	return i > 0;
+}
 
 int
 hotspots_ascend(json_t *root, const struct pd_tool *t)
 {
-	(void)root;
-	(void)t;
+	struct hot h;
+	const char *p;
+	int have_api = 0, have_cpu = 0;
+	size_t i;
+
+	memset(&h, 0, sizeof h);
+	h.compile_count = -1;
+	if (read_all(root, "kernel_details", &h, t, 0))
+		h.source = "kernel_details";
+	else if (read_all(root, "op_summary", &h, t, 0))
+		h.source = "op_summary";
+	else if (read_all(root, "aicore_intermediate_detail", &h, t, 1)) {
+		read_all(root, "aicpu_intermediate", &h, t, 2);
+		h.source = "aicore_intermediate";
+	} else if (read_all(root, "op_statistic", &h, t, 3))
+		h.source = "op_statistic";
+	for (i = 0; (p = pd_root_export(root, "api_statistic", i)); i++) {
+		read_api(&h, p);
+		have_api = 1;
+	}
+	for (i = 0; (p = pd_root_export(root, "operator_details", i)); i++) {
+		read_cpu_ops(&h, p);
+		have_cpu = 1;
+	}
+	if ((p = pd_root_export(root, "trace_view", 0)))
+		read_trace(&h, p);
+	if (h.source || have_api || have_cpu)
+		emit(&h, root, t, have_api, have_cpu);
+	table_free(&h.ops);
+	table_free(&h.types);
+	table_free(&h.cores);
+	table_free(&h.aicpu);
+	table_free(&h.api);
+	table_free(&h.cpu);
 	return 0;
 }
