@@ -1,0 +1,217 @@
+#include "pd_runs.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "pd_rec.h"
+
+#define NULLRUN "\001null"
+
+struct pd_runs {
+	json_t *views;		/* root -> view */
+	json_t *root_run;	/* root -> run id (string or null) */
+	json_t *profiles;	/* run key -> pd.profile */
+	json_t *bottlenecks;	/* run key -> array */
+	json_t *context;
+	json_t *seen;		/* type -> true */
+	struct pd_run *runs;
+	size_t nruns;
+};
+
+struct pd_runs *
+pd_runs_new(void)
+{
+	struct pd_runs *r = calloc(1, sizeof *r);
+
+	if (!r)
+		abort();
+	r->views = json_object();
+	r->root_run = json_object();
+	r->profiles = json_object();
+	r->bottlenecks = json_object();
+	r->seen = json_object();
+	return r;
+}
+
+void
+pd_runs_free(struct pd_runs *r)
+{
+	size_t i;
+
+	if (!r)
+		return;
+	for (i = 0; i < r->nruns; i++) {
+		json_decref(r->runs[i].id);
+		json_decref(r->runs[i].roots);
+		json_decref(r->runs[i].views);
+		json_decref(r->runs[i].bottlenecks);
+	}
+	free(r->runs);
+	json_decref(r->views);
+	json_decref(r->root_run);
+	json_decref(r->profiles);
+	json_decref(r->bottlenecks);
+	json_decref(r->context);
+	json_decref(r->seen);
+	free(r);
+}
+
+static const char *
+run_key(json_t *rec)
+{
+	const char *s = pd_rec_str(rec, "run");
+
+	return s ? s : NULLRUN;
+}
+
+static json_t *
+view_of(struct pd_runs *r, const char *root)
+{
+	json_t *v = json_object_get(r->views, root);
+
+	if (!v) {
+		v = json_object();
+		json_object_set_new(r->views, root, v);
+	}
+	return v;
+}
+
+void
+pd_runs_add(struct pd_runs *r, json_t *rec)
+{
+	const char *type = pd_rec_str(rec, "type");
+	const char *root = pd_rec_str(rec, "root");
+	json_t *v, *a;
+
+	if (!type)
+		return;
+	json_object_set_new(r->seen, type, json_true());
+	if (strcmp(type, "pd.profile") == 0) {
+		if (!json_object_get(r->profiles, run_key(rec)))
+			json_object_set(r->profiles, run_key(rec), rec);
+		return;
+	}
+	if (strcmp(type, "pd.bottleneck") == 0) {
+		if (!(a = json_object_get(r->bottlenecks, run_key(rec)))) {
+			a = json_array();
+			json_object_set_new(r->bottlenecks, run_key(rec), a);
+		}
+		json_array_append(a, rec);
+		return;
+	}
+	if (strcmp(type, "pd.context") == 0) {
+		if (!r->context)
+			r->context = json_incref(rec);
+		return;
+	}
+	if (!root || strncmp(type, "pd.", 3) != 0 ||
+	    strcmp(type, "pd.comparison") == 0 || strcmp(type, "pd.report") == 0)
+		return;
+	if (strcmp(type, "pd.root") == 0 && !json_object_get(r->root_run, root)) {
+		json_t *id = json_object_get(rec, "run");
+
+		json_object_set(r->root_run, root,
+		    json_is_string(id) ? id : json_null());
+	}
+	v = view_of(r, root);
+	if (!json_object_get(v, type + 3))
+		json_object_set(v, type + 3, rec);
+}
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static const char **
+sorted_keys(json_t *o, size_t *n)
+{
+	const char **k = malloc((json_object_size(o) + 1) * sizeof *k);
+	const char *key;
+	json_t *val;
+	size_t i = 0;
+
+	if (!k)
+		abort();
+	json_object_foreach(o, key, val)
+		k[i++] = key;
+	qsort(k, i, sizeof *k, cmp_str);
+	*n = i;
+	return k;
+}
+
+size_t
+pd_runs_group(struct pd_runs *r)
+{
+	json_t *byrun = json_object();
+	const char **roots, **runs;
+	size_t n, nr, i;
+
+	roots = sorted_keys(r->views, &n);
+	for (i = 0; i < n; i++) {
+		json_t *id = json_object_get(r->root_run, roots[i]);
+		const char *key = json_is_string(id) ? json_string_value(id) :
+		    NULLRUN;
+		json_t *list = json_object_get(byrun, key);
+
+		if (!list) {
+			list = json_array();
+			json_object_set_new(byrun, key, list);
+		}
+		json_array_append_new(list, json_string(roots[i]));
+	}
+	/* runs that only have a profile or bottlenecks */
+	{
+		const char *key;
+		json_t *val;
+
+		json_object_foreach(r->profiles, key, val)
+			if (!json_object_get(byrun, key))
+				json_object_set_new(byrun, key, json_array());
+		json_object_foreach(r->bottlenecks, key, val)
+			if (!json_object_get(byrun, key))
+				json_object_set_new(byrun, key, json_array());
+	}
+	runs = sorted_keys(byrun, &nr);	/* "\001null" sorts first */
+	r->runs = calloc(nr + 1, sizeof *r->runs);
+	if (!r->runs)
+		abort();
+	for (i = 0; i < nr; i++) {
+		struct pd_run *u = &r->runs[i];
+		json_t *list = json_object_get(byrun, runs[i]);
+		json_t *b = json_object_get(r->bottlenecks, runs[i]);
+		size_t j;
+
+		u->id = strcmp(runs[i], NULLRUN) ? json_string(runs[i]) :
+		    json_null();
+		u->roots = json_incref(list);
+		u->views = json_object();
+		for (j = 0; j < json_array_size(list); j++) {
+			const char *rp = json_string_value(json_array_get(list, j));
+
+			json_object_set(u->views, rp,
+			    json_object_get(r->views, rp));
+		}
+		u->profile = json_object_get(r->profiles, runs[i]);
+		u->bottlenecks = b ? json_incref(b) : json_array();
+		u->context = r->context;
+	}
+	r->nruns = nr;
+	free(roots);
+	free(runs);
+	json_decref(byrun);
+	return nr;
+}
+
+struct pd_run *
+pd_runs_get(struct pd_runs *r, size_t i)
+{
+	return i < r->nruns ? &r->runs[i] : NULL;
+}
+
+int
+pd_runs_seen(struct pd_runs *r, const char *type)
+{
+	return json_object_get(r->seen, type) != NULL;
+}

@@ -1,0 +1,46 @@
+/* pd_runs: grouping summary records into runs, for the reduce tools.
+ *
+ * Records are kept per root (joined by "root"); roots are grouped into runs
+ * by the "run" key of their pd.root record (roots without one form the run
+ * whose id is null). Only summary records are held, so memory grows with
+ * the number of roots, not with the size of their traces.
+ *
+ * A root's view is a JSON object keyed by the record type without "pd."
+ * ("root", "step", "comm", "mem", "input", "gaps", "hotspot", ...); the
+ * first record of a type for a root wins. pd.profile and pd.bottleneck
+ * records are kept per run (by their "run" key); pd.context is kept once
+ * (the first one) and shown to every run.
+ *
+ * Ownership: everything returned is borrowed from the pd_runs. */
+#ifndef PD_RUNS_H
+#define PD_RUNS_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+struct pd_run {
+	json_t *id;		/* string or null */
+	json_t *roots;		/* array of root paths, sorted */
+	json_t *views;		/* object: root path -> view */
+	json_t *profile;	/* the run's pd.profile, or NULL */
+	json_t *bottlenecks;	/* array of pd.bottleneck, in input order */
+	json_t *context;	/* pd.context, or NULL */
+};
+
+struct pd_runs;
+
+struct pd_runs *pd_runs_new(void);
+void pd_runs_free(struct pd_runs *r);
+
+/* Keep what the record contributes (borrowed; references are taken). */
+void pd_runs_add(struct pd_runs *r, json_t *rec);
+
+/* Group (call once, after the last pd_runs_add). Runs are sorted by id,
+ * the null run first. */
+size_t pd_runs_group(struct pd_runs *r);
+struct pd_run *pd_runs_get(struct pd_runs *r, size_t i);
+
+/* Whether any record of the given type (e.g. "pd.profile") was added. */
+int pd_runs_seen(struct pd_runs *r, const char *type);
+
+#endif
