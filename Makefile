@@ -30,7 +30,7 @@ LIBOBJ := $(patsubst lib/%.c,$(OBJ)/%.o,$(LIBSRC))
 HDRS := $(wildcard lib/*.h)
 TESTBINS := $(patsubst test/%.c,$(OBJ)/test/%,$(wildcard test/*.c))
 
-.PHONY: all deps check sancheck bench demo install clean lint
+.PHONY: all deps check sancheck bench demo install clean lint fuzz
 all: deps $(BINS) $(TESTBINS)
 
 # Say exactly what is missing; install it when run as root.
@@ -76,6 +76,19 @@ SANFLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sani
 sancheck:
 	ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	  $(MAKE) check OBJ=build-san BIN=build-san/bin CFLAGS="$(SANFLAGS)" LDFLAGS="-fsanitize=address,undefined"
+
+# Fuzz the hand-written readers with libFuzzer (clang): FUZZTIME seconds each.
+FUZZTIME ?= 60
+fuzz:
+	mkdir -p build/fuzz/corpus-trace build/fuzz/corpus-csv
+	cp test/fixtures/lib/*.json build/fuzz/corpus-trace/
+	cp test/fixtures/lib/*.csv build/fuzz/corpus-csv/
+	for t in trace csv; do \
+	  clang -g -O1 -std=c99 -D_GNU_SOURCE -Ilib $(PKG_CFLAGS) \
+	    -fsanitize=fuzzer,address,undefined -o build/fuzz/fuzz-$$t \
+	    test/fuzz/fuzz-$$t.c $(LIBSRC) $(LDLIBS) || exit 1; \
+	  build/fuzz/fuzz-$$t -max_total_time=$(FUZZTIME) build/fuzz/corpus-$$t || exit 1; \
+	done
 
 bench: all
 	sh bench/run.sh

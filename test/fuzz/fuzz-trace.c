@@ -1,0 +1,43 @@
+/* libFuzzer target for the hand-written trace scanner (make fuzz).
+ * Besides crashes and sanitizer reports, it checks that every event handed
+ * out has a raw span inside the input and that args lookups stay inside. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pd_trace.h"
+
+static int
+ev(const struct pd_ev *e, void *ctx)
+{
+	char buf[64];
+	int64_t v;
+	double d;
+
+	(void)ctx;
+	if (e->raw_len == 0 || e->raw[0] != '{' || e->raw[e->raw_len - 1] != '}')
+		abort();
+	pd_ev_arg_int(e, "correlation", &v);
+	pd_ev_arg_double(e, "Bytes", &d);
+	pd_ev_arg_str(e, "name", buf, sizeof buf);
+	json_decref(pd_ev_args_json(e));
+	return 0;
+}
+
+static void
+meta(const char *key, json_t *v, void *ctx)
+{
+	(void)key;
+	(void)v;
+	(void)ctx;
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct pd_trace_cb cb = { NULL, ev, meta };
+	struct pd_trace_stats st;
+
+	pd_trace_read_mem((const char *)data, size, &cb, &st);
+	return 0;
+}
