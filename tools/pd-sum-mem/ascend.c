@@ -1,10 +1,740 @@
-/* pd-sum-mem for ascend roots. Not written yet: emits nothing. */
+/* pd-sum-mem for Ascend roots: device memory peaks, fragmentation,
+ * growth and the biggest allocators.
+ *
+ * Reads, per root: memory_record.csv (MB header of torch_npu, KB header of
+ * the msprof CLI; per component), operator_memory.csv (per allocation),
+ * npu_module_mem.csv (per CANN module), static_op_mem.csv, and the NPU MEM
+ * counters (APP/..., Device/..., KB) of trace_view.json.
+ * Writes one pd.mem per root that has any of them; streams every file.
+ * MB and KB in these files are binary (MiB, KiB): values like
+ * 2109.6015625 MB are exact multiples of 2^-20 MiB. */
 #include "sum_mem.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pd_csv.h"
+#include "pd_diag.h"
+#include "pd_locate.h"
+#include "pd_num.h"
+#include "pd_rec.h"
+#include "pd_trace.h"
+
+#define MIB 1048576.0
+#define KIB 1024.0
+
+/* One memory_record component on one device. */
+struct comp {
+	char name[32];
+	int64_t device;		/* -1 unknown */
+	int have_alloc, have_res, have_act;
+	double peak_alloc, peak_res, peak_act, res_at_peak;
+	int64_t peak_ts;	/* INT64_MIN when the peak row had no exact time */
+	/* least squares of allocated over time (s, from t0) */
+	int64_t t0;
+	long n;
+	double st, sy, stt, sty;
+};
+
+struct alloc {
+	char *name;
+	double bytes, lifetime_us;
+	long count;
+};
+
+struct mem {
+	struct comp *c;
+	size_t nc, capc;
+	struct alloc *a;
+	size_t na, capa;
+	json_t *aindex;
+	json_t *modules;	/* component -> peak bytes (real) */
+	long skipped, inexact;
+	long never_n, free_n, static_n;
+	double never_b, free_b, static_b;
+	int have_opmem, have_static, have_lane;
+	double lane_app, lane_dev;
+	json_t *sources;
+};
+
+static struct comp *
+comp_get(struct mem *m, const char *name, int64_t dev)
+{
+	size_t i;
+	struct comp *c;
+
+	for (i = 0; i < m->nc; i++)
+		if (m->c[i].device == dev && strcmp(m->c[i].name, name) == 0)
+			return &m->c[i];
+	if (m->nc == m->capc) {
+		m->capc = m->capc ? 2 * m->capc : 16;
+		m->c = realloc(m->c, m->capc * sizeof *m->c);
+		if (!m->c)
+			abort();
+	}
+	c = &m->c[m->nc++];
+	memset(c, 0, sizeof *c);
+	snprintf(c->name, sizeof c->name, "%s", name);
+	c->device = dev;
+	c->peak_ts = INT64_MIN;
+	return c;
+}
+
+static struct alloc *
+alloc_get(struct mem *m, const char *name)
+{
+	json_t *v;
+	struct alloc *a;
+
+	if (!m->aindex)
+		m->aindex = json_object();
+	if ((v = json_object_get(m->aindex, name)))
+		return &m->a[json_integer_value(v)];
+	if (m->na == m->capa) {
+		m->capa = m->capa ? 2 * m->capa : 64;
+		m->a = realloc(m->a, m->capa * sizeof *m->a);
+		if (!m->a)
+			abort();
+	}
+	a = &m->a[m->na];
+	memset(a, 0, sizeof *a);
+	a->name = strdup(name);
+	json_object_set_new(m->aindex, name, json_integer(m->na));
+	m->na++;
+	return a;
+}
+
+static void
+skip_row(struct mem *m, struct pd_csv *c, const char *what)
+{
+	pd_warn(pd_csv_name(c), pd_csv_line(c), "%s: row skipped", what);
+	pd_diag_status(PD_EXIT_INPUT);
+	m->skipped++;
+}
+
+static void
+csv_end(struct mem *m, struct pd_csv *c, int r)
+{
+	if (r == -2) {
+		pd_warn(pd_csv_name(c), pd_csv_line(c), "file ends inside a "
+		    "quoted field (truncated?): last row skipped");
+		pd_diag_status(PD_EXIT_INPUT);
+		m->skipped++;
+	} else if (r < 0) {
+		pd_warn(pd_csv_name(c), pd_csv_line(c), "read error");
+		pd_diag_status(PD_EXIT_INPUT);
+	}
+	pd_csv_close(c);
+}
+
+static struct pd_csv *
+open_csv(struct mem *m, const char *path, const char *source)
+{
+	struct pd_csv *c = pd_csv_open(path);
+	int r;
+
+	if (!c) {
+		pd_error(path, 0, "%s", strerror(errno));
+		pd_diag_status(PD_EXIT_SYSTEM);
+		return NULL;
+	}
+	if ((r = pd_csv_header(c)) <= 0) {
+		if (r < 0) {
+			pd_warn(path, pd_csv_line(c), "cannot read the header");
+			pd_diag_status(PD_EXIT_INPUT);
+		}
+		pd_csv_close(c);
+		return NULL;
+	}
+	if (!json_array_size(m->sources) || strcmp(json_string_value(
+	    json_array_get(m->sources, json_array_size(m->sources) - 1)),
+	    source) != 0)
+		json_array_append_new(m->sources, json_string(source));
+	return c;
+}
+
+/* An error naming every missing column; the file is skipped. */
+static int
+need(const char *path, const char **names, const int *idx, int n)
+{
+	char buf[512] = "";
+	int i, bad = 0;
+
+	for (i = 0; i < n; i++)
+		if (idx[i] < 0) {
+			size_t l = strlen(buf);
+
+			snprintf(buf + l, sizeof buf - l, "%s'%s'",
+			    bad++ ? ", " : "", names[i]);
+		}
+	if (!bad)
+		return 0;
+	pd_error(path, 1, "unknown header variant: missing column %s", buf);
+	pd_diag_status(PD_EXIT_INPUT);
+	return -1;
+}
+
+/* Column idx in MiB or KiB, by its header; *unit gets the multiplier. */
+static int
+col_unit(struct pd_csv *c, const char *base, double *unit)
+{
+	char mb[64], kb[64];
+	int i;
+
+	snprintf(mb, sizeof mb, "%s(MB)", base);
+	snprintf(kb, sizeof kb, "%s(KB)", base);
+	if ((i = pd_csv_col(c, mb, NULL)) >= 0) {
+		*unit = MIB;
+		return i;
+	}
+	*unit = KIB;
+	return pd_csv_col(c, kb, NULL);
+}
+
+/* "NPU:3" -> 3; a Device_id number; else the root's device. */
+static int64_t
+row_device(struct pd_csv *c, int dtype, int did, int64_t dflt)
+{
+	const char *s, *colon;
+	int64_t v;
+
+	if (dtype >= 0) {
+		s = pd_csv_field(c, dtype);
+		colon = strrchr(s, ':');
+		if (colon && pd_num_int(colon + 1, strlen(colon + 1), &v) ==
+		    PD_NUM_OK)
+			return v;
+		if (pd_num_int(s, strlen(s), &v) == PD_NUM_OK)
+			return v;
+	}
+	if (did >= 0 && pd_csv_int(c, did, &v) == PD_NUM_OK)
+		return v;
+	return dflt;
+}
+
+/* A timestamp; INT64_MIN when missing or not exact (warned once per file
+ * with its line, counted per row). */
+static int64_t
+row_ts(struct mem *m, struct pd_csv *c, int col, long *inexact)
+{
+	int64_t ns;
+	int r = pd_csv_us_ns(c, col, &ns);
+
+	if (r == PD_NUM_OK)
+		return ns;
+	if (r == PD_NUM_INEXACT || r == PD_NUM_BAD) {
+		if ((*inexact)++ == 0)
+			pd_warn(pd_csv_name(c), pd_csv_line(c),
+			    "%s timestamp '%s': row kept for peaks, left out "
+			    "of growth and peak time", r == PD_NUM_INEXACT ?
+			    "inexact (Excel exponent form)" : "bad",
+			    pd_csv_field(c, col));
+		pd_diag_status(PD_EXIT_INPUT);
+		m->inexact++;
+	}
+	return INT64_MIN;
+}
+
+static void
+comp_add(struct comp *k, int64_t ts, int ha, double alloc, int hr,
+    double res, int hac, double act)
+{
+	double t, y;
+
+	if (hr && (!k->have_res || res > k->peak_res))
+		k->peak_res = res;
+	k->have_res |= hr;
+	if (hac && (!k->have_act || act > k->peak_act))
+		k->peak_act = act;
+	k->have_act |= hac;
+	if (!ha)
+		return;
+	if (!k->have_alloc || alloc > k->peak_alloc) {
+		k->peak_alloc = alloc;
+		k->res_at_peak = hr ? res : NAN;
+		k->peak_ts = ts;
+	}
+	k->have_alloc = 1;
+	if (ts == INT64_MIN)
+		return;
+	if (k->n == 0)
+		k->t0 = ts;
+	t = (double)(ts - k->t0) / 1e9;
+	y = alloc;
+	k->n++;
+	k->st += t;
+	k->sy += y;
+	k->stt += t * t;
+	k->sty += t * y;
+}
+
+static void
+read_record(struct mem *m, const char *path, int64_t rootdev)
+{
+	static const char *names[] = { "Component", "Timestamp(us)",
+	    "Total Reserved(MB|KB)" };
+	struct pd_csv *c = open_csv(m, path, "memory_record");
+	int idx[3], al, ac, dt, di, r, ha, hr, hac;
+	double ua = MIB, ur = MIB, uc = MIB, va, vr, vc;
+	long inexact = 0;
+	int64_t ts;
+
+	if (!c)
+		return;
+	idx[0] = pd_csv_col(c, "Component", NULL);
+	idx[1] = pd_csv_col(c, "Timestamp(us)", NULL);
+	idx[2] = col_unit(c, "Total Reserved", &ur);
+	al = col_unit(c, "Total Allocated", &ua);
+	ac = col_unit(c, "Total Active", &uc);
+	dt = pd_csv_col(c, "Device Type", "Device", NULL);
+	di = pd_csv_col(c, "Device_id", NULL);
+	if (need(path, names, idx, 3)) {
+		pd_csv_close(c);
+		return;
+	}
+	while ((r = pd_csv_next(c)) > 0) {
+		ts = row_ts(m, c, idx[1], &inexact);
+		ha = al >= 0 && pd_csv_double(c, al, &va) == PD_NUM_OK;
+		hr = pd_csv_double(c, idx[2], &vr) == PD_NUM_OK;
+		hac = ac >= 0 && pd_csv_double(c, ac, &vc) == PD_NUM_OK;
+		if (!ha && !hr && !hac) {
+			skip_row(m, c, "no memory value");
+			continue;
+		}
+		comp_add(comp_get(m, pd_csv_field(c, idx[0]),
+		    row_device(c, dt, di, rootdev)), ts, ha, va * ua,
+		    hr && vr >= 0, vr * ur, hac, vc * uc);
+	}
+	if (inexact > 1)
+		pd_warn(path, 0, "%ld rows with inexact or bad timestamps",
+		    inexact);
+	csv_end(m, c, r);
+}
+
+static void
+read_opmem(struct mem *m, const char *path)
+{
+	static const char *names[] = { "Name", "Size(KB)",
+	    "Release Time(us)" };
+	struct pd_csv *c = open_csv(m, path, "operator_memory");
+	int idx[3], dur, r;
+	double kb, us;
+	struct alloc *a;
+
+	if (!c)
+		return;
+	idx[0] = pd_csv_col(c, "Name", NULL);
+	idx[1] = pd_csv_col(c, "Size(KB)", NULL);
+	idx[2] = pd_csv_col(c, "Release Time(us)", NULL);
+	dur = pd_csv_col(c, "Duration(us)", NULL);
+	if (need(path, names, idx, 3)) {
+		pd_csv_close(c);
+		return;
+	}
+	m->have_opmem = 1;
+	while ((r = pd_csv_next(c)) > 0) {
+		if (pd_csv_double(c, idx[1], &kb) != PD_NUM_OK) {
+			skip_row(m, c, "bad size");
+			continue;
+		}
+		if (kb < 0) {
+			m->free_n++;
+			m->free_b += -kb * KIB;
+			continue;
+		}
+		a = alloc_get(m, pd_csv_field(c, idx[0]));
+		a->count++;
+		a->bytes += kb * KIB;
+		if (pd_num_is_missing(pd_csv_field(c, idx[2]),
+		    pd_csv_len(c, idx[2]))) {
+			m->never_n++;
+			m->never_b += kb * KIB;
+		} else if (dur >= 0 && pd_csv_double(c, dur, &us) ==
+		    PD_NUM_OK && us > 0)
+			a->lifetime_us += us;
+	}
+	csv_end(m, c, r);
+}
+
+static void
+read_modules(struct mem *m, const char *path)
+{
+	static const char *names[] = { "Component", "Total Reserved(MB|KB)" };
+	struct pd_csv *c = open_csv(m, path, "npu_module_mem");
+	int idx[2], r;
+	double u, v;
+	json_t *old;
+
+	if (!c)
+		return;
+	idx[0] = pd_csv_col(c, "Component", NULL);
+	idx[1] = col_unit(c, "Total Reserved", &u);
+	if (need(path, names, idx, 2)) {
+		pd_csv_close(c);
+		return;
+	}
+	if (!m->modules)
+		m->modules = json_object();
+	while ((r = pd_csv_next(c)) > 0) {
+		if ((r = pd_csv_double(c, idx[1], &v)) != PD_NUM_OK) {
+			if (r != PD_NUM_MISSING)
+				skip_row(m, c, "bad reserved size");
+			continue;
+		}
+		if (v < 0)	/* msprof writes -1 for "not collected" */
+			continue;
+		old = json_object_get(m->modules, pd_csv_field(c, idx[0]));
+		if (!old || json_real_value(old) < v * u)
+			json_object_set_new(m->modules,
+			    pd_csv_field(c, idx[0]), json_real(v * u));
+	}
+	csv_end(m, c, r);
+}
+
+static void
+read_static(struct mem *m, const char *path)
+{
+	static const char *names[] = { "Op Name", "Size(KB)" };
+	struct pd_csv *c = open_csv(m, path, "static_op_mem");
+	int idx[2], r;
+	double kb;
+
+	if (!c)
+		return;
+	idx[0] = pd_csv_col(c, "Op Name", NULL);
+	idx[1] = pd_csv_col(c, "Size(KB)", NULL);
+	if (need(path, names, idx, 2)) {
+		pd_csv_close(c);
+		return;
+	}
+	m->have_static = 1;
+	while ((r = pd_csv_next(c)) > 0) {
+		if (pd_csv_double(c, idx[1], &kb) != PD_NUM_OK) {
+			skip_row(m, c, "bad size");
+			continue;
+		}
+		m->static_n++;
+		m->static_b += kb * KIB;
+	}
+	csv_end(m, c, r);
+}
+
+/* NPU MEM counters: "APP/Memory" and "Device/Memory" in KB. */
+static int
+on_counter(const struct pd_ev *ev, void *ctx)
+{
+	struct mem *m = ctx;
+	double kb;
+
+	if (ev->ph != 'C' || !pd_ev_arg_double(ev, "KB", &kb))
+		return 0;
+	if (strcmp(ev->name, "APP/Memory") == 0 && kb * KIB > m->lane_app)
+		m->lane_app = kb * KIB;
+	else if (strcmp(ev->name, "Device/Memory") == 0 &&
+	    kb * KIB > m->lane_dev)
+		m->lane_dev = kb * KIB;
+	else
+		return 0;
+	m->have_lane = 1;
+	return 0;
+}
+
+static void
+read_lane(struct mem *m, const char *path)
+{
+	struct pd_trace_cb cb = { 0, on_counter, NULL };
+	struct pd_trace_stats st;
+	int r;
+
+	cb.ctx = m;
+	r = pd_trace_read(path, &cb, &st);
+	if (r < 0) {
+		pd_error(path, 0, "%s", strerror(errno));
+		pd_diag_status(PD_EXIT_SYSTEM);
+		return;
+	}
+	if (r > 0) {
+		pd_warn(path, st.err_line, "%s: NPU MEM peaks cover the %llu "
+		    "events read", st.err, (unsigned long long)st.events);
+		pd_diag_status(PD_EXIT_INPUT);
+	}
+	if (m->have_lane)
+		json_array_append_new(m->sources, json_string("trace_view"));
+}
+
+static json_t *
+bytes(int have, double v)
+{
+	return have && isfinite(v) ? json_integer((json_int_t)llround(v)) :
+	    json_null();
+}
+
+/* The framework's own total: PTA+GE, else PTA, else GE. */
+static struct comp *
+framework(struct mem *m, int64_t dev)
+{
+	static const char *pref[] = { "PTA+GE", "PTA", "GE", NULL };
+	size_t i;
+	int p;
+
+	for (p = 0; pref[p]; p++)
+		for (i = 0; i < m->nc; i++)
+			if (m->c[i].device == dev && m->c[i].have_alloc &&
+			    strcmp(m->c[i].name, pref[p]) == 0)
+				return &m->c[i];
+	return NULL;
+}
+
+static struct comp *
+find_comp(struct mem *m, int64_t dev, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < m->nc; i++)
+		if (m->c[i].device == dev && strcmp(m->c[i].name, name) == 0)
+			return &m->c[i];
+	return NULL;
+}
+
+static double
+slope(const struct comp *k)
+{
+	double d;
+
+	if (k->n < 2)
+		return NAN;
+	d = k->n * k->stt - k->st * k->st;
+	if (d <= 0)
+		return NAN;
+	return (k->n * k->sty - k->st * k->sy) / d;
+}
+
+static int
+cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static json_t *
+devices(struct mem *m, double *pa, double *pr, int *ha, int *hr)
+{
+	json_t *a = json_array(), *o;
+	int64_t *devs = calloc(m->nc + 1, sizeof *devs);
+	size_t i, nd = 0;
+	struct comp *k, *app;
+
+	for (i = 0; i < m->nc; i++)
+		if (!nd || !bsearch(&m->c[i].device, devs, nd, sizeof *devs,
+		    cmp_i64)) {
+			devs[nd++] = m->c[i].device;
+			qsort(devs, nd, sizeof *devs, cmp_i64);
+		}
+	for (i = 0; i < nd; i++) {
+		k = framework(m, devs[i]);
+		app = find_comp(m, devs[i], "APP");
+		o = json_object();
+		pd_set(o, "device", devs[i] < 0 ? json_null() :
+		    json_integer(devs[i]));
+		pd_set(o, "peak_allocated_bytes", bytes(k != NULL,
+		    k ? k->peak_alloc : 0));
+		pd_set(o, "peak_reserved_bytes", bytes(k && k->have_res,
+		    k ? k->peak_res : 0));
+		pd_set(o, "peak_active_bytes", bytes(k && k->have_act,
+		    k ? k->peak_act : 0));
+		pd_set(o, "peak_time_ns", k && k->peak_ts != INT64_MIN ?
+		    json_integer(k->peak_ts) : json_null());
+		pd_set_null(o, "capacity_bytes");
+		pd_set(o, "fragmentation_bytes", bytes(k != NULL,
+		    k ? k->res_at_peak - k->peak_alloc : NAN));
+		pd_set_real(o, "growth_bytes_per_s", k ? slope(k) : NAN, 3);
+		pd_set_str(o, "component", k ? k->name : NULL);
+		pd_set(o, "app_peak_reserved_bytes", bytes(app &&
+		    app->have_res, app ? app->peak_res : 0));
+		json_array_append_new(a, o);
+		if (k && (!*ha || k->peak_alloc > *pa)) {
+			*pa = k->peak_alloc;
+			*ha = 1;
+		}
+		if (k && k->have_res && (!*hr || k->peak_res > *pr)) {
+			*pr = k->peak_res;
+			*hr = 1;
+		}
+	}
+	free(devs);
+	return a;
+}
+
+static int
+alloc_by_bytes(const void *x, const void *y)
+{
+	const struct alloc *a = x, *b = y;
+
+	if (a->bytes != b->bytes)
+		return a->bytes < b->bytes ? 1 : -1;
+	return strcmp(a->name, b->name);
+}
+
+static int
+alloc_by_life(const void *x, const void *y)
+{
+	const struct alloc *a = x, *b = y;
+
+	if (a->lifetime_us != b->lifetime_us)
+		return a->lifetime_us < b->lifetime_us ? 1 : -1;
+	return strcmp(a->name, b->name);
+}
+
+static json_t *
+allocators(struct mem *m, size_t topn, int (*cmp)(const void *,
+    const void *))
+{
+	json_t *a = json_array(), *o;
+	size_t i;
+
+	if (m->na > 1)
+		qsort(m->a, m->na, sizeof *m->a, cmp);
+	for (i = 0; i < m->na && i < topn; i++) {
+		o = json_object();
+		pd_set_str(o, "name", m->a[i].name);
+		pd_set(o, "bytes", bytes(1, m->a[i].bytes));
+		pd_set_int(o, "count", m->a[i].count);
+		pd_set_real(o, "lifetime_us", m->a[i].lifetime_us, 3);
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+static json_t *
+count_bytes(long n, double b)
+{
+	json_t *o = json_object();
+
+	pd_set_int(o, "count", n);
+	pd_set(o, "bytes", bytes(1, b));
+	return o;
+}
+
+struct modpeak {
+	const char *name;
+	double b;
+};
+
+static int
+mod_cmp(const void *x, const void *y)
+{
+	const struct modpeak *a = x, *b = y;
+
+	if (a->b != b->b)
+		return a->b < b->b ? 1 : -1;
+	return strcmp(a->name, b->name);
+}
+
+static json_t *
+modules(struct mem *m, size_t topn)
+{
+	json_t *a, *o, *v;
+	const char *k;
+	struct modpeak *p;
+	size_t n = 0, i;
+
+	if (!m->modules)
+		return json_null();
+	p = calloc(json_object_size(m->modules) + 1, sizeof *p);
+	json_object_foreach(m->modules, k, v) {
+		p[n].name = k;
+		p[n++].b = json_real_value(v);
+	}
+	qsort(p, n, sizeof *p, mod_cmp);
+	a = json_array();
+	for (i = 0; i < n && i < topn; i++) {
+		o = json_object();
+		pd_set_str(o, "component", p[i].name);
+		pd_set(o, "peak_reserved_bytes", bytes(1, p[i].b));
+		json_array_append_new(a, o);
+	}
+	free(p);
+	return a;
+}
+
+static void
+emit(struct mem *m, json_t *root, const struct pd_tool *t)
+{
+	json_t *r = pd_rec_new("pd.mem", 1, root), *o, *src;
+	double pa = 0, pr = 0;
+	int ha = 0, hr = 0;
+	size_t i;
+	char buf[256] = "";
+
+	for (i = 0; i < json_array_size(m->sources); i++) {
+		src = json_array_get(m->sources, i);
+		snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s",
+		    i ? "+" : "", json_string_value(src));
+	}
+	pd_set_str(r, "source", buf);
+	o = devices(m, &pa, &pr, &ha, &hr);
+	pd_set(r, "devices", o);
+	pd_set(r, "peak_allocated_bytes", bytes(ha, pa));
+	pd_set(r, "peak_reserved_bytes", bytes(hr, pr));
+	pd_set_null(r, "capacity_bytes");
+	pd_set_null(r, "peak_ratio");
+	pd_set(r, "top_allocators", m->have_opmem ?
+	    allocators(m, (size_t)t->topn, alloc_by_bytes) : json_null());
+	pd_set(r, "never_released", m->have_opmem ?
+	    count_bytes(m->never_n, m->never_b) : json_null());
+	pd_set(r, "frees_without_alloc", m->have_opmem ?
+	    count_bytes(m->free_n, m->free_b) : json_null());
+	/* appended keys (pd-record.5) */
+	pd_set(r, "top_by_lifetime", m->have_opmem ?
+	    allocators(m, (size_t)t->topn, alloc_by_life) : json_null());
+	pd_set(r, "modules", modules(m, (size_t)t->topn));
+	pd_set(r, "static_ops", m->have_static ?
+	    count_bytes(m->static_n, m->static_b) : json_null());
+	if (m->have_lane) {
+		o = json_object();
+		pd_set(o, "app_peak_bytes", bytes(m->lane_app > 0,
+		    m->lane_app));
+		pd_set(o, "device_peak_bytes", bytes(m->lane_dev > 0,
+		    m->lane_dev));
+		pd_set(r, "npu_mem", o);
+	} else
+		pd_set_null(r, "npu_mem");
+	pd_set_int(r, "skipped_rows", m->skipped);
+	pd_set_int(r, "inexact_rows", m->inexact);
+	pd_rec_emit(r);
+}
 
 int
 sum_mem_ascend(json_t *root, const struct pd_tool *t)
 {
-	(void)root;
-	(void)t;
+	struct mem m;
+	const char *p;
+	size_t i;
+	int64_t dev = pd_rec_int(root, "device", -1);
+
+	memset(&m, 0, sizeof m);
+	m.sources = json_array();
+	for (i = 0; (p = pd_root_export(root, "memory_record", i)); i++)
+		read_record(&m, p, dev);
+	for (i = 0; (p = pd_root_export(root, "operator_memory", i)); i++)
+		read_opmem(&m, p);
+	for (i = 0; (p = pd_root_export(root, "npu_module_mem", i)); i++)
+		read_modules(&m, p);
+	for (i = 0; (p = pd_root_export(root, "static_op_mem", i)); i++)
+		read_static(&m, p);
+	if ((p = pd_root_export(root, "trace_view", 0)))
+		read_lane(&m, p);
+	if (json_array_size(m.sources))
+		emit(&m, root, t);
+	for (i = 0; i < m.na; i++)
+		free(m.a[i].name);
+	free(m.a);
+	free(m.c);
+	json_decref(m.aindex);
+	json_decref(m.modules);
+	json_decref(m.sources);
 	return 0;
 }
