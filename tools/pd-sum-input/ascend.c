@@ -1,10 +1,663 @@
-/* pd-sum-input for ascend roots. Not written yet: emits nothing. */
+/* pd-sum-input for Ascend roots: how much of each step waits for input.
+ *
+ * Reads, per root: trace_view.json (ProfilerStep#N spans and the host
+ * spans whose name contains "dataloader", any case), step_trace_time.csv
+ * (the Preparing column), and the MindSpore dataset files:
+ * minddata_pipeline_raw_*.csv (else pipeline_profiling_*.json) for the
+ * pipeline's queues, device_queue_profiling_*.txt (else
+ * dataset_iterator_profiling_*.txt) for empty-queue records, and
+ * minddata_aicpu_*.txt (GetNext waits).
+ * Writes one pd.input per root that has any of them; streams the trace,
+ * keeping only step and dataloader spans. */
 #include "sum_input.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pd_csv.h"
+#include "pd_diag.h"
+#include "pd_locate.h"
+#include "pd_num.h"
+#include "pd_rec.h"
+#include "pd_trace.h"
+
+/* TensorBoard's input-pipeline analysis classes. */
+#define HIGHLY 0.20
+#define MODERATELY 0.05
+/* msprof-analyze advisor rule 20: a dataloader call should take less. */
+#define SLOW_LOADER_NS 10000000LL
+/* MindInsight: a queue used below this share is "low" (empty side of its
+ * [0.6, 0.8] band). */
+#define LOW_USAGE 0.6
+
+struct span {
+	int64_t start, end, step;
+};
+
+struct spans {
+	struct span *s;
+	size_t n, cap;
+};
+
+struct pipe_op {
+	int64_t id, parent;
+	char type[64];
+	int64_t workers;
+	double usage;		/* NaN when unknown */
+	int64_t child[16];
+	int nchild;
+};
+
+struct in {
+	struct spans steps, loaders;
+	long slow_loaders, skipped;
+	json_t *prep;		/* "step" -> [preparing_us, step_us] */
+	json_t *sources;
+	struct pipe_op *ops;
+	size_t nops;
+	long q_records, q_empty, gn_records, gn_empty;
+	int have_queue, have_getnext;
+};
+
+static void
+push(struct spans *a, int64_t s, int64_t e, int64_t step)
+{
+	if (a->n == a->cap) {
+		a->cap = a->cap ? 2 * a->cap : 64;
+		a->s = realloc(a->s, a->cap * sizeof *a->s);
+		if (!a->s)
+			abort();
+	}
+	a->s[a->n].start = s;
+	a->s[a->n].end = e;
+	a->s[a->n].step = step;
+	a->n++;
+}
+
+static void
+add_source(struct in *x, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < json_array_size(x->sources); i++)
+		if (strcmp(json_string_value(json_array_get(x->sources, i)),
+		    s) == 0)
+			return;
+	json_array_append_new(x->sources, json_string(s));
+}
+
+static int
+on_event(const struct pd_ev *ev, void *ctx)
+{
+	struct in *x = ctx;
+	int64_t n;
+
+	if (ev->ph != 'X' || !ev->has_ts || !ev->has_dur)
+		return 0;
+	if (strncmp(ev->name, "ProfilerStep#", 13) == 0) {
+		if (pd_num_int(ev->name + 13, strlen(ev->name + 13), &n) !=
+		    PD_NUM_OK)
+			n = -1;
+		push(&x->steps, ev->ts_ns, ev->ts_ns + ev->dur_ns, n);
+	} else if (strcasestr(ev->name, "dataloader")) {
+		push(&x->loaders, ev->ts_ns, ev->ts_ns + ev->dur_ns, 0);
+		if (ev->dur_ns >= SLOW_LOADER_NS)
+			x->slow_loaders++;
+	}
+	return 0;
+}
+
+static int
+by_start(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return (x->end > y->end) - (x->end < y->end);
+}
+
+/* Nested spans (enumerate(DataLoader) inside dataloader.py __next__)
+ * are counted once: merge into a union. */
+static void
+merge(struct spans *a)
+{
+	size_t i, k = 0;
+
+	if (!a->n)
+		return;
+	qsort(a->s, a->n, sizeof *a->s, by_start);
+	for (i = 1; i < a->n; i++) {
+		if (a->s[i].start <= a->s[k].end) {
+			if (a->s[i].end > a->s[k].end)
+				a->s[k].end = a->s[i].end;
+		} else
+			a->s[++k] = a->s[i];
+	}
+	a->n = k + 1;
+}
+
+static void
+read_trace(struct in *x, const char *path)
+{
+	struct pd_trace_cb cb = { 0, on_event, NULL };
+	struct pd_trace_stats st;
+	int r;
+
+	cb.ctx = x;
+	r = pd_trace_read(path, &cb, &st);
+	if (r < 0) {
+		pd_error(path, 0, "%s", strerror(errno));
+		pd_diag_status(PD_EXIT_SYSTEM);
+		return;
+	}
+	if (r > 0) {
+		pd_warn(path, st.err_line, "%s: input spans cover the %llu "
+		    "events read", st.err, (unsigned long long)st.events);
+		pd_diag_status(PD_EXIT_INPUT);
+	}
+	if (x->steps.n || x->loaders.n)
+		add_source(x, "trace_view");
+	qsort(x->steps.s, x->steps.n, sizeof *x->steps.s, by_start);
+	merge(&x->loaders);
+}
+
+static void
+skip_row(struct in *x, const char *file, long line, const char *what)
+{
+	pd_warn(file, line, "%s: skipped", what);
+	pd_diag_status(PD_EXIT_INPUT);
+	x->skipped++;
+}
+
+static struct pd_csv *
+open_csv(const char *path)
+{
+	struct pd_csv *c = pd_csv_open(path);
+	int r;
+
+	if (!c) {
+		pd_error(path, 0, "%s", strerror(errno));
+		pd_diag_status(PD_EXIT_SYSTEM);
+		return NULL;
+	}
+	if ((r = pd_csv_header(c)) <= 0) {
+		if (r < 0) {
+			pd_warn(path, pd_csv_line(c), "cannot read the header");
+			pd_diag_status(PD_EXIT_INPUT);
+		}
+		pd_csv_close(c);
+		return NULL;
+	}
+	return c;
+}
+
+static void
+csv_end(struct in *x, struct pd_csv *c, int r)
+{
+	if (r == -2)
+		skip_row(x, pd_csv_name(c), pd_csv_line(c), "file ends inside "
+		    "a quoted field (truncated?): last row");
+	pd_csv_close(c);
+}
+
+static int
+need(const char *path, const char **names, const int *idx, int n)
+{
+	char buf[512] = "";
+	int i, bad = 0;
+
+	for (i = 0; i < n; i++)
+		if (idx[i] < 0) {
+			size_t l = strlen(buf);
+
+			snprintf(buf + l, sizeof buf - l, "%s'%s'",
+			    bad++ ? ", " : "", names[i]);
+		}
+	if (!bad)
+		return 0;
+	pd_error(path, 1, "unknown header variant: missing column %s", buf);
+	pd_diag_status(PD_EXIT_INPUT);
+	return -1;
+}
+
+/* step_trace_time.csv: Preparing, and the step as Stage + Bubble +
+ * Preparing (Stage is the device span less Bubble; Preparing is the time
+ * from the step start to the first device activity). */
+static void
+read_step_trace(struct in *x, const char *path)
+{
+	static const char *names[] = { "Step", "Stage", "Preparing" };
+	struct pd_csv *c = open_csv(path);
+	int idx[3], bub, r;
+	double prep, stage, bubble;
+	json_t *v;
+
+	if (!c)
+		return;
+	idx[0] = pd_csv_col(c, "Step", NULL);
+	idx[1] = pd_csv_col(c, "Stage", NULL);
+	idx[2] = pd_csv_col(c, "Preparing", NULL);
+	bub = pd_csv_col(c, "Bubble", NULL);
+	if (idx[2] < 0 && idx[0] >= 0 && idx[1] >= 0) {
+		/* before 2024 there was no Preparing column: nothing here */
+		pd_csv_close(c);
+		return;
+	}
+	if (need(path, names, idx, 3)) {
+		pd_csv_close(c);
+		return;
+	}
+	add_source(x, "step_trace_time");
+	while ((r = pd_csv_next(c)) > 0) {
+		if (pd_csv_double(c, idx[2], &prep) != PD_NUM_OK ||
+		    pd_csv_double(c, idx[1], &stage) != PD_NUM_OK) {
+			skip_row(x, path, pd_csv_line(c),
+			    "bad Preparing or Stage");
+			continue;
+		}
+		if (bub < 0 || pd_csv_double(c, bub, &bubble) != PD_NUM_OK)
+			bubble = 0;
+		v = json_pack("[ff]", prep, stage + bubble + prep);
+		json_object_set_new(x->prep, pd_csv_field(c, idx[0]), v);
+	}
+	csv_end(x, c, r);
+}
+
+static struct pipe_op *
+new_op(struct in *x)
+{
+	struct pipe_op *o;
+
+	x->ops = realloc(x->ops, (x->nops + 1) * sizeof *x->ops);
+	if (!x->ops)
+		abort();
+	o = &x->ops[x->nops++];
+	memset(o, 0, sizeof *o);
+	o->parent = -1;
+	o->usage = NAN;
+	return o;
+}
+
+/* "[2, 3]" -> children */
+static void
+parse_children(struct pipe_op *o, const char *s)
+{
+	char *end;
+	long v;
+
+	while (*s && o->nchild < 16) {
+		if (*s >= '0' && *s <= '9') {
+			v = strtol(s, &end, 10);
+			o->child[o->nchild++] = v;
+			s = end;
+		} else
+			s++;
+	}
+}
+
+static void
+read_pipeline_csv(struct in *x, const char *path)
+{
+	static const char *names[] = { "op_id", "op_type",
+	    "output_queue_usage_rate", "children_id" };
+	struct pd_csv *c = open_csv(path);
+	int idx[4], par, nw, r;
+	struct pipe_op *o;
+	int64_t id;
+
+	if (!c)
+		return;
+	idx[0] = pd_csv_col(c, "op_id", NULL);
+	idx[1] = pd_csv_col(c, "op_type", NULL);
+	idx[2] = pd_csv_col(c, "output_queue_usage_rate", NULL);
+	idx[3] = pd_csv_col(c, "children_id", NULL);
+	par = pd_csv_col(c, "parent_id", NULL);
+	nw = pd_csv_col(c, "num_workers", NULL);
+	if (need(path, names, idx, 4)) {
+		pd_csv_close(c);
+		return;
+	}
+	add_source(x, "minddata_pipeline_raw");
+	while ((r = pd_csv_next(c)) > 0) {
+		if (pd_csv_int(c, idx[0], &id) != PD_NUM_OK) {
+			skip_row(x, path, pd_csv_line(c), "bad op_id");
+			continue;
+		}
+		o = new_op(x);
+		o->id = id;
+		snprintf(o->type, sizeof o->type, "%s", pd_csv_field(c, idx[1]));
+		if (pd_csv_double(c, idx[2], &o->usage) != PD_NUM_OK)
+			o->usage = NAN;
+		if (par < 0 || pd_csv_int(c, par, &o->parent) != PD_NUM_OK)
+			o->parent = -1;
+		if (nw < 0 || pd_csv_int(c, nw, &o->workers) != PD_NUM_OK)
+			o->workers = -1;
+		parse_children(o, pd_csv_field(c, idx[3]));
+	}
+	csv_end(x, c, r);
+}
+
+/* pipeline_profiling_{dev}.json: usage = mean(size) / length. */
+static void
+read_pipeline_json(struct in *x, const char *path)
+{
+	json_error_t err;
+	json_t *j = json_load_file(path, 0, &err), *ops, *op, *q, *sz, *ch;
+	size_t i, k;
+	struct pipe_op *o;
+	double sum;
+
+	if (!j) {
+		pd_warn(path, err.line, "%s: file skipped", err.text);
+		pd_diag_status(PD_EXIT_INPUT);
+		x->skipped++;
+		return;
+	}
+	add_source(x, "pipeline_profiling");
+	ops = json_object_get(j, "op_info");
+	json_array_foreach(ops, i, op) {
+		o = new_op(x);
+		o->id = json_integer_value(json_object_get(op, "op_id"));
+		snprintf(o->type, sizeof o->type, "%s", json_string_value(
+		    json_object_get(op, "op_type")) ?
+		    json_string_value(json_object_get(op, "op_type")) : "");
+		o->workers = json_is_integer(json_object_get(op,
+		    "num_workers")) ? json_integer_value(json_object_get(op,
+		    "num_workers")) : -1;
+		json_array_foreach(json_object_get(op, "children"), k, ch)
+			if (o->nchild < 16)
+				o->child[o->nchild++] = json_integer_value(ch);
+		q = json_object_get(json_object_get(json_object_get(op,
+		    "metrics"), "output_queue"), "length");
+		sz = json_object_get(json_object_get(json_object_get(op,
+		    "metrics"), "output_queue"), "size");
+		if (json_number_value(q) > 0 && json_array_size(sz)) {
+			sum = 0;
+			json_array_foreach(sz, k, ch)
+				sum += json_number_value(ch);
+			o->usage = sum / json_array_size(sz) /
+			    json_number_value(q);
+		}
+	}
+	for (i = 0; i < x->nops; i++)
+		for (k = 0; k < x->nops; k++) {
+			int c;
+
+			for (c = 0; c < x->ops[k].nchild; c++)
+				if (x->ops[k].child[c] == x->ops[i].id)
+					x->ops[i].parent = x->ops[k].id;
+		}
+	json_decref(j);
+}
+
+static struct pipe_op *
+find_op(struct in *x, int64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < x->nops; i++)
+		if (x->ops[i].id == id)
+			return &x->ops[i];
+	return NULL;
+}
+
+/* The slowest pipeline op: walk down from the root while some child's
+ * output queue is low (the emptiest child first); the op reached is
+ * starved while its inputs are not, so it cannot keep up. */
+static struct pipe_op *
+slowest(struct in *x)
+{
+	struct pipe_op *root = NULL, *cur, *best, *c;
+	size_t i;
+	int k, steps = 0;
+
+	for (i = 0; i < x->nops; i++)
+		if (x->ops[i].parent < 0 && (!root || x->ops[i].id < root->id))
+			root = &x->ops[i];
+	for (cur = root; cur && steps++ < 64; cur = best) {
+		best = NULL;
+		for (k = 0; k < cur->nchild; k++) {
+			c = find_op(x, cur->child[k]);
+			if (c && c->usage < LOW_USAGE && (!best ||
+			    c->usage < best->usage || (c->usage ==
+			    best->usage && c->id < best->id)))
+				best = c;
+		}
+		if (!best)
+			break;
+	}
+	if (cur == root && cur && !(cur->usage < LOW_USAGE))
+		return NULL;
+	return cur;
+}
+
+/* device_queue_profiling / dataset_iterator_profiling: "1 capacity step
+ * size ..." are queue records (size 0: empty); minddata_aicpu:
+ * "GetNext_dequeue_wait start end size". */
+static void
+read_txt(struct in *x, const char *path, int getnext)
+{
+	FILE *f = fopen(path, "r");
+	char line[512], name[64];
+	long ln = 0, a, b, c, d;
+
+	if (!f) {
+		pd_error(path, 0, "%s", strerror(errno));
+		pd_diag_status(PD_EXIT_SYSTEM);
+		return;
+	}
+	add_source(x, getnext ? "minddata_aicpu" : "device_queue_profiling");
+	while (fgets(line, sizeof line, f)) {
+		ln++;
+		if (line[strspn(line, " \t\r\n")] == 0)
+			continue;
+		if (getnext) {
+			if (sscanf(line, "%63s %ld %ld %ld", name, &a, &b,
+			    &c) != 4) {
+				skip_row(x, path, ln, "malformed GetNext line");
+				continue;
+			}
+			x->have_getnext = 1;
+			x->gn_records++;
+			x->gn_empty += c == 0;
+			continue;
+		}
+		if (sscanf(line, "%ld %ld %ld %ld", &a, &b, &c, &d) != 4) {
+			skip_row(x, path, ln, "malformed queue line");
+			continue;
+		}
+		if (a != 1)
+			continue;
+		x->have_queue = 1;
+		x->q_records++;
+		x->q_empty += d == 0;
+	}
+	fclose(f);
+}
+
+static double
+ratio(double p, double w)
+{
+	return w > 0 ? p / w : NAN;
+}
+
+static double
+overlap(const struct spans *l, int64_t s, int64_t e)
+{
+	size_t i;
+	int64_t t = 0, a, b;
+
+	for (i = 0; i < l->n; i++) {
+		a = l->s[i].start > s ? l->s[i].start : s;
+		b = l->s[i].end < e ? l->s[i].end : e;
+		if (b > a)
+			t += b - a;
+	}
+	return t / 1e3;
+}
+
+static json_t *
+step_obj(json_t *step, double in_us, double st_us, json_t *prep)
+{
+	json_t *o = json_object();
+
+	pd_set(o, "step", step);
+	pd_set_real(o, "input_us", in_us, 3);
+	pd_set_real(o, "step_us", st_us, 3);
+	pd_set_real(o, "input_ratio", ratio(in_us, st_us), 4);
+	pd_set(o, "preparing_us", prep ? pd_real(json_real_value(
+	    json_array_get(prep, 0)), 3) : json_null());
+	return o;
+}
+
+static json_t *
+steps(struct in *x, double *sin, double *sst, long *n)
+{
+	json_t *a = json_array(), *prep;
+	const char *k;
+	size_t i;
+	char key[32];
+	double in, st;
+
+	if (x->steps.n) {
+		for (i = 0; i < x->steps.n; i++) {
+			struct span *s = &x->steps.s[i];
+
+			in = x->loaders.n ? overlap(&x->loaders, s->start,
+			    s->end) : NAN;
+			st = (s->end - s->start) / 1e3;
+			snprintf(key, sizeof key, "%lld", (long long)s->step);
+			prep = json_object_get(x->prep, key);
+			if (!x->loaders.n && prep)
+				in = json_real_value(json_array_get(prep, 0));
+			json_array_append_new(a, step_obj(s->step >= 0 ?
+			    json_integer(s->step) : json_null(), in, st, prep));
+			if (!isnan(in)) {
+				*sin += in;
+				*sst += st;
+				(*n)++;
+			}
+		}
+		return a;
+	}
+	json_object_foreach(x->prep, k, prep) {
+		int64_t sn;
+
+		in = json_real_value(json_array_get(prep, 0));
+		st = json_real_value(json_array_get(prep, 1));
+		json_array_append_new(a, step_obj(pd_num_int(k, strlen(k),
+		    &sn) == PD_NUM_OK ? json_integer(sn) : json_null(), in, st,
+		    prep));
+		*sin += in;
+		*sst += st;
+		(*n)++;
+	}
+	return a;
+}
+
+static int
+by_id(const void *a, const void *b)
+{
+	const struct pipe_op *x = a, *y = b;
+
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+/* After slowest(): sorting moves the ops. */
+static json_t *
+pipeline(struct in *x)
+{
+	json_t *a = json_array(), *o;
+	size_t i;
+
+	qsort(x->ops, x->nops, sizeof *x->ops, by_id);
+	for (i = 0; i < x->nops; i++) {
+		o = json_object();
+		pd_set_int(o, "op_id", x->ops[i].id);
+		pd_set_str(o, "op_type", x->ops[i].type);
+		pd_set(o, "num_workers", x->ops[i].workers >= 0 ?
+		    json_integer(x->ops[i].workers) : json_null());
+		pd_set_real(o, "queue_usage_ratio", x->ops[i].usage, 4);
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+static void
+emit(struct in *x, json_t *root)
+{
+	json_t *r = pd_rec_new("pd.input", 1, root), *o;
+	double sin = 0, sst = 0, q;
+	long n = 0;
+	size_t i;
+	char buf[256] = "";
+	struct pipe_op *slow;
+
+	for (i = 0; i < json_array_size(x->sources); i++)
+		snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s",
+		    i ? "+" : "", json_string_value(json_array_get(x->sources,
+		    i)));
+	pd_set_str(r, "source", buf);
+	pd_set(r, "steps", steps(x, &sin, &sst, &n));
+	pd_set_real(r, "input_us_mean", n ? sin / n : NAN, 3);
+	q = n ? ratio(sin, sst) : NAN;
+	pd_set_real(r, "input_ratio", q, 4);
+	pd_set_str(r, "class", isnan(q) ? NULL : q >= HIGHLY ? "highly" :
+	    q >= MODERATELY ? "moderately" : "not");
+	pd_set_real(r, "queue_empty_ratio", x->have_queue ?
+	    ratio(x->q_empty, x->q_records) : NAN, 4);
+	slow = slowest(x);
+	if (slow) {
+		o = json_object();
+		pd_set_int(o, "op_id", slow->id);
+		pd_set_str(o, "op_type", slow->type);
+		pd_set_real(o, "queue_usage_ratio", slow->usage, 4);
+		pd_set(r, "slowest_op", o);
+	} else
+		pd_set_null(r, "slowest_op");
+	/* appended keys (pd-record.5) */
+	pd_set_int(r, "dataloader_spans", (json_int_t)x->loaders.n);
+	pd_set_int(r, "slow_dataloader_calls", x->slow_loaders);
+	pd_set_real(r, "getnext_empty_ratio", x->have_getnext ?
+	    ratio(x->gn_empty, x->gn_records) : NAN, 4);
+	pd_set(r, "pipeline", x->nops ? pipeline(x) : json_null());	/* last */
+	pd_set_int(r, "skipped_rows", x->skipped);
+	pd_rec_emit(r);
+}
 
 int
 sum_input_ascend(json_t *root, const struct pd_tool *t)
 {
-	(void)root;
+	struct in x;
+	const char *p;
+
 	(void)t;
+	memset(&x, 0, sizeof x);
+	x.prep = json_object();
+	x.sources = json_array();
+	if ((p = pd_root_export(root, "trace_view", 0)))
+		read_trace(&x, p);
+	if ((p = pd_root_export(root, "step_trace_time", 0)))
+		read_step_trace(&x, p);
+	if ((p = pd_root_export(root, "minddata_pipeline_raw", 0)))
+		read_pipeline_csv(&x, p);
+	else if ((p = pd_root_export(root, "pipeline_profiling", 0)))
+		read_pipeline_json(&x, p);
+	if ((p = pd_root_export(root, "device_queue_profiling", 0)) ||
+	    (p = pd_root_export(root, "dataset_iterator_profiling", 0)))
+		read_txt(&x, p, 0);
+	if ((p = pd_root_export(root, "minddata_aicpu", 0)))
+		read_txt(&x, p, 1);
+	if (json_array_size(x.sources))
+		emit(&x, root);
+	free(x.steps.s);
+	free(x.loaders.s);
+	free(x.ops);
+	json_decref(x.prep);
+	json_decref(x.sources);
 	return 0;
 }
