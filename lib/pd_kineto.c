@@ -1,0 +1,385 @@
+#include "pd_kineto.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "pd_diag.h"
+#include "pd_locate.h"
+#include "pd_num.h"
+#include "pd_rec.h"
+
+static int
+name_class(const char *name, int dflt)
+{
+	if (strncmp(name, "Memcpy", 6) == 0)
+		return PD_KC_MEMCPY;
+	if (strncmp(name, "Memset", 6) == 0)
+		return PD_KC_MEMSET;
+	return dflt;
+}
+
+int
+pd_kineto_class(const struct pd_ev *ev)
+{
+	const char *c = ev->cat;
+
+	if (ev->ph == 'M')
+		return PD_KC_META;
+	switch (c[0]) {
+	case 'k':
+		if (strcmp(c, "kernel") == 0)
+			return PD_KC_KERNEL;
+		break;
+	case 'K':
+		if (strcmp(c, "Kernel") == 0)
+			return PD_KC_KERNEL;
+		break;
+	case 'g':
+		if (strcmp(c, "gpu_memcpy") == 0)
+			return PD_KC_MEMCPY;
+		if (strcmp(c, "gpu_memset") == 0)
+			return PD_KC_MEMSET;
+		if (strcmp(c, "gpu_user_annotation") == 0)
+			return PD_KC_GPU_ANNOT;
+		break;
+	case 'M':
+		if (strcmp(c, "Memcpy") == 0)
+			return PD_KC_MEMCPY;
+		if (strcmp(c, "Memset") == 0)
+			return PD_KC_MEMSET;
+		break;
+	case 'c':
+		if (strcmp(c, "cpu_op") == 0)
+			return PD_KC_CPU_OP;
+		if (strcmp(c, "cuda_runtime") == 0 ||
+		    strcmp(c, "cuda_driver") == 0)
+			return PD_KC_RUNTIME;
+		if (strcmp(c, "cuda_sync") == 0)
+			return PD_KC_SYNC;
+		if (strcmp(c, "cpu_instant_event") == 0 &&
+		    strcmp(ev->name, "[memory]") == 0)
+			return PD_KC_MEMORY;
+		break;
+	case 'R':
+		if (strcmp(c, "Runtime") == 0)
+			return PD_KC_RUNTIME;
+		break;
+	case 'O':
+		if (strcmp(c, "Operator") == 0)
+			return PD_KC_CPU_OP;
+		break;
+	case 'u':
+		if (strcmp(c, "user_annotation") == 0)
+			return PD_KC_ANNOT;
+		break;
+	case 'p':
+		if (strcmp(c, "python_function") == 0)
+			return PD_KC_PYTHON;
+		break;
+	case 0:
+		if (strcmp(ev->name, "[memory]") == 0)
+			return PD_KC_MEMORY;
+		/* the legacy autograd exporter: no cat, lanes by pid */
+		if (ev->ph == 'X' && ev->pid && !ev->pid_is_num) {
+			if (strcmp(ev->pid, "CPU functions") == 0)
+				return PD_KC_CPU_OP;
+			if (strcmp(ev->pid, "CUDA functions") == 0)
+				return name_class(ev->name, PD_KC_KERNEL);
+		}
+		break;
+	}
+	return PD_KC_OTHER;
+}
+
+int
+pd_kineto_is_gpu(int k)
+{
+	return k == PD_KC_KERNEL || k == PD_KC_MEMCPY || k == PD_KC_MEMSET;
+}
+
+int
+pd_kineto_is_cpu_range(int k)
+{
+	return k == PD_KC_ANNOT || k == PD_KC_CPU_OP;
+}
+
+int64_t
+pd_kineto_step_num(const char *name)
+{
+	const char *p;
+	int64_t n = 0;
+
+	if (name[0] != 'P' || strncmp(name, "ProfilerStep", 12) != 0)
+		return -1;
+	p = name + 12;
+	while (*p == ' ')
+		p++;
+	if (*p++ != '#')
+		return -1;
+	while (*p == ' ')
+		p++;
+	if (*p < '0' || *p > '9')
+		return -1;
+	while (*p >= '0' && *p <= '9' && n < INT64_MAX / 10)
+		n = n * 10 + (*p++ - '0');
+	return *p == 0 ? n : -1;
+}
+
+int
+pd_kineto_is_dataloader(const char *name)
+{
+	static const char pre[] = "enumerate(DataLoader)#";
+	static const char suf[] = ".__next__";
+	size_t n;
+
+	if (name[0] != 'e' || strncmp(name, pre, sizeof pre - 1) != 0)
+		return 0;
+	n = strlen(name);
+	return n >= sizeof pre - 1 + sizeof suf - 1 &&
+	    strcmp(name + n - (sizeof suf - 1), suf) == 0;
+}
+
+int64_t
+pd_kineto_stream(const struct pd_ev *ev)
+{
+	int64_t v;
+
+	if (pd_ev_arg_int(ev, "stream", &v))
+		return v;
+	if (ev->tid_is_num)
+		return ev->tid_num;
+	if (ev->tid && strncmp(ev->tid, "stream ", 7) == 0 &&
+	    pd_num_int(ev->tid + 7, strlen(ev->tid + 7), &v) == PD_NUM_OK)
+		return v;
+	return -1;
+}
+
+int
+pd_kineto_dtype_size(const char *d)
+{
+	static const struct {
+		const char *name;
+		int size;
+	} t[] = {
+		{ "Float", 4 }, { "float", 4 }, { "Double", 8 }, { "double", 8 },
+		{ "Half", 2 }, { "c10::Half", 2 }, { "BFloat16", 2 },
+		{ "c10::BFloat16", 2 }, { "Byte", 1 }, { "unsigned char", 1 },
+		{ "Char", 1 }, { "signed char", 1 }, { "Short", 2 },
+		{ "short int", 2 }, { "short", 2 }, { "Int", 4 }, { "int", 4 },
+		{ "Long", 8 }, { "long int", 8 }, { "long", 8 },
+		{ "int64_t", 8 }, { "Bool", 1 }, { "bool", 1 },
+		{ "ComplexHalf", 4 }, { "ComplexFloat", 8 },
+		{ "c10::complex<float>", 8 }, { "ComplexDouble", 16 },
+		{ "c10::complex<double>", 16 }, { "UInt16", 2 },
+		{ "UInt32", 4 }, { "UInt64", 8 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof t / sizeof t[0]; i++)
+		if (strcmp(d, t[i].name) == 0)
+			return t[i].size;
+	if (strncmp(d, "Float8", 6) == 0 || strncmp(d, "c10::Float8", 11) == 0)
+		return 1;
+	return 0;
+}
+
+const char *
+pd_kineto_trace_path(json_t *root)
+{
+	const char *p = pd_root_export(root, "kineto_trace", 0);
+	struct stat st;
+
+	if (p)
+		return p;
+	p = pd_rec_str(root, "root");
+	if (p && stat(p, &st) == 0 && S_ISREG(st.st_mode))
+		return p;
+	return NULL;
+}
+
+struct rdctx {
+	const struct pd_trace_cb *cb;
+	struct pd_kineto_info *info;
+};
+
+static int
+tramp_event(const struct pd_ev *ev, void *ctx)
+{
+	struct rdctx *c = ctx;
+
+	return c->cb->on_event ? c->cb->on_event(ev, c->cb->ctx) : 0;
+}
+
+static void
+tramp_meta(const char *key, json_t *v, void *ctx)
+{
+	struct rdctx *c = ctx;
+	struct pd_kineto_info *in = c->info;
+
+	if (strcmp(key, "distributedInfo") == 0) {
+		json_t *r = json_object_get(v, "rank");
+		if (json_is_integer(r))
+			in->rank = json_integer_value(r);
+		else if (json_is_string(r))
+			in->rank = strtoll(json_string_value(r), NULL, 10);
+	} else if (strcmp(key, "deviceProperties") == 0 && json_is_array(v)) {
+		json_decref(in->devices);
+		in->devices = json_incref(v);
+	} else if (strcmp(key, "baseTimeNanoseconds") == 0 &&
+	    json_is_integer(v)) {
+		in->base_ns = json_integer_value(v);
+	}
+	if (c->cb->on_meta)
+		c->cb->on_meta(key, v, c->cb->ctx);
+}
+
+int
+pd_kineto_read(const char *path, const struct pd_trace_cb *cb,
+    struct pd_kineto_info *info, struct pd_trace_stats *st)
+{
+	struct rdctx c = { cb, info };
+	struct pd_trace_cb tcb = { &c, tramp_event, tramp_meta };
+	int rc;
+
+	memset(info, 0, sizeof *info);
+	info->rank = -1;
+	rc = pd_trace_read(path, &tcb, st);
+	if (rc < 0) {
+		pd_error(path, 0, "%s", strerror(errno));
+		pd_diag_status(PD_EXIT_SYSTEM);
+		return -1;
+	}
+	if (rc == 1) {
+		pd_warn(path, st->err_line, "%s; summarized the %" PRIu64
+		    " events read before it", st->err, st->events);
+		pd_diag_status(PD_EXIT_INPUT);
+	}
+	if (st->skipped) {
+		pd_warn(path, 0, "%" PRIu64 " trace entries skipped (not an "
+		    "object, or unreadable ts/dur)", st->skipped);
+		pd_diag_status(PD_EXIT_INPUT);
+	}
+	return rc;
+}
+
+void
+pd_kineto_info_free(struct pd_kineto_info *info)
+{
+	json_decref(info->devices);
+	info->devices = NULL;
+}
+
+int64_t
+pd_kineto_device_mem(const struct pd_kineto_info *info, int64_t id)
+{
+	size_t i;
+	json_t *d;
+
+	if (!info->devices)
+		return -1;
+	json_array_foreach(info->devices, i, d) {
+		json_t *x = json_object_get(d, "id");
+		json_t *m = json_object_get(d, "totalGlobalMem");
+		if (json_is_integer(x) && json_integer_value(x) == id &&
+		    json_is_integer(m))
+			return json_integer_value(m);
+	}
+	return -1;
+}
+
+json_t *
+pd_kineto_rec(const char *type, json_t *root,
+    const struct pd_kineto_info *info, const char *path)
+{
+	json_t *r = pd_rec_new(type, 1, root);
+
+	if (json_is_null(json_object_get(r, "rank")) && info->rank >= 0)
+		pd_set_int(r, "rank", info->rank);
+	pd_set_str(r, "source", path);
+	return r;
+}
+
+void
+pd_kineto_bad_event(const char *path, const struct pd_ev *ev,
+    const char *what, uint64_t *n)
+{
+	if ((*n)++ == 0)
+		pd_warn(path, 0, "event %" PRIu64 " (\"%.60s\"): %s; skipped "
+		    "(the record counts all such events)", ev->index,
+		    ev->name, what);
+	pd_diag_status(PD_EXIT_INPUT);
+}
+
+void
+pd_ksteps_add(struct pd_ksteps *a, int64_t num, int64_t s, int64_t e)
+{
+	size_t i;
+
+	for (i = 0; i < a->n; i++) {
+		if (a->v[i].num == num) {
+			if (s < a->v[i].s)
+				a->v[i].s = s;
+			if (e > a->v[i].e)
+				a->v[i].e = e;
+			return;
+		}
+	}
+	if (a->n == a->cap) {
+		size_t nc = a->cap ? a->cap * 2 : 16;
+		struct pd_kstep *nv = realloc(a->v, nc * sizeof *nv);
+		if (!nv)
+			abort();
+		a->v = nv;
+		a->cap = nc;
+	}
+	a->v[a->n].num = num;
+	a->v[a->n].s = s;
+	a->v[a->n].e = e;
+	a->n++;
+}
+
+static int
+stepcmp(const void *x, const void *y)
+{
+	const struct pd_kstep *a = x, *b = y;
+
+	if (a->s != b->s)
+		return a->s < b->s ? -1 : 1;
+	return (a->num > b->num) - (a->num < b->num);
+}
+
+void
+pd_ksteps_sort(struct pd_ksteps *a)
+{
+	if (a->n > 1)
+		qsort(a->v, a->n, sizeof *a->v, stepcmp);
+}
+
+long
+pd_ksteps_find(const struct pd_ksteps *a, int64_t t)
+{
+	size_t lo = 0, hi = a->n;
+
+	/* last step starting at or before t */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (a->v[mid].s <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || t >= a->v[lo - 1].e)
+		return -1;
+	return (long)lo - 1;
+}
+
+void
+pd_ksteps_free(struct pd_ksteps *a)
+{
+	free(a->v);
+	memset(a, 0, sizeof *a);
+}
