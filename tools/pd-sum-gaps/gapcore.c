@@ -1,0 +1,559 @@
+/* pd-sum-gaps: device idle time, launch statistics and queue length from
+ * activities fed by a family reader (see gapcore.h). */
+#include "gapcore.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pd_rec.h"
+#include "pd_stats.h"
+
+enum { TAG_RT = 1, TAG_PEND = 2 };
+
+static void *
+xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		abort();
+	return p;
+}
+
+void
+gaps_init(struct gaps *g)
+{
+	memset(g, 0, sizeof *g);
+}
+
+void
+gaps_free(struct gaps *g)
+{
+	size_t i;
+
+	for (i = 0; i < g->ns; i++)
+		free(g->s[i].a);
+	free(g->s);
+	free(g->steps);
+	free(g->syncs);
+	pd_i64map_free(&g->link);
+	memset(g, 0, sizeof *g);
+}
+
+static size_t
+stream_of(struct gaps *g, int64_t dev, int dev_known, int64_t id)
+{
+	struct gap_stream *s;
+	size_t i;
+
+	if (g->last < g->ns && g->s[g->last].dev == dev && g->s[g->last].id == id)
+		return g->last;
+	for (i = 0; i < g->ns; i++)
+		if (g->s[i].dev == dev && g->s[i].id == id)
+			return g->last = i;
+	if (g->ns == g->caps) {
+		g->caps = g->caps ? g->caps * 2 : 8;
+		g->s = xrealloc(g->s, g->caps * sizeof *g->s);
+	}
+	s = &g->s[g->ns];
+	memset(s, 0, sizeof *s);
+	s->dev = dev, s->dev_known = dev_known, s->id = id;
+	return g->last = g->ns++;
+}
+
+static void
+link_act(struct gap_act *a, const struct pd_i64ent *rt)
+{
+	a->lts = rt->v[0];
+	a->lend = rt->v[1];
+	a->lkind = rt->u ? 2 : 1;
+}
+
+void
+gaps_activity(struct gaps *g, int64_t dev, int dev_known, int64_t stream,
+    int64_t ts, int64_t dur, int has_corr, int64_t corr)
+{
+	size_t si = stream_of(g, dev, dev_known, stream);
+	struct gap_stream *s = &g->s[si];
+	struct gap_act *a;
+	struct pd_i64ent *e;
+
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 256;
+		s->a = xrealloc(s->a, s->cap * sizeof *s->a);
+	}
+	a = &s->a[s->n];
+	a->ts = ts;
+	a->end = ts + (dur > 0 ? dur : 0);
+	a->lts = a->lend = GAP_NONE;
+	a->lkind = 0;
+	if (has_corr) {
+		if ((e = pd_i64map_get(&g->link, corr, TAG_RT))) {
+			link_act(a, e);
+			if (!e->u)
+				pd_i64map_del(&g->link, e);
+		} else {
+			e = pd_i64map_put(&g->link, corr, TAG_PEND);
+			e->v[0] = (int64_t)si;
+			e->v[1] = (int64_t)s->n;
+		}
+	}
+	s->n++;
+}
+
+void
+gaps_launch(struct gaps *g, int64_t corr, int64_t ts, int64_t dur, int multi)
+{
+	struct pd_i64ent *e, rt;
+	int found = 0;
+
+	memset(&rt, 0, sizeof rt);
+	rt.v[0] = ts;
+	rt.v[1] = ts + (dur > 0 ? dur : 0);
+	rt.u = multi ? 1 : 0;
+	while ((e = pd_i64map_get(&g->link, corr, TAG_PEND))) {
+		link_act(&g->s[e->v[0]].a[e->v[1]], &rt);
+		pd_i64map_del(&g->link, e);
+		found = 1;
+	}
+	if (found && !multi)
+		return;
+	e = pd_i64map_put(&g->link, corr, TAG_RT);
+	e->v[0] = rt.v[0], e->v[1] = rt.v[1], e->u = rt.u;
+}
+
+static void
+span_push(struct gap_span **v, size_t *n, size_t *cap, int64_t ts, int64_t dur)
+{
+	if (*n == *cap) {
+		*cap = *cap ? *cap * 2 : 16;
+		*v = xrealloc(*v, *cap * sizeof **v);
+	}
+	(*v)[*n].ts = ts;
+	(*v)[*n].end = ts + (dur > 0 ? dur : 0);
+	(*n)++;
+}
+
+void
+gaps_step(struct gaps *g, int64_t ts, int64_t dur)
+{
+	span_push(&g->steps, &g->nsteps, &g->capsteps, ts, dur);
+}
+
+void
+gaps_sync(struct gaps *g, int64_t ts, int64_t dur)
+{
+	span_push(&g->syncs, &g->nsyncs, &g->capsyncs, ts, dur);
+}
+
+static int
+cmp_act(const void *x, const void *y)
+{
+	const struct gap_act *a = x, *b = y;
+
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	return (a->end > b->end) - (a->end < b->end);
+}
+
+static int
+cmp_i64(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+
+	return (a > b) - (a < b);
+}
+
+static double
+us(int64_t ns)
+{
+	return (double)ns / 1000.0;
+}
+
+/* Per-stream idle breakdown as HTA's idle time analysis: each gap between
+ * the end of what ran before on the stream and the next activity goes
+ * whole to host wait (the next launch call started after that end),
+ * kernel wait (gap < 30 us) or other. */
+static json_t *
+stream_json(struct gap_stream *s)
+{
+	json_t *o = json_object();
+	int64_t busy = 0, idle = 0, hw = 0, kw = 0, other = 0, maxend, cur;
+	int64_t *lq, qlen = 0, qmax = 0;
+	double qsum = 0;
+	size_t i, j, nl = 0, nq = 0;
+	int linked = 0;
+
+	maxend = s->a[0].end;
+	busy = s->a[0].end - s->a[0].ts;
+	for (i = 0; i < s->n; i++)
+		if (s->a[i].lkind)
+			linked = 1;
+	for (i = 1; i < s->n; i++) {
+		struct gap_act *a = &s->a[i];
+
+		if (a->ts > maxend) {
+			int64_t gap = a->ts - maxend;
+
+			idle += gap;
+			if (a->lkind && a->lts > maxend)
+				hw += gap;
+			else if (gap < GAP_KERNEL_WAIT_NS)
+				kw += gap;
+			else
+				other += gap;
+			busy += a->end - a->ts;
+			maxend = a->end;
+		} else if (a->end > maxend) {
+			busy += a->end - maxend;
+			maxend = a->end;
+		}
+	}
+	/* queue length: +1 at each launch, -1 when its activity starts */
+	lq = xrealloc(NULL, s->n * sizeof *lq);
+	for (i = 0; i < s->n; i++)
+		if (s->a[i].lkind == 1)
+			lq[nl++] = s->a[i].lts;
+	qsort(lq, nl, sizeof *lq, cmp_i64);
+	for (i = j = 0; i < nl || j < s->n;) {
+		if (j < s->n && s->a[j].lkind != 1) {
+			j++;
+			continue;
+		}
+		if (i < nl && (j >= s->n || lq[i] <= s->a[j].ts))
+			cur = 1, i++;
+		else
+			cur = -1, j++;
+		qlen += cur;
+		if (qlen > qmax)
+			qmax = qlen;
+		qsum += (double)qlen;
+		nq++;
+	}
+	free(lq);
+
+	pd_set_int(o, "stream", s->id);
+	pd_set_real(o, "busy_us", us(busy), 3);
+	pd_set_real(o, "idle_us", us(idle), 3);
+	if (linked)
+		pd_set_real(o, "host_wait_us", us(hw), 3);
+	else
+		pd_set_null(o, "host_wait_us");
+	pd_set_real(o, "kernel_wait_us", us(kw), 3);
+	pd_set_real(o, "other_us", us(other), 3);
+	if (s->dev_known)
+		pd_set_int(o, "device", s->dev);
+	else
+		pd_set_null(o, "device");
+	pd_set_int(o, "activities", (int64_t)s->n);
+	pd_set_real(o, "span_us", us(maxend - s->a[0].ts), 3);
+	if (nq) {
+		pd_set_int(o, "queue_max", qmax);
+		pd_set_real(o, "queue_mean", qsum / (double)nq, 3);
+	} else {
+		pd_set_null(o, "queue_max");
+		pd_set_null(o, "queue_mean");
+	}
+	return o;
+}
+
+/* Union of the activities of the streams accepted by want (all when
+ * dev_only is 0): busy time, first start, last end; gaps longer than
+ * GAP_LARGE_NS appended to large. A k-way merge of the sorted streams. */
+static int64_t
+sweep(struct gaps *g, int dev_only, int64_t dev, int64_t *first,
+    int64_t *last, json_t *large, int64_t *nlarge)
+{
+	size_t *pos = xrealloc(NULL, g->ns * sizeof *pos), i, best;
+	int64_t busy = 0, maxend = GAP_NONE;
+	int started = 0;
+
+	memset(pos, 0, g->ns * sizeof *pos);
+	*first = *last = GAP_NONE;
+	for (;;) {
+		struct gap_act *a;
+
+		best = g->ns;
+		for (i = 0; i < g->ns; i++) {
+			if (dev_only && g->s[i].dev != dev)
+				continue;
+			if (pos[i] < g->s[i].n && (best == g->ns ||
+			    g->s[i].a[pos[i]].ts < g->s[best].a[pos[best]].ts))
+				best = i;
+		}
+		if (best == g->ns)
+			break;
+		a = &g->s[best].a[pos[best]++];
+		if (!started) {
+			*first = a->ts;
+			maxend = a->end;
+			busy = a->end - a->ts;
+			started = 1;
+			continue;
+		}
+		if (a->ts > maxend) {
+			if (large && a->ts - maxend > GAP_LARGE_NS) {
+				json_t *o = json_object();
+
+				pd_set_null(o, "stream");
+				pd_set_int(o, "start_ns", maxend);
+				pd_set_real(o, "dur_us", us(a->ts - maxend), 3);
+				if (g->s[best].dev_known)
+					pd_set_int(o, "device", dev);
+				else
+					pd_set_null(o, "device");
+				json_array_append_new(large, o);
+				(*nlarge)++;
+			}
+			busy += a->end - a->ts;
+			maxend = a->end;
+		} else if (a->end > maxend) {
+			busy += a->end - maxend;
+			maxend = a->end;
+		}
+	}
+	*last = maxend;
+	free(pos);
+	return busy;
+}
+
+static int
+cmp_gapjson(const void *x, const void *y)
+{
+	json_t *a = *(json_t *const *)x, *b = *(json_t *const *)y;
+	double da = json_real_value(json_object_get(a, "dur_us"));
+	double db = json_real_value(json_object_get(b, "dur_us"));
+	json_int_t sa = json_integer_value(json_object_get(a, "start_ns"));
+	json_int_t sb = json_integer_value(json_object_get(b, "start_ns"));
+
+	if (da != db)
+		return da > db ? -1 : 1;
+	return (sa > sb) - (sa < sb);
+}
+
+static json_t *
+sorted_top(json_t *arr, int topn, int (*cmp)(const void *, const void *))
+{
+	size_t n = json_array_size(arr), i;
+	json_t **v = xrealloc(NULL, n * sizeof *v), *out = json_array();
+
+	for (i = 0; i < n; i++)
+		v[i] = json_array_get(arr, i);
+	qsort(v, n, sizeof *v, cmp);
+	for (i = 0; i < n && (int)i < topn; i++)
+		json_array_append(out, v[i]);
+	free(v);
+	json_decref(arr);
+	return out;
+}
+
+/* nsys gpu_time_util: activity time inside each of 30 equal chunks of the
+ * span over the chunk length (concurrent activities add up). */
+static json_t *
+chunks_json(struct gaps *g, int64_t first, int64_t last)
+{
+	int64_t len = last - first, b[GAP_CHUNKS + 1], in[GAP_CHUNKS];
+	json_t *arr = json_array();
+	size_t i, k;
+	int c;
+
+	if (len <= 0)
+		return arr;
+	for (c = 0; c <= GAP_CHUNKS; c++)
+		b[c] = first + (len / GAP_CHUNKS) * c +
+		    (len % GAP_CHUNKS) * c / GAP_CHUNKS;
+	memset(in, 0, sizeof in);
+	for (k = 0; k < g->ns; k++)
+		for (i = 0; i < g->s[k].n; i++) {
+			struct gap_act *a = &g->s[k].a[i];
+
+			c = (int)((double)(a->ts - first) / (double)len * GAP_CHUNKS);
+			if (c >= GAP_CHUNKS)
+				c = GAP_CHUNKS - 1;
+			while (c > 0 && b[c] > a->ts)
+				c--;
+			while (c < GAP_CHUNKS - 1 && b[c + 1] <= a->ts)
+				c++;
+			for (; c < GAP_CHUNKS && b[c] < a->end; c++) {
+				int64_t s = a->ts > b[c] ? a->ts : b[c];
+				int64_t e = a->end < b[c + 1] ? a->end : b[c + 1];
+
+				if (e > s)
+					in[c] += e - s;
+			}
+		}
+	for (c = 0; c < GAP_CHUNKS; c++) {
+		double r;
+
+		if (b[c + 1] <= b[c])
+			continue;
+		r = (double)in[c] / (double)(b[c + 1] - b[c]);
+		if (r < GAP_LOW_UTIL) {
+			json_t *o = json_object();
+
+			pd_set_int(o, "index", c);
+			pd_set_real(o, "util_ratio", r, 4);
+			json_array_append_new(arr, o);
+		}
+	}
+	return arr;
+}
+
+/* HTA kernel launch statistics over activities linked one-to-one to their
+ * launch call. */
+static json_t *
+launch_json(struct gaps *g)
+{
+	json_t *o = json_object();
+	struct pd_vec d = { 0 };
+	int64_t n = 0, shrt = 0, outl = 0, delayed = 0, unlinked = 0;
+	size_t k, i;
+
+	for (k = 0; k < g->ns; k++)
+		for (i = 0; i < g->s[k].n; i++) {
+			struct gap_act *a = &g->s[k].a[i];
+			int64_t cpu, gpu, delay;
+
+			if (a->lkind == 0)
+				unlinked++;
+			if (a->lkind != 1)
+				continue;
+			n++;
+			cpu = a->lend - a->lts;
+			gpu = a->end - a->ts;
+			delay = a->ts - a->lend;
+			if (delay < 0)
+				delay = 0;
+			if (cpu <= GAP_SHORT_CPU_NS && gpu < cpu)
+				shrt++;
+			if (cpu > GAP_SHORT_CPU_NS)
+				outl++;
+			if (delay > GAP_DELAY_NS)
+				delayed++;
+			pd_vec_push(&d, us(delay));
+		}
+	if (g->no_launch)
+		pd_set_null(o, "kernels");
+	else
+		pd_set_int(o, "kernels", n);
+	if (n) {
+		struct pd_summary s;
+
+		pd_stats(&d, &s);
+		pd_set_int(o, "short_kernels", shrt);
+		pd_set_real(o, "short_ratio", (double)shrt / (double)n, 4);
+		pd_set_real(o, "launch_delay_p50_us", s.median, 3);
+		pd_set_real(o, "launch_delay_p90_us", s.p90, 3);
+		pd_set_int(o, "delayed_launches", delayed);
+		pd_set_int(o, "runtime_outliers", outl);
+	} else {
+		pd_set_null(o, "short_kernels");
+		pd_set_null(o, "short_ratio");
+		pd_set_null(o, "launch_delay_p50_us");
+		pd_set_null(o, "launch_delay_p90_us");
+		pd_set_null(o, "delayed_launches");
+		pd_set_null(o, "runtime_outliers");
+	}
+	pd_set_int(o, "unlinked", unlinked);
+	pd_vec_free(&d);
+	return o;
+}
+
+static int
+cmp_stream(const void *x, const void *y)
+{
+	json_t *a = *(json_t *const *)x, *b = *(json_t *const *)y;
+	double ba = json_real_value(json_object_get(a, "busy_us"));
+	double bb = json_real_value(json_object_get(b, "busy_us"));
+	json_int_t da = json_integer_value(json_object_get(a, "device"));
+	json_int_t db = json_integer_value(json_object_get(b, "device"));
+	json_int_t sa = json_integer_value(json_object_get(a, "stream"));
+	json_int_t sb = json_integer_value(json_object_get(b, "stream"));
+
+	if (ba != bb)
+		return ba > bb ? -1 : 1;
+	if (da != db)
+		return da < db ? -1 : 1;
+	return (sa > sb) - (sa < sb);
+}
+
+static void
+sync_fill(struct gaps *g, json_t *rec)
+{
+	int64_t n = 0, ns = 0;
+	size_t i, j;
+
+	if (!g->nsteps) {
+		pd_set_null(rec, "sync_in_step");
+		return;
+	}
+	for (i = 0; i < g->nsyncs; i++)
+		for (j = 0; j < g->nsteps; j++)
+			if (g->syncs[i].ts >= g->steps[j].ts &&
+			    g->syncs[i].ts < g->steps[j].end) {
+				n++;
+				ns += g->syncs[i].end - g->syncs[i].ts;
+				break;
+			}
+	pd_set_int(rec, "sync_in_step", n);
+	g->sync_ns = ns;
+}
+
+void
+gaps_fill(struct gaps *g, json_t *rec, int topn)
+{
+	json_t *streams = json_array(), *large = json_array();
+	int64_t busy, first, last, nlarge = 0, nact = 0;
+	size_t i, j;
+
+	for (i = 0; i < g->ns; i++) {
+		qsort(g->s[i].a, g->s[i].n, sizeof *g->s[i].a, cmp_act);
+		nact += (int64_t)g->s[i].n;
+	}
+	busy = sweep(g, 0, 0, &first, &last, NULL, NULL);
+	for (i = 0; i < g->ns; i++) {
+		for (j = 0; j < i; j++)
+			if (g->s[j].dev == g->s[i].dev)
+				break;
+		if (j == i) {
+			int64_t f, l;
+
+			sweep(g, 1, g->s[i].dev, &f, &l, large, &nlarge);
+		}
+		json_array_append_new(streams, stream_json(&g->s[i]));
+	}
+	if (nact) {
+		pd_set_real(rec, "span_us", us(last - first), 3);
+		pd_set_real(rec, "busy_us", us(busy), 3);
+		pd_set_real(rec, "idle_us", us(last - first - busy), 3);
+		pd_set_real(rec, "idle_ratio", last > first ?
+		    (double)(last - first - busy) / (double)(last - first) : 0, 4);
+	} else {
+		pd_set_null(rec, "span_us");
+		pd_set_null(rec, "busy_us");
+		pd_set_null(rec, "idle_us");
+		pd_set_null(rec, "idle_ratio");
+	}
+	pd_set(rec, "streams", sorted_top(streams, 1 << 30, cmp_stream));
+	pd_set(rec, "large_gaps", sorted_top(large, topn, cmp_gapjson));
+	pd_set(rec, "low_util_chunks", nact ? chunks_json(g, first, last) :
+	    json_array());
+	pd_set(rec, "launch", launch_json(g));
+	sync_fill(g, rec);
+	if (nact && !g->no_pageable)
+		pd_set_int(rec, "pageable_memcpy", g->pageable_n);
+	else
+		pd_set_null(rec, "pageable_memcpy");
+	/* extra keys (documented in pd-record.5) */
+	pd_set_int(rec, "large_gaps_total", nlarge);
+	pd_set_int(rec, "sync_calls", (int64_t)g->nsyncs);
+	if (g->nsteps)
+		pd_set_real(rec, "sync_in_step_us", us(g->sync_ns), 3);
+	else
+		pd_set_null(rec, "sync_in_step_us");
+	if (nact && !g->no_pageable)
+		pd_set_real(rec, "pageable_memcpy_us", us(g->pageable_ns), 3);
+	else
+		pd_set_null(rec, "pageable_memcpy_us");
+	pd_set_int(rec, "steps", (int64_t)g->nsteps);
+}

@@ -1,0 +1,73 @@
+/* pd-sum-gaps: the family-independent part. A family reader feeds device
+ * activities (per stream), host launch calls (linked to activities by an
+ * id), step windows and synchronize calls; gaps_fill() turns them into the
+ * pd.gaps keys. All times are integer nanoseconds.
+ *
+ * Memory: per stream, 40 bytes per device activity (they arrive unsorted
+ * and are sorted at the end), plus the launch calls not yet linked to
+ * their activity. */
+#ifndef GAPCORE_H
+#define GAPCORE_H
+
+#include <jansson.h>
+#include <stdint.h>
+#include <stddef.h>
+
+#include "pd_i64map.h"
+
+#define GAP_NONE INT64_MIN
+
+struct gap_act {
+	int64_t ts, end;
+	int64_t lts, lend;	/* the launch call, GAP_NONE when not linked */
+	int lkind;		/* 0 none, 1 one launch -> one activity, 2 many */
+};
+
+struct gap_stream {
+	int64_t dev, id;
+	int dev_known;
+	struct gap_act *a;
+	size_t n, cap;
+};
+
+struct gap_span {
+	int64_t ts, end;
+};
+
+struct gaps {
+	struct gap_stream *s;
+	size_t ns, caps, last;
+	struct pd_i64map link;
+	struct gap_span *steps, *syncs;
+	size_t nsteps, capsteps, nsyncs, capsyncs;
+	int64_t sync_ns;
+	int64_t pageable_n, pageable_ns;
+	int no_pageable;	/* the family has no pageable memcpy notion */
+	int no_launch;		/* nor one launch call per activity */
+};
+
+void gaps_init(struct gaps *g);
+void gaps_free(struct gaps *g);
+
+/* A device activity on (dev, stream); corr < 0 or has_corr 0: no link. */
+void gaps_activity(struct gaps *g, int64_t dev, int dev_known, int64_t stream,
+    int64_t ts, int64_t dur, int has_corr, int64_t corr);
+/* A host launch call; multi: it may start several activities. */
+void gaps_launch(struct gaps *g, int64_t corr, int64_t ts, int64_t dur,
+    int multi);
+void gaps_step(struct gaps *g, int64_t ts, int64_t dur);
+void gaps_sync(struct gaps *g, int64_t ts, int64_t dur);
+
+/* Append span_us .. pageable_memcpy (the pd.gaps core keys after source)
+ * to rec. */
+void gaps_fill(struct gaps *g, json_t *rec, int topn);
+
+/* Thresholds (ns). */
+#define GAP_KERNEL_WAIT_NS	30000		/* HTA consecutive_kernel_delay */
+#define GAP_LARGE_NS		500000000	/* nsys gpu_gaps */
+#define GAP_CHUNKS		30		/* nsys gpu_time_util */
+#define GAP_LOW_UTIL		0.5
+#define GAP_SHORT_CPU_NS	50000		/* HTA runtime_cutoff */
+#define GAP_DELAY_NS		100000		/* HTA launch_delay_cutoff */
+
+#endif
