@@ -1,10 +1,999 @@
-/* pd-sum-comm for ascend roots. Not written yet: emits nothing. */
+/* pd-sum-comm for Ascend roots: one pd.comm per rank.
+ *
+ * Reads: communication.json (every variant: "step{N}" or "step" keys,
+ * "p2p": [], SIO, the misspelled "Idel Time(ms)") and
+ * communication_matrix.json of a rank; cluster_communication.json and
+ * cluster_communication_matrix.json of a cluster_analysis_output root (one
+ * record per rank found there); the CANN PROF_ legacy timeline/hccl_*.json
+ * (op lane and Plane task lanes) when a root has no communication.json.
+ * The JSON summaries are loaded whole (they are small: one entry per
+ * collective); the legacy timelines are streamed.
+ * Times in the files are ms and sizes MB (10^6 bytes); the record has _us
+ * and _bytes. */
 #include "sum_comm.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pd_diag.h"
+#include "pd_locate.h"
+#include "pd_num.h"
+#include "pd_rec.h"
+#include "pd_trace.h"
+
+/* msprof-analyze's packet rule: an op moving less than this on a transport
+ * is a small packet (MB): RDMA 1, intra-node (SDMA, HCCS, PCIE, SIO) 16. */
+#define SMALL_RDMA_MB 1.0
+#define SMALL_SDMA_MB 16.0
+
+struct opt {
+	char *type;
+	long count;
+	double el, tr, wa, sy, id, mb;	/* ms, MB */
+	int has_tr, has_wa, has_sy, has_id, has_mb;
+};
+
+struct tp {
+	char *name;
+	double mb, ms;
+	long nops, nsmall;
+};
+
+struct lk {
+	char *src, *dst, *tp;
+	double mb, ms;
+};
+
+struct one {
+	char *name;
+	double el;
+	int64_t step;
+	int has_step;
+};
+
+struct agg {
+	int64_t rank;
+	int has_rank;
+	struct opt *ops;
+	size_t nops;
+	struct tp *tps;
+	size_t ntps;
+	struct lk *lks;
+	size_t nlks;
+	struct one *ones;
+	size_t nones;
+	long skipped;
+	int truncated;
+	char source[128];
+};
+
+static void *
+grow(void *p, size_t n, size_t size)
+{
+	p = realloc(p, (n + 1) * size);
+	if (!p)
+		abort();
+	memset((char *)p + n * size, 0, size);
+	return p;
+}
+
+static char *
+xstrdup(const char *s)
+{
+	char *d = strdup(s);
+
+	if (!d)
+		abort();
+	return d;
+}
+
+static void
+agg_free(struct agg *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->nops; i++)
+		free(a->ops[i].type);
+	for (i = 0; i < a->ntps; i++)
+		free(a->tps[i].name);
+	for (i = 0; i < a->nlks; i++) {
+		free(a->lks[i].src);
+		free(a->lks[i].dst);
+		free(a->lks[i].tp);
+	}
+	for (i = 0; i < a->nones; i++)
+		free(a->ones[i].name);
+	free(a->ops);
+	free(a->tps);
+	free(a->lks);
+	free(a->ones);
+}
+
+static void
+add_source(struct agg *a, const char *kind)
+{
+	size_t l = strlen(a->source);
+
+	if (strstr(a->source, kind))
+		return;
+	snprintf(a->source + l, sizeof a->source - l, "%s%s", l ? "+" : "",
+	    kind);
+}
+
+/* "hcom_allReduce__586_0_1@1752..." -> "allReduce";
+ * "Default/AllReduce-op534_0" -> "AllReduce". */
+static void
+op_type(const char *name, char *buf, size_t size)
+{
+	const char *p = name, *e;
+
+	if (strncmp(p, "hcom_", 5) == 0) {
+		p += 5;
+		e = strstr(p, "__");
+	} else {
+		if (strrchr(p, '/'))
+			p = strrchr(p, '/') + 1;
+		e = strstr(p, "-op");
+	}
+	if (!e)
+		e = strchr(p, '@');
+	if (!e)
+		e = p + strlen(p);
+	snprintf(buf, size, "%.*s", (int)(e - p), p);
+}
+
+static int
+num(json_t *o, const char *key, double *v)
+{
+	json_t *x = json_object_get(o, key);
+
+	if (!json_is_number(x))
+		return 0;
+	*v = json_number_value(x);
+	return 1;
+}
+
+static struct opt *
+opt_get(struct agg *a, const char *type)
+{
+	size_t i;
+
+	for (i = 0; i < a->nops; i++)
+		if (strcmp(a->ops[i].type, type) == 0)
+			return &a->ops[i];
+	a->ops = grow(a->ops, a->nops, sizeof *a->ops);
+	a->ops[a->nops].type = xstrdup(type);
+	return &a->ops[a->nops++];
+}
+
+static struct tp *
+tp_get(struct agg *a, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < a->ntps; i++)
+		if (strcmp(a->tps[i].name, name) == 0)
+			return &a->tps[i];
+	a->tps = grow(a->tps, a->ntps, sizeof *a->tps);
+	a->tps[a->ntps].name = xstrdup(name);
+	return &a->tps[a->ntps++];
+}
+
+static void
+tp_add(struct agg *a, const char *name, double mb, double ms)
+{
+	struct tp *t = tp_get(a, name);
+	double small = strcmp(name, "RDMA") == 0 ? SMALL_RDMA_MB :
+	    SMALL_SDMA_MB;
+
+	t->mb += mb;
+	t->ms += ms;
+	if (mb > 0) {
+		t->nops++;
+		if (mb < small)
+			t->nsmall++;
+	}
+}
+
+static void
+lk_add(struct agg *a, const char *src, const char *dst, const char *tp,
+    double mb, double ms)
+{
+	size_t i;
+	struct lk *l;
+
+	for (i = 0; i < a->nlks; i++) {
+		l = &a->lks[i];
+		if (strcmp(l->src, src) == 0 && strcmp(l->dst, dst) == 0 &&
+		    strcmp(l->tp, tp) == 0)
+			break;
+	}
+	if (i == a->nlks) {
+		a->lks = grow(a->lks, a->nlks, sizeof *a->lks);
+		l = &a->lks[a->nlks++];
+		l->src = xstrdup(src);
+		l->dst = xstrdup(dst);
+		l->tp = xstrdup(tp);
+	}
+	l->mb += mb;
+	l->ms += ms;
+}
+
+static void
+one_add(struct agg *a, const char *name, double el, int64_t step, int has)
+{
+	a->ones = grow(a->ones, a->nones, sizeof *a->ones);
+	a->ones[a->nones].name = xstrdup(name);
+	a->ones[a->nones].el = el;
+	a->ones[a->nones].step = step;
+	a->ones[a->nones].has_step = has;
+	a->nones++;
+}
+
+static void
+reject(struct agg *a, const char *path, const char *where, const char *why)
+{
+	pd_warn(path, 0, "%s: %s; entry skipped", where, why);
+	a->skipped++;
+	pd_diag_status(PD_EXIT_INPUT);
+}
+
+/* "step50" -> 50; "step" -> none. */
+static int
+step_of(const char *key, int64_t *step)
+{
+	const char *p = key + 4;
+
+	if (strncmp(key, "step", 4) != 0 || !*p)
+		return 0;
+	return pd_num_int(p, strlen(p), step) == PD_NUM_OK;
+}
+
+/* One op object {"Communication Time Info", "Communication Bandwidth Info"}. */
+static void
+add_op(struct agg *a, const char *path, const char *where, const char *name,
+    json_t *op, int64_t step, int has_step)
+{
+	json_t *ti = json_object_get(op, "Communication Time Info");
+	json_t *bi = json_object_get(op, "Communication Bandwidth Info"), *v;
+	const char *k;
+	char type[128];
+	struct opt *o;
+	double el, x, mb, ms, sdma = -1, rdma = 0, other = 0;
+
+	if (!json_is_object(ti) || !num(ti, "Elapse Time(ms)", &el)) {
+		reject(a, path, where, "no \"Communication Time Info\" with "
+		    "\"Elapse Time(ms)\"");
+		return;
+	}
+	op_type(name, type, sizeof type);
+	o = opt_get(a, type);
+	o->count++;
+	o->el += el;
+	if (num(ti, "Transit Time(ms)", &x))
+		o->tr += x, o->has_tr = 1;
+	if (num(ti, "Wait Time(ms)", &x))
+		o->wa += x, o->has_wa = 1;
+	if (num(ti, "Synchronization Time(ms)", &x))
+		o->sy += x, o->has_sy = 1;
+	if (num(ti, "Idle Time(ms)", &x) || num(ti, "Idel Time(ms)", &x))
+		o->id += x, o->has_id = 1;
+	one_add(a, name, el, step, has_step);
+	json_object_foreach(bi, k, v) {
+		if (!num(v, "Transit Size(MB)", &mb))
+			mb = 0;
+		if (!num(v, "Transit Time(ms)", &ms))
+			ms = 0;
+		tp_add(a, k, mb, ms);
+		if (strcmp(k, "SDMA") == 0)
+			sdma = mb;
+		else if (strcmp(k, "RDMA") == 0)
+			rdma = mb;
+		else if (strcmp(k, "LOCAL") != 0)
+			other += mb;
+	}
+	if (json_is_object(bi)) {
+		o->mb += rdma + (sdma >= 0 ? sdma : other);
+		o->has_mb = 1;
+	}
+}
+
+static json_t *
+load(struct agg *a, const char *path)
+{
+	json_error_t err;
+	json_t *j = json_load_file(path, 0, &err);
+
+	if (!j) {
+		if (errno == ENOENT || errno == EACCES) {
+			pd_error(path, 0, "%s", strerror(errno));
+			pd_diag_status(PD_EXIT_SYSTEM);
+		} else {
+			pd_warn(path, err.line, "%s; file skipped", err.text);
+			pd_diag_status(PD_EXIT_INPUT);
+		}
+		a->truncated = 1;
+		return NULL;
+	}
+	if (!json_is_object(j)) {
+		pd_warn(path, 1, "not a JSON object; file skipped");
+		pd_diag_status(PD_EXIT_INPUT);
+		json_decref(j);
+		return NULL;
+	}
+	return j;
+}
+
+/* A category is an object of ops, or [] when empty. */
+static int
+category_ok(struct agg *a, const char *path, const char *where, json_t *c)
+{
+	if (json_is_object(c) || (json_is_array(c) && !json_array_size(c)))
+		return json_is_object(c);
+	reject(a, path, where, "not an object of operators");
+	return 0;
+}
+
+static void
+read_comm(struct agg *a, const char *path)
+{
+	json_t *j, *sv, *cv, *ov;
+	const char *sk, *ck, *ok;
+	char where[512];
+	int64_t step = 0;
+	int has;
+
+	add_source(a, "communication");
+	if (!(j = load(a, path)))
+		return;
+	json_object_foreach(j, sk, sv) {
+		has = step_of(sk, &step);
+		json_object_foreach(sv, ck, cv) {
+			snprintf(where, sizeof where, "%s/%s", sk, ck);
+			if (!category_ok(a, path, where, cv))
+				continue;
+			json_object_foreach(cv, ok, ov) {
+				if (strcmp(ok, "Total Op Info") == 0)
+					continue;
+				snprintf(where, sizeof where, "%s/%s/%s", sk,
+				    ck, ok);
+				add_op(a, path, where, ok, ov, step, has);
+			}
+		}
+	}
+	json_decref(j);
+}
+
+/* Links of one op: {"src-dst": {"Transport Type", "Transit Size(MB)",
+ * "Transit Time(ms)"}}. only_src: the rank whose links are kept, or NULL. */
+static void
+add_links(struct agg *a, const char *path, const char *where, json_t *op,
+    const char *only_src)
+{
+	json_t *lv;
+	const char *lk, *tp, *dash;
+	char src[64];
+	double mb, ms;
+
+	json_object_foreach(op, lk, lv) {
+		dash = strchr(lk, '-');
+		tp = pd_rec_str(lv, "Transport Type");
+		if (!dash || !tp || dash - lk >= (long)sizeof src) {
+			reject(a, path, where, "link is not \"src-dst\" with "
+			    "a \"Transport Type\"");
+			continue;
+		}
+		snprintf(src, sizeof src, "%.*s", (int)(dash - lk), lk);
+		if (only_src && strcmp(src, only_src) != 0)
+			continue;
+		if (!num(lv, "Transit Size(MB)", &mb))
+			mb = 0;
+		if (!num(lv, "Transit Time(ms)", &ms))
+			ms = 0;
+		lk_add(a, src, dash + 1, tp, mb, ms);
+	}
+}
+
+/* A rank's matrix repeats each link under size-bucket tags (top1, middle,
+ * bottom1..3) and once under "-total": only the totals are summed when a
+ * category has them. */
+static int
+is_total(const char *op)
+{
+	const char *p = strstr(op, "-total");
+
+	return p && (p[6] == '@' || p[6] == '\0');
+}
+
+static void
+read_matrix(struct agg *a, const char *path)
+{
+	json_t *j, *sv, *cv, *ov;
+	const char *sk, *ck, *ok;
+	char where[512];
+	int totals;
+
+	add_source(a, "communication_matrix");
+	if (!(j = load(a, path)))
+		return;
+	json_object_foreach(j, sk, sv) {
+		json_object_foreach(sv, ck, cv) {
+			snprintf(where, sizeof where, "%s/%s", sk, ck);
+			if (!category_ok(a, path, where, cv))
+				continue;
+			totals = 0;
+			json_object_foreach(cv, ok, ov)
+				totals |= is_total(ok);
+			json_object_foreach(cv, ok, ov) {
+				if (totals && !is_total(ok))
+					continue;
+				snprintf(where, sizeof where, "%s/%s/%s", sk,
+				    ck, ok);
+				add_links(a, path, where, ov, NULL);
+			}
+		}
+	}
+	json_decref(j);
+}
+
+/* ---- the record ---- */
+
+static double
+us(double ms)
+{
+	return ms * 1e3;
+}
+
+static void
+set_opt(json_t *o, const char *key, double ms, int ok)
+{
+	if (ok)
+		pd_set_real(o, key, us(ms), 3);
+	else
+		pd_set_null(o, key);
+}
+
+static void
+set_ratio(json_t *o, const char *key, double x, double tr, int ok)
+{
+	if (ok && x + tr > 0)
+		pd_set_real(o, key, x / (x + tr), 4);
+	else
+		pd_set_null(o, key);
+}
+
+/* GB/s from MB and ms: MB/ms = 10^6 B / 10^-3 s = GB/s. */
+static void
+set_bw(json_t *o, const char *key, double mb, double ms)
+{
+	if (ms > 0)
+		pd_set_real(o, key, mb / ms, 3);
+	else
+		pd_set_null(o, key);
+}
+
+static int
+cmp_opt(const void *x, const void *y)
+{
+	const struct opt *a = x, *b = y;
+
+	if (a->el != b->el)
+		return a->el > b->el ? -1 : 1;
+	return strcmp(a->type, b->type);
+}
+
+static int
+cmp_tp(const void *x, const void *y)
+{
+	const struct tp *a = x, *b = y;
+
+	if (a->mb != b->mb)
+		return a->mb > b->mb ? -1 : 1;
+	if (a->ms != b->ms)
+		return a->ms > b->ms ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+static int
+cmp_lk(const void *x, const void *y)
+{
+	const struct lk *a = x, *b = y;
+	int c;
+
+	if (a->mb != b->mb)
+		return a->mb > b->mb ? -1 : 1;
+	if ((c = strcmp(a->src, b->src)))
+		return c;
+	if ((c = strcmp(a->dst, b->dst)))
+		return c;
+	return strcmp(a->tp, b->tp);
+}
+
+static int
+cmp_one(const void *x, const void *y)
+{
+	const struct one *a = x, *b = y;
+
+	if (a->el != b->el)
+		return a->el > b->el ? -1 : 1;
+	if (a->has_step != b->has_step || a->step != b->step)
+		return a->step < b->step ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+static json_t *
+ops_json(struct agg *a, double *tot)
+{
+	json_t *arr = json_array(), *o;
+	struct opt *p;
+	size_t i;
+
+	memset(tot, 0, 5 * sizeof *tot);
+	qsort(a->ops, a->nops, sizeof *a->ops, cmp_opt);
+	for (i = 0; i < a->nops; i++) {
+		p = &a->ops[i];
+		o = json_object();
+		pd_set_str(o, "op_type", p->type);
+		pd_set_int(o, "count", p->count);
+		pd_set_real(o, "total_us", us(p->el), 3);
+		set_opt(o, "transit_us", p->tr, p->has_tr);
+		set_opt(o, "wait_us", p->wa, p->has_wa);
+		set_opt(o, "sync_us", p->sy, p->has_sy);
+		set_opt(o, "idle_us", p->id, p->has_id);
+		set_ratio(o, "wait_ratio", p->wa, p->tr, p->has_wa && p->has_tr);
+		set_ratio(o, "sync_ratio", p->sy, p->tr, p->has_sy && p->has_tr);
+		if (p->has_mb) {
+			pd_set_int(o, "bytes", (int64_t)(p->mb * 1e6 + 0.5));
+			set_bw(o, "algbw_gb_per_s", p->mb, p->el);
+		} else {
+			pd_set_null(o, "bytes");
+			pd_set_null(o, "algbw_gb_per_s");
+		}
+		json_array_append_new(arr, o);
+		tot[0] += p->el;
+		tot[1] += p->tr;
+		tot[2] += p->wa;
+		tot[3] += p->sy;
+		tot[4] += p->has_tr && p->has_wa;
+	}
+	return arr;
+}
+
+static json_t *
+tps_json(struct agg *a)
+{
+	json_t *arr = json_array(), *o;
+	struct tp *t;
+	size_t i;
+
+	qsort(a->tps, a->ntps, sizeof *a->tps, cmp_tp);
+	for (i = 0; i < a->ntps; i++) {
+		t = &a->tps[i];
+		if (t->mb == 0 && t->ms == 0)
+			continue;	/* listed in every file, unused */
+		o = json_object();
+		pd_set_str(o, "transport", t->name);
+		pd_set_int(o, "bytes", (int64_t)(t->mb * 1e6 + 0.5));
+		pd_set_real(o, "time_us", us(t->ms), 3);
+		set_bw(o, "bandwidth_gb_per_s", t->mb, t->ms);
+		if (t->nops)
+			pd_set_real(o, "small_packet_ratio",
+			    (double)t->nsmall / (double)t->nops, 4);
+		else
+			pd_set_null(o, "small_packet_ratio");
+		pd_set_int(o, "ops", t->nops);
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
+/* A rank number as an integer, anything else as the string. */
+static void
+set_rank(json_t *o, const char *key, const char *s)
+{
+	int64_t r;
+
+	if (pd_num_int(s, strlen(s), &r) == PD_NUM_OK && !strchr(s, '.'))
+		pd_set_int(o, key, r);
+	else
+		pd_set_str(o, key, s);
+}
+
+static json_t *
+lks_json(struct agg *a)
+{
+	json_t *arr = json_array(), *o;
+	struct lk *l;
+	size_t i;
+
+	qsort(a->lks, a->nlks, sizeof *a->lks, cmp_lk);
+	for (i = 0; i < a->nlks; i++) {
+		l = &a->lks[i];
+		o = json_object();
+		set_rank(o, "src", l->src);
+		set_rank(o, "dst", l->dst);
+		pd_set_str(o, "transport", l->tp);
+		pd_set_int(o, "bytes", (int64_t)(l->mb * 1e6 + 0.5));
+		pd_set_real(o, "time_us", us(l->ms), 3);
+		set_bw(o, "bandwidth_gb_per_s", l->mb, l->ms);
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
+static json_t *
+slowest_json(struct agg *a, int topn)
+{
+	json_t *arr = json_array(), *o;
+	size_t i;
+
+	qsort(a->ones, a->nones, sizeof *a->ones, cmp_one);
+	for (i = 0; i < a->nones && i < (size_t)topn; i++) {
+		o = json_object();
+		pd_set_str(o, "name", a->ones[i].name);
+		pd_set_real(o, "elapse_us", us(a->ones[i].el), 3);
+		if (a->ones[i].has_step)
+			pd_set_int(o, "step", a->ones[i].step);
+		else
+			pd_set_null(o, "step");
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
+static void
+emit(json_t *root, struct agg *a, const struct pd_tool *t)
+{
+	json_t *rec = pd_rec_new("pd.comm", 1, root), *ops;
+	double tot[5];
+
+	if (a->has_rank)
+		pd_set_int(rec, "rank", a->rank);
+	pd_set_str(rec, "source", a->source);
+	ops = ops_json(a, tot);
+	if (a->nops)
+		pd_set_real(rec, "total_us", us(tot[0]), 3);
+	else
+		pd_set_null(rec, "total_us");
+	set_ratio(rec, "wait_ratio", tot[2], tot[1], tot[4] > 0);
+	set_ratio(rec, "sync_ratio", tot[3], tot[1], tot[4] > 0);
+	pd_set(rec, "ops", ops);
+	pd_set(rec, "transports", tps_json(a));
+	pd_set(rec, "links", lks_json(a));
+	pd_set(rec, "slowest", slowest_json(a, t->topn));
+	pd_set_int(rec, "op_count", (int64_t)a->nones);
+	pd_set_int(rec, "skipped", a->skipped);
+	pd_set_bool(rec, "truncated", a->truncated);
+	pd_rec_emit(rec);
+}
+
+/* ---- cluster_analysis_output ---- */
+
+struct cl {
+	struct agg *v;
+	size_t n;
+};
+
+static struct agg *
+cl_get(struct cl *c, int64_t rank)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		if (c->v[i].rank == rank)
+			return &c->v[i];
+	c->v = grow(c->v, c->n, sizeof *c->v);
+	c->v[c->n].rank = rank;
+	c->v[c->n].has_rank = 1;
+	return &c->v[c->n++];
+}
+
+static int
+rank_of(const char *s, int64_t *r)
+{
+	return pd_num_int(s, strlen(s), r) == PD_NUM_OK && *r >= 0;
+}
+
+/* {group: {step: {op | "Total Op Info": {rank: op object}}}} */
+static void
+read_cluster_comm(struct cl *c, struct agg *bad, const char *path)
+{
+	json_t *j = load(bad, path), *gv, *sv, *ov, *rv;
+	const char *gk, *sk, *ok, *rk;
+	char where[512];
+	int64_t step = 0, rank;
+	int has;
+
+	if (!j)
+		return;
+	json_object_foreach(j, gk, gv)
+	json_object_foreach(gv, sk, sv) {
+		has = step_of(sk, &step);
+		json_object_foreach(sv, ok, ov) {
+			if (strcmp(ok, "Total Op Info") == 0)
+				continue;
+			json_object_foreach(ov, rk, rv) {
+				snprintf(where, sizeof where, "%s/%s/%s/%s",
+				    gk, sk, ok, rk);
+				if (!rank_of(rk, &rank)) {
+					reject(bad, path, where,
+					    "not a rank number");
+					continue;
+				}
+				struct agg *a = cl_get(c, rank);
+				add_source(a, "cluster_communication");
+				add_op(a, path, where, ok, rv, step, has);
+			}
+		}
+	}
+	json_decref(j);
+}
+
+/* {group: {step: {op: {"src-dst": link}}}}: a link goes to its src rank. */
+static void
+read_cluster_matrix(struct cl *c, struct agg *bad, const char *path)
+{
+	json_t *j = load(bad, path), *gv, *sv, *ov, *lv;
+	const char *gk, *sk, *ok, *lk;
+	char where[512], src[32];
+	int64_t rank;
+	struct agg *a;
+
+	if (!j)
+		return;
+	json_object_foreach(j, gk, gv)
+	json_object_foreach(gv, sk, sv)
+	json_object_foreach(sv, ok, ov) {
+		snprintf(where, sizeof where, "%s/%s/%s", gk, sk, ok);
+		json_object_foreach(ov, lk, lv) {
+			snprintf(src, sizeof src, "%.*s",
+			    (int)strcspn(lk, "-"), lk);
+			if (!strchr(lk, '-') || !rank_of(src, &rank)) {
+				reject(bad, path, where, "link is not "
+				    "\"src-dst\" with rank numbers");
+				continue;
+			}
+			a = cl_get(c, rank);
+			add_source(a, "cluster_communication_matrix");
+			json_t *one = json_object();
+			json_object_set(one, lk, lv);
+			add_links(a, path, where, one, src);
+			json_decref(one);
+		}
+	}
+	json_decref(j);
+}
+
+static int
+cmp_rank(const void *x, const void *y)
+{
+	const struct agg *a = x, *b = y;
+
+	return a->rank < b->rank ? -1 : a->rank > b->rank;
+}
+
+static void
+do_cluster(json_t *root, const struct pd_tool *t)
+{
+	struct cl c = { 0 };
+	struct agg bad = { 0 };
+	const char *p;
+	size_t i;
+
+	if ((p = pd_root_export(root, "cluster_communication", 0)))
+		read_cluster_comm(&c, &bad, p);
+	if ((p = pd_root_export(root, "cluster_communication_matrix", 0)))
+		read_cluster_matrix(&c, &bad, p);
+	qsort(c.v, c.n, sizeof *c.v, cmp_rank);
+	for (i = 0; i < c.n; i++) {
+		c.v[i].skipped += bad.skipped;
+		c.v[i].truncated |= bad.truncated;
+		emit(root, &c.v[i], t);
+		agg_free(&c.v[i]);
+	}
+	free(c.v);
+	agg_free(&bad);
+}
+
+/* ---- CANN PROF_ legacy timeline/hccl_*.json ---- */
+
+struct ht {
+	struct agg *a;
+	char **pids;		/* HCCL processes */
+	size_t npids;
+	char **planes;		/* "pid/tid" of Plane {k} threads */
+	size_t nplanes;
+	int64_t step;
+	int has_step;
+};
+
+static int
+strv_has(char **v, size_t n, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(v[i], s) == 0)
+			return 1;
+	return 0;
+}
+
+static void
+strv_add(char ***v, size_t *n, const char *s)
+{
+	if (strv_has(*v, *n, s))
+		return;
+	*v = grow(*v, *n, sizeof **v);
+	(*v)[(*n)++] = xstrdup(s);
+}
+
+static void
+strv_free(char **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+static int
+ht_meta(const struct pd_ev *ev, void *ctx)
+{
+	struct ht *h = ctx;
+	char buf[128], key[256];
+
+	if (ev->ph != 'M' || !ev->pid ||
+	    !pd_ev_arg_str(ev, "name", buf, sizeof buf))
+		return 0;
+	if (strcmp(ev->name, "process_name") == 0 &&
+	    (strcmp(buf, "HCCL") == 0 || strcmp(buf, "Communication") == 0))
+		strv_add(&h->pids, &h->npids, ev->pid);
+	else if (strcmp(ev->name, "thread_name") == 0 && ev->tid &&
+	    strncmp(buf, "Plane ", 6) == 0) {
+		snprintf(key, sizeof key, "%s/%s", ev->pid, ev->tid);
+		strv_add(&h->planes, &h->nplanes, key);
+	}
+	return 0;
+}
+
+/* link type of a task -> transport: ROCE is RDMA, ON_CHIP is LOCAL. */
+static const char *
+link_transport(const char *tt, const char *lt)
+{
+	if (strcmp(tt, "RDMA") == 0 || strcmp(lt, "ROCE") == 0)
+		return "RDMA";
+	if (strcmp(lt, "ON_CHIP") == 0 || strcmp(tt, "LOCAL") == 0)
+		return "LOCAL";
+	return lt;
+}
+
+static void
+ht_task(struct ht *h, const struct pd_ev *ev)
+{
+	char tt[32], lt[32], src[32], dst[32];
+	const char *tp;
+	int64_t size;
+	double ms = (double)ev->dur_ns / 1e6, mb;
+
+	if (!pd_ev_arg_int(ev, "size(Byte)", &size) || size <= 0 ||
+	    !pd_ev_arg_str(ev, "transport type", tt, sizeof tt) ||
+	    !pd_ev_arg_str(ev, "link type", lt, sizeof lt) ||
+	    !pd_ev_arg_str(ev, "src rank", src, sizeof src) ||
+	    !pd_ev_arg_str(ev, "dst rank", dst, sizeof dst))
+		return;
+	if (strcmp(dst, "4294967295") == 0)	/* local copy */
+		snprintf(dst, sizeof dst, "%s", src);
+	mb = (double)size / 1e6;
+	tp = link_transport(tt, lt);
+	lk_add(h->a, src, dst, tp, mb, ms);
+	if (strcmp(tp, "LOCAL") == 0)
+		return;
+	tp_add(h->a, tp, mb, ms);
+	if (strcmp(tp, "RDMA") != 0)
+		tp_add(h->a, "SDMA", mb, ms);
+}
+
+static int
+ht_event(const struct pd_ev *ev, void *ctx)
+{
+	struct ht *h = ctx;
+	char key[256], type[128];
+	struct opt *o;
+
+	if (ev->ph != 'X' || !ev->pid || !ev->has_dur ||
+	    !strv_has(h->pids, h->npids, ev->pid))
+		return 0;
+	snprintf(key, sizeof key, "%s/%s", ev->pid, ev->tid ? ev->tid : "");
+	if (strv_has(h->planes, h->nplanes, key)) {
+		ht_task(h, ev);
+		return 0;
+	}
+	op_type(ev->name, type, sizeof type);
+	o = opt_get(h->a, type);
+	o->count++;
+	o->el += (double)ev->dur_ns / 1e6;
+	one_add(h->a, ev->name, (double)ev->dur_ns / 1e6, h->step,
+	    h->has_step);
+	return 0;
+}
+
+/* hccl_{dev}_{model}_{iter}.json: the iteration is the last number. */
+static int
+iter_of(const char *path, int64_t *it)
+{
+	const char *e = strrchr(path, '.'), *b;
+
+	if (!e)
+		return 0;
+	for (b = e; b > path && b[-1] >= '0' && b[-1] <= '9'; b--)
+		;
+	if (b == e || b == path || b[-1] != '_')
+		return 0;
+	return pd_num_int(b, (size_t)(e - b), it) == PD_NUM_OK;
+}
+
+static void
+read_hccl_timeline(struct agg *a, const char *path)
+{
+	struct ht h = { 0 };
+	struct pd_trace_cb cb = { 0 };
+	struct pd_trace_stats st;
+	int rc;
+
+	h.a = a;
+	h.has_step = iter_of(path, &h.step);
+	cb.ctx = &h;
+	cb.on_event = ht_meta;
+	if (pd_trace_read(path, &cb, &st) < 0) {
+		pd_error(path, 0, "%s", strerror(errno));
+		pd_diag_status(PD_EXIT_SYSTEM);
+		return;
+	}
+	add_source(a, "hccl_timeline");
+	cb.on_event = ht_event;
+	rc = pd_trace_read(path, &cb, &st);
+	if (rc == 1) {
+		pd_warn(path, st.err_line, "%s; summary of the %llu events "
+		    "before it", st.err, (unsigned long long)st.events);
+		a->truncated = 1;
+		pd_diag_status(PD_EXIT_INPUT);
+	}
+	if (st.skipped) {
+		pd_warn(path, 0, "%llu events skipped (not objects or bad "
+		    "ts/dur)", (unsigned long long)st.skipped);
+		a->skipped += (long)st.skipped;
+		pd_diag_status(PD_EXIT_INPUT);
+	}
+	strv_free(h.pids, h.npids);
+	strv_free(h.planes, h.nplanes);
+}
 
 int
 sum_comm_ascend(json_t *root, const struct pd_tool *t)
 {
-	(void)root;
-	(void)t;
+	struct agg a;
+	const char *p;
+	size_t i;
+
+	if (pd_root_export(root, "cluster_communication", 0) ||
+	    pd_root_export(root, "cluster_communication_matrix", 0)) {
+		do_cluster(root, t);
+		return 0;
+	}
+	memset(&a, 0, sizeof a);
+	for (i = 0; (p = pd_root_export(root, "communication", i)); i++)
+		read_comm(&a, p);
+	for (i = 0; (p = pd_root_export(root, "communication_matrix", i)); i++)
+		read_matrix(&a, p);
+	if (!*a.source)
+		for (i = 0; (p = pd_root_export(root, "hccl_timeline", i)); i++)
+			read_hccl_timeline(&a, p);
+	if (*a.source || a.truncated)
+		emit(root, &a, t);
+	agg_free(&a);
 	return 0;
 }

@@ -679,6 +679,8 @@ tv_read(const char *path, const struct pd_trace_cb *cb, struct run *r,
 	}
 	if (st.skipped)
 		r->skipped += (long)st.skipped;
+	if (rc == 1 && pass == 1)
+		r->truncated = 1;
 	if (rc == 1 && pass == 2) {
 		pd_warn(path, st.err_line, "%s; summary of the %llu events "
 		    "before it", st.err, (unsigned long long)st.events);
@@ -728,6 +730,11 @@ read_trace_view(const char *path, struct run *r)
 	if (tv_read(path, &cb, r, 1) < 0)
 		goto out;
 	if (!t.novl || !t.nthr) {
+		if (r->truncated) {
+			pd_warn(path, 0, "no Overlap Analysis lanes before the "
+			    "file ends; no steps from it");
+			pd_diag_status(PD_EXIT_INPUT);
+		}
 		r->n = 0;
 		goto out;
 	}
