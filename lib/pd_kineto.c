@@ -293,13 +293,13 @@ pd_kineto_device_mem(const struct pd_kineto_info *info, int64_t id)
 
 json_t *
 pd_kineto_rec(const char *type, json_t *root,
-    const struct pd_kineto_info *info, const char *path)
+    const struct pd_kineto_info *info, const char *source)
 {
 	json_t *r = pd_rec_new(type, 1, root);
 
 	if (json_is_null(json_object_get(r, "rank")) && info->rank >= 0)
 		pd_set_int(r, "rank", info->rank);
-	pd_set_str(r, "source", path);
+	pd_set_str(r, "source", source);
 	return r;
 }
 

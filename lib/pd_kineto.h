@@ -79,9 +79,10 @@ void pd_kineto_info_free(struct pd_kineto_info *info);
 int64_t pd_kineto_device_mem(const struct pd_kineto_info *info, int64_t id);
 
 /* A new record (see pd_rec_new) for a trace: rank from distributedInfo
- * when the root has none, then "source" = path. New reference. */
+ * when the root has none, then "source" (e.g. "kineto_trace"). New
+ * reference. */
 json_t *pd_kineto_rec(const char *type, json_t *root,
-    const struct pd_kineto_info *info, const char *path);
+    const struct pd_kineto_info *info, const char *source);
 
 /* An event lacking what its class needs: warns for the first one of a
  * trace (counted in *n; the caller reports the total), status 3. */
