@@ -17,6 +17,7 @@
 
 #include "gapcore.h"
 #include "pd_diag.h"
+#include "pd_kineto.h"
 #include "pd_locate.h"
 #include "pd_rec.h"
 #include "pd_trace.h"
@@ -42,6 +43,7 @@ struct asc {
 	size_t nq, capq;
 	int64_t free_ns, nfree;
 	uint64_t missing;
+	const char *path;
 	int late;		/* a lane we use was named after its events */
 };
 
@@ -147,7 +149,7 @@ on_event(const struct pd_ev *ev, void *ctx)
 	if (ev->ph != 'X')
 		return 0;
 	if (!ev->has_ts || !ev->has_dur) {
-		a->missing++;
+		pd_kineto_bad_event(a->path, ev, "no ts or dur", &a->missing);
 		return 0;
 	}
 	if (strncmp(ev->name, "ProfilerStep#", 13) == 0) {
@@ -252,33 +254,37 @@ int
 sum_gaps_ascend(json_t *root, const struct pd_tool *t)
 {
 	struct pd_trace_cb cb = { NULL, on_event, NULL };
+	struct pd_kineto_info info;
 	struct pd_trace_stats st;
 	struct asc a;
-	const char *path = pd_root_export(root, "trace_view", 0);
 	json_t *rec;
-	int rc, code;
+	uint64_t missing;
+	int rc;
 
-	if (!path)
-		return 0;
 	memset(&a, 0, sizeof a);
+	if (!(a.path = pd_root_export(root, "trace_view", 0)))
+		return 0;
 	asc_reset(&a, 0);
 	cb.ctx = &a;
-	rc = pd_trace_read(path, &cb, &st);
+	/* warnings and exit status come from this first reading */
+	rc = pd_kineto_read(a.path, &cb, &info, &st);
+	pd_kineto_info_free(&info);
+	missing = a.missing;
 	if (rc >= 0 && a.late) {
 		asc_reset(&a, 1);
-		rc = pd_trace_read(path, &cb, &st);
+		a.missing = missing;	/* counted (and warned) once */
+		rc = pd_trace_read(a.path, &cb, &st);
 	}
 	if (rc < 0) {
-		pd_error(path, 0, "%s", strerror(errno));
 		gaps_free(&a.g);
 		free(a.l);
 		free(a.q);
 		return PD_EXIT_SYSTEM;
 	}
 	rec = pd_rec_new("pd.gaps", 1, root);
-	pd_set_str(rec, "source", "trace_view.json: Ascend Hardware");
+	pd_set_str(rec, "source", "trace_view");
 	gaps_fill(&a.g, rec, t->topn);
-	code = sum_gaps_read_status(path, rc, &st, rec, a.missing);
+	sum_gaps_read_keys(rc, &st, rec, missing);
 	if (has_lane(&a, L_OVERLAP))
 		pd_set_real(rec, "free_us", (double)a.free_ns / 1000.0, 3);
 	else
@@ -288,5 +294,5 @@ sum_gaps_ascend(json_t *root, const struct pd_tool *t)
 	gaps_free(&a.g);
 	free(a.l);
 	free(a.q);
-	return code;
+	return rc == 1 || missing || st.skipped ? PD_EXIT_INPUT : 0;
 }

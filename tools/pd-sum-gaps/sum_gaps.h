@@ -8,10 +8,9 @@
 int sum_gaps_ascend(json_t *root, const struct pd_tool *t);
 int sum_gaps_pytorch(json_t *root, const struct pd_tool *t);
 
-/* After reading a trace: warn about a truncated/malformed file or skipped
- * events, append events, skipped_events, truncated to rec; returns the
- * exit code to record (0 or PD_EXIT_INPUT). */
-int sum_gaps_read_status(const char *path, int rc,
-    const struct pd_trace_stats *st, json_t *rec, uint64_t missing);
+/* After reading a trace: append events, skipped_events, truncated to rec
+ * (the reader has already warned and recorded the exit status). */
+void sum_gaps_read_keys(int rc, const struct pd_trace_stats *st, json_t *rec,
+    uint64_t missing);
 
 #endif
