@@ -295,7 +295,7 @@ add_op(struct agg *a, const char *path, const char *where, const char *name,
 		else if (strcmp(k, "LOCAL") != 0)
 			other += mb;
 	}
-	if (json_is_object(bi)) {
+	if (json_object_size(bi)) {
 		o->mb += rdma + (sdma >= 0 ? sdma : other);
 		o->has_mb = 1;
 	}

@@ -1,0 +1,166 @@
+#!/usr/bin/env bats
+# pd-sum-comm on Ascend roots. pd.root lines are written by hand (root_line)
+# so each test feeds the tool exactly the exports it needs.
+load helper
+load contract
+
+ASC=$CORPUS/ascend
+CF=$FIX/pd-sum-comm
+
+root_line() {
+	local root=$1 fmt=$2 rank=$3 ex="" sep="" kv
+	shift 3
+	for kv in "$@"; do
+		ex="$ex$sep{\"kind\":\"${kv%%=*}\",\"path\":\"${kv#*=}\",\"bytes\":0}"
+		sep=,
+	done
+	printf '{"type":"pd.root","v":1,"root":"%s","rank":%s,"device":null,"format":"%s","run":"r","score":1,"exports":[%s]}\n' \
+	    "$root" "$rank" "$fmt" "$ex"
+}
+
+@test "pd-sum-comm: -h prints usage to stdout" { contract_h pd-sum-comm; }
+@test "pd-sum-comm: bad option is exit 2" { contract_badopt pd-sum-comm; }
+@test "pd-sum-comm: input passes through byte for byte" { contract_passthrough pd-sum-comm; }
+@test "pd-sum-comm: empty input, empty output" { contract_empty pd-sum-comm; }
+@test "pd-sum-comm: missing operand is exit 5" { contract_missing pd-sum-comm; }
+@test "pd-sum-comm: writing to /dev/full is exit 5" {
+	root_line /r torch_npu 0 communication_matrix=$CF/matrix.json >"$BATS_TEST_TMPDIR/in"
+	contract_devfull pd-sum-comm - <"$BATS_TEST_TMPDIR/in"
+}
+
+# comm-variants.json: a "step" key (no number), "p2p": [], SIO, "Idel Time",
+# an op whose time info is a string (skipped), "Total Op Info" (not an op).
+# allGather: 2 ops, elapse 2 + 1 ms, transit 0.5 + 0.5, wait 1.5 + 0.5,
+# sync 1 + 0 -> wait ratio 2 / (2 + 1) = 0.6667, sync ratio 1 / (1 + 1) = 0.5;
+# bytes = SDMA + RDMA = (30 + 0.5) + 4 MB = 34.5e6; algbw 34.5 MB / 3 ms =
+# 11.5 GB/s. broadcast has no bandwidth entries: bytes null.
+@test "pd-sum-comm: communication.json variants" {
+	run_pd 3 pd-sum-comm < <(root_line /r torch_npu 0 communication=$CF/comm-variants.json)
+	[[ "$stderr" == *"comm-variants.json: step/collective/hcom_reduceScatter__1_3@7: no \"Communication Time Info\" with \"Elapse Time(ms)\"; entry skipped"* ]]
+	[ "$(jqr pd.comm '[.source,.total_us,.wait_ratio,.sync_ratio,.op_count,.skipped]')" = '["communication",6000,0.5,0.3333,3,1]' ]
+	[ "$(jqr pd.comm '.ops[0]')" = '{"op_type":"allGather","count":2,"total_us":3000,"transit_us":1000,"wait_us":2000,"sync_us":1000,"idle_us":0,"wait_ratio":0.6667,"sync_ratio":0.5,"bytes":34500000,"algbw_gb_per_s":11.5}' ]
+	[ "$(jqr pd.comm '.ops[1] | [.op_type,.idle_us,.bytes,.algbw_gb_per_s]')" = '["broadcast",2000,null,null]' ]
+	[ "$(jqr pd.comm '.slowest[0]')" = '{"name":"hcom_broadcast__1_2@7","elapse_us":3000,"step":null}' ]
+}
+
+# Transports: SDMA 34 MB in 2 ms = 17 GB/s, one of its two ops under 16 MB
+# (4 MB) -> 0.5; SIO 10 MB < 16 -> 1; RDMA 0.5 MB < 1 MB -> 1. PCIE moved
+# nothing and is left out.
+@test "pd-sum-comm: transports with bandwidth and small-packet share" {
+	run_pd 3 pd-sum-comm < <(root_line /r torch_npu 0 communication=$CF/comm-variants.json)
+	[ "$(jqr pd.comm '[.transports[] | [.transport,.bytes,.time_us,.bandwidth_gb_per_s,.small_packet_ratio]]')" = \
+	    '[["SDMA",34000000,2000,17,0.5],["HCCS",24000000,1500,16,0.5],["SIO",10000000,500,20,1],["RDMA",500000,100,5,1]]' ]
+}
+
+# matrix.json: only the "-total" entries are summed (the top1 bucket repeats
+# a link); a link without "Transport Type" is skipped.
+@test "pd-sum-comm: communication_matrix.json links" {
+	run_pd 3 pd-sum-comm < <(root_line /r torch_npu 0 communication_matrix=$CF/matrix.json)
+	[[ "$stderr" == *"matrix.json: step3/collective/allgather-total@7: link is not \"src-dst\" with a \"Transport Type\"; entry skipped"* ]]
+	[ "$(jqr pd.comm '.links')" = '[{"src":0,"dst":0,"transport":"LOCAL","bytes":12000000,"time_us":30,"bandwidth_gb_per_s":400},{"src":0,"dst":1,"transport":"HCCS","bytes":12000000,"time_us":1500,"bandwidth_gb_per_s":8},{"src":0,"dst":8,"transport":"RDMA","bytes":2000000,"time_us":100,"bandwidth_gb_per_s":20}]' ]
+	[ "$(jqr pd.comm '[.total_us,.ops]')" = '[null,[]]' ]
+}
+
+@test "pd-sum-comm: truncated communication.json is a warning with its line" {
+	run_pd 3 pd-sum-comm < <(root_line /r torch_npu 0 communication=$CF/comm-cut.json communication_matrix=$CF/matrix.json)
+	[[ "$stderr" == *"pd-sum-comm: warning: $CF/comm-cut.json:11: premature end of input"*"; file skipped"* ]]
+	[ "$(jqr pd.comm '[.truncated,.total_us,(.links | length)]')" = '[true,null,3]' ]
+}
+
+@test "pd-sum-comm: a root without communication files gives no record" {
+	run_pd 0 pd-sum-comm < <(root_line /r torch_npu 0 step_trace_time=/x.csv)
+	[ -z "$(jqr pd.comm .)" ]
+}
+
+# ---- the corpus ----
+
+# The 2-rank case (checked with python3 summing "Communication Time Info"
+# over step50/collective of each communication.json):
+#   rank0: elapse 105991.878 us (= the Communication lane and column of
+#          step_trace_time.csv), idle 96367.906 us (91 %), wait ratio
+#          5.9406 / (5.9406 + 3.6834) = 0.6173, slowest op 79089.52 us
+#   rank1: elapse 100375.285 us, idle 96324.225 us (96 %), wait ratio 0.0472
+# HCCS moves 427.6 MB at 15.65 GB/s on rank0. With pd-sum-step's 0.66 and
+# 0.63 exposed-communication shares, the job is communication-bound, and
+# rank0 waits on rank1 far more than the reverse.
+@test "pd-sum-comm: pta_2rank_level1_text side by side" {
+	require_corpus
+	local c=$ASC/pta_2rank_level1_text r
+	run_pd 0 pd-sum-comm < <(for r in 0 1; do
+	    d=$c/rank${r}_ascend_pt/ASCEND_PROFILER_OUTPUT
+	    root_line $c/rank${r}_ascend_pt torch_npu $r communication=$d/communication.json communication_matrix=$d/communication_matrix.json
+	done)
+	[ "$(jqr pd.comm '[.rank,.total_us,.wait_ratio,.ops[0].op_type,.ops[0].count,.ops[0].idle_us,.slowest[0].elapse_us]')" = \
+	    "$(printf '%s\n' '[0,105991.878,0.6173,"allReduce",4,96367.906,79089.52]' '[1,100375.285,0.0472,"allReduce",4,96324.225,73475.168]')" ]
+	[ "$(jqr pd.comm 'select(.rank == 0) | .transports[0] | [.transport,.bytes,.bandwidth_gb_per_s]')" = '["HCCS",427596096,15.654]' ]
+	# rank0 talks to its 7 peers over HCCS plus its local copy
+	[ "$(jqr pd.comm 'select(.rank == 0) | [.links[].transport] | group_by(.) | map([.[0], length])')" = '[["HCCS",7],["LOCAL",1]]' ]
+	# the step record's Communication equals the sum of the op elapses
+	run_pd 0 pd-sum-step < <(root_line $c/rank0_ascend_pt torch_npu 0 step_trace_time=$c/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/step_trace_time.csv)
+	[ "$(jqr pd.step '.totals.comm_us')" = 105991.878 ]
+}
+
+# cluster_communication.json: one record per rank; the matrix adds each
+# link to its source rank (ranks 8 and 9 only appear as p2p receivers).
+# Rank 0: broadcast 4969.808 + 539.680 us, send 896.487 us (python3 over
+# the "0" entries).
+@test "pd-sum-comm: cluster_communication.json, one record per rank" {
+	require_corpus
+	local k=$ASC/msinsight_server_fixtures/cluster_analysis_output
+	run_pd 0 pd-sum-comm < <(root_line $k cluster_analysis null cluster_communication=$k/cluster_communication.json cluster_communication_matrix=$k/cluster_communication_matrix.json)
+	[ "$(jqr pd.comm '.rank' | tr '\n' ' ')" = '0 1 8 9 ' ]
+	[ "$(jqr pd.comm 'select(.rank == 0) | [.source,.total_us,[.ops[] | [.op_type,.count]]]')" = '["cluster_communication+cluster_communication_matrix",6405.974,[["broadcast",2],["send",1]]]' ]
+	[ "$(jqr pd.comm 'select(.rank == 0) | .links[] | select(.transport == "RDMA") | [.src,.dst]')" = '[0,8]' ]
+}
+
+# The "step" key (no number) of the mstt cluster fixture.
+@test "pd-sum-comm: cluster file with a \"step\" key" {
+	require_corpus
+	local k=$ASC/mstt_advisor_fixtures/test/resource/advisor/cluster_analysis_output
+	run_pd 0 pd-sum-comm < <(root_line $k cluster_analysis null cluster_communication=$k/cluster_communication.json)
+	[ "$(jqr pd.comm '[.rank,.slowest[0].step,.slowest[0].elapse_us]')" = "$(printf '%s\n' '[0,null,121736.944]' '[1,null,20798.642]')" ]
+}
+
+# Legacy PROF_ hccl timelines: the op lane ("Communication Kernel") gives
+# the ops, the Plane tasks the transports and links. AllReduce: 41534.3 us
+# in iteration 1 and 9303.05 us in iteration 2; the PCIE link 0-4 moves
+# 196646912 bytes (sizes of the Plane tasks with link type PCIE).
+@test "pd-sum-comm: CANN legacy hccl timelines" {
+	require_corpus
+	local p=$ASC/msprof_PROF_legacy_2dev/PROF_000001_20230818142704322_COJGGGCANRMICFBC/device_0/timeline
+	run_pd 0 pd-sum-comm < <(root_line /p msprof_legacy 0 hccl_timeline=$p/hccl_0_2_1.json hccl_timeline=$p/hccl_0_2_2.json)
+	[ "$(jqr pd.comm '[.source,.total_us,.ops[0].op_type,.ops[0].count,.ops[0].wait_us]')" = '["hccl_timeline",50837.35,"AllReduce",2,null]' ]
+	[ "$(jqr pd.comm '[.slowest[] | [.elapse_us,.step]]')" = '[[41534.3,1],[9303.05,2]]' ]
+	[ "$(jqr pd.comm '.links[] | select(.transport == "PCIE") | [.src,.dst,.bytes]')" = '[0,4,196646912]' ]
+}
+
+corpus_roots() {
+	find "$ASC" -type f \( -name communication.json -o -name communication_matrix.json \
+	    -o -name cluster_communication.json -o -name cluster_communication_matrix.json \
+	    -o -path '*/timeline/hccl_*.json' \) | sort | while read -r f; do
+		case $f in
+		*/ASCEND_PROFILER_OUTPUT/*) r=${f%/ASCEND_PROFILER_OUTPUT/*}; fmt=torch_npu ;;
+		*/timeline/*) r=${f%/device_*}; fmt=msprof_legacy ;;
+		*) r=${f%/*}; fmt=cluster_analysis ;;
+		esac
+		k=${f##*/}
+		case $k in
+		hccl_*) k=hccl_timeline ;;
+		*) k=${k%.json} ;;
+		esac
+		printf '%s\t%s\t%s\t%s\n' "$r" "$fmt" "$k" "$f"
+	done | jq -R -s -c 'split("\n") | map(select(. != "") | split("\t")) |
+	    group_by(.[0])[] | {type: "pd.root", v: 1, root: .[0][0], rank: null,
+	    device: null, format: .[0][1], run: "r", score: 1,
+	    exports: map({kind: .[2], path: .[3], bytes: 0})}'
+}
+
+@test "pd-sum-comm: every Ascend corpus case, no warning" {
+	require_corpus
+	corpus_roots >"$BATS_TEST_TMPDIR/roots"
+	run_pd 0 pd-sum-comm <"$BATS_TEST_TMPDIR/roots"
+	[ -z "$stderr" ]
+	[ "$(jqr pd.root .root | wc -l)" -eq 9 ]
+	[ "$(jqr pd.comm .root | sort -u | wc -l)" -eq 9 ]
+	[ "$(jqr pd.comm 'select(.total_us == null and (.links | length) == 0)' | wc -l)" -eq 0 ]
+}
