@@ -277,7 +277,7 @@ static const char *pmu_cols[][2] = {
 };
 
 /* kernel_details.csv or op_summary_*.csv. */
-static void
+static int
 read_kernels(struct hot *h, const char *path, const struct pd_tool *t)
 {
 	static const char *want[] = { "Name", "Type", "Duration(us)" };
@@ -286,14 +286,14 @@ read_kernels(struct hot *h, const char *path, const struct pd_tool *t)
 	double dur, p[NPIPE], v;
 
 	if (!c)
-		return;
+		return 0;
 	idx[0] = pd_csv_col(c, "Name", "Op Name", NULL);
 	idx[1] = pd_csv_col(c, "Type", "OP Type", NULL);
 	idx[2] = pd_csv_col(c, "Duration(us)", "Task Duration(us)", NULL);
 	core = pd_csv_col(c, "Accelerator Core", "Task Type", NULL);
 	if (check_cols(path, want, idx, 3)) {
 		pd_csv_close(c);
-		return;
+		return 0;
 	}
 	for (i = 0; i < NPIPE; i++)
 		for (j = 0; j < 2; j++) {
@@ -329,6 +329,7 @@ read_kernels(struct hot *h, const char *path, const struct pd_tool *t)
 	else if (r < 0)
 		bad_row(h, c, "read error");
 	pd_csv_close(c);
+	return 1;
 }
 
 /* "Default/net/MatMul-op19" -> "MatMul". */
@@ -347,7 +348,7 @@ legacy_type(const char *full, char *buf, size_t size)
 /* MindSpore legacy: aicore_intermediate_{dev}_detail.csv (full_op_name,
  * execution_time in ms) and aicpu_intermediate_{dev}.csv (kernel_type,
  * total_time in ms). */
-static void
+static int
 read_legacy(struct hot *h, const char *path, int aicpu,
     const struct pd_tool *t)
 {
@@ -359,12 +360,12 @@ read_legacy(struct hot *h, const char *path, int aicpu,
 	char type[256];
 
 	if (!c)
-		return;
+		return 0;
 	idx[0] = pd_csv_col(c, aicpu ? "kernel_type" : "full_op_name", NULL);
 	idx[1] = pd_csv_col(c, aicpu ? "total_time" : "execution_time", NULL);
 	if (check_cols(path, aicpu ? want_cpu : want_aic, idx, 2)) {
 		pd_csv_close(c);
-		return;
+		return 0;
 	}
 	h->have_kernels = 1;
 	while ((r = pd_csv_next(c)) > 0) {
@@ -382,10 +383,11 @@ read_legacy(struct hot *h, const char *path, int aicpu,
 	if (r == -2)
 		truncated(h, c);
 	pd_csv_close(c);
+	return 1;
 }
 
 /* op_statistic.csv: per type only (used when no per-kernel table). */
-static void
+static int
 read_statistic(struct hot *h, const char *path, const struct pd_tool *t)
 {
 	static const char *want[] = { "OP Type", "Count", "Total Time(us)" };
@@ -397,14 +399,14 @@ read_statistic(struct hot *h, const char *path, const struct pd_tool *t)
 	const char *type, *cr;
 
 	if (!c)
-		return;
+		return 0;
 	idx[0] = pd_csv_col(c, "OP Type", NULL);
 	idx[1] = pd_csv_col(c, "Count", NULL);
 	idx[2] = pd_csv_col(c, "Total Time(us)", NULL);
 	core = pd_csv_col(c, "Core Type", NULL);
 	if (check_cols(path, want, idx, 3)) {
 		pd_csv_close(c);
-		return;
+		return 0;
 	}
 	h->from_statistic = 1;
 	while ((r = pd_csv_next(c)) > 0) {
@@ -431,6 +433,7 @@ read_statistic(struct hot *h, const char *path, const struct pd_tool *t)
 	if (r == -2)
 		truncated(h, c);
 	pd_csv_close(c);
+	return 1;
 }
 
 /* api_statistic.csv: host API time by name. */
@@ -750,17 +753,19 @@ read_all(json_t *root, const char *kind, struct hot *h,
 	const char *p;
 	size_t i;
 
+	int ok = 0;
+
 	for (i = 0; (p = pd_root_export(root, kind, i)); i++) {
 		if (what == 0)
-			read_kernels(h, p, t);
+			ok += read_kernels(h, p, t);
 		else if (what == 1)
-			read_legacy(h, p, 0, t);
+			ok += read_legacy(h, p, 0, t);
 		else if (what == 2)
-			read_legacy(h, p, 1, t);
+			ok += read_legacy(h, p, 1, t);
 		else
-			read_statistic(h, p, t);
+			ok += read_statistic(h, p, t);
 	}
-	return i > 0;
+	return ok > 0;
 }
 
 int

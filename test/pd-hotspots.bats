@@ -1,0 +1,203 @@
+#!/usr/bin/env bats
+# pd-hotspots on Ascend roots. pd.root lines are written by hand (root_line)
+# so each test feeds the tool exactly the exports it needs. Numbers checked
+# by hand: python3's csv module over the named file (the kernel tables have
+# quoted shapes with commas, so plain awk -F, does not split them right).
+load helper
+load contract
+
+ASC=$CORPUS/ascend
+HF=$FIX/pd-hotspots
+R2=$ASC/pta_2rank_level1_text/rank0_ascend_pt
+O2=$R2/ASCEND_PROFILER_OUTPUT
+
+# root_line ROOT FORMAT RANK KIND=PATH...: one pd.root record.
+root_line() {
+	local root=$1 fmt=$2 rank=$3 ex="" sep="" kv
+	shift 3
+	for kv in "$@"; do
+		ex="$ex$sep{\"kind\":\"${kv%%=*}\",\"path\":\"${kv#*=}\",\"bytes\":0}"
+		sep=,
+	done
+	printf '{"type":"pd.root","v":1,"root":"%s","rank":%s,"device":null,"format":"%s","run":"r","score":1,"exports":[%s]}\n' \
+	    "$root" "$rank" "$fmt" "$ex"
+}
+
+# kind_of FILE: the export kind pd-locate gives a file name (or nothing).
+kind_of() {
+	case "${1##*/}" in
+	kernel_details*.csv) echo kernel_details ;;
+	op_summary*.csv) echo op_summary ;;
+	op_statistic*.csv) echo op_statistic ;;
+	api_statistic*.csv) echo api_statistic ;;
+	operator_details*.csv) echo operator_details ;;
+	trace_view*.json) echo trace_view ;;
+	step_trace_time*.csv) echo step_trace_time ;;
+	memory_record*.csv) echo memory_record ;;
+	operator_memory*.csv) echo operator_memory ;;
+	npu_module_mem*.csv) echo npu_module_mem ;;
+	static_op_mem*.csv) echo static_op_mem ;;
+	aicore_intermediate_*_detail.csv) echo aicore_intermediate_detail ;;
+	aicore_intermediate_*_type.csv) echo aicore_intermediate_type ;;
+	aicpu_intermediate_*.csv) echo aicpu_intermediate ;;
+	minddata_pipeline_raw_*.csv) echo minddata_pipeline_raw ;;
+	pipeline_profiling_*.json) echo pipeline_profiling ;;
+	device_queue_profiling_*.txt) echo device_queue_profiling ;;
+	dataset_iterator_profiling_*.txt) echo dataset_iterator_profiling ;;
+	minddata_aicpu_*.txt) echo minddata_aicpu ;;
+	esac
+}
+
+# corpus_roots: one pd.root per directory of the Ascend corpus holding
+# files of a known kind (until pd-locate is finished).
+corpus_roots() {
+	local d f k args
+	find "$ASC" -type f | sed 's|/[^/]*$||' | sort -u | while read -r d; do
+		args=()
+		for f in "$d"/*; do
+			k=$(kind_of "$f")
+			[ -n "$k" ] && args+=("$k=$f")
+		done
+		[ ${#args[@]} -gt 0 ] && root_line "$d" torch_npu null "${args[@]}"
+	done
+	return 0
+}
+
+@test "pd-hotspots: -h prints usage to stdout" { contract_h pd-hotspots; }
+@test "pd-hotspots: bad option is exit 2" { contract_badopt pd-hotspots; }
+@test "pd-hotspots: input passes through byte for byte" { contract_passthrough pd-hotspots; }
+@test "pd-hotspots: empty input, empty output" { contract_empty pd-hotspots; }
+@test "pd-hotspots: missing operand is exit 5" { contract_missing pd-hotspots; }
+@test "pd-hotspots: writing to /dev/full is exit 5" {
+	root_line /r torch_npu 0 kernel_details=$HF/pmu.csv >"$BATS_TEST_TMPDIR/in"
+	contract_devfull pd-hotspots "$BATS_TEST_TMPDIR/in"
+}
+
+# pmu.csv (hand-made; Block Num header, CRLF header, TAB-suffixed and quoted
+# times): mm_a 100 + 300 us, mac ratio (0.9*100 + 0.85*300)/400 = 0.8625
+# >= 0.8 -> cube; add_b vec 0.82 -> vector; idx_c AI_CPU with N/A PMU ->
+# bound null; set_d MemSet, all-zero PMU -> null; the COMMUNICATION row
+# (1000 us) is kept out: total 400 + 50 + 10 + 5 = 465; short (< 20 us):
+# idx_c, set_d = 2 of 5.
+@test "pd-hotspots: top ops, pipe bound, AI CPU, communication kept out" {
+	run_pd 0 pd-hotspots < <(root_line /r msprof 0 kernel_details=$HF/pmu.csv)
+	[ "$(printf '%s\n' "$output" | jq -r .type | tr '\n' ' ')" = "pd.root pd.hotspot " ]
+	[ "$(jqr pd.hotspot '[.source,.total_us,.kernels,.short_ops,.short_ratio]')" = '["kernel_details",465,5,2,0.4]' ]
+	[ "$(jqr pd.hotspot '[.top[] | [.name,.count,.total_us,.mean_us,.ratio,.bound,.bound_ratio]]')" = \
+	    '[["mm_a",2,400,200,0.8602,"cube",0.8625],["add_b",1,50,50,0.1075,"vector",0.82],["idx_c",1,10,10,0.0215,null,null],["set_d",1,5,5,0.0108,null,null]]' ]
+	[ "$(jqr pd.hotspot '.aicpu')" = '[{"name":"idx_c","count":1,"total_us":10}]' ]
+	[ "$(jqr pd.hotspot '[.by_core[] | [.core,.total_us]]')" = '[["AI_CORE",400],["AI_VECTOR_CORE",55],["AI_CPU",10]]' ]
+	[ "$(jqr pd.hotspot '.classes')" = '{"compute_us":460,"comm_us":1000,"memcpy_us":0,"memset_us":5}' ]
+}
+
+@test "pd-hotspots: -n limits the top list" {
+	run_pd 0 pd-hotspots -n 1 < <(root_line /r msprof 0 kernel_details=$HF/pmu.csv)
+	[ "$(jqr pd.hotspot '[(.top | length), (.by_type | length)]')" = '[1,4]' ]
+}
+
+# Checked with python3 csv over rank0's kernel_details.csv: 187 non-HCCL
+# rows summing to 8873.737 us, 4 HCCL rows summing to 105991.876 us, 103
+# rows under 20 us; aclnnForeachAddListV2 3 rows 1959.079 us, duration-
+# weighted max(aic_mte2_ratio, aiv_mte2_ratio) 0.9796; MemSet 157.32 us,
+# TensorMove 573.79 us. api_statistic.csv: aclopCompileAndExecute count 19;
+# trace_view.json: 191 Node@launch events.
+@test "pd-hotspots: the 2-rank case, rank 0" {
+	require_corpus
+	run_pd 0 pd-hotspots < <(root_line $R2 torch_npu 0 kernel_details=$O2/kernel_details.csv \
+	    api_statistic=$O2/api_statistic.csv operator_details=$O2/operator_details.csv trace_view=$O2/trace_view.json)
+	[ "$(jqr pd.hotspot '[.total_us,.kernels,.short_ops,.classes.comm_us,.classes.memset_us,.classes.memcpy_us]')" = '[8873.737,187,103,105991.876,157.32,573.79]' ]
+	[ "$(jqr pd.hotspot '.top[0] | [.name,.count,.total_us,.bound,.bound_ratio]')" = '["aclnnForeachAddListV2_ForeachAddListV2_ForeachAddList",3,1959.079,"mte2",0.9796]' ]
+	[ "$(jqr pd.hotspot '[.host_checks.compile_execute_count,.host_checks.launches]')" = '[19,191]' ]
+	[ "$(jqr pd.hotspot '.host_api[0] | [.name,.count]')" = '["aclrtSynchronizeStreamWithTimeout",7]' ]
+	[ "$(jqr pd.hotspot '.cpu_ops[0].name')" = '"aten::_local_scalar_dense"' ]
+	# communication is 105991.876 / (105991.876 + 8873.737) = 92 % of device op time
+	[ "$(jqr pd.hotspot '(.classes.comm_us / (.classes.comm_us + .total_us) * 100 | floor)')" = 92 ]
+}
+
+# op_statistic.csv must agree with the per-kernel table aggregated by type,
+# on every corpus case that has both. Tolerance per type: 0.001 us x count
+# + 0.002 us. Why: kernel_details / op_summary print each duration rounded
+# to 1 ns (error <= 0.0005 us per kernel), op_statistic prints its total
+# rounded to 1 ns (<= 0.0005), and pd-hotspots rounds both totals to 3
+# decimals (<= 0.0005 each). Observed worst case: 0.007 us on 57 TransData
+# kernels. op_statistic has no communication rows; neither does by_type.
+@test "pd-hotspots: op_statistic totals match the kernel table by type" {
+	require_corpus
+	local n=0 k s kt st a b
+	for k in $(find "$ASC" -name 'kernel_details.csv' -o -name 'op_summary_*.csv' | sort); do
+		s=$(ls "${k%/*}"/op_statistic*.csv 2>/dev/null | head -1)
+		[ -n "$s" ] || continue
+		kt=$(kind_of "$k")
+		run_pd 0 pd-hotspots < <(root_line /k torch_npu 0 "$kt=$k")
+		a=$(jqr pd.hotspot '[.by_type[] | {type, count, total_us}] | sort_by(.type)')
+		run_pd 0 pd-hotspots < <(root_line /s torch_npu 0 "op_statistic=$s")
+		b=$(jqr pd.hotspot '[.by_type[] | {type, count, total_us}] | sort_by(.type)')
+		jq -n --argjson a "$a" --argjson b "$b" -e '
+		    ($a | length) == ($b | length) and ($a | length) > 0 and
+		    ([range($a | length) | . as $i | $a[$i].type == $b[$i].type and
+		      $a[$i].count == $b[$i].count and
+		      (($a[$i].total_us - $b[$i].total_us) | fabs) <= 0.001 * $a[$i].count + 0.002] | all)' \
+		    || { echo "mismatch: $k vs $s" >&2; echo "$a" >&2; echo "$b" >&2; return 1; }
+		n=$((n + 1))
+	done
+	# pta_1rank_level2, pta_2rank rank0 and rank1, msprof_cli_cann85_app
+	[ "$n" -eq 4 ]
+}
+
+# Level0 header: no Type / core information (N/A), no PMU columns.
+@test "pd-hotspots: Level0 kernel_details header" {
+	require_corpus
+	local o=$ASC/pta_1rank_level0_text/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT
+	run_pd 0 pd-hotspots < <(root_line /l torch_npu 0 kernel_details=$o/kernel_details.csv)
+	[ "$(jqr pd.hotspot '[.top[0].core, .top[0].bound, .by_core[0].core]')" = '["N/A",null,"N/A"]' ]
+	# python3 csv: 191 rows, 4 of them hcom_* (communication)
+	[ "$(jqr pd.hotspot '.kernels')" = 187 ]
+}
+
+# MindSpore legacy: aicore_intermediate_1_detail.csv sums
+# = 23.088095 ms (awk -F, 'NR>1{s+=$2}' with %.6f), aicpu_intermediate_1.csv total_time 9.694 ms;
+# GetNext 0.888 + 0.293 ms.
+@test "pd-hotspots: MindSpore legacy intermediate files" {
+	require_corpus
+	local p=$ASC/mindspore_legacy_run2_dataset/profiler
+	run_pd 0 pd-hotspots < <(root_line $p mindspore_legacy 1 aicore_intermediate_detail=$p/aicore_intermediate_1_detail.csv \
+	    aicpu_intermediate=$p/aicpu_intermediate_1.csv)
+	[ "$(jqr pd.hotspot '[.source,.total_us,.top[0].type,.top[0].total_us]')" = '["aicore_intermediate",32782.095,"MatMul",9174.08]' ]
+	[ "$(jqr pd.hotspot '.aicpu[1]')" = '{"name":"GetNext","count":2,"total_us":1181}' ]
+}
+
+@test "pd-hotspots: unknown header variant is an error naming the missing columns" {
+	run_pd 3 pd-hotspots < <(root_line /r msprof 0 kernel_details=$HF/no-duration.csv)
+	[[ "$stderr" == *"pd-hotspots: error: $HF/no-duration.csv:1: unknown header variant: missing column 'Duration(us)'"* ]]
+	[ -z "$(jqr pd.hotspot .)" ]
+}
+
+@test "pd-hotspots: a bad header falls back to the next table" {
+	run_pd 3 pd-hotspots < <(root_line /r msprof 0 kernel_details=$HF/no-duration.csv op_summary=$HF/pmu.csv)
+	[ "$(jqr pd.hotspot '[.source,.total_us]')" = '["op_summary",465]' ]
+}
+
+# bad-rows.csv: row 3 has duration "1.2E+01x", row 5 opens a quote that
+# never closes (a cut file): both skipped with file:line, a + c kept.
+@test "pd-hotspots: malformed and truncated rows are warned, counted, skipped" {
+	run_pd 3 pd-hotspots < <(root_line /r msprof 0 kernel_details=$HF/bad-rows.csv)
+	[[ "$stderr" == *"pd-hotspots: warning: $HF/bad-rows.csv:3: bad duration: row skipped"* ]]
+	[[ "$stderr" == *"$HF/bad-rows.csv:5: file ends inside a quoted field"* ]]
+	[ "$(jqr pd.hotspot '[.total_us,.skipped_rows]')" = '[40,2]' ]
+}
+
+@test "pd-hotspots: a cut trace_view.json is warned; the tables still count" {
+	require_corpus
+	head -c 300000 $O2/trace_view.json >"$BATS_TEST_TMPDIR/cut.json"
+	run_pd 3 pd-hotspots < <(root_line /r torch_npu 0 kernel_details=$HF/pmu.csv trace_view=$BATS_TEST_TMPDIR/cut.json)
+	[[ "$stderr" == *"pd-hotspots: warning: $BATS_TEST_TMPDIR/cut.json:"* ]]
+	[ "$(jqr pd.hotspot '.total_us')" = 465 ]
+}
+
+@test "pd-hotspots: every Ascend corpus case runs (exit 0 or 3, never a crash)" {
+	require_corpus
+	corpus_roots >"$BATS_TEST_TMPDIR/roots"
+	run --separate-stderr pd-hotspots <"$BATS_TEST_TMPDIR/roots"
+	[ "$status" -eq 0 ] || [ "$status" -eq 3 ]
+	[ "$(jqr pd.hotspot .type | wc -l)" -ge 8 ]
+}
