@@ -28,6 +28,8 @@ elem_matches(json_t *e, const char *key, size_t klen, char op,
 	}
 	if (op == '=' && json_is_real(x))
 		return json_real_value(x) == strtod(v, NULL);
+	if (op == '=' && json_is_boolean(x))
+		return strcmp(v, json_is_true(x) ? "true" : "false") == 0;
 	return 0;
 }
 

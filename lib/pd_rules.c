@@ -1,0 +1,782 @@
+#include "pd_rules.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#include "pd_diag.h"
+#include "pd_path.h"
+
+static const char *domains[] = {
+	"compute", "input_pipeline", "communication", "memory",
+	"graph_compile", "host_overhead", "operator_hotspot", NULL
+};
+static const char *prefixes[] = {
+	"step", "comm", "mem", "input", "gaps", "hotspot", "root", "profile",
+	"context", NULL
+};
+static const char *ops[] = { ">", ">=", "<", "<=", "==", "!=", "exists",
+	"absent", NULL };
+
+struct ld {
+	const char *file;
+	yaml_document_t *doc;
+	int errors;
+};
+
+static void
+bad(struct ld *l, yaml_node_t *n, const char *fmt, const char *arg)
+{
+	char msg[256];
+
+	snprintf(msg, sizeof msg, fmt, arg ? arg : "");
+	pd_error(NULL, 0, "%s:%lu:%lu: %s", l->file,
+	    n ? (unsigned long)n->start_mark.line + 1 : 1UL,
+	    n ? (unsigned long)n->start_mark.column + 1 : 1UL, msg);
+	l->errors++;
+}
+
+static char *
+xstrdup(const char *s)
+{
+	char *d = s ? strdup(s) : NULL;
+
+	if (s && !d)
+		abort();
+	return d;
+}
+
+static int
+in(const char *s, const char **list)
+{
+	int i;
+
+	for (i = 0; list[i]; i++)
+		if (strcmp(s, list[i]) == 0)
+			return i;
+	return -1;
+}
+
+static const char *
+scalar(yaml_node_t *n)
+{
+	return n && n->type == YAML_SCALAR_NODE ?
+	    (const char *)n->data.scalar.value : NULL;
+}
+
+static yaml_node_t *
+node(struct ld *l, int i)
+{
+	return yaml_document_get_node(l->doc, i);
+}
+
+static char *
+want_str(struct ld *l, yaml_node_t *n, const char *key)
+{
+	const char *s = scalar(n);
+
+	if (!s) {
+		bad(l, n, "'%s' must be a string", key);
+		return NULL;
+	}
+	return xstrdup(s);
+}
+
+static int
+check_field(struct ld *l, yaml_node_t *n, const char *f)
+{
+	const char *why;
+	char head[32];
+	size_t k = strcspn(f, ".[");
+
+	if (!pd_path_check(f, &why)) {
+		char m[200];
+
+		snprintf(m, sizeof m, "bad field path '%s': %s", f, why);
+		bad(l, n, "%s", m);
+		return 0;
+	}
+	snprintf(head, sizeof head, "%.*s", (int)(k < 31 ? k : 31), f);
+	if (in(head, prefixes) < 0) {
+		bad(l, n, "field '%s' does not start with a record name "
+		    "(step, comm, mem, input, gaps, hotspot, root, profile, "
+		    "context)", f);
+		return 0;
+	}
+	return 1;
+}
+
+static char *
+want_field(struct ld *l, yaml_node_t *n, const char *key)
+{
+	char *s = want_str(l, n, key);
+
+	if (s && !check_field(l, n, s)) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+static json_t *
+scalar_value(yaml_node_t *n)
+{
+	const char *s = scalar(n);
+	char *end;
+	double d;
+
+	if (!s)
+		return NULL;
+	if (n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE) {
+		if (!strcmp(s, "true"))
+			return json_true();
+		if (!strcmp(s, "false"))
+			return json_false();
+		errno = 0;
+		d = strtod(s, &end);
+		if (*s && !*end && !errno)
+			return json_real(d);
+	}
+	return json_string(s);
+}
+
+static char **
+want_strlist(struct ld *l, yaml_node_t *n, const char *key, size_t *cnt)
+{
+	yaml_node_item_t *it;
+	char **v;
+	size_t i = 0;
+
+	*cnt = 0;
+	if (scalar(n)) {
+		v = calloc(2, sizeof *v);
+		v[0] = xstrdup(scalar(n));
+		*cnt = 1;
+		return v;
+	}
+	if (!n || n->type != YAML_SEQUENCE_NODE) {
+		bad(l, n, "'%s' must be a list of strings", key);
+		return NULL;
+	}
+	v = calloc((size_t)(n->data.sequence.items.top -
+	    n->data.sequence.items.start) + 1, sizeof *v);
+	if (!v)
+		abort();
+	for (it = n->data.sequence.items.start;
+	    it < n->data.sequence.items.top; it++) {
+		yaml_node_t *e = node(l, *it);
+
+		if (!scalar(e)) {
+			bad(l, e, "'%s' must be a list of strings", key);
+			continue;
+		}
+		v[i++] = xstrdup(scalar(e));
+	}
+	*cnt = i;
+	return v;
+}
+
+static void
+free_conds(struct pd_cond *c, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(c[i].field);
+		json_decref(c[i].value);
+	}
+	free(c);
+}
+
+/* One condition: {field: F, op: OP, value: V}. */
+static int
+load_cond(struct ld *l, yaml_node_t *n, struct pd_cond *c)
+{
+	yaml_node_pair_t *p;
+	yaml_node_t *vn = NULL, *opn = NULL;
+	const char *op = NULL;
+
+	memset(c, 0, sizeof *c);
+	if (n->type != YAML_MAPPING_NODE) {
+		bad(l, n, "a condition must be a mapping with field, op, value%s",
+		    NULL);
+		return 0;
+	}
+	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
+	    p++) {
+		yaml_node_t *k = node(l, p->key), *v = node(l, p->value);
+		const char *ks = scalar(k);
+
+		if (ks && !strcmp(ks, "field"))
+			c->field = want_field(l, v, "field");
+		else if (ks && !strcmp(ks, "op"))
+			op = scalar(v), opn = v;
+		else if (ks && !strcmp(ks, "value"))
+			vn = v;
+		else
+			bad(l, k, "unknown key '%s' in condition", ks);
+	}
+	if (!c->field) {
+		bad(l, n, "condition without a valid 'field'%s", NULL);
+		return 0;
+	}
+	if (!op || in(op, ops) < 0) {
+		bad(l, opn ? opn : n, "'op' must be one of > >= < <= == != "
+		    "exists absent%s", NULL);
+		return 0;
+	}
+	c->op = (enum pd_op)in(op, ops);
+	if (c->op == PD_OP_EXISTS || c->op == PD_OP_ABSENT)
+		return 1;
+	if (!vn || !(c->value = scalar_value(vn))) {
+		bad(l, vn ? vn : n, "condition on '%s' needs a scalar 'value'",
+		    c->field);
+		return 0;
+	}
+	if (c->op <= PD_OP_LE && !json_is_number(c->value)) {
+		bad(l, vn, "'%s' compares with a number", op);
+		return 0;
+	}
+	return 1;
+}
+
+static struct pd_cond *
+load_conds(struct ld *l, yaml_node_t *n, const char *key, size_t *cnt)
+{
+	yaml_node_item_t *it;
+	struct pd_cond *c;
+	size_t i = 0;
+
+	*cnt = 0;
+	if (!n || n->type != YAML_SEQUENCE_NODE) {
+		bad(l, n, "'%s' must be a list of conditions", key);
+		return NULL;
+	}
+	c = calloc((size_t)(n->data.sequence.items.top -
+	    n->data.sequence.items.start) + 1, sizeof *c);
+	if (!c)
+		abort();
+	for (it = n->data.sequence.items.start;
+	    it < n->data.sequence.items.top; it++)
+		if (load_cond(l, node(l, *it), &c[i]))
+			i++;
+		else {
+			free(c[i].field);
+			json_decref(c[i].value);
+			memset(&c[i], 0, sizeof *c);
+		}
+	*cnt = i;
+	return c;
+}
+
+static void
+load_fix(struct ld *l, yaml_node_t *n, struct pd_rule *r)
+{
+	yaml_node_pair_t *p;
+
+	if (n->type != YAML_MAPPING_NODE) {
+		bad(l, n, "'fix' must be a mapping with proposal, effect, "
+		    "change%s", NULL);
+		return;
+	}
+	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
+	    p++) {
+		yaml_node_t *k = node(l, p->key), *v = node(l, p->value);
+		const char *ks = scalar(k);
+
+		if (ks && !strcmp(ks, "proposal"))
+			r->fix_proposal = want_str(l, v, ks);
+		else if (ks && !strcmp(ks, "effect"))
+			r->fix_effect = want_str(l, v, ks);
+		else if (ks && !strcmp(ks, "change"))
+			r->fix_change = want_str(l, v, ks);
+		else
+			bad(l, k, "unknown key '%s' in fix", ks);
+	}
+}
+
+static void
+free_list(char **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; v && i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+static void
+free_rule(struct pd_rule *r)
+{
+	free(r->id); free(r->title); free(r->domain); free(r->scope);
+	free(r->severity); free(r->source); free(r->evidence);
+	free(r->subject); free(r->handoff);
+	free(r->impact_over); free(r->impact_minus);
+	free_conds(r->when, r->nwhen);
+	free_conds(r->handoff_if, r->nhandoff_if);
+	free_list(r->impact, r->nimpact);
+	free_list(r->validation, r->nvalidation);
+	free_list(r->hints, r->nhints);
+	free(r->fix_proposal); free(r->fix_effect); free(r->fix_change);
+	free(r->file);
+	memset(r, 0, sizeof *r);
+}
+
+static void
+load_impact(struct ld *l, yaml_node_t *v, struct pd_rule *r)
+{
+	size_t i;
+	char *end;
+	const char *s = scalar(v);
+
+	if (s && v->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+	    (r->impact_value = strtod(s, &end), *s && !*end)) {
+		if (r->impact_value < 0 || r->impact_value > 1)
+			bad(l, v, "a constant 'impact' must be within 0..1%s",
+			    NULL);
+		return;
+	}
+	r->impact_value = NAN;
+	r->impact = want_strlist(l, v, "impact", &r->nimpact);
+	for (i = 0; i < r->nimpact; i++)
+		check_field(l, v, r->impact[i]);
+}
+
+static void
+check_template(struct ld *l, yaml_node_t *n, const char *t)
+{
+	const char *p = t;
+
+	while ((p = strchr(p, '{'))) {
+		const char *e = strchr(p, '}');
+		char f[160];
+		size_t k;
+
+		if (!e) {
+			bad(l, n, "unclosed '{' in evidence%s", NULL);
+			return;
+		}
+		k = strcspn(p + 1, "|}");
+		snprintf(f, sizeof f, "%.*s", (int)(k < 159 ? k : 159), p + 1);
+		check_field(l, n, f);
+		p = e + 1;
+	}
+}
+
+static int
+load_rule(struct ld *l, yaml_node_t *n, struct pd_rule *r)
+{
+	yaml_node_pair_t *p;
+	int errs = l->errors;
+	static const char *need[] = { "id", "title", "domain", "when",
+	    "impact", "evidence", "source", "fix", NULL };
+	int have[8] = { 0 };
+
+	memset(r, 0, sizeof *r);
+	r->enabled = 1;
+	r->impact_scale = 1;
+	r->impact_value = NAN;
+	r->line = (int)n->start_mark.line + 1;
+	r->file = xstrdup(l->file);
+	if (n->type != YAML_MAPPING_NODE) {
+		bad(l, n, "a rule must be a mapping%s", NULL);
+		return 0;
+	}
+	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
+	    p++) {
+		yaml_node_t *k = node(l, p->key), *v = node(l, p->value);
+		const char *ks = scalar(k);
+		int w;
+
+		if (!ks) {
+			bad(l, k, "a rule key must be a string%s", NULL);
+			continue;
+		}
+		if ((w = in(ks, need)) >= 0)
+			have[w] = 1;
+		if (!strcmp(ks, "id"))
+			r->id = want_str(l, v, ks);
+		else if (!strcmp(ks, "title"))
+			r->title = want_str(l, v, ks);
+		else if (!strcmp(ks, "domain")) {
+			if ((r->domain = want_str(l, v, ks)) &&
+			    in(r->domain, domains) < 0)
+				bad(l, v, "unknown domain '%s'", r->domain);
+		} else if (!strcmp(ks, "scope")) {
+			if ((r->scope = want_str(l, v, ks)) &&
+			    strcmp(r->scope, "root") && strcmp(r->scope, "run"))
+				bad(l, v, "'scope' must be root or run%s", NULL);
+		} else if (!strcmp(ks, "severity")) {
+			static const char *sev[] = { "high", "medium", "low",
+			    "auto", NULL };
+
+			if ((r->severity = want_str(l, v, ks)) &&
+			    in(r->severity, sev) < 0)
+				bad(l, v, "'severity' must be high, medium, low "
+				    "or auto%s", NULL);
+		} else if (!strcmp(ks, "source"))
+			r->source = want_str(l, v, ks);
+		else if (!strcmp(ks, "evidence")) {
+			if ((r->evidence = want_str(l, v, ks)))
+				check_template(l, v, r->evidence);
+		} else if (!strcmp(ks, "subject"))
+			r->subject = want_field(l, v, ks);
+		else if (!strcmp(ks, "handoff")) {
+			if ((r->handoff = want_str(l, v, ks)) &&
+			    strcmp(r->handoff, "operator"))
+				bad(l, v, "'handoff' must be operator%s", NULL);
+		} else if (!strcmp(ks, "when"))
+			r->when = load_conds(l, v, ks, &r->nwhen);
+		else if (!strcmp(ks, "handoff_if"))
+			r->handoff_if = load_conds(l, v, ks, &r->nhandoff_if);
+		else if (!strcmp(ks, "impact"))
+			load_impact(l, v, r);
+		else if (!strcmp(ks, "impact_scale")) {
+			const char *s = scalar(v);
+			char *end;
+
+			r->impact_scale = s ? strtod(s, &end) : NAN;
+			if (!s || !*s || *end || r->impact_scale <= 0)
+				bad(l, v, "'impact_scale' must be a positive "
+				    "number%s", NULL);
+		} else if (!strcmp(ks, "impact_over"))
+			r->impact_over = want_field(l, v, ks);
+		else if (!strcmp(ks, "impact_minus"))
+			r->impact_minus = want_field(l, v, ks);
+		else if (!strcmp(ks, "validation"))
+			r->validation = want_strlist(l, v, ks, &r->nvalidation);
+		else if (!strcmp(ks, "hints"))
+			r->hints = want_strlist(l, v, ks, &r->nhints);
+		else if (!strcmp(ks, "fix"))
+			load_fix(l, v, r);
+		else if (!strcmp(ks, "enabled")) {
+			const char *s = scalar(v);
+
+			if (s && !strcmp(s, "false"))
+				r->enabled = 0;
+			else if (!s || strcmp(s, "true"))
+				bad(l, v, "'enabled' must be true or false%s",
+				    NULL);
+		} else
+			bad(l, k, "unknown key '%s' in rule", ks);
+	}
+	/* A rule that only disables another needs nothing but its id. */
+	if (!r->enabled && r->id)
+		return l->errors == errs;
+	for (int i = 0; need[i]; i++)
+		if (!have[i])
+			bad(l, n, "rule is missing '%s'", need[i]);
+	if (r->fix_proposal == NULL && have[7])
+		bad(l, n, "'fix' needs a 'proposal'%s", NULL);
+	if (!r->scope)
+		r->scope = xstrdup("root");
+	if (!r->severity)
+		r->severity = xstrdup("auto");
+	return l->errors == errs;
+}
+
+static void
+put_rule(struct pd_rules *rs, struct pd_rule *r)
+{
+	size_t i;
+
+	for (i = 0; i < rs->n; i++)
+		if (!strcmp(rs->v[i].id, r->id)) {
+			free_rule(&rs->v[i]);
+			rs->v[i] = *r;
+			return;
+		}
+	if (rs->n == rs->cap) {
+		rs->cap = rs->cap ? rs->cap * 2 : 32;
+		rs->v = realloc(rs->v, rs->cap * sizeof *rs->v);
+		if (!rs->v)
+			abort();
+	}
+	rs->v[rs->n++] = *r;
+}
+
+static void
+load_doc(struct ld *l, struct pd_rules *rs)
+{
+	yaml_node_t *top = yaml_document_get_root_node(l->doc), *list = NULL;
+	yaml_node_pair_t *p;
+	yaml_node_item_t *it;
+
+	if (!top || top->type != YAML_MAPPING_NODE) {
+		bad(l, top, "expected a mapping with a 'rules' list%s", NULL);
+		return;
+	}
+	for (p = top->data.mapping.pairs.start; p < top->data.mapping.pairs.top;
+	    p++) {
+		yaml_node_t *k = node(l, p->key), *v = node(l, p->value);
+		const char *ks = scalar(k);
+
+		if (ks && !strcmp(ks, "rules"))
+			list = v;
+		else if (ks && !strcmp(ks, "version")) {
+			if (!scalar(v) || strcmp(scalar(v), "1"))
+				bad(l, v, "unsupported rules version '%s'",
+				    scalar(v));
+		} else
+			bad(l, k, "unknown top-level key '%s'", ks);
+	}
+	if (!list || list->type != YAML_SEQUENCE_NODE) {
+		bad(l, list ? list : top, "'rules' must be a list%s", NULL);
+		return;
+	}
+	for (it = list->data.sequence.items.start;
+	    it < list->data.sequence.items.top; it++) {
+		struct pd_rule r;
+
+		if (load_rule(l, node(l, *it), &r))
+			put_rule(rs, &r);
+		else
+			free_rule(&r);
+	}
+}
+
+int
+pd_rules_load(struct pd_rules *rs, const char *path)
+{
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	struct ld l = { path, &doc, 0 };
+	FILE *f = fopen(path, "rb");
+
+	if (!f) {
+		pd_error(path, 0, "%s", strerror(errno));
+		return PD_EXIT_CONFIG;
+	}
+	yaml_parser_initialize(&parser);
+	yaml_parser_set_input_file(&parser, f);
+	if (!yaml_parser_load(&parser, &doc)) {
+		pd_error(NULL, 0, "%s:%lu:%lu: %s%s%s", path,
+		    (unsigned long)parser.problem_mark.line + 1,
+		    (unsigned long)parser.problem_mark.column + 1,
+		    parser.problem ? parser.problem : "YAML error",
+		    parser.context ? " " : "",
+		    parser.context ? parser.context : "");
+		yaml_parser_delete(&parser);
+		fclose(f);
+		return PD_EXIT_CONFIG;
+	}
+	load_doc(&l, rs);
+	yaml_document_delete(&doc);
+	yaml_parser_delete(&parser);
+	fclose(f);
+	return l.errors ? PD_EXIT_CONFIG : 0;
+}
+
+void
+pd_rules_free(struct pd_rules *rs)
+{
+	size_t i;
+
+	for (i = 0; i < rs->n; i++)
+		free_rule(&rs->v[i]);
+	free(rs->v);
+	memset(rs, 0, sizeof *rs);
+}
+
+/* ---- evaluation ---- */
+
+int
+pd_rules_test(const struct pd_cond *c, json_t *o, int *checked)
+{
+	json_t *v = pd_path_get(o, c->field);
+	int present = v && !json_is_null(v);
+	double a, b;
+
+	*checked = present;
+	if (c->op == PD_OP_EXISTS)
+		return present;
+	if (c->op == PD_OP_ABSENT) {
+		*checked = 1;
+		return !present;
+	}
+	if (!present)
+		return 0;
+	if (json_is_number(c->value) && json_is_number(v)) {
+		a = json_number_value(v);
+		b = json_number_value(c->value);
+		switch (c->op) {
+		case PD_OP_GT: return a > b;
+		case PD_OP_GE: return a >= b;
+		case PD_OP_LT: return a < b;
+		case PD_OP_LE: return a <= b;
+		case PD_OP_EQ: return a == b;
+		case PD_OP_NE: return a != b;
+		default: return 0;
+		}
+	}
+	if (c->op == PD_OP_EQ || c->op == PD_OP_NE) {
+		int eq = json_equal(v, c->value);
+
+		return c->op == PD_OP_EQ ? eq : !eq;
+	}
+	return 0;
+}
+
+double
+pd_rules_margin(const struct pd_cond *c, json_t *o)
+{
+	double a = pd_path_num(o, c->field), b;
+
+	if (isnan(a) || !json_is_number(c->value) || c->op > PD_OP_LE)
+		return 1;
+	b = json_number_value(c->value);
+	if (b == 0)
+		return 1;
+	return fmin(1, fabs(a - b) / fabs(b));
+}
+
+static void
+fmt_value(char *buf, size_t n, json_t *v, const char *fmt)
+{
+	double x;
+
+	if (!v || json_is_null(v)) {
+		snprintf(buf, n, "n/a");
+		return;
+	}
+	if (json_is_string(v)) {
+		snprintf(buf, n, "%s", json_string_value(v));
+		return;
+	}
+	if (json_is_boolean(v)) {
+		snprintf(buf, n, "%s", json_is_true(v) ? "true" : "false");
+		return;
+	}
+	if (!json_is_number(v)) {
+		snprintf(buf, n, "(%s)", json_is_array(v) ? "list" : "object");
+		return;
+	}
+	x = json_number_value(v);
+	if (!strcmp(fmt, "pct"))
+		snprintf(buf, n, "%.1f %%", x * 100);
+	else if (!strcmp(fmt, "us"))
+		snprintf(buf, n, "%.1f us", x);
+	else if (!strcmp(fmt, "ms"))
+		snprintf(buf, n, "%.2f ms", x / 1e3);
+	else if (!strcmp(fmt, "s"))
+		snprintf(buf, n, "%.3f s", x / 1e6);
+	else if (!strcmp(fmt, "gib"))
+		snprintf(buf, n, "%.2f GiB", x / 1073741824.0);
+	else if (!strcmp(fmt, "mib"))
+		snprintf(buf, n, "%.1f MiB", x / 1048576.0);
+	else if (!strcmp(fmt, "gbps"))
+		snprintf(buf, n, "%.3f GB/s", x);
+	else if (!strcmp(fmt, "int"))
+		snprintf(buf, n, "%.0f", x);
+	else
+		snprintf(buf, n, "%.6g", x);
+}
+
+/* Render t[0..n) into m; returns the number of null fields met. */
+static int
+render_span(FILE *m, const char *t, size_t n, json_t *o)
+{
+	const char *p = t, *end = t + n;
+	int nulls = 0;
+
+	while (p < end) {
+		const char *e;
+		char path[160], fmt[16] = "", buf[256];
+		json_t *v;
+		size_t k;
+
+		if (*p != '{' || !(e = memchr(p, '}', (size_t)(end - p)))) {
+			fputc(*p++, m);
+			continue;
+		}
+		k = strcspn(p + 1, "|}");
+		snprintf(path, sizeof path, "%.*s", (int)(k < 159 ? k : 159),
+		    p + 1);
+		if (p[1 + k] == '|')
+			snprintf(fmt, sizeof fmt, "%.*s",
+			    (int)(e - (p + 2 + k)) < 15 ? (int)(e - (p + 2 + k)) :
+			    15, p + 2 + k);
+		v = pd_path_get(o, path);
+		nulls += !v || json_is_null(v);
+		fmt_value(buf, sizeof buf, v, fmt);
+		fputs(buf, m);
+		p = e + 1;
+	}
+	return nulls;
+}
+
+char *
+pd_rules_render(const char *t, json_t *o)
+{
+	char *out = NULL, *part = NULL;
+	size_t len = 0, plen = 0;
+	FILE *m = open_memstream(&out, &len);
+	const char *p = t, *a, *b;
+
+	if (!m)
+		abort();
+	/* <<...>> is dropped when a field inside it has no value */
+	while ((a = strstr(p, "<<")) && (b = strstr(a + 2, ">>"))) {
+		FILE *pm;
+		int nulls;
+
+		render_span(m, p, (size_t)(a - p), o);
+		if (!(pm = open_memstream(&part, &plen)))
+			abort();
+		nulls = render_span(pm, a + 2, (size_t)(b - a - 2), o);
+		fclose(pm);
+		if (!nulls)
+			fputs(part, m);
+		free(part);
+		part = NULL;
+		p = b + 2;
+	}
+	render_span(m, p, strlen(p), o);
+	fclose(m);
+	return out;
+}
+
+static void
+put_value(json_t *vals, json_t *o, const char *path)
+{
+	json_t *v;
+
+	if (json_object_get(vals, path))
+		return;
+	v = pd_path_get(o, path);
+	json_object_set(vals, path, v && !json_is_object(v) &&
+	    !json_is_array(v) ? v : json_null());
+}
+
+json_t *
+pd_rules_values(const struct pd_rule *r, json_t *o)
+{
+	json_t *vals = json_object();
+	const char *p;
+	size_t i;
+
+	for (i = 0; i < r->nwhen; i++)
+		put_value(vals, o, r->when[i].field);
+	for (i = 0; i < r->nimpact; i++)
+		put_value(vals, o, r->impact[i]);
+	if (r->impact_over)
+		put_value(vals, o, r->impact_over);
+	if (r->impact_minus)
+		put_value(vals, o, r->impact_minus);
+	for (i = 0; i < r->nhandoff_if; i++)
+		put_value(vals, o, r->handoff_if[i].field);
+	if (r->subject)
+		put_value(vals, o, r->subject);
+	for (p = r->evidence; p && (p = strchr(p, '{')); p++) {
+		char path[160];
+		size_t k = strcspn(p + 1, "|}");
+
+		snprintf(path, sizeof path, "%.*s", (int)(k < 159 ? k : 159),
+		    p + 1);
+		put_value(vals, o, path);
+	}
+	return vals;
+}

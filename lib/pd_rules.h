@@ -1,0 +1,72 @@
+/* pd_rules: diagnosis rules as data (YAML, read with libyaml); the format
+ * is documented in pd-rules(5).
+ *
+ * A rule reads fields of the records of one root (scope "root": paths start
+ * with step., comm., mem., input., gaps., hotspot., root., profile. or
+ * context.) or of the run (scope "run": profile. and context.), fires when
+ * all its conditions hold, and says how much of the step time it accounts
+ * for (impact), how sure, and what to do.
+ *
+ * pd_rules_load() reports every problem as "file:line:col: message" through
+ * pd_error and returns PD_EXIT_CONFIG; rules already loaded stay usable. A
+ * later file overrides rules of the same id and adds new ones. */
+#ifndef PD_RULES_H
+#define PD_RULES_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+enum pd_op { PD_OP_GT, PD_OP_GE, PD_OP_LT, PD_OP_LE, PD_OP_EQ, PD_OP_NE,
+	PD_OP_EXISTS, PD_OP_ABSENT };
+
+struct pd_cond {
+	char *field;
+	enum pd_op op;
+	json_t *value;		/* number, string or boolean; NULL for exists */
+};
+
+struct pd_rule {
+	char *id, *title, *domain, *scope, *severity, *source, *evidence;
+	char *subject, *handoff;
+	struct pd_cond *when, *handoff_if;
+	size_t nwhen, nhandoff_if;
+	char **impact;		/* fields multiplied together */
+	size_t nimpact;
+	double impact_value;	/* constant impact when nimpact == 0 */
+	double impact_scale;
+	char *impact_over;	/* divisor field, or NULL */
+	char *impact_minus;	/* subtracted field (null counts as 0), or NULL */
+	char **validation, **hints;
+	size_t nvalidation, nhints;
+	char *fix_proposal, *fix_effect, *fix_change;
+	int enabled;
+	char *file;
+	int line;
+};
+
+struct pd_rules {
+	struct pd_rule *v;
+	size_t n, cap;
+};
+
+/* Load (or override from) a rules file. 0, or PD_EXIT_CONFIG/SYSTEM. */
+int pd_rules_load(struct pd_rules *r, const char *path);
+void pd_rules_free(struct pd_rules *r);
+
+/* Whether a condition holds on o; *checked is set when its field has a
+ * value (evidence exists). */
+int pd_rules_test(const struct pd_cond *c, json_t *o, int *checked);
+
+/* How far the value is beyond the threshold, 0..1 (1 for non-numeric). */
+double pd_rules_margin(const struct pd_cond *c, json_t *o);
+
+/* The evidence text with every {path} or {path|fmt} replaced by the value
+ * read from o (fmt: pct, us, ms, s, gib, mib, gbps, int; null -> "n/a").
+ * Caller frees. */
+char *pd_rules_render(const char *tmpl, json_t *o);
+
+/* Every field path the rule reads (conditions, impact, subject, template),
+ * with its value in o: an object (new reference). */
+json_t *pd_rules_values(const struct pd_rule *r, json_t *o);
+
+#endif
