@@ -12,7 +12,7 @@
 
 struct pd_locate_opts {
 	int maxdepth;	/* directory levels below an operand; <= 0: default 8 */
-	int best;	/* one root per (run, rank): the newest */
+	int best;	/* one root per (run, rank) with a known rank: the newest */
 };
 
 /* Called once per root found, in a deterministic order (sorted by path).
@@ -21,7 +21,12 @@ struct pd_locate_opts {
 typedef int (*pd_root_cb)(json_t *root, void *ctx);
 
 /* Locate roots below path (a directory or a file). A missing or unreadable
- * path is reported (pd_error) and returns PD_EXIT_SYSTEM; otherwise 0. */
+ * path is reported (pd_error) and returns PD_EXIT_SYSTEM. A subdirectory
+ * that cannot be read, or a file operand that is not a trace, is reported
+ * (pd_warn) and returns PD_EXIT_INPUT after the rest was searched;
+ * otherwise 0. The records of one call are passed to cb sorted by root
+ * path (then device); with o->best, only the newest root of each (run,
+ * rank) with a known rank is passed. */
 int pd_locate(const char *path, const struct pd_locate_opts *o,
     pd_root_cb cb, void *ctx);
 

@@ -1,13 +1,251 @@
 #!/usr/bin/env bats
+# pd-locate on the hand-made tree in fixtures/pd-locate/tree. Every
+# expected value below was read off the fixture files (their names and
+# their few bytes); comments say which file each one comes from.
 load helper
 load contract
+
+T="$FIX/pd-locate/tree"
+
+# root path relative to the fixture tree, for short assertions
+rel() {
+	jqr pd.root "$1" | sed "s|$T/||g"
+}
 
 @test "pd-locate: -h prints usage to stdout" { contract_h pd-locate; }
 @test "pd-locate: bad option is exit 2" { contract_badopt pd-locate; }
 @test "pd-locate: missing path is one error line, exit 5" { contract_missing pd-locate; }
 @test "pd-locate: no operand is a usage error" {
 	run_pd 2 pd-locate
+	[[ "$stderr" == *usage:* ]]
 }
 @test "pd-locate: writing to /dev/full is exit 5" {
 	contract_devfull pd-locate "$FIX/pd-locate/tiny.pt.trace.json"
+}
+
+@test "pd-locate: - passes stdin records through byte for byte" {
+	local in out
+	in=$(mktemp)
+	printf '%s\n' '{"type":"x.other","v":9,"k":[1,2.50,"é"]}' 'not json {' \
+	    '  {"type":"x.more" ,"v":1}' >"$in"
+	printf '%s' '{"type":"x.last","v":1}' >>"$in"
+	run_pd 3 pd-locate - <"$in"
+	[[ "$stderr" == *"pd-locate: warning: <stdin>:2: not a JSON object"* ]]
+	out=$(mktemp)
+	pd-locate - <"$in" 2>/dev/null >"$out" || true
+	diff <(cat "$in"; echo) "$out"
+	rm -f "$in" "$out"
+}
+
+@test "pd-locate: - with empty stdin writes nothing" {
+	run_pd 0 pd-locate - </dev/null
+	[ -z "$output" ]
+}
+
+@test "pd-locate: stdin records first, then the roots of the operands" {
+	run_pd 0 pd-locate - "$T/loose" <<<'{"type":"x.a","v":1}'
+	[ "${lines[0]}" = '{"type":"x.a","v":1}' ]
+	[ "$(rel '.root')" = '"loose"' ]
+}
+
+@test "pd-locate: -d must be a positive integer" {
+	run_pd 2 pd-locate -d 0 "$T"
+	[[ "$stderr" == *"pd-locate: error: -d: depth must be 1 to 64, not '0'"* ]]
+	run_pd 2 pd-locate -d x "$T"
+}
+
+@test "pd-locate: every root of the tree, sorted by root path, keys in order" {
+	run_pd 0 pd-locate "$T"
+	[ -z "$stderr" ]
+	# 14 roots: job/ (cluster + 3 torch_npu), legacy/profiler (devices
+	# 0 and 1), loose/, ms/, prof/ (device_0, device_2), traces/ (4)
+	[ "$(jqr pd.root .root | wc -l)" -eq 14 ]
+	jqr pd.root .root | sort -c
+	[ "$(jqr pd.root 'keys_unsorted|join(",")' | sort -u)" = \
+	    '"type,v,root,rank,device,format,run,score,exports,world_size"' ]
+	[ "$(rel '[.root,.format]|join(" ")' | tr -d '"' | tr '\n' ';')" = \
+"job/cluster_analysis_output cluster_analysis;\
+job/host_1_20250101_ascend_pt torch_npu;\
+job/host_2_20250101_ascend_pt torch_npu;\
+job/old_ascend_pt torch_npu;\
+legacy/profiler mindspore_legacy;\
+legacy/profiler mindspore_legacy;\
+loose torch_npu;\
+ms/rank0_ascend_ms mindspore;\
+prof/PROF_000001_20230101000000000_AAAAAAAAAAAAAAAA/device_0 msprof_legacy;\
+prof/PROF_000001_20230101000000000_AAAAAAAAAAAAAAAA/device_2 msprof_legacy;\
+traces/autograd.json autograd;\
+traces/kineto.pt.trace.json kineto;\
+traces/memory_timeline.raw.json kineto;\
+traces/truncated.pt.trace.json kineto;" ]
+}
+
+@test "pd-locate: torch_npu rank from rank_id (a string), device from its PROF device dir" {
+	run_pd 0 pd-locate "$T/job/host_1_20250101_ascend_pt"
+	# profiler_info_2.json has "rank_id": "2"; the PROF_* inside holds
+	# device_4/ (and npu_module_mem.csv says NPU:4): rank 2 ran on device 4
+	[ "$(jqr pd.root '[.rank,.device,.world_size]')" = '[2,4,null]' ]
+	# the run is the directory holding the rank dirs
+	[ "$(jqr pd.root .run)" = "\"$T/job\"" ]
+	# the PROF dir inside the root is not a root of its own; README.txt
+	# is not an export; exports are sorted by path
+	[ "$(jqr pd.root .root | wc -l)" -eq 1 ]
+	[ "$(rel '[.exports[].path]|join(" ")')" = "\"\
+job/host_1_20250101_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv \
+job/host_1_20250101_ascend_pt/ASCEND_PROFILER_OUTPUT/npu_module_mem.csv \
+job/host_1_20250101_ascend_pt/ASCEND_PROFILER_OUTPUT/step_trace_time.csv \
+job/host_1_20250101_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json \
+job/host_1_20250101_ascend_pt/profiler_info_2.json\"" ]
+	[ "$(jqr pd.root '[.exports[].kind]|join(",")')" = \
+	    '"kernel_details,npu_module_mem,step_trace_time,trace_view,profiler_info"' ]
+	# bytes are the file sizes (stat)
+	local f=$T/job/host_1_20250101_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv
+	[ "$(jqr pd.root ".exports[0].bytes")" -eq "$(stat -c %s "$f")" ]
+	# score: 3 each for kernel_details, step_trace_time, trace_view; 2 for
+	# npu_module_mem; 1 for profiler_info; 1 for a known rank = 13
+	[ "$(jqr pd.root .score)" = 13 ]
+}
+
+@test "pd-locate: profiler_info.json without suffix, int rank_id; device from memory_record" {
+	run_pd 0 pd-locate "$T/job/host_2_20250101_ascend_pt"
+	# profiler_info.json: "rank_id": 3; memory_record.csv first row
+	# Device Type NPU:5; profiler_metadata.json distributed_args.world_size 4
+	[ "$(jqr pd.root '[.rank,.device,.world_size]')" = '[3,5,4]' ]
+}
+
+@test "pd-locate: rank from the profiler_info_N.json name when rank_id is absent" {
+	run_pd 0 pd-locate "$T/job/old_ascend_pt"
+	# profiler_info_3.json has no rank_id; no memory file: device unknown
+	[ "$(jqr pd.root '[.rank,.device]')" = '[3,null]' ]
+}
+
+@test "pd-locate: an ASCEND_PROFILER_OUTPUT operand stands for its root" {
+	run_pd 0 pd-locate "$T/job/host_1_20250101_ascend_pt/ASCEND_PROFILER_OUTPUT"
+	[ "$(rel .root)" = '"job/host_1_20250101_ascend_pt"' ]
+}
+
+@test "pd-locate: cluster_analysis_output is one root without rank or device" {
+	run_pd 0 pd-locate "$T/job/cluster_analysis_output"
+	[ "$(jqr pd.root '[.format,.rank,.device]')" = '["cluster_analysis",null,null]' ]
+	[ "$(jqr pd.root '[.exports[].kind]|join(",")')" = \
+	    '"cluster_step_trace_time,communication_group"' ]
+}
+
+@test "pd-locate: MindSpore *_ascend_ms with a db export" {
+	run_pd 0 pd-locate "$T/ms"
+	# profiler_info_0.json: "rank_id": "0"
+	[ "$(jqr pd.root '[.format,.rank,.device]')" = '["mindspore",0,null]' ]
+	[ "$(jqr pd.root '.exports[0].kind')" = '"ascend_mindspore_profiler_db"' ]
+}
+
+@test "pd-locate: MindSpore legacy flat dir: one root per device, rank unknown" {
+	run_pd 0 pd-locate "$T/legacy"
+	# step_trace_raw_{0,1}_detail_time.csv: devices 0 and 1; the legacy
+	# files carry no rank, and a device id is never taken for a rank;
+	# datasets_only/ (minddata_pipeline_raw alone) is not a profiler dir
+	[ "$(jqr pd.root '[.device,.rank]' | tr -d '\n')" = '[0,null][1,null]' ]
+	[ "$(rel '.root' | sort -u)" = '"legacy/profiler"' ]
+	[ "$(jqr pd.root '[.exports[].kind]|join(",")' | tr '\n' ' ')" = \
+	    '"framework_raw,step_trace_raw_detail_time" "minddata_pipeline_raw,step_trace_raw_detail_time" ' ]
+}
+
+@test "pd-locate: a PROF dir with two device dirs is two roots" {
+	run_pd 0 pd-locate "$T/prof"
+	# device_0/info.json.0 rank_id 5 (rank != device); device_2/info.json.2
+	# rank_id -1 (unset -> null)
+	[ "$(jqr pd.root '[.format,.device,.rank]' | tr -d '\n')" = \
+	    '["msprof_legacy",0,5]["msprof_legacy",2,null]' ]
+	[ "$(jqr pd.root '[.exports[].kind]|join(",")' | tr '\n' ' ')" = \
+	    '"info_json,msprof_timeline,step_trace_timeline" "info_json,op_summary" ' ]
+	[ "$(jqr pd.root .run | sort -u)" = "\"$T/prof\"" ]
+}
+
+@test "pd-locate: Kineto rank from distributedInfo, device from the first kernel" {
+	run_pd 0 pd-locate "$T/traces/kineto.pt.trace.json"
+	# distributedInfo: "rank": "6" (string), world_size 8; deviceProperties
+	# lists ids 0 and 1 (not the device); the kernel's args.device is 1
+	[ "$(jqr pd.root '[.format,.rank,.device,.world_size]')" = '["kineto",6,1,8]' ]
+	[ "$(jqr pd.root .run)" = "\"$T/traces#world_size=8\"" ]
+	[ "$(jqr pd.root '.exports|length')" = 1 ]
+	[ "$(jqr pd.root '.exports[0]|[.kind,.path]')" = \
+	    "[\"kineto_trace\",\"$T/traces/kineto.pt.trace.json\"]" ]
+}
+
+@test "pd-locate: a trace cut to garbage after its header is still located (sniffing)" {
+	run_pd 0 pd-locate "$T/traces/truncated.pt.trace.json"
+	# the header (distributedInfo rank 1) is whole; the second event is
+	# cut by NUL and 0xff bytes: the file is identified by its first bytes
+	[ "$(jqr pd.root '[.format,.rank,.device]')" = '["kineto",1,null]' ]
+	[ -z "$stderr" ]
+}
+
+@test "pd-locate: gzip traces are sniffed after inflating" {
+	cp "$T/traces/kineto.pt.trace.json" "$BATS_TEST_TMPDIR/r.pt.trace.json"
+	gzip "$BATS_TEST_TMPDIR/r.pt.trace.json"
+	run_pd 0 pd-locate "$BATS_TEST_TMPDIR/r.pt.trace.json.gz"
+	[ "$(jqr pd.root '[.format,.rank,.device]')" = '["kineto",6,1]' ]
+}
+
+@test "pd-locate: autograd bare array; other JSON files are not roots" {
+	run_pd 0 pd-locate "$T/traces"
+	# autograd.json: pid "CPU functions"; other_array.json (a bare array
+	# without that pid) and communication_summary.json (an object without
+	# traceEvents) are not traces
+	[ "$(rel '[.root,.format]|join(" ")' | tr -d '"' | tr '\n' ';')" = \
+	    "traces/autograd.json autograd;traces/kineto.pt.trace.json kineto;traces/memory_timeline.raw.json kineto;traces/truncated.pt.trace.json kineto;" ]
+	# the raw memory timeline (an array of arrays) has only that export
+	[ "$(jqr pd.root 'select(.root|endswith("raw.json"))|[.exports[].kind]')" = \
+	    '["memory_timeline_raw"]' ]
+}
+
+@test "pd-locate: a file operand that is not a trace is a warning, exit 3" {
+	run_pd 3 pd-locate "$T/traces/other_array.json"
+	[ -z "$output" ]
+	[ "$stderr" = "pd-locate: warning: $T/traces/other_array.json: not a Kineto or autograd trace; give its profiler directory instead" ]
+}
+
+@test "pd-locate: -d limits the directory levels searched" {
+	run_pd 0 pd-locate -d 1 "$T"
+	# level 1 dirs are examined (loose/ is a root, the files of traces/
+	# are sniffed); job/*, ms/*, prof/*, legacy/* are level 2
+	[ "$(rel '.root' | tr -d '"' | tr '\n' ' ')" = \
+	    "loose traces/autograd.json traces/kineto.pt.trace.json traces/memory_timeline.raw.json traces/truncated.pt.trace.json " ]
+}
+
+@test "pd-locate: --best keeps the newest root of each (run, rank)" {
+	cp -R "$T/job" "$BATS_TEST_TMPDIR/job"
+	local d=$BATS_TEST_TMPDIR/job
+	# host_2 and old are both rank 3 of run job/
+	find "$d/old_ascend_pt" -exec touch -d '2024-01-01 00:00:00' {} +
+	find "$d/host_2_20250101_ascend_pt" -exec touch -d '2025-01-01 00:00:00' {} +
+	run_pd 0 pd-locate --best "$d"
+	[ "$(jqr pd.root '.root' | sed "s|$d/||" | tr -d '"' | tr '\n' ' ')" = \
+	    "cluster_analysis_output host_1_20250101_ascend_pt host_2_20250101_ascend_pt " ]
+	find "$d/old_ascend_pt" -exec touch -d '2026-01-01 00:00:00' {} +
+	run_pd 0 pd-locate -b "$d"
+	[ "$(jqr pd.root 'select(.rank == 3)|.root' | sed "s|$d/||")" = '"old_ascend_pt"' ]
+	# without -b both candidates are reported
+	run_pd 0 pd-locate "$d"
+	[ "$(jqr pd.root 'select(.rank == 3)' | wc -l)" -eq 2 ]
+}
+
+@test "pd-locate: an unreadable subdirectory is a warning, exit 3, the rest is located" {
+	local d
+	d=$(mktemp -d /tmp/pd-locate.XXXXXX)
+	chmod 755 "$d"
+	cp -R "$T/loose" "$d/loose"
+	mkdir "$d/locked"
+	chmod -R a+rX "$d"
+	chmod 000 "$d/locked"
+	if [ "$(id -u)" -eq 0 ]; then
+		command -v setpriv >/dev/null || skip "root without setpriv"
+		run_pd 3 setpriv --reuid=65534 --regid=65534 --clear-groups \
+		    "$PD_BIN/pd-locate" "$d"
+	else
+		run_pd 3 pd-locate "$d"
+	fi
+	chmod 755 "$d/locked"
+	rm -rf "$d"
+	[ "$stderr" = "pd-locate: warning: $d/locked: cannot read directory: Permission denied; skipped" ]
+	[ "$(printf '%s\n' "$output" | jq -r .root)" = "$d/loose" ]
 }

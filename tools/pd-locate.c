@@ -1,20 +1,26 @@
 /* pd-locate: find profiler output below directories.
  *
- * Reads: operands (directories or files); stdin records are passed through.
- * Writes: one pd.root per profiler root found.
- * Streams: yes (roots are written as they are found, in path order). */
+ * Reads: operands (directories or trace files); "-" reads records from
+ * stdin and passes them through unchanged.
+ * Writes: one pd.root per profiler root found (torch_npu, MindSpore,
+ * MindSpore legacy, CANN msprof PROF_*, msprof-analyze cluster output,
+ * Kineto and autograd traces), sorted by root path within each operand.
+ * Streams: per operand (the roots of an operand are sorted, then written);
+ * files are identified by name and first bytes, never read whole. */
 #include <getopt.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "pd_diag.h"
 #include "pd_locate.h"
 #include "pd_rec.h"
 
 static const char usage[] =
-    "usage: pd-locate [-b] [-d depth] DIR|FILE...\n"
-    "  -b        one root per rank: the newest when several exist\n"
-    "  -d depth  directory levels to search below each operand (default 8)\n"
-    "  -h        this help\n";
+    "usage: pd-locate [-b] [-d depth] DIR|FILE|-...\n"
+    "  -b, --best   one root per (run, rank): the newest when several exist\n"
+    "  -d depth     directory levels to search below each operand (default 8)\n"
+    "  -h           this help\n"
+    "  -            pass the records on stdin through\n";
 
 static int
 emit(json_t *root, void *ctx)
@@ -27,21 +33,48 @@ emit(json_t *root, void *ctx)
 int
 main(int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		{ "best", no_argument, NULL, 'b' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
 	struct pd_locate_opts o = { 0, 0 };
-	int c, i;
+	struct pd_stream s;
+	char *end;
+	int c, i, used_stdin = 0;
 
 	pd_diag_init(argv[0]);
-	while ((c = getopt(argc, argv, "bd:h")) != -1) {
+	while ((c = getopt_long(argc, argv, "bd:h", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'b': o.best = 1; break;
-		case 'd': o.maxdepth = atoi(optarg); break;
-		case 'h': pd_usage_exit(usage, 0);
-		default: pd_usage_exit(usage, 2);
+		case 'b':
+			o.best = 1;
+			break;
+		case 'd':
+			o.maxdepth = (int)strtol(optarg, &end, 10);
+			if (*end || end == optarg || o.maxdepth < 1 ||
+			    o.maxdepth > 64) {
+				pd_error(NULL, 0, "-d: depth must be 1 to 64, "
+				    "not '%s'", optarg);
+				pd_usage_exit(usage, 2);
+			}
+			break;
+		case 'h':
+			pd_usage_exit(usage, 0);
+		default:
+			pd_usage_exit(usage, 2);
 		}
 	}
 	if (optind == argc)
 		pd_usage_exit(usage, 2);
-	for (i = optind; i < argc; i++)
+	memset(&s, 0, sizeof s);
+	for (i = optind; i < argc; i++) {
+		if (strcmp(argv[i], "-") == 0) {
+			if (!used_stdin)
+				pd_stream_run(&s, 0, NULL);
+			used_stdin = 1;
+			continue;
+		}
 		pd_diag_status(pd_locate(argv[i], &o, emit, NULL));
+	}
 	return pd_diag_finish();
 }
