@@ -1,10 +1,532 @@
-/* pd-hotspots for pytorch roots. Not written yet: emits nothing. */
+/* pd-hotspots for pytorch roots (Kineto and legacy autograd traces).
+ *
+ * Reads: the trace of the root, streamed once. GPU activities (kernel,
+ * gpu_memcpy, gpu_memset; 2021 Kernel/Memcpy/Memset) are summed per name
+ * and per class (compute, communication by the share/comm-patterns.txt
+ * list plus -p FILE, memcpy, memset); launch calls (cuda_runtime,
+ * cuda_driver) are summed per name and linked to their activity by
+ * args.correlation for HTA's short-kernel test; CPU ops (cpu_op, 2021
+ * Operator, autograd "CPU functions") are kept per thread as (start, end,
+ * name) and their self time is computed at the end.
+ * Writes: one pd.hotspot record.
+ * Memory: one entry per distinct name, 24 bytes per CPU op, and the launch
+ * calls not yet linked to their activity. */
 #include "hotspots.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "pd_diag.h"
+#include "pd_i64map.h"
+#include "pd_kineto.h"
+#include "pd_patterns.h"
+#include "pd_rec.h"
+#include "pd_trace.h"
+
+enum { C_COMPUTE, C_COMM, C_MEMCPY, C_MEMSET, NCLASS };
+static const char *class_name[NCLASS] = {
+	"compute", "communication", "memcpy", "memset"
+};
+static const char *class_key[NCLASS] = {
+	"compute_us", "comm_us", "memcpy_us", "memset_us"
+};
+
+#define SHORT_CPU_NS 50000	/* HTA runtime_cutoff */
+
+enum { TAG_RT = 1, TAG_PEND = 2 };
+
+struct agg {
+	char *name;
+	int cls;
+	int64_t count, total_ns;
+};
+
+struct table {
+	json_t *index;		/* name -> integer index into a */
+	struct agg *a;
+	size_t n, cap;
+};
+
+struct cpuop {
+	int64_t ts, end;
+	uint32_t name;
+};
+
+struct thread {
+	int64_t pid, tid;
+	struct cpuop *o;
+	size_t n, cap;
+};
+
+struct hot {
+	const char *path;
+	const struct pd_patterns *comm;
+	struct table kern, api, cpu;
+	struct thread *th;
+	size_t nth, capth, lastth;
+	struct pd_i64map link;
+	int64_t cls_n[NCLASS], cls_ns[NCLASS], total_ns, kernels;
+	int64_t linked, shrt;
+	uint64_t missing;
+};
+
+static void *
+xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		abort();
+	return p;
+}
+
+static struct agg *
+intern(struct table *t, const char *name, size_t *idx)
+{
+	json_t *v = json_object_get(t->index, name);
+	size_t i;
+
+	if (v) {
+		i = (size_t)json_integer_value(v);
+	} else {
+		if (t->n == t->cap) {
+			t->cap = t->cap ? t->cap * 2 : 64;
+			t->a = xrealloc(t->a, t->cap * sizeof *t->a);
+		}
+		i = t->n++;
+		memset(&t->a[i], 0, sizeof t->a[i]);
+		t->a[i].name = strdup(name);
+		if (!t->a[i].name)
+			abort();
+		json_object_set_new_nocheck(t->index, name,
+		    json_integer((json_int_t)i));
+	}
+	if (idx)
+		*idx = i;
+	return &t->a[i];
+}
+
+static void
+table_free(struct table *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		free(t->a[i].name);
+	free(t->a);
+	json_decref(t->index);
+}
+
+static int
+kclass(struct hot *h, int kc, const char *name)
+{
+	if (kc == PD_KC_MEMCPY)
+		return C_MEMCPY;
+	if (kc == PD_KC_MEMSET)
+		return C_MEMSET;
+	return pd_patterns_match(h->comm, name) ? C_COMM : C_COMPUTE;
+}
+
+/* HTA: a short kernel ran for less time than its launch call took, and
+ * that call took at most 50 us. */
+static void
+link_short(struct hot *h, int64_t cpu_ns, int64_t gpu_ns)
+{
+	h->linked++;
+	if (cpu_ns <= SHORT_CPU_NS && gpu_ns < cpu_ns)
+		h->shrt++;
+}
+
+static void
+on_gpu(struct hot *h, const struct pd_ev *ev, int kc)
+{
+	struct agg *a = intern(&h->kern, ev->name, NULL);
+	struct pd_i64ent *e;
+	int64_t corr;
+
+	if (a->count == 0)
+		a->cls = kclass(h, kc, ev->name);
+	a->count++;
+	a->total_ns += ev->dur_ns;
+	h->cls_n[a->cls]++;
+	h->cls_ns[a->cls] += ev->dur_ns;
+	h->total_ns += ev->dur_ns;
+	h->kernels++;
+	if (!pd_ev_arg_int(ev, "correlation", &corr))
+		return;
+	if ((e = pd_i64map_get(&h->link, corr, TAG_RT))) {
+		link_short(h, e->v[0], ev->dur_ns);
+		pd_i64map_del(&h->link, e);
+	} else {
+		e = pd_i64map_put(&h->link, corr, TAG_PEND);
+		e->v[0] = ev->dur_ns;
+	}
+}
+
+static const char *const launches[] = {
+	"cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel",
+	"cuLaunchKernelEx", "cudaLaunchCooperativeKernel", "cudaMemcpyAsync",
+	"cudaMemsetAsync", "hipLaunchKernel", "hipExtLaunchKernel",
+	"hipModuleLaunchKernel", "hipMemcpyAsync", "hipMemsetAsync",
+	"hipMemcpyWithStream", NULL
+};
+
+static void
+on_runtime(struct hot *h, const struct pd_ev *ev)
+{
+	struct agg *a = intern(&h->api, ev->name, NULL);
+	struct pd_i64ent *e;
+	const char *const *l;
+	int64_t corr;
+
+	a->count++;
+	a->total_ns += ev->dur_ns;
+	for (l = launches; *l; l++)
+		if (strcmp(*l, ev->name) == 0)
+			break;
+	if (!*l || !pd_ev_arg_int(ev, "correlation", &corr))
+		return;
+	if ((e = pd_i64map_get(&h->link, corr, TAG_PEND))) {
+		link_short(h, ev->dur_ns, e->v[0]);
+		pd_i64map_del(&h->link, e);
+	} else {
+		e = pd_i64map_put(&h->link, corr, TAG_RT);
+		e->v[0] = ev->dur_ns;
+	}
+}
+
+static int64_t
+id_of(const char *text, int is_num, int64_t num)
+{
+	const unsigned char *s;
+	uint64_t x = 1469598103934665603ULL;
+
+	if (is_num)
+		return num;
+	for (s = (const unsigned char *)(text ? text : ""); *s; s++)
+		x = (x ^ *s) * 1099511628211ULL;
+	return (int64_t)(x | 1ULL << 63);
+}
+
+static void
+on_cpu(struct hot *h, const struct pd_ev *ev)
+{
+	int64_t pid = id_of(ev->pid, ev->pid_is_num, ev->pid_num);
+	int64_t tid = id_of(ev->tid, ev->tid_is_num, ev->tid_num);
+	struct thread *t;
+	size_t i, idx;
+
+	if (h->lastth < h->nth && h->th[h->lastth].pid == pid &&
+	    h->th[h->lastth].tid == tid) {
+		i = h->lastth;
+	} else {
+		for (i = 0; i < h->nth; i++)
+			if (h->th[i].pid == pid && h->th[i].tid == tid)
+				break;
+		if (i == h->nth) {
+			if (h->nth == h->capth) {
+				h->capth = h->capth ? h->capth * 2 : 8;
+				h->th = xrealloc(h->th, h->capth * sizeof *h->th);
+			}
+			memset(&h->th[i], 0, sizeof h->th[i]);
+			h->th[i].pid = pid, h->th[i].tid = tid;
+			h->nth++;
+		}
+		h->lastth = i;
+	}
+	t = &h->th[i];
+	intern(&h->cpu, ev->name, &idx)->count++;
+	if (t->n == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 256;
+		t->o = xrealloc(t->o, t->cap * sizeof *t->o);
+	}
+	t->o[t->n].ts = ev->ts_ns;
+	t->o[t->n].end = ev->ts_ns + (ev->dur_ns > 0 ? ev->dur_ns : 0);
+	t->o[t->n].name = (uint32_t)idx;
+	t->n++;
+}
+
+static int
+on_event(const struct pd_ev *ev, void *ctx)
+{
+	struct hot *h = ctx;
+	int kc;
+
+	if (ev->ph != 'X')
+		return 0;
+	kc = pd_kineto_class(ev);
+	if (!pd_kineto_is_gpu(kc) && kc != PD_KC_RUNTIME && kc != PD_KC_CPU_OP)
+		return 0;
+	if (!ev->has_ts || !ev->has_dur) {
+		pd_kineto_bad_event(h->path, ev, "no ts or dur", &h->missing);
+		return 0;
+	}
+	if (pd_kineto_is_gpu(kc))
+		on_gpu(h, ev, kc);
+	else if (kc == PD_KC_RUNTIME)
+		on_runtime(h, ev);
+	else if (pd_kineto_step_num(ev->name) < 0)	/* 2021 steps are ops */
+		on_cpu(h, ev);
+	return 0;
+}
+
+static int
+cmp_op(const void *x, const void *y)
+{
+	const struct cpuop *a = x, *b = y;
+
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	return (a->end < b->end) - (a->end > b->end);	/* outer first */
+}
+
+/* Self time: an op's duration minus that of the ops directly nested in it
+ * on the same thread (sorted by start, outer first; a stack of open ops).
+ * An op that starts inside another but ends after it counts as nested for
+ * the part inside. The cpu table's total_ns becomes the self time. */
+static void
+self_times(struct hot *h)
+{
+	size_t i, j, sp;
+	struct cpuop **st;
+	int64_t *child;
+
+	for (i = 0; i < h->cpu.n; i++)
+		h->cpu.a[i].total_ns = 0;
+	for (i = 0; i < h->nth; i++) {
+		struct thread *t = &h->th[i];
+
+		qsort(t->o, t->n, sizeof *t->o, cmp_op);
+		st = xrealloc(NULL, (t->n + 1) * sizeof *st);
+		child = xrealloc(NULL, (t->n + 1) * sizeof *child);
+		sp = 0;
+		for (j = 0; j <= t->n; j++) {
+			struct cpuop *o = j < t->n ? &t->o[j] : NULL;
+
+			while (sp > 0 && (!o || o->ts >= st[sp - 1]->end)) {
+				struct cpuop *p = st[--sp];
+				int64_t self = p->end - p->ts - child[sp];
+
+				h->cpu.a[p->name].total_ns += self > 0 ? self : 0;
+			}
+			if (!o)
+				break;
+			if (sp > 0) {
+				int64_t e = o->end < st[sp - 1]->end ? o->end :
+				    st[sp - 1]->end;
+
+				child[sp - 1] += e - o->ts;
+			}
+			st[sp] = o;
+			child[sp++] = 0;
+		}
+		free(st);
+		free(child);
+	}
+}
+
+static struct table *sort_tab;
+
+static int
+cmp_agg(const void *x, const void *y)
+{
+	const struct agg *a = &sort_tab->a[*(const size_t *)x];
+	const struct agg *b = &sort_tab->a[*(const size_t *)y];
+
+	if (a->total_ns != b->total_ns)
+		return a->total_ns > b->total_ns ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+static size_t *
+sorted(struct table *t)
+{
+	size_t *v = xrealloc(NULL, t->n * sizeof *v), i;
+
+	for (i = 0; i < t->n; i++)
+		v[i] = i;
+	sort_tab = t;
+	qsort(v, t->n, sizeof *v, cmp_agg);
+	return v;
+}
+
+static double
+us(int64_t ns)
+{
+	return (double)ns / 1000.0;
+}
+
+static double
+ratio(int64_t part, int64_t whole)
+{
+	return whole > 0 ? (double)part / (double)whole : 0;
+}
+
+static json_t *
+top_json(struct hot *h, int topn)
+{
+	json_t *arr = json_array();
+	size_t *v = sorted(&h->kern), i;
+
+	for (i = 0; i < h->kern.n && (int)i < topn; i++) {
+		struct agg *a = &h->kern.a[v[i]];
+		json_t *o = json_object();
+
+		pd_set_str(o, "name", a->name);
+		pd_set_str(o, "type", class_name[a->cls]);
+		pd_set_null(o, "core");
+		pd_set_int(o, "count", a->count);
+		pd_set_real(o, "total_us", us(a->total_ns), 3);
+		pd_set_real(o, "mean_us", us(a->total_ns) / (double)a->count, 3);
+		pd_set_real(o, "ratio", ratio(a->total_ns, h->total_ns), 4);
+		pd_set_null(o, "bound");
+		json_array_append_new(arr, o);
+	}
+	free(v);
+	return arr;
+}
+
+static json_t *
+by_type_json(struct hot *h)
+{
+	json_t *arr = json_array();
+	int order[NCLASS], i, j, k;
+
+	for (i = 0; i < NCLASS; i++)
+		order[i] = i;
+	for (i = 1; i < NCLASS; i++)	/* by total desc, then name */
+		for (j = i; j > 0; j--) {
+			int a = order[j - 1], b = order[j];
+
+			if (h->cls_ns[b] > h->cls_ns[a] || (h->cls_ns[b] ==
+			    h->cls_ns[a] && strcmp(class_name[b],
+			    class_name[a]) < 0)) {
+				order[j - 1] = b;
+				order[j] = a;
+			}
+		}
+	for (i = 0; i < NCLASS; i++) {
+		json_t *o;
+
+		k = order[i];
+		if (!h->cls_n[k])
+			continue;
+		o = json_object();
+		pd_set_str(o, "type", class_name[k]);
+		pd_set_int(o, "count", h->cls_n[k]);
+		pd_set_real(o, "total_us", us(h->cls_ns[k]), 3);
+		pd_set_real(o, "ratio", ratio(h->cls_ns[k], h->total_ns), 4);
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
+static json_t *
+list_json(struct table *t, int topn, const char *key)
+{
+	json_t *arr = json_array();
+	size_t *v = sorted(t), i;
+
+	for (i = 0; i < t->n && (int)i < topn; i++) {
+		struct agg *a = &t->a[v[i]];
+		json_t *o = json_object();
+
+		pd_set_str(o, "name", a->name);
+		pd_set_int(o, "count", a->count);
+		pd_set_real(o, key, us(a->total_ns), 3);
+		json_array_append_new(arr, o);
+	}
+	free(v);
+	return arr;
+}
+
+static void
+fill(struct hot *h, json_t *rec, int topn)
+{
+	json_t *cls;
+	int i;
+
+	if (h->kernels) {
+		pd_set_real(rec, "total_us", us(h->total_ns), 3);
+		pd_set(rec, "top", top_json(h, topn));
+		pd_set(rec, "by_type", by_type_json(h));
+	} else {
+		pd_set_null(rec, "total_us");
+		pd_set(rec, "top", json_array());
+		pd_set(rec, "by_type", json_array());
+	}
+	pd_set_null(rec, "by_core");
+	pd_set_null(rec, "aicpu");
+	if (h->linked) {
+		pd_set_int(rec, "short_ops", h->shrt);
+		pd_set_real(rec, "short_ratio", ratio(h->shrt, h->linked), 4);
+	} else {
+		pd_set_null(rec, "short_ops");
+		pd_set_null(rec, "short_ratio");
+	}
+	pd_set(rec, "host_api", h->api.n ? list_json(&h->api, topn,
+	    "total_us") : json_null());
+	if (h->kernels) {
+		cls = json_object();
+		for (i = 0; i < NCLASS; i++)
+			pd_set_real(cls, class_key[i], us(h->cls_ns[i]), 3);
+		pd_set(rec, "classes", cls);
+	} else {
+		pd_set_null(rec, "classes");
+	}
+	self_times(h);
+	pd_set(rec, "cpu_ops", h->cpu.n ? list_json(&h->cpu, topn, "self_us") :
+	    json_null());
+	/* extra keys */
+	pd_set_int(rec, "kernels", h->kernels);
+	pd_set_int(rec, "linked_kernels", h->linked);
+}
+
+static void
+hot_free(struct hot *h)
+{
+	size_t i;
+
+	table_free(&h->kern);
+	table_free(&h->api);
+	table_free(&h->cpu);
+	for (i = 0; i < h->nth; i++)
+		free(h->th[i].o);
+	free(h->th);
+	pd_i64map_free(&h->link);
+}
 
 int
 hotspots_pytorch(json_t *root, const struct pd_tool *t)
 {
-	(void)root;
-	(void)t;
-	return 0;
+	struct pd_trace_cb cb = { NULL, on_event, NULL };
+	struct pd_kineto_info info;
+	struct pd_trace_stats st;
+	struct hot h;
+	json_t *rec;
+	int rc;
+
+	memset(&h, 0, sizeof h);
+	if (!(h.path = pd_kineto_trace_path(root)))
+		return 0;
+	if (!(h.comm = pd_patterns_comm(t->patterns)))
+		return PD_EXIT_CONFIG;
+	h.kern.index = json_object();
+	h.api.index = json_object();
+	h.cpu.index = json_object();
+	cb.ctx = &h;
+	rc = pd_kineto_read(h.path, &cb, &info, &st);
+	if (rc < 0) {
+		hot_free(&h);
+		pd_kineto_info_free(&info);
+		return PD_EXIT_SYSTEM;
+	}
+	rec = pd_kineto_rec("pd.hotspot", root, &info, "kineto_trace");
+	fill(&h, rec, t->topn);
+	pd_set_int(rec, "events", (int64_t)st.events);
+	pd_set_int(rec, "skipped_events", (int64_t)(st.skipped + h.missing));
+	pd_set_bool(rec, "truncated", rc == 1);
+	pd_rec_emit(rec);
+	hot_free(&h);
+	pd_kineto_info_free(&info);
+	return rc == 1 || h.missing || st.skipped ? PD_EXIT_INPUT : 0;
 }
