@@ -1,0 +1,230 @@
+/* The log scanner: throughput and step-time figures in *.log, *.txt and
+ * *.out, by a fixed list of patterns (POSIX extended regular expressions,
+ * case-insensitive, tried in order; a later pattern never takes text an
+ * earlier one matched). Also the AMP cues of config files. */
+#include "pd-find-context/fc.h"
+
+#include <ctype.h>
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define NUM "([0-9]+[.]?[0-9]*)"
+#define PERS "[ ]*(/|per[ ]+)[ ]*(s|sec|secs|second)([^a-z]|$)"
+
+static struct mpat {
+	const char *re;
+	const char *name;
+	const char *unit;	/* NULL: from group ugrp (ms or s), or null */
+	int ngrp, ugrp;
+} pats[] = {
+	{ "elapsed time per iteration \\(ms\\):[ ]*" NUM,
+	  "step_time", "ms", 1, 0 },
+	{ "throughput per gpu \\(tflop/s/gpu\\):[ ]*" NUM,
+	  "tflops_per_device", "TFLOP/s", 1, 0 },
+	{ NUM "[ ]*(samples?|seqs|sequences)" PERS,
+	  "samples_per_s", "samples/s", 1, 0 },
+	{ NUM "[ ]*(images?|imgs?)" PERS, "images_per_s", "images/s", 1, 0 },
+	{ NUM "[ ]*(tokens?|toks?)" PERS, "tokens_per_s", "tokens/s", 1, 0 },
+	{ "samples_per_sec(ond)?['\"]?[ ]*[:=][ ]*" NUM,
+	  "samples_per_s", "samples/s", 2, 0 },
+	{ "tokens_per_sec(ond)?['\"]?[ ]*[:=][ ]*" NUM,
+	  "tokens_per_s", "tokens/s", 2, 0 },
+	{ "steps_per_sec(ond)?['\"]?[ ]*[:=][ ]*" NUM,
+	  "iterations_per_s", "it/s", 2, 0 },
+	{ NUM "[ ]*it/s", "iterations_per_s", "it/s", 1, 0 },
+	{ NUM "[ ]*s/it([^a-z]|$)", "step_time", "s", 1, 0 },
+	{ NUM "[ ]*ms/(step|it|iter|iteration|batch)", "step_time", "ms", 1, 0 },
+	{ NUM "[ ]*s/(step|iter|iteration|batch)", "step_time", "s", 1, 0 },
+	{ "(step[ _-]?time|time[ _]per[ _]step|iteration[ _]time|time/step|"
+	  "batch[ _]time)[^0-9a-z]{0,12}" NUM
+	  "[ ]*(ms|milliseconds|s|sec|secs|seconds)?([^a-z]|$)",
+	  "step_time", NULL, 2, 3 },
+	{ "throughput[^0-9a-z]{0,12}" NUM, "throughput", NULL, 1, 0 },
+};
+#define NPATS (sizeof pats / sizeof pats[0])
+static regex_t rx[NPATS];
+
+int
+fc_log_init(void)
+{
+	size_t i;
+
+	for (i = 0; i < NPATS; i++)
+		if (regcomp(&rx[i], pats[i].re, REG_EXTENDED | REG_ICASE))
+			return -1;
+	return 0;
+}
+
+struct hit {
+	regoff_t so, eo, at;
+	size_t pat;
+	double v;
+	char unit[8];
+};
+
+static int
+byat(const void *a, const void *b)
+{
+	const struct hit *x = a, *y = b;
+
+	return x->at < y->at ? -1 : x->at > y->at;
+}
+
+static int
+overlaps(const struct hit *h, size_t n, regoff_t so, regoff_t eo)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (so < h[i].eo && h[i].so < eo)
+			return 1;
+	return 0;
+}
+
+static size_t
+line_hits(const char *s, struct hit *h, size_t max)
+{
+	regmatch_t m[8];
+	size_t i, n = 0;
+
+	for (i = 0; i < NPATS && n < max; i++) {
+		const struct mpat *p = &pats[i];
+		regoff_t off = 0;
+
+		while (n < max && regexec(&rx[i], s + off, 8, m,
+		    off ? REG_NOTBOL : 0) == 0) {
+			regoff_t so = off + m[0].rm_so, eo = off + m[0].rm_eo;
+			const regmatch_t *g = &m[p->ngrp];
+
+			if (eo == so)
+				break;
+			if (!overlaps(h, n, so, eo) &&
+			    (so == 0 || !isalnum((unsigned char)s[so - 1]) ||
+			    !isdigit((unsigned char)s[off + g->rm_so]))) {
+				h[n].so = so;
+				h[n].eo = eo;
+				h[n].at = off + g->rm_so;
+				h[n].pat = i;
+				h[n].v = strtod(s + off + g->rm_so, NULL);
+				h[n].unit[0] = '\0';
+				if (p->ugrp && m[p->ugrp].rm_so >= 0) {
+					const char *u = s + off + m[p->ugrp].rm_so;
+
+					strcpy(h[n].unit, tolower(
+					    (unsigned char)u[0]) == 'm' ?
+					    "ms" : "s");
+				}
+				n++;
+			}
+			off = eo;
+			if (!s[off])
+				break;
+		}
+	}
+	qsort(h, n, sizeof *h, byat);
+	return n;
+}
+
+/* A cheap test before the patterns: a digit and a unit-ish word. */
+static int
+maybe(const char *s)
+{
+	return strpbrk(s, "0123456789") && (strchr(s, '/') ||
+	    strcasestr(s, "time") || strcasestr(s, "throughput") ||
+	    strcasestr(s, "per_sec"));
+}
+
+static void
+cap_names(struct fc_ws *w, json_t *found)
+{
+	size_t i, j, n = json_array_size(found);
+	char *drop = calloc(n + 1, 1);
+
+	if (!drop)
+		abort();
+	/* keep the last FC_MAXMETRICS of each name */
+	for (i = n; i-- > 0;) {
+		const char *nm = json_string_value(json_object_get(
+		    json_array_get(found, i), "name"));
+		size_t later = 0;
+
+		for (j = i + 1; j < n; j++)
+			if (!drop[j] && strcmp(nm, json_string_value(
+			    json_object_get(json_array_get(found, j),
+			    "name"))) == 0)
+				later++;
+		if (later >= FC_MAXMETRICS)
+			drop[i] = 1;
+	}
+	for (i = 0; i < n; i++) {
+		if (drop[i])
+			w->metrics_omitted++;
+		else
+			json_array_append(w->metrics, json_array_get(found, i));
+	}
+	free(drop);
+}
+
+void
+fc_log_scan(struct fc_ws *w, const struct fc_file *f, const char *buf,
+    size_t len)
+{
+	json_t *found = json_array();
+	struct hit h[16];
+	size_t i = 0, k, n;
+	long line = 0;
+
+	while (i < len) {
+		const char *e = memchr(buf + i, '\n', len - i);
+		size_t ln = e ? (size_t)(e - (buf + i)) : len - i;
+		char *s = strndup(buf + i, ln);
+
+		line++;
+		if (!s)
+			abort();
+		n = maybe(s) ? line_hits(s, h, 16) : 0;
+		for (k = 0; k < n; k++) {
+			const struct mpat *p = &pats[h[k].pat];
+			const char *unit = p->unit ? p->unit :
+			    h[k].unit[0] ? h[k].unit : NULL;
+			json_t *o = json_object();
+
+			json_object_set_new(o, "name", json_string(p->name));
+			json_object_set_new(o, "value", json_real(h[k].v));
+			json_object_set_new(o, "unit", unit ?
+			    json_string(unit) : json_null());
+			json_object_set_new(o, "file", fc_jstr(f->rel,
+			    strlen(f->rel), 0));
+			json_object_set_new(o, "line", json_integer(line));
+			json_array_append_new(found, o);
+		}
+		free(s);
+		i += ln + 1;
+	}
+	cap_names(w, found);
+	json_decref(found);
+}
+
+void
+fc_conf_scan(struct fc_ws *w, const struct fc_file *f, const char *buf,
+    size_t len)
+{
+	size_t i = 0;
+
+	(void)f;
+	while (i < len && !w->amp) {
+		const char *e = memchr(buf + i, '\n', len - i);
+		size_t ln = e ? (size_t)(e - (buf + i)) : len - i;
+		char *s = strndup(buf + i, ln), *c;
+
+		if (!s)
+			abort();
+		c = s + strspn(s, " \t");
+		if (*c != '#' && *c != ';' && fc_amp_cue(s))
+			w->amp = 1;
+		free(s);
+		i += ln + 1;
+	}
+}

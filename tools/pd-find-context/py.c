@@ -1,0 +1,903 @@
+/* The Python scanner: logical lines (brackets and backslashes joined,
+ * comments dropped, the inside of triple-quoted strings blanked, newlines
+ * kept so an offset maps back to its line), then cues per line (pass 1,
+ * every file) and the static checks of an entry script (pass 2). */
+#include "pd-find-context/fc.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct pyl {
+	long line;		/* first physical line */
+	int indent;
+	char *s;		/* the logical line, NUL-terminated */
+	char *c;		/* the same with string contents blanked */
+	size_t n;
+};
+
+struct sbuf {
+	char *s;
+	size_t n, cap;
+};
+
+static void
+put(struct sbuf *b, char c)
+{
+	if (b->n + 1 >= b->cap) {
+		b->cap = b->cap ? 2 * b->cap : 256;
+		b->s = realloc(b->s, b->cap);
+		if (!b->s)
+			abort();
+	}
+	b->s[b->n++] = c;
+	b->s[b->n] = '\0';
+}
+
+int
+fc_ident(int c)
+{
+	return isalnum((unsigned char)c) || c == '_';
+}
+
+const char *
+fc_tok(const char *s, const char *pat, int whole)
+{
+	size_t n = strlen(pat);
+	const char *p = s;
+
+	while ((p = strstr(p, pat)) != NULL) {
+		if ((!fc_ident(pat[0]) || p == s || !fc_ident(p[-1])) &&
+		    (!whole || !fc_ident(p[n])))
+			return p;
+		p++;
+	}
+	return NULL;
+}
+
+/* One logical line from b[i]; returns the index after it. */
+static size_t
+logical(const char *b, size_t len, size_t i, struct sbuf *o, long *line)
+{
+	int depth = 0, triple = 0;
+	char q = 0;
+
+	while (i < len) {
+		char c = b[i];
+
+		if (q) {
+			if (c == '\\' && i + 1 < len) {
+				put(o, triple ? ' ' : c);
+				if (b[i + 1] == '\n') {
+					put(o, '\n');
+					++*line;
+				} else
+					put(o, triple ? ' ' : b[i + 1]);
+				i += 2;
+				continue;
+			}
+			if (c == q && (!triple || (i + 2 < len &&
+			    b[i + 1] == q && b[i + 2] == q))) {
+				put(o, q);
+				if (triple)
+					put(o, q), put(o, q), i += 2;
+				i++;
+				q = 0;
+				triple = 0;
+				continue;
+			}
+			if (c == '\n' && triple) {
+				put(o, '\n');
+				++*line;
+				i++;
+				continue;
+			}
+			if (c != '\n') {
+				put(o, triple ? ' ' : c);
+				i++;
+				continue;
+			}
+			q = 0;	/* unterminated string: ends with the line */
+		}
+		switch (c) {
+		case '#':
+			while (i < len && b[i] != '\n')
+				i++;
+			continue;
+		case '\'':
+		case '"':
+			q = c;
+			put(o, c);
+			if (i + 2 < len && b[i + 1] == c && b[i + 2] == c) {
+				triple = 1;
+				put(o, c), put(o, c), i += 2;
+			}
+			i++;
+			continue;
+		case '(': case '[': case '{':
+			depth++;
+			break;
+		case ')': case ']': case '}':
+			if (depth)
+				depth--;
+			break;
+		case '\\':
+			if (i + 1 < len && b[i + 1] == '\n') {
+				put(o, '\n');
+				++*line;
+				i += 2;
+				continue;
+			}
+			break;
+		case '\r':
+			i++;
+			continue;
+		case '\n':
+			++*line;
+			i++;
+			if (depth == 0)
+				return i;
+			put(o, '\n');
+			continue;
+		}
+		put(o, c);
+		i++;
+	}
+	return i;
+}
+
+/* A copy of s with the contents of string literals blanked. */
+static char *
+blank_strings(const char *s, size_t n)
+{
+	char *c = malloc(n + 1), q = 0;
+	size_t i;
+
+	if (!c)
+		abort();
+	memcpy(c, s, n + 1);
+	for (i = 0; i < n; i++) {
+		if (!q) {
+			if (c[i] == '\'' || c[i] == '"')
+				q = c[i];
+			continue;
+		}
+		if (c[i] == q) {
+			q = 0;
+			continue;
+		}
+		if (c[i] == '\\' && i + 1 < n && c[i + 1] != '\n')
+			c[i++] = ' ';
+		if (c[i] != '\n')
+			c[i] = ' ';
+	}
+	return c;
+}
+
+/* Calls cb for each logical line. */
+static void
+py_lines(const char *b, size_t len, void (*cb)(const struct pyl *, void *),
+    void *ctx)
+{
+	struct sbuf o = { NULL, 0, 0 };
+	size_t i = 0;
+	long line = 1;
+
+	while (i < len) {
+		struct pyl l;
+		int ind = 0;
+
+		while (i < len && (b[i] == ' ' || b[i] == '\t' ||
+		    b[i] == '\f' || b[i] == '\r')) {
+			if (b[i] == '\t')
+				ind = (ind / 8 + 1) * 8;
+			else if (b[i] == ' ')
+				ind++;
+			i++;
+		}
+		if (i >= len)
+			break;
+		if (b[i] == '\n') {
+			line++;
+			i++;
+			continue;
+		}
+		if (b[i] == '#') {
+			while (i < len && b[i] != '\n')
+				i++;
+			continue;
+		}
+		l.line = line;
+		l.indent = ind;
+		o.n = 0;
+		put(&o, ' ');	/* keeps o.s non-NULL */
+		o.n = 0;
+		i = logical(b, len, i, &o, &line);
+		while (o.n && (o.s[o.n - 1] == ' ' || o.s[o.n - 1] == '\t' ||
+		    o.s[o.n - 1] == '\n'))
+			o.s[--o.n] = '\0';
+		if (o.n == 0)
+			continue;
+		l.s = o.s;
+		l.n = o.n;
+		l.c = blank_strings(o.s, o.n);
+		cb(&l, ctx);
+		free(l.c);
+	}
+	free(o.s);
+}
+
+static long
+line_at(const struct pyl *l, const char *p)
+{
+	long n = l->line;
+	const char *s = p >= l->c && p <= l->c + l->n ? l->c : l->s;
+
+	for (; s < p; s++)
+		if (*s == '\n')
+			n++;
+	return n;
+}
+
+static int
+starts(const char *s, const char *w)
+{
+	size_t n = strlen(w);
+
+	return strncmp(s, w, n) == 0 && !fc_ident(s[n]);
+}
+
+/* End of the bracketed region that starts at p ('('), or the string end. */
+static const char *
+close_paren(const char *p)
+{
+	int d = 0;
+	char q = 0;
+
+	for (; *p; p++) {
+		if (q) {
+			if (*p == '\\' && p[1])
+				p++;
+			else if (*p == q)
+				q = 0;
+			continue;
+		}
+		if (*p == '\'' || *p == '"')
+			q = *p;
+		else if (*p == '(' || *p == '[' || *p == '{')
+			d++;
+		else if ((*p == ')' || *p == ']' || *p == '}') && --d == 0)
+			return p;
+	}
+	return p;
+}
+
+/* ---- pass 1: cues ---- */
+
+struct scan {
+	struct fc_ws *w;
+	struct fc_file *f;
+	struct fc_text t;
+};
+
+static const char *train_cues[] = {
+	".backward(", "zero_grad(", ".train(", "value_and_grad(",
+	"TrainOneStepCell", "set_train()", "set_train(True)", NULL
+};
+static const char *infer_cues[] = {
+	"no_grad(", "inference_mode(", ".eval()", ".generate(", ".predict(",
+	"set_train(False)", NULL
+};
+
+static int
+stack_of(const char *mod)
+{
+	if (starts(mod, "torch_npu"))
+		return FC_NPU;
+	if (starts(mod, "mindspore"))
+		return FC_MS;
+	if (starts(mod, "torch"))
+		return FC_TORCH;
+	return -1;
+}
+
+static void
+imports(struct scan *sc, const struct pyl *l)
+{
+	const char *p = l->s;
+	int k;
+
+	if (starts(p, "from")) {
+		p += 4;
+		while (*p == ' ' || *p == '\t' || *p == '\n')
+			p++;
+		if ((k = stack_of(p)) >= 0)
+			fc_ev_add(sc->f->py.imp[k], fc_ev(sc->f, &sc->t,
+			    l->line));
+		return;
+	}
+	if (!starts(p, "import"))
+		return;
+	p += 6;
+	while (*p) {
+		while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '(')
+			p++;
+		if ((k = stack_of(p)) >= 0) {
+			fc_ev_add(sc->f->py.imp[k], fc_ev(sc->f, &sc->t,
+			    line_at(l, p)));
+			return;
+		}
+		p = strchr(p, ',');
+		if (!p)
+			break;
+		p++;
+	}
+}
+
+/* ".step(" on something whose name says optimizer or scaler. */
+static const char *
+optim_step(const char *s)
+{
+	const char *p = s;
+
+	while ((p = strstr(p, ".step(")) != NULL) {
+		const char *b = p;
+
+		while (b > s && fc_ident(b[-1]))
+			b--;
+		if ((p - b >= 3 && strncmp(b, "opt", 3) == 0) ||
+		    (p - b >= 6 && strncmp(p - 6, "scaler", 6) == 0) ||
+		    memmem(b, (size_t)(p - b), "optim", 5))
+			return p;
+		p++;
+	}
+	return NULL;
+}
+
+static void
+cues(struct scan *sc, const struct pyl *l, const char **list, json_t *ev,
+    int optim)
+{
+	const char *p = NULL;
+	int i;
+
+	for (i = 0; list[i] && !p; i++)
+		p = fc_tok(l->c, list[i], 0);
+	if (!p && optim)
+		p = optim_step(l->c);
+	if (p)
+		fc_ev_add(ev, fc_ev(sc->f, &sc->t, line_at(l, p)));
+}
+
+int
+fc_amp_cue(const char *s)
+{
+	static const char *subs[] = { "autocast", "gradscaler", "bf16",
+	    "fp16", "float16", "mixed_precision", "amp_level",
+	    "loss_scale", ".half()", NULL };
+	const char *p = NULL, *q;
+	char low[256];
+	size_t i;
+	int k;
+
+	for (i = 0; s[i] && i < sizeof low - 1; i++)
+		low[i] = (char)tolower((unsigned char)s[i]);
+	low[i] = '\0';
+	for (k = 0; subs[k] && !p; k++)
+		p = strstr(low, subs[k]);
+	if (!p)
+		p = fc_tok(low, "amp", 1);
+	if (!p)
+		return 0;
+	/* "fp16: false", "--bf16 False", "fp16=False" switch it off */
+	for (q = p; *q && q < p + 32; q++)
+		if (strncmp(q, "false", 5) == 0 || strncmp(q, "none", 4) == 0 ||
+		    strncmp(q, ": no", 4) == 0 || strncmp(q, "=no", 3) == 0 ||
+		    strncmp(q, "off", 3) == 0 || strncmp(q, ": 0", 3) == 0 ||
+		    strncmp(q, "= 0", 3) == 0 || strncmp(q, "=0", 2) == 0)
+			return 0;
+	return 1;
+}
+
+int
+fc_devvar(const char *s, size_t n)
+{
+	static const char *vars[] = { "CUDA_VISIBLE_DEVICES",
+	    "ASCEND_RT_VISIBLE_DEVICES", "ASCEND_VISIBLE_DEVICES",
+	    "HIP_VISIBLE_DEVICES", NULL };
+	int i;
+
+	for (i = 0; vars[i]; i++)
+		if (strlen(vars[i]) == n && strncmp(s, vars[i], n) == 0)
+			return 1;
+	return 0;
+}
+
+static void
+device(struct scan *sc, const struct pyl *l, const char *p, size_t vn)
+{
+	const char *v = p + vn, *e;
+	json_t *o;
+
+	/* os.environ["X"] = v, os.environ.setdefault("X", v),
+	 * os.putenv("X", v): skip the closing quote, then ] = or , */
+	if (*v == '"' || *v == '\'')
+		v++;
+	while (*v == ' ')
+		v++;
+	if (*v == ']') {
+		v++;
+		while (*v == ' ')
+			v++;
+		if (v[0] != '=' || v[1] == '=')
+			return;
+		v++;
+	} else if (*v == ',') {
+		if (!strstr(l->s, "setdefault(") && !strstr(l->s, "putenv("))
+			return;
+		v++;
+	} else
+		return;
+	while (*v == ' ')
+		v++;
+	if (*v == '"' || *v == '\'') {
+		e = strchr(v + 1, *v);
+		v++;
+		if (!e)
+			e = v + strlen(v);
+	} else {
+		e = v;
+		while (*e && *e != '\n' && *e != ';' && *e != '#')
+			e++;
+		if (strstr(l->s, "setdefault(") || strstr(l->s, "putenv("))
+			while (e > v && e[-1] != ')')
+				e--;
+		if (e > v && e[-1] == ')' && *v != '(' &&
+		    (strstr(l->s, "setdefault(") || strstr(l->s, "putenv(")))
+			e--;
+		while (e > v && e[-1] == ' ')
+			e--;
+	}
+	o = json_object();
+	json_object_set_new(o, "var", json_stringn(p, vn));
+	json_object_set_new(o, "value", fc_jstr(v, (size_t)(e - v), 200));
+	json_object_set_new(o, "file", fc_jstr(sc->f->rel,
+	    strlen(sc->f->rel), 0));
+	json_object_set_new(o, "line", json_integer(line_at(l, p)));
+	json_array_append_new(sc->w->devices, o);
+}
+
+static void
+devices(struct scan *sc, const struct pyl *l)
+{
+	const char *p;
+
+	if (!strstr(l->s, "VISIBLE_DEVICES") || !(strstr(l->s, "environ") ||
+	    strstr(l->s, "putenv")))
+		return;
+	for (p = l->s; *p; p++) {
+		size_t n = 0;
+
+		if (*p != '"' && *p != '\'')
+			continue;
+		while (fc_ident(p[1 + n]))
+			n++;
+		if (p[1 + n] == *p && fc_devvar(p + 1, n)) {
+			device(sc, l, p + 1, n);
+			p += n + 1;
+		}
+	}
+}
+
+/* String literals naming config files. */
+static void
+configs(struct scan *sc, const struct pyl *l)
+{
+	const char *p = l->s, *e;
+	char *name;
+
+	while ((p = strpbrk(p, "'\"")) != NULL) {
+		e = strchr(p + 1, *p);
+		if (!e)
+			break;
+		if (e - p > 1 && e - p < 512 && !memchr(p, '\n', (size_t)(e - p))) {
+			name = strndup(p + 1, (size_t)(e - p - 1));
+			fc_add_config(sc->w, sc->f, name);
+			free(name);
+		}
+		p = e + 1;
+	}
+}
+
+static void
+bench(struct scan *sc, const struct pyl *l)
+{
+	const char *p = strstr(l->c, "cudnn.benchmark");
+
+	if (!p)
+		return;
+	p += 15;
+	while (*p == ' ')
+		p++;
+	if (p[0] != '=' || p[1] == '=')
+		return;
+	p++;
+	while (*p == ' ')
+		p++;
+	if (starts(p, "True") && !sc->f->py.bench_true)
+		sc->f->py.bench_true = l->line;
+	else if (starts(p, "False") && !sc->f->py.bench_false)
+		sc->f->py.bench_false = l->line;
+}
+
+static void
+scan_line(const struct pyl *l, void *ctx)
+{
+	struct scan *sc = ctx;
+	struct fc_py *py = &sc->f->py;
+	const char *p;
+
+	imports(sc, l);
+	if (l->indent == 0 && starts(l->s, "if") && strstr(l->s, "__name__") &&
+	    strstr(l->s, "__main__") && !py->guard)
+		py->guard = l->line;
+	cues(sc, l, train_cues, py->train, 1);
+	cues(sc, l, infer_cues, py->infer, 0);
+	if (!py->amp && fc_amp_cue(l->s))
+		py->amp = 1;
+	if (!py->accel && (fc_tok(l->s, "cuda", 0) || fc_tok(l->s, "npu", 0)))
+		py->accel = 1;
+	if (!py->conv && ((p = strcasestr(l->c, "conv2d")) ||
+	    (p = strcasestr(l->c, "conv3d")) || (p = strcasestr(l->c, "resnet"))))
+		py->conv = line_at(l, p);
+	bench(sc, l);
+	devices(sc, l);
+	configs(sc, l);
+}
+
+void
+fc_py_scan(struct fc_ws *w, struct fc_file *f, const char *buf, size_t len)
+{
+	struct scan sc = { w, f, { NULL, 0, NULL, 0 } };
+
+	fc_text_init(&sc.t, buf, len);
+	py_lines(buf, len, scan_line, &sc);
+	fc_text_free(&sc.t);
+}
+
+/* ---- pass 2: static checks of an entry script ---- */
+
+#define HINT_NOTE " This is a hint from reading the code, not a verdict: " \
+	"confirm it with the profile before acting on it."
+
+enum {
+	C_WORKERS_ABSENT, C_WORKERS_ZERO, C_PIN_ABSENT, C_PIN_OFF, C_NO_AMP,
+	C_ITEM, C_CPU, C_PRINT, C_SYNC, C_DISK, C_BENCH_ABSENT, C_BENCH_OFF
+};
+
+static const struct check {
+	const char *id, *severity, *why, *hint;
+} checks[] = {
+	{ "dataloader_workers", "warn",
+	  "DataLoader is built without num_workers, so it defaults to 0: "
+	  "every batch is loaded and transformed in the training process "
+	  "between steps while the device waits.",
+	  "set num_workers (for example 4 to 8 per device, within the CPU "
+	  "cores available) and persistent_workers=True" },
+	{ "dataloader_workers", "warn",
+	  "DataLoader has num_workers=0: every batch is loaded and "
+	  "transformed in the training process between steps while the "
+	  "device waits.",
+	  "set num_workers (for example 4 to 8 per device, within the CPU "
+	  "cores available) and persistent_workers=True" },
+	{ "pin_memory", "info",
+	  "DataLoader without pin_memory on an accelerator job: each batch "
+	  "is copied to the device from pageable memory, which is slower and "
+	  "cannot overlap with compute.",
+	  "pass pin_memory=True and move batches with "
+	  ".to(device, non_blocking=True)" },
+	{ "pin_memory", "warn",
+	  "DataLoader has pin_memory=False on an accelerator job: each batch "
+	  "is copied to the device from pageable memory, which is slower and "
+	  "cannot overlap with compute.",
+	  "pass pin_memory=True and move batches with "
+	  ".to(device, non_blocking=True)" },
+	{ "no_amp", "info",
+	  "no automatic mixed precision anywhere in the workspace (no "
+	  "autocast, torch.cuda.amp, amp.initialize, GradScaler, bf16 or "
+	  "fp16 flag): the job likely computes in float32, which leaves the "
+	  "matrix units underused and doubles memory traffic.",
+	  "run the forward pass under torch.autocast (bf16 where supported, "
+	  "fp16 with a GradScaler), or set a MindSpore amp_level" },
+	{ "item_in_loop", "warn",
+	  ".item() inside the step loop copies a value to the host and waits "
+	  "for the device to finish all queued work, every step.",
+	  "accumulate on the device and read values every N steps or after "
+	  "the loop" },
+	{ "cpu_in_loop", "warn",
+	  ".cpu()/.numpy()/.tolist() inside the step loop copies a tensor to "
+	  "the host and waits for the device, every step.",
+	  "keep tensors on the device in the loop; copy every N steps or "
+	  "after the loop" },
+	{ "print_in_loop", "warn",
+	  "print of a tensor value inside the step loop forces a "
+	  "device-to-host copy and a wait for the device.",
+	  "log every N steps, from values already on the host" },
+	{ "sync_in_loop", "warn",
+	  "synchronize() inside the step loop stalls the host until the "
+	  "device is idle, so no work is queued ahead of the device.",
+	  "remove it, or keep it only around regions timed while profiling" },
+	{ "disk_io_in_loop", "warn",
+	  "data is read from disk inside the step loop, on the training "
+	  "process's critical path, while the device waits.",
+	  "load through a Dataset and a DataLoader with workers, or once "
+	  "before the loop" },
+	{ "cudnn_benchmark", "info",
+	  "a convolutional network on a CUDA job without "
+	  "torch.backends.cudnn.benchmark = True: cuDNN runs default "
+	  "convolution algorithms instead of timing the fastest for the "
+	  "input shapes.",
+	  "set torch.backends.cudnn.benchmark = True when input shapes are "
+	  "fixed" },
+	{ "cudnn_benchmark", "warn",
+	  "torch.backends.cudnn.benchmark is set False for a convolutional "
+	  "network on a CUDA job: cuDNN runs default convolution algorithms "
+	  "instead of timing the fastest for the input shapes.",
+	  "set torch.backends.cudnn.benchmark = True when input shapes are "
+	  "fixed" },
+};
+
+static json_t *
+finding(int c, const struct fc_file *f, long line)
+{
+	json_t *o = json_object();
+	char *text;
+
+	if (asprintf(&text, "%s%s", checks[c].why, HINT_NOTE) < 0)
+		abort();
+	json_object_set_new(o, "check", json_string(checks[c].id));
+	json_object_set_new(o, "file", fc_jstr(f->rel, strlen(f->rel), 0));
+	json_object_set_new(o, "line", json_integer(line));
+	json_object_set_new(o, "severity", json_string(checks[c].severity));
+	json_object_set_new(o, "text", json_string(text));
+	json_object_set_new(o, "hint", json_string(checks[c].hint));
+	free(text);
+	return o;
+}
+
+json_t *
+fc_finding_bench(const struct fc_file *f, long line, int off)
+{
+	return finding(off ? C_BENCH_OFF : C_BENCH_ABSENT, f, line);
+}
+
+struct lines {
+	struct pyl *l;
+	size_t n, cap;
+};
+
+static void
+keep_line(const struct pyl *l, void *ctx)
+{
+	struct lines *ls = ctx;
+
+	if (ls->n == ls->cap) {
+		ls->cap = ls->cap ? 2 * ls->cap : 256;
+		ls->l = realloc(ls->l, ls->cap * sizeof *ls->l);
+		if (!ls->l)
+			abort();
+	}
+	ls->l[ls->n] = *l;
+	ls->l[ls->n].s = strdup(l->s);
+	ls->l[ls->n].c = strdup(l->c);
+	if (!ls->l[ls->n].s || !ls->l[ls->n].c)
+		abort();
+	ls->n++;
+}
+
+/* keyword=value inside args [a, e): pointer to the value or NULL. */
+static const char *
+kwarg(const char *a, const char *e, const char *kw)
+{
+	const char *p = a;
+
+	while ((p = fc_tok(p, kw, 1)) != NULL && p < e) {
+		const char *v = p + strlen(kw);
+
+		while (*v == ' ' || *v == '\n')
+			v++;
+		if (v[0] == '=' && v[1] != '=') {
+			v++;
+			while (*v == ' ' || *v == '\n')
+				v++;
+			return v;
+		}
+		p++;
+	}
+	return NULL;
+}
+
+struct check_ctx {
+	const struct fc_file *f;
+	const struct fc_job *job;
+	json_t *out;
+	char **loaders;		/* names assigned from DataLoader( */
+	size_t nloaders;
+	long first_loop, train_loop;
+};
+
+static void
+add(struct check_ctx *cc, int c, long line)
+{
+	json_array_append_new(cc->out, finding(c, cc->f, line));
+}
+
+static void
+dataloader(struct check_ctx *cc, const struct pyl *l)
+{
+	const char *p = l->c, *a, *e, *v, *eq;
+
+	if (starts(p, "class") || starts(p, "def") || starts(p, "import") ||
+	    starts(p, "from"))
+		return;
+	while ((p = fc_tok(p, "DataLoader", 1)) != NULL) {
+		a = p + 10;
+		if (*a != '(') {
+			p++;
+			continue;
+		}
+		e = close_paren(a);
+		/* the name it is assigned to, for finding the step loop */
+		eq = strchr(l->c, '=');
+		if (eq && eq < p && eq[1] != '=') {
+			const char *s = l->c, *t = s;
+
+			while (fc_ident(*t) || *t == '.')
+				t++;
+			if (t > s && cc->nloaders < 64) {
+				cc->loaders = realloc(cc->loaders,
+				    (cc->nloaders + 1) * sizeof *cc->loaders);
+				cc->loaders[cc->nloaders++] =
+				    strndup(s, (size_t)(t - s));
+			}
+		}
+		if (!memmem(a, (size_t)(e - a), "**", 2)) {
+			if (!(v = kwarg(a, e, "num_workers")) || v >= e)
+				add(cc, C_WORKERS_ABSENT, line_at(l, p));
+			else if (v[0] == '0' && !fc_ident(v[1]) && v[1] != '.')
+				add(cc, C_WORKERS_ZERO, line_at(l, v));
+			if (cc->job->accel && cc->job->stack != FC_MS) {
+				v = kwarg(a, e, "pin_memory");
+				if (!v || v >= e)
+					add(cc, C_PIN_ABSENT, line_at(l, p));
+				else if (starts(v, "False"))
+					add(cc, C_PIN_OFF, line_at(l, v));
+			}
+		}
+		p = e;
+	}
+}
+
+static int
+loaderish(struct check_ctx *cc, const char *s, size_t n)
+{
+	char *it = strndup(s, n), *p;
+	size_t i;
+	int r = 0;
+
+	for (p = it; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	if (strstr(it, "loader") || strstr(it, "create_dict_iterator") ||
+	    strstr(it, "create_tuple_iterator") || fc_tok(it, "dl", 1) ||
+	    strstr(it, "_dl"))
+		r = 1;
+	for (i = 0; i < cc->nloaders && !r; i++)
+		if (fc_tok(s, cc->loaders[i], 1) &&
+		    fc_tok(s, cc->loaders[i], 1) < s + n)
+			r = 1;
+	free(it);
+	return r;
+}
+
+/* "for ... in ITER:" with a data loader as ITER. */
+static int
+step_loop(struct check_ctx *cc, const struct pyl *l)
+{
+	const char *p = l->c, *in;
+
+	if (starts(p, "async"))
+		p += 5;
+	while (*p == ' ')
+		p++;
+	if (!starts(p, "for") || l->c[l->n - 1] != ':')
+		return 0;
+	if (!(in = fc_tok(p, "in", 1)))
+		return 0;
+	return loaderish(cc, in + 2, (size_t)(l->c + l->n - 1 - (in + 2)));
+}
+
+static int
+tensorish(const char *a, const char *e)
+{
+	static const char *w[] = { "loss", "logit", "output", "pred",
+	    "tensor", "grad", ".item(", ".mean(", ".sum(", NULL };
+	char *s = strndup(a, (size_t)(e - a)), *p;
+	int i, r = 0;
+
+	for (p = s; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	for (i = 0; w[i] && !r; i++)
+		r = strstr(s, w[i]) != NULL;
+	free(s);
+	return r;
+}
+
+static void
+in_loop(struct check_ctx *cc, const struct pyl *l)
+{
+	static const char *disk[] = { "np.load(", "numpy.load(", "torch.load(",
+	    "Image.open(", "pd.read_csv(", "pandas.read_csv(", "cv2.imread(",
+	    "imageio.imread(", "pickle.load(", "json.load(", "h5py.File(",
+	    NULL };
+	const char *p;
+	int i;
+
+	if ((p = strstr(l->s, ".item()")))
+		add(cc, C_ITEM, line_at(l, p));
+	if ((p = strstr(l->s, ".cpu()")) || (p = strstr(l->s, ".numpy()")) ||
+	    (p = strstr(l->s, ".tolist()")))
+		add(cc, C_CPU, line_at(l, p));
+	if ((p = fc_tok(l->s, "print", 1)) && p[5] == '(' &&
+	    (p == l->s || p[-1] != '.') && tensorish(p, close_paren(p + 5)))
+		add(cc, C_PRINT, line_at(l, p));
+	if ((p = strstr(l->s, "synchronize(")))
+		add(cc, C_SYNC, line_at(l, p));
+	p = NULL;
+	for (i = 0; disk[i] && !p; i++)
+		p = fc_tok(l->s, disk[i], 0);
+	if (!p && (p = fc_tok(l->s, "open(", 0)) && p > l->s && p[-1] == '.')
+		p = NULL;
+	if (p)
+		add(cc, C_DISK, line_at(l, p));
+}
+
+void
+fc_py_check(struct fc_ws *w, const struct fc_file *f, const char *buf,
+    size_t len, const struct fc_job *job, json_t *findings)
+{
+	struct lines ls = { NULL, 0, 0 };
+	struct check_ctx cc = { f, job, findings, NULL, 0, 0, 0 };
+	size_t i, j;
+	long guard = f->py.guard ? f->py.guard : 1;
+
+	(void)w;
+	py_lines(buf, len, keep_line, &ls);
+	if (job->stack == FC_TORCH || job->stack == FC_NPU || job->stack < 0)
+		for (i = 0; i < ls.n; i++)
+			dataloader(&cc, &ls.l[i]);
+	for (i = 0; i < ls.n; i++) {
+		if (!step_loop(&cc, &ls.l[i]))
+			continue;
+		if (!cc.first_loop)
+			cc.first_loop = ls.l[i].line;
+		for (j = i + 1; j < ls.n && ls.l[j].indent > ls.l[i].indent;
+		    j++) {
+			in_loop(&cc, &ls.l[j]);
+			if (!cc.train_loop && (strstr(ls.l[j].c, ".backward(") ||
+			    optim_step(ls.l[j].c)))
+				cc.train_loop = ls.l[i].line;
+		}
+		i = j - 1;
+	}
+	if (!job->amp && job->stack >= 0)
+		add(&cc, C_NO_AMP, cc.train_loop ? cc.train_loop :
+		    cc.first_loop ? cc.first_loop : guard);
+	for (i = 0; i < ls.n; i++) {
+		free(ls.l[i].s);
+		free(ls.l[i].c);
+	}
+	free(ls.l);
+	for (i = 0; i < cc.nloaders; i++)
+		free(cc.loaders[i]);
+	free(cc.loaders);
+}

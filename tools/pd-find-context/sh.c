@@ -1,0 +1,528 @@
+/* The shell scanner: commands split on newlines, ; & | and && (quotes,
+ * backslash-newlines, $(...) and comments understood), then per command
+ * variable assignments, device visibility variables, the launcher with its
+ * world size, the Python entry it starts, and config files it names. */
+#include "pd-find-context/fc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct tok {
+	char *s;
+	long line;
+};
+
+struct var {
+	char *name, *val;
+};
+
+struct shs {
+	struct fc_ws *w;
+	struct fc_file *f;
+	struct fc_text t;
+	struct tok *tok;
+	size_t n, cap;
+	struct var *var;
+	size_t nvar;
+};
+
+static void
+push(struct shs *sh, char *s, long line)
+{
+	if (sh->n == sh->cap) {
+		sh->cap = sh->cap ? 2 * sh->cap : 32;
+		sh->tok = realloc(sh->tok, sh->cap * sizeof *sh->tok);
+		if (!sh->tok)
+			abort();
+	}
+	sh->tok[sh->n].s = s;
+	sh->tok[sh->n].line = line;
+	sh->n++;
+}
+
+static long intval(struct shs *sh, const char *s, int depth);
+
+/* Values that are integers after expansion are stored expanded, so that
+ * N=${N:-4} does not refer to itself. */
+static void
+setvar(struct shs *sh, const char *name, size_t n, const char *val)
+{
+	char num[32];
+	size_t i;
+	long v;
+
+	if (val[0] == '$' && (v = intval(sh, val, 0)) >= 0) {
+		snprintf(num, sizeof num, "%ld", v);
+		val = num;
+	}
+
+	for (i = 0; i < sh->nvar; i++)
+		if (strlen(sh->var[i].name) == n &&
+		    strncmp(sh->var[i].name, name, n) == 0) {
+			free(sh->var[i].val);
+			sh->var[i].val = strdup(val);
+			return;
+		}
+	sh->var = realloc(sh->var, (sh->nvar + 1) * sizeof *sh->var);
+	if (!sh->var)
+		abort();
+	sh->var[sh->nvar].name = strndup(name, n);
+	sh->var[sh->nvar].val = strdup(val);
+	sh->nvar++;
+}
+
+static const char *
+getvar(struct shs *sh, const char *name, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < sh->nvar; i++)
+		if (strlen(sh->var[i].name) == n &&
+		    strncmp(sh->var[i].name, name, n) == 0)
+			return sh->var[i].val;
+	return NULL;
+}
+
+/* An integer from a literal, $X, ${X}, ${X:-8}, ${X-8}, ${X:=8}; -1. */
+static long
+intval(struct shs *sh, const char *s, int depth)
+{
+	const char *v, *d = NULL;
+	char *end;
+	size_t n;
+	long r;
+
+	if (!s || !*s || depth > 4)
+		return -1;
+	if (s[0] != '$') {
+		r = strtol(s, &end, 10);
+		return *end || end == s || r < 0 ? -1 : r;
+	}
+	s++;
+	if (*s == '{') {
+		s++;
+		for (n = 0; fc_ident(s[n]); n++)
+			;
+		if (s[n] == ':' && (s[n + 1] == '-' || s[n + 1] == '='))
+			d = s + n + 2;
+		else if (s[n] == '-')
+			d = s + n + 1;
+		else if (s[n] != '}')
+			return -1;
+	} else
+		for (n = 0; fc_ident(s[n]); n++)
+			;
+	if ((v = getvar(sh, s, n)) != NULL)
+		return intval(sh, v, depth + 1);
+	if (d) {
+		char *dv = strndup(d, strcspn(d, "}"));
+
+		r = intval(sh, dv, depth + 1);
+		free(dv);
+		return r;
+	}
+	return -1;
+}
+
+static const char *
+base(const char *s)
+{
+	const char *b = strrchr(s, '/');
+
+	return b ? b + 1 : s;
+}
+
+/* Value of --opt=v or --opt v among tokens [a, e); NULL if absent. */
+static const char *
+opt(struct shs *sh, size_t a, size_t e, const char *name)
+{
+	size_t i, n = strlen(name);
+
+	for (i = a; i < e; i++) {
+		const char *s = sh->tok[i].s;
+
+		if (strncmp(s, name, n) != 0)
+			continue;
+		if (s[n] == '=')
+			return s + n + 1;
+		if (s[n] == '\0' && i + 1 < e)
+			return sh->tok[i + 1].s;
+	}
+	return NULL;
+}
+
+static long
+opt2(struct shs *sh, size_t a, size_t e, const char *n1, const char *n2)
+{
+	const char *v = opt(sh, a, e, n1);
+
+	if (!v && n2)
+		v = opt(sh, a, e, n2);
+	return v ? intval(sh, v, 0) : -2;	/* -2: absent */
+}
+
+static int
+ispython(const char *s)
+{
+	const char *b = base(s);
+
+	return strncmp(b, "python", 6) == 0 &&
+	    (b[6] == '\0' || b[6] == '3' || b[6] == '2');
+}
+
+static int
+endswith(const char *s, const char *e)
+{
+	size_t n = strlen(s), m = strlen(e);
+
+	return n > m && strcmp(s + n - m, e) == 0;
+}
+
+static void
+mark_entry(struct shs *sh, const char *name)
+{
+	long i = fc_resolve(sh->w, sh->f, name, FC_PY);
+	size_t k;
+
+	if (i < 0)	/* "$DIR/train.py": the first .py of that name */
+		for (k = 0; k < sh->w->n && i < 0; k++)
+			if (sh->w->f[k].kind == FC_PY &&
+			    strcmp(base(sh->w->f[k].rel), base(name)) == 0)
+				i = (long)k;
+	if (i >= 0)
+		sh->w->f[i].launched = 1;
+}
+
+static void
+module_entry(struct shs *sh, const char *mod)
+{
+	char *p = malloc(strlen(mod) + 4), *q;
+
+	if (!p)
+		abort();
+	strcpy(p, mod);
+	for (q = p; *q; q++)
+		if (*q == '.')
+			*q = '/';
+	strcat(p, ".py");
+	mark_entry(sh, p);
+	free(p);
+}
+
+/* Launcher names, in the order of the enum below. */
+enum { L_NONE, L_SHELL, L_TORCHRUN, L_TDRUN, L_TDLAUNCH, L_MSRUN, L_MPIRUN,
+	L_DEEPSPEED, L_ACCEL, L_SRUN };
+static const char *lname[] = { NULL, "shell", "torchrun",
+	"torch.distributed.run", "torch.distributed.launch", "msrun",
+	"mpirun", "deepspeed", "accelerate", "srun" };
+
+static long
+world(struct shs *sh, int l, size_t a, size_t e)
+{
+	long x, y;
+
+	switch (l) {
+	case L_TORCHRUN: case L_TDRUN: case L_TDLAUNCH:
+		x = opt2(sh, a, e, "--nproc_per_node", "--nproc-per-node");
+		y = opt2(sh, a, e, "--nnodes", NULL);
+		if (y == -2)
+			y = 1;
+		return x >= 0 && y >= 0 ? x * y : -1;
+	case L_MSRUN:
+		x = opt2(sh, a, e, "--worker_num", "--worker-num");
+		if (x == -2)
+			x = opt2(sh, a, e, "--local_worker_num",
+			    "--local-worker-num");
+		return x;
+	case L_MPIRUN:
+		x = opt2(sh, a, e, "-np", "-n");
+		if (x == -2)
+			x = opt2(sh, a, e, "--np", "-c");
+		return x;
+	case L_DEEPSPEED:
+		x = opt2(sh, a, e, "--num_gpus", "--num-gpus");
+		y = opt2(sh, a, e, "--num_nodes", "--num-nodes");
+		if (y == -2)
+			y = 1;
+		return x >= 0 && y >= 0 ? x * y : -1;
+	case L_ACCEL:
+		return opt2(sh, a, e, "--num_processes", "--num-processes");
+	case L_SRUN:
+		return opt2(sh, a, e, "--ntasks", "-n");
+	}
+	return -1;
+}
+
+static void
+launch(struct shs *sh, int l, size_t at, size_t script)
+{
+	struct fc_ws *w = sh->w;
+	int prio = l == L_SHELL ? 1 : 2;
+	long ws;
+
+	if (prio <= w->launch_prio)
+		return;
+	w->launch_prio = prio;
+	w->launcher = lname[l];
+	ws = world(sh, l, at + 1, script);
+	json_decref(w->world_size);
+	w->world_size = ws >= 0 ? json_integer(ws) : json_null();
+	json_decref(w->launch_ev);
+	w->launch_ev = fc_ev(sh->f, &sh->t, sh->tok[at].line);
+}
+
+/* One command: tokens [0, n). */
+static void
+command(struct shs *sh)
+{
+	size_t i = 0, k;
+	int l = L_NONE;
+	size_t at = 0;
+
+	static const char *pre[] = { "do", "then", "else", "time", "nohup",
+	    "exec", "env", "export", "local", "declare", "readonly", NULL };
+	int j;
+
+	for (j = 0; pre[j] && i < sh->n; j++)
+		if (strcmp(sh->tok[i].s, pre[j]) == 0)
+			i++, j = -1;
+	for (; i < sh->n; i++) {	/* NAME=value words */
+		const char *s = sh->tok[i].s, *eq;
+		size_t n = 0;
+
+		while (fc_ident(s[n]))
+			n++;
+		if (n == 0 || s[n] != '=' || (s[0] >= '0' && s[0] <= '9'))
+			break;
+		eq = s + n;
+		setvar(sh, s, n, eq + 1);
+		if (fc_devvar(s, n)) {
+			json_t *o = json_object();
+
+			json_object_set_new(o, "var", json_stringn(s, n));
+			json_object_set_new(o, "value", fc_jstr(eq + 1,
+			    strlen(eq + 1), 200));
+			json_object_set_new(o, "file", fc_jstr(sh->f->rel,
+			    strlen(sh->f->rel), 0));
+			json_object_set_new(o, "line",
+			    json_integer(sh->tok[i].line));
+			json_array_append_new(sh->w->devices, o);
+		}
+		if (((n == 9 && strncmp(s, "RANK_SIZE", 9) == 0) ||
+		    (n == 10 && strncmp(s, "WORLD_SIZE", 10) == 0)) &&
+		    sh->w->rank_size < 0)
+			sh->w->rank_size = intval(sh, eq + 1, 0);
+	}
+	for (k = i; k < sh->n; k++) {
+		const char *s = sh->tok[k].s, *v = strchr(s, '=');
+
+		fc_add_config(sh->w, sh->f, s[0] == '-' && v ? v + 1 : s);
+	}
+	for (; i < sh->n && l == L_NONE; i++) {
+		const char *b = base(sh->tok[i].s);
+
+		at = i;
+		if (strcmp(b, "torchrun") == 0)
+			l = L_TORCHRUN;
+		else if (strcmp(b, "msrun") == 0)
+			l = L_MSRUN;
+		else if (strcmp(b, "mpirun") == 0 || strcmp(b, "mpiexec") == 0)
+			l = L_MPIRUN;
+		else if (strcmp(b, "deepspeed") == 0)
+			l = L_DEEPSPEED;
+		else if (strcmp(b, "srun") == 0)
+			l = L_SRUN;
+		else if (strcmp(b, "accelerate") == 0 && i + 1 < sh->n &&
+		    strcmp(sh->tok[i + 1].s, "launch") == 0)
+			l = L_ACCEL;
+		else if (ispython(b)) {
+			l = L_SHELL;
+			if (i + 2 < sh->n && strcmp(sh->tok[i + 1].s, "-m") == 0) {
+				const char *m = sh->tok[i + 2].s;
+
+				if (strcmp(m, "torch.distributed.run") == 0)
+					l = L_TDRUN;
+				else if (strcmp(m, "torch.distributed.launch") == 0)
+					l = L_TDLAUNCH;
+				else {
+					module_entry(sh, m);
+					launch(sh, l, at, i + 3);
+					return;
+				}
+			}
+		}
+	}
+	if (l == L_NONE)
+		return;
+	for (k = at + 1; k < sh->n; k++)
+		if (endswith(sh->tok[k].s, ".py"))
+			break;
+	if (k < sh->n)
+		mark_entry(sh, sh->tok[k].s);
+	else if (l == L_SHELL)
+		return;		/* python without a script: not a launch */
+	launch(sh, l, at, k);
+}
+
+static void
+flush_cmd(struct shs *sh)
+{
+	size_t i;
+
+	if (sh->n)
+		command(sh);
+	for (i = 0; i < sh->n; i++)
+		free(sh->tok[i].s);
+	sh->n = 0;
+}
+
+struct word {
+	char *s;
+	size_t n, cap;
+	int on;
+};
+
+static void
+wput(struct word *w, char c)
+{
+	if (w->n + 1 >= w->cap) {
+		w->cap = w->cap ? 2 * w->cap : 64;
+		w->s = realloc(w->s, w->cap);
+		if (!w->s)
+			abort();
+	}
+	w->s[w->n++] = c;
+	w->s[w->n] = '\0';
+	w->on = 1;
+}
+
+static void
+wend(struct shs *sh, struct word *w, long line)
+{
+	if (!w->on)
+		return;
+	push(sh, strndup(w->s ? w->s : "", w->n), line);
+	w->n = 0;
+	w->on = 0;
+}
+
+void
+fc_sh_scan(struct fc_ws *w, struct fc_file *f, const char *b, size_t len)
+{
+	struct shs sh;
+	struct word wd = { NULL, 0, 0, 0 };
+	size_t i;
+	long line = 1, wline = 1;
+	int depth = 0;
+	char q = 0;
+
+	memset(&sh, 0, sizeof sh);
+	sh.w = w;
+	sh.f = f;
+	fc_text_init(&sh.t, b, len);
+	for (i = 0; i < len; i++) {	/* AMP flags anywhere in the script */
+		const char *e = memchr(b + i, '\n', len - i);
+		size_t n = e ? (size_t)(e - (b + i)) : len - i;
+		char *ln = strndup(b + i, n);
+		char *c = strchr(ln, '#');
+
+		if (c && (c == ln || c[-1] == ' ' || c[-1] == '\t'))
+			*c = '\0';
+		if (fc_amp_cue(ln))
+			w->amp = 1;
+		free(ln);
+		i += n;
+	}
+	for (i = 0; i < len; i++) {
+		char c = b[i];
+
+		if (!wd.on)
+			wline = line;
+		if (q == '\'') {
+			if (c == '\'')
+				q = 0;
+			else {
+				if (c == '\n')
+					line++;
+				wput(&wd, c);
+			}
+			continue;
+		}
+		if (c == '\\' && i + 1 < len) {
+			if (b[i + 1] == '\n')
+				line++;
+			else
+				wput(&wd, b[i + 1]);
+			i++;
+			continue;
+		}
+		if (q == '"') {
+			if (c == '"')
+				q = 0;
+			else {
+				if (c == '\n')
+					line++;
+				wput(&wd, c);
+			}
+			continue;
+		}
+		if (depth) {	/* inside $( ... ) or ` ... ` */
+			if (c == '(' )
+				depth++;
+			else if (c == ')' || c == '`')
+				depth--;
+			if (c == '\n')
+				line++;
+			wput(&wd, c);
+			continue;
+		}
+		switch (c) {
+		case '\'':
+		case '"':
+			q = c;
+			wd.on = 1;
+			continue;
+		case '#':
+			if (!wd.on) {
+				while (i + 1 < len && b[i + 1] != '\n')
+					i++;
+				continue;
+			}
+			break;
+		case '$':
+			if (i + 1 < len && b[i + 1] == '(') {
+				wput(&wd, c);
+				wput(&wd, '(');
+				i++;
+				depth = 1;
+				continue;
+			}
+			break;
+		case '`':
+			wput(&wd, c);
+			depth = 1;
+			continue;
+		case ' ': case '\t': case '\r':
+			wend(&sh, &wd, wline);
+			continue;
+		case '\n': case ';': case '&': case '|': case '(': case ')':
+			wend(&sh, &wd, wline);
+			flush_cmd(&sh);
+			if (c == '\n')
+				line++;
+			continue;
+		}
+		wput(&wd, c);
+	}
+	wend(&sh, &wd, wline);
+	flush_cmd(&sh);
+	free(wd.s);
+	free(sh.tok);
+	for (i = 0; i < sh.nvar; i++) {
+		free(sh.var[i].name);
+		free(sh.var[i].val);
+	}
+	free(sh.var);
+	fc_text_free(&sh.t);
+}
