@@ -130,7 +130,7 @@ csv_end(struct mem *m, struct pd_csv *c, int r)
 }
 
 static struct pd_csv *
-open_csv(struct mem *m, const char *path, const char *source)
+open_csv(const char *path)
 {
 	struct pd_csv *c = pd_csv_open(path);
 	int r;
@@ -148,11 +148,18 @@ open_csv(struct mem *m, const char *path, const char *source)
 		pd_csv_close(c);
 		return NULL;
 	}
-	if (!json_array_size(m->sources) || strcmp(json_string_value(
-	    json_array_get(m->sources, json_array_size(m->sources) - 1)),
+	return c;
+}
+
+/* Name a file kind in "source" once its header was understood. */
+static void
+add_source(struct mem *m, const char *source)
+{
+	size_t n = json_array_size(m->sources);
+
+	if (!n || strcmp(json_string_value(json_array_get(m->sources, n - 1)),
 	    source) != 0)
 		json_array_append_new(m->sources, json_string(source));
-	return c;
 }
 
 /* An error naming every missing column; the file is skipped. */
@@ -274,8 +281,8 @@ static void
 read_record(struct mem *m, const char *path, int64_t rootdev)
 {
 	static const char *names[] = { "Component", "Timestamp(us)",
-	    "Total Reserved(MB|KB)" };
-	struct pd_csv *c = open_csv(m, path, "memory_record");
+	    "Total Reserved(MB)' or 'Total Reserved(KB)" };
+	struct pd_csv *c = open_csv(path);
 	int idx[3], al, ac, dt, di, r, ha, hr, hac;
 	double ua = MIB, ur = MIB, uc = MIB, va, vr, vc;
 	long inexact = 0;
@@ -294,6 +301,7 @@ read_record(struct mem *m, const char *path, int64_t rootdev)
 		pd_csv_close(c);
 		return;
 	}
+	add_source(m, "memory_record");
 	while ((r = pd_csv_next(c)) > 0) {
 		ts = row_ts(m, c, idx[1], &inexact);
 		ha = al >= 0 && pd_csv_double(c, al, &va) == PD_NUM_OK;
@@ -318,7 +326,7 @@ read_opmem(struct mem *m, const char *path)
 {
 	static const char *names[] = { "Name", "Size(KB)",
 	    "Release Time(us)" };
-	struct pd_csv *c = open_csv(m, path, "operator_memory");
+	struct pd_csv *c = open_csv(path);
 	int idx[3], dur, r;
 	double kb, us;
 	struct alloc *a;
@@ -333,6 +341,7 @@ read_opmem(struct mem *m, const char *path)
 		pd_csv_close(c);
 		return;
 	}
+	add_source(m, "operator_memory");
 	m->have_opmem = 1;
 	while ((r = pd_csv_next(c)) > 0) {
 		if (pd_csv_double(c, idx[1], &kb) != PD_NUM_OK) {
@@ -361,8 +370,9 @@ read_opmem(struct mem *m, const char *path)
 static void
 read_modules(struct mem *m, const char *path)
 {
-	static const char *names[] = { "Component", "Total Reserved(MB|KB)" };
-	struct pd_csv *c = open_csv(m, path, "npu_module_mem");
+	static const char *names[] = { "Component",
+	    "Total Reserved(MB)' or 'Total Reserved(KB)" };
+	struct pd_csv *c = open_csv(path);
 	int idx[2], r;
 	double u, v;
 	json_t *old;
@@ -375,6 +385,7 @@ read_modules(struct mem *m, const char *path)
 		pd_csv_close(c);
 		return;
 	}
+	add_source(m, "npu_module_mem");
 	if (!m->modules)
 		m->modules = json_object();
 	while ((r = pd_csv_next(c)) > 0) {
@@ -397,7 +408,7 @@ static void
 read_static(struct mem *m, const char *path)
 {
 	static const char *names[] = { "Op Name", "Size(KB)" };
-	struct pd_csv *c = open_csv(m, path, "static_op_mem");
+	struct pd_csv *c = open_csv(path);
 	int idx[2], r;
 	double kb;
 
@@ -409,6 +420,7 @@ read_static(struct mem *m, const char *path)
 		pd_csv_close(c);
 		return;
 	}
+	add_source(m, "static_op_mem");
 	m->have_static = 1;
 	while ((r = pd_csv_next(c)) > 0) {
 		if (pd_csv_double(c, idx[1], &kb) != PD_NUM_OK) {
@@ -461,7 +473,7 @@ read_lane(struct mem *m, const char *path)
 		pd_diag_status(PD_EXIT_INPUT);
 	}
 	if (m->have_lane)
-		json_array_append_new(m->sources, json_string("trace_view"));
+		add_source(m, "trace_view");
 }
 
 static json_t *

@@ -1,0 +1,115 @@
+#!/usr/bin/env bats
+# pd-sum-mem on Ascend roots. pd.root lines are written by hand (root_line,
+# test/ascend-roots.bash). Numbers checked by hand with python3's csv module
+# over the named file; MB and KB are binary (x 1048576, x 1024).
+load helper
+load contract
+load ascend-roots
+
+MF=$FIX/pd-sum-mem
+R2=$ASC/pta_2rank_level1_text/rank0_ascend_pt
+O2=$R2/ASCEND_PROFILER_OUTPUT
+T1=$ASC/msinsight_server_fixtures/test_rank_1
+T0=$ASC/msinsight_server_fixtures/test_rank_0
+
+@test "pd-sum-mem: -h prints usage to stdout" { contract_h pd-sum-mem; }
+@test "pd-sum-mem: bad option is exit 2" { contract_badopt pd-sum-mem; }
+@test "pd-sum-mem: input passes through byte for byte" { contract_passthrough pd-sum-mem; }
+@test "pd-sum-mem: empty input, empty output" { contract_empty pd-sum-mem; }
+@test "pd-sum-mem: missing operand is exit 5" { contract_missing pd-sum-mem; }
+@test "pd-sum-mem: writing to /dev/full is exit 5" {
+	root_line /r msprof 0 memory_record=$MF/record-kb.csv >"$BATS_TEST_TMPDIR/in"
+	contract_devfull pd-sum-mem "$BATS_TEST_TMPDIR/in"
+}
+
+# record-kb.csv (msprof CLI KB header): PTA+GE allocated 1000, 3000, 3000
+# KB at 1, 2, 3 s: peak 3000 KB = 3072000 B first reached at 2 s; reserved
+# there 4096 KB, so the gap is 1096 KB = 1122304 B; least-squares slope
+# over (0,1000) (1,3000) (2,3000) = 1000 KB/s = 1024000 B/s. APP 8192 KB.
+# modules-kb.csv: HCCL 2048 KB (the -1 sample ignored), RUNTIME 1024 KB.
+# opmem.csv: aten::mm 1024 + 2048 KB (the 2048 one never released),
+# aten::add 512 KB living 100 us, one free of 256 KB without an alloc,
+# one row with a bad size.
+@test "pd-sum-mem: KB header, modules, operator memory" {
+	run_pd 3 pd-sum-mem < <(root_line /r msprof 0 memory_record=$MF/record-kb.csv \
+	    npu_module_mem=$MF/modules-kb.csv operator_memory=$MF/opmem.csv)
+	[ "$(printf '%s\n' "$output" | jq -r .type | tr '\n' ' ')" = "pd.root pd.mem " ]
+	[ "$(jqr pd.mem '.source')" = '"memory_record+operator_memory+npu_module_mem"' ]
+	[ "$(jqr pd.mem '.devices[0] | [.device,.peak_allocated_bytes,.peak_reserved_bytes,.peak_active_bytes,.peak_time_ns,.fragmentation_bytes,.growth_bytes_per_s,.component,.app_peak_reserved_bytes]')" = \
+	    '[0,3072000,4194304,null,2000000000,1122304,1024000,"PTA+GE",8388608]' ]
+	[ "$(jqr pd.mem '[.peak_allocated_bytes,.peak_reserved_bytes,.capacity_bytes,.peak_ratio]')" = '[3072000,4194304,null,null]' ]
+	[ "$(jqr pd.mem '.top_allocators')" = '[{"name":"aten::mm","bytes":3145728,"count":2,"lifetime_us":10},{"name":"aten::add","bytes":524288,"count":1,"lifetime_us":100}]' ]
+	[ "$(jqr pd.mem '[.top_by_lifetime[0].name,.never_released,.frees_without_alloc]')" = '["aten::add",{"count":1,"bytes":2097152},{"count":1,"bytes":262144}]' ]
+	[ "$(jqr pd.mem '.modules')" = '[{"component":"HCCL","peak_reserved_bytes":2097152},{"component":"RUNTIME","peak_reserved_bytes":1048576}]' ]
+	[[ "$stderr" == *"pd-sum-mem: warning: $MF/opmem.csv:6: bad size: row skipped"* ]]
+	[ "$(jqr pd.mem '.skipped_rows')" = 1 ]
+}
+
+# rank0 memory_record.csv, PTA+GE rows: max Total Allocated 1261.04296875 MB
+# = 1322299392 B at 1736408883743396.450 us, Total Reserved there 1526.75 MB
+# (also the max) -> gap 278614016 B; least squares of allocated over time
+# (python3, Decimal timestamps) = -791601429.339 B/s (memory is
+# freed towards the end of the step). APP max reserved 2113.7265625 MB.
+# operator_memory.csv: aten::mm sizes sum to 252531 KB = 258591744 B; 24
+# allocations without a release time. trace_view.json NPU MEM: max
+# APP/Memory 2164460 KB, max Device/Memory 2409792 KB.
+@test "pd-sum-mem: the 2-rank case, rank 0" {
+	require_corpus
+	run_pd 0 pd-sum-mem < <(root_line $R2 torch_npu 0 memory_record=$O2/memory_record.csv \
+	    operator_memory=$O2/operator_memory.csv npu_module_mem=$O2/npu_module_mem.csv trace_view=$O2/trace_view.json)
+	[ "$(jqr pd.mem '.devices[0] | [.peak_allocated_bytes,.peak_reserved_bytes,.fragmentation_bytes,.growth_bytes_per_s,.app_peak_reserved_bytes]')" = \
+	    '[1322299392,1600913408,278614016,-791601429.339,2216407040]' ]
+	# jq reads integers as doubles: check the exact ns on the raw line
+	[[ "$output" == *'"peak_time_ns":1736408883743396450,'* ]]
+	[ "$(jqr pd.mem '[.top_allocators[0].name,.top_allocators[0].bytes,.never_released.count]')" = '["aten::mm",258591744,24]' ]
+	[ "$(jqr pd.mem '.npu_mem')" = '{"app_peak_bytes":2216407040,"device_peak_bytes":2467627008}' ]
+	[ "$(jqr pd.mem '.modules[0].component')" = '"APP"' ]
+}
+
+# test_rank_1/memory_record.csv was saved by Excel: every timestamp reads
+# 1.69512E+15. Peaks still come from the values (PTA+GE max allocated
+# 4599.740723 MB = 4823177728 B, reserved 8582 MB = 8998879232 B); peak
+# time and growth need exact times, so they are null; 30 rows counted.
+@test "pd-sum-mem: Excel-mangled timestamps: warning, peaks kept, growth null" {
+	require_corpus
+	local f=$T1/ASCEND_PROFILER_OUTPUT/memory_record.csv
+	run_pd 3 pd-sum-mem < <(root_line $T1 torch_npu 1 memory_record=$f)
+	[[ "$stderr" == *"pd-sum-mem: warning: $f:2: inexact (Excel exponent form) timestamp '1.69512E+15': row kept for peaks, left out of growth and peak time"* ]]
+	[[ "$stderr" == *"$f: 30 rows with inexact or bad timestamps"* ]]
+	[ "$(jqr pd.mem '.devices[0] | [.device,.peak_allocated_bytes,.peak_reserved_bytes,.peak_time_ns,.growth_bytes_per_s]')" = '[1,4823177728,8998879232,null,null]' ]
+	[ "$(jqr pd.mem '.inexact_rows')" = 30 ]
+}
+
+# test_rank_0: the 2023 5-column memory_record (no Total Active) and the
+# 10-column operator_memory; test_rank_1 static_op_mem.csv: 56 rows,
+# Size(KB) summing to 78530994 B.
+@test "pd-sum-mem: old headers and static op memory" {
+	require_corpus
+	local o0=$T0/ASCEND_PROFILER_OUTPUT o1=$T1/ASCEND_PROFILER_OUTPUT
+	run_pd 0 pd-sum-mem < <(root_line $T0 torch_npu 0 memory_record=$o0/memory_record.csv operator_memory=$o0/operator_memory.csv)
+	[ "$(jqr pd.mem '.devices[0] | [.peak_allocated_bytes,.peak_reserved_bytes,.peak_active_bytes]')" = '[4823308800,9084862464,null]' ]
+	[ "$(jqr pd.mem '.top_allocators | length > 0')" = true ]
+	run_pd 0 pd-sum-mem < <(root_line $T1 torch_npu 1 static_op_mem=$o1/static_op_mem.csv)
+	[ "$(jqr pd.mem '[.source,.static_ops,.devices]')" = '["static_op_mem",{"count":56,"bytes":78530994},[]]' ]
+}
+
+@test "pd-sum-mem: unknown header variant is an error naming the missing columns" {
+	run_pd 3 pd-sum-mem < <(root_line /r torch_npu 0 memory_record=$MF/no-reserved.csv)
+	[[ "$stderr" == *"pd-sum-mem: error: $MF/no-reserved.csv:1: unknown header variant: missing column 'Total Reserved(MB)' or 'Total Reserved(KB)'"* ]]
+	[ -z "$(jqr pd.mem .)" ]
+}
+
+# cut.csv ends inside a quoted field: rows 2-3 count, the cut row is skipped.
+@test "pd-sum-mem: truncated file: warning, partial summary" {
+	run_pd 3 pd-sum-mem < <(root_line /r torch_npu 0 memory_record=$MF/cut.csv)
+	[[ "$stderr" == *"pd-sum-mem: warning: $MF/cut.csv:4: file ends inside a quoted field (truncated?): last row skipped"* ]]
+	[ "$(jqr pd.mem '[.peak_allocated_bytes,.skipped_rows]')" = '[2621440,1]' ]
+}
+
+@test "pd-sum-mem: every Ascend corpus case runs (exit 0 or 3, never a crash)" {
+	require_corpus
+	corpus_roots >"$BATS_TEST_TMPDIR/roots"
+	run --separate-stderr pd-sum-mem <"$BATS_TEST_TMPDIR/roots"
+	[ "$status" -eq 0 ] || [ "$status" -eq 3 ]
+	[ "$(jqr pd.mem .type | wc -l)" -ge 5 ]
+}
