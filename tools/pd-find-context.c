@@ -274,6 +274,7 @@ env_lock(struct fc_ws *w)
 		pd_warn(f->abs, err.line, "not valid JSON: %s; skipped",
 		    err.text);
 		pd_diag_status(PD_EXIT_INPUT);
+		fc_skip(w, f->rel, "not valid JSON");
 		return json_null();
 	}
 	o = json_object();

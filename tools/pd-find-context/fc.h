@@ -62,6 +62,8 @@ struct fc_text {
 
 /* walk.c */
 int fc_walk(struct fc_ws *w);
+/* Note a file in the record's skipped list. */
+void fc_skip(struct fc_ws *w, const char *rel, const char *why);
 /* Read a file whole; 0 ok, -1 rejected (warned, counted, skipped). */
 int fc_read(struct fc_ws *w, struct fc_file *f, char **buf, size_t *len);
 void fc_text_init(struct fc_text *t, const char *buf, size_t len);

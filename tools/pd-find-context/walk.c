@@ -55,8 +55,8 @@ kind_of(const char *name)
 	return FC_OTHER;
 }
 
-static void
-skip(struct fc_ws *w, const char *rel, const char *why)
+void
+fc_skip(struct fc_ws *w, const char *rel, const char *why)
 {
 	json_t *o = json_object();
 
@@ -130,7 +130,7 @@ walk(struct fc_ws *w, const char *rel, int depth)
 	if (n < 0) {
 		pd_warn(dir, 0, "%s; skipped", strerror(errno));
 		pd_diag_status(PD_EXIT_INPUT);
-		skip(w, rel ? rel : ".", "unreadable directory");
+		fc_skip(w, rel ? rel : ".", "unreadable directory");
 		free(dir);
 		return;
 	}
@@ -153,7 +153,7 @@ walk(struct fc_ws *w, const char *rel, int depth)
 		    stat(cabs, &st) == 0 && S_ISREG(st.st_mode)) {
 			if (st.st_size > FC_MAXBYTES) {
 				pd_note("%s: skipped: larger than 4 MiB", cabs);
-				skip(w, crel, "larger than 4 MiB");
+				fc_skip(w, crel, "larger than 4 MiB");
 			} else
 				add_file(w, crel, cabs, kind, depth);
 		}
@@ -184,7 +184,7 @@ fc_read(struct fc_ws *w, struct fc_file *f, char **buf, size_t *len)
 	if (!fp) {
 		pd_warn(f->abs, 0, "%s; skipped", strerror(errno));
 		pd_diag_status(PD_EXIT_INPUT);
-		skip(w, f->rel, "unreadable");
+		fc_skip(w, f->rel, "unreadable");
 		return -1;
 	}
 	b = malloc(FC_MAXBYTES + 2);
@@ -194,7 +194,7 @@ fc_read(struct fc_ws *w, struct fc_file *f, char **buf, size_t *len)
 	if (ferror(fp)) {
 		pd_warn(f->abs, 0, "read error: %s; skipped", strerror(errno));
 		pd_diag_status(PD_EXIT_INPUT);
-		skip(w, f->rel, "unreadable");
+		fc_skip(w, f->rel, "unreadable");
 		fclose(fp);
 		free(b);
 		return -1;
@@ -203,7 +203,7 @@ fc_read(struct fc_ws *w, struct fc_file *f, char **buf, size_t *len)
 	if (memchr(b, '\0', n)) {
 		pd_warn(f->abs, 0, "binary file; skipped");
 		pd_diag_status(PD_EXIT_INPUT);
-		skip(w, f->rel, "binary");
+		fc_skip(w, f->rel, "binary");
 		free(b);
 		return -1;
 	}

@@ -1,0 +1,295 @@
+#!/usr/bin/env bats
+# pd-find-context over hand-written workspaces in test/fixtures/pd-find-context.
+# Every line number below was read off the fixture with `grep -n` / `cat -n`;
+# every figure is the number printed in the fixture's log line.
+load helper
+load contract
+
+W=$FIX/pd-find-context
+
+# The contract cases that read stdin need "-": without an operand this tool
+# is a usage error. The function shadows the binary inside these tests only.
+with_stdin() {
+	eval 'pd-find-context() { command pd-find-context - "$@"; }'
+}
+
+@test "pd-find-context: -h prints usage to stdout" { contract_h pd-find-context; }
+@test "pd-find-context: bad option is exit 2" { contract_badopt pd-find-context; }
+@test "pd-find-context: missing dir is one error line, exit 5" {
+	contract_missing pd-find-context
+}
+@test "pd-find-context: writing to /dev/full is exit 5" {
+	contract_devfull pd-find-context "$W/llm_infer"
+}
+@test "pd-find-context: no operand is a usage error" {
+	run_pd 2 pd-find-context </dev/null
+	[ -z "$output" ]
+	[[ "$stderr" == usage:* ]]
+}
+@test "pd-find-context: - with empty stdin writes nothing" {
+	with_stdin
+	contract_empty pd-find-context
+}
+@test "pd-find-context: - forwards stdin byte for byte, bad line warned" {
+	with_stdin
+	contract_passthrough pd-find-context
+}
+@test "pd-find-context: stdin records come first, then the context" {
+	run_pd 0 pd-find-context - "$W/llm_infer" <<<'{"type":"pd.root","v":1}'
+	[ "${lines[0]}" = '{"type":"pd.root","v":1}' ]
+	[ "$(jqr pd.context .root)" = "\"$W/llm_infer\"" ]
+}
+@test "pd-find-context: stdin is not read without -" {
+	run_pd 0 pd-find-context "$W/llm_infer" <<<'{"type":"pd.root","v":1}'
+	[ "$(printf '%s\n' "$output" | grep -c pd.root)" -eq 0 ]
+}
+@test "pd-find-context: a file operand is rejected, exit 3" {
+	run_pd 3 pd-find-context "$W/llm_infer/generate.py"
+	[ "$stderr" = "pd-find-context: error: $W/llm_infer/generate.py: not a directory" ]
+	[ -z "$output" ]
+}
+@test "pd-find-context: output is deterministic" {
+	a=$(pd-find-context "$W/torchrun_cnn" "$W/npu_ddp" "$W/ms_msrun" "$W/llm_infer")
+	b=$(pd-find-context "$W/torchrun_cnn" "$W/npu_ddp" "$W/ms_msrun" "$W/llm_infer")
+	[ "$a" = "$b" ]
+}
+
+# ---- torchrun_cnn: torchrun, 2 nodes x 4 GPUs, ResNet-50, slow loop ----
+
+@test "torchrun_cnn: record keys in the documented order" {
+	run_pd 0 pd-find-context "$W/torchrun_cnn"
+	[ "$(jqr pd.context 'keys_unsorted | join(",")')" = '"type,v,root,rank,entry_scripts,stack,stack_evidence,workload,workload_evidence,launcher,world_size,visible_devices,configs,env_lock,metrics,launcher_evidence,metrics_omitted,skipped"' ]
+	[ "$(jqr pd.finding 'keys_unsorted | join(",")' | sort -u)" = '"type,v,root,rank,check,file,line,severity,text,hint"' ]
+	[ "$(jqr pd.context .rank)" = null ]
+}
+@test "torchrun_cnn: entry, stack and workload with evidence" {
+	run_pd 0 pd-find-context "$W/torchrun_cnn"
+	# train.py is named by torchrun in run.sh:13; utils.py has no guard
+	[ "$(jqr pd.context .entry_scripts)" = '["train.py"]' ]
+	[ "$(jqr pd.context .stack)" = '"torch"' ]
+	# train.py:9 "import torch" .. :12 "from torch.utils.data import"
+	[ "$(jqr pd.context '[.stack_evidence[].line]')" = '[9,10,11,12]' ]
+	[ "$(jqr pd.context '.stack_evidence[0].text')" = '"import torch"' ]
+	[ "$(jqr pd.context .workload)" = '"training"' ]
+	# model.train() :50, zero_grad :57, backward :58, optimizer.step :59;
+	# the docstring's "loss.item()" on line 3 is not code
+	[ "$(jqr pd.context '[.workload_evidence[].line]')" = '[50,57,58,59]' ]
+}
+@test "torchrun_cnn: launcher, world size from variables, devices, configs" {
+	run_pd 0 pd-find-context "$W/torchrun_cnn"
+	[ "$(jqr pd.context .launcher)" = '"torchrun"' ]
+	# --nproc_per_node=$NPROC (NPROC=${NPROC:-4}) x --nnodes $NNODES (2)
+	[ "$(jqr pd.context .world_size)" = 8 ]
+	# the commented torchrun on run.sh:10 is not the launcher
+	[ "$(jqr pd.context .launcher_evidence.line)" = 11 ]
+	[ "$(jqr pd.context .visible_devices)" = '[{"var":"CUDA_VISIBLE_DEVICES","value":"0,1,2,3","file":"run.sh","line":7}]' ]
+	# resnet50.yaml is named by run.sh and train.py; unused.json sits in configs/
+	[ "$(jqr pd.context .configs)" = '["configs/resnet50.yaml","configs/unused.json"]' ]
+	[ "$(jqr pd.context .env_lock)" = null ]
+}
+@test "torchrun_cnn: throughput and step time from logs/train.log" {
+	run_pd 0 pd-find-context "$W/torchrun_cnn"
+	# logs/train.log:2 "742.3 samples/s | step time: 0.345 s", :4 801.6 / 0.319
+	[ "$(jqr pd.context '.metrics | map("\(.name)=\(.value)\(.unit)@\(.line)") | join(" ")')" = '"samples_per_s=742.3samples/s@2 step_time=0.345s@2 samples_per_s=801.6samples/s@4 step_time=0.319s@4"' ]
+	[ "$(jqr pd.context '[.metrics[].file] | unique')" = '["logs/train.log"]' ]
+	[ "$(jqr pd.context .metrics_omitted)" = 0 ]
+}
+@test "torchrun_cnn: findings, one per check that fires, with lines" {
+	run_pd 0 pd-find-context "$W/torchrun_cnn"
+	# :22 DataLoader(ds, batch_size=..., shuffle=True): no num_workers, no
+	# pin_memory on a CUDA job; :31 .cpu() in the eval loop over `loader`;
+	# :43 models.resnet50() with no cudnn.benchmark; :51 the training loop,
+	# no AMP anywhere (autocast only in venv/, __pycache__/, .venv/ and a
+	# docstring, all ignored); :54 np.load; :60 loss.item(); :63
+	# torch.cuda.synchronize() (:61 is a comment); :64 print of loss
+	[ "$(jqr pd.finding '"\(.check)@\(.file):\(.line)/\(.severity)"' | tr -d '"' | tr '\n' ' ')" = 'dataloader_workers@train.py:22/warn pin_memory@train.py:22/info cpu_in_loop@train.py:31/warn cudnn_benchmark@train.py:43/info no_amp@train.py:51/info disk_io_in_loop@train.py:54/warn item_in_loop@train.py:60/warn sync_in_loop@train.py:63/warn print_in_loop@train.py:64/warn ' ]
+}
+@test "torchrun_cnn: every finding says it is a hint, not a verdict" {
+	run_pd 0 pd-find-context "$W/torchrun_cnn"
+	[ "$(jqr pd.finding '.text | test("a hint from reading the code, not a verdict")' | sort -u)" = true ]
+	[ "$(jqr pd.finding '.hint | length > 0' | sort -u)" = true ]
+	[ "$(jqr pd.finding .root | sort -u)" = "\"$W/torchrun_cnn\"" ]
+}
+
+# ---- npu_ddp: torch_npu, python -m torch.distributed.run, env.lock.json ----
+
+@test "npu_ddp: torch_npu stack, launcher from scripts/, relative entry" {
+	run_pd 0 pd-find-context "$W/npu_ddp"
+	# scripts/run_8p.sh:9 runs ../train_npu.py relative to scripts/
+	[ "$(jqr pd.context .entry_scripts)" = '["train_npu.py"]' ]
+	[ "$(jqr pd.context .stack)" = '"torch_npu"' ]
+	[ "$(jqr pd.context '[.stack_evidence[].line]')" = '[6,7]' ]
+	[ "$(jqr pd.context .launcher)" = '"torch.distributed.run"' ]
+	# --nproc_per_node=${RANK_SIZE}, export RANK_SIZE=8 on :6
+	[ "$(jqr pd.context .world_size)" = 8 ]
+	[ "$(jqr pd.context .launcher_evidence.file)" = '"scripts/run_8p.sh"' ]
+	[ "$(jqr pd.context .visible_devices)" = '[{"var":"ASCEND_RT_VISIBLE_DEVICES","value":"0,1,2,3,4,5,6,7","file":"scripts/run_8p.sh","line":4}]' ]
+	# scaler.scale(loss).backward() :40, scaler.step(opt) :41, zero_grad :43
+	[ "$(jqr pd.context '[.workload_evidence[].line]')" = '[40,41,43]' ]
+}
+@test "npu_ddp: env.lock.json summary" {
+	run_pd 0 pd-find-context "$W/npu_ddp"
+	[ "$(jqr pd.context .env_lock.file)" = '"env.lock.json"' ]
+	[ "$(jqr pd.context .env_lock.packages)" = 5 ]
+	[ "$(jqr pd.context .env_lock.keys)" = '["python","cann","driver","packages"]' ]
+	[ "$(jqr pd.context .env_lock.versions)" = '{"python":"3.9.18","cann":"8.0.RC2","driver":"24.1.rc2","numpy":"1.24.4","torch":"2.1.0","torch_npu":"2.1.0.post6","torchvision":"0.16.0"}' ]
+}
+@test "npu_ddp: figures from output/train_8p.out" {
+	run_pd 0 pd-find-context "$W/npu_ddp"
+	# :3 "throughput: 1523.4 samples/sec, time/step 168.1 ms", :4 1530.9 / 167.2
+	[ "$(jqr pd.context '.metrics | map("\(.name)=\(.value)\(.unit)@\(.line)") | join(" ")')" = '"samples_per_s=1523.4samples/s@3 step_time=168.1ms@3 samples_per_s=1530.9samples/s@4 step_time=167.2ms@4"' ]
+}
+@test "npu_ddp: findings (AMP is on: no no_amp; NPU: no cudnn check)" {
+	run_pd 0 pd-find-context "$W/npu_ddp"
+	# :31 num_workers=0, :32 pin_memory=False, :36 json.load(open(..)),
+	# :37 Image.open, :45 torch.npu.synchronize(), :46 print(.. loss ..cpu())
+	[ "$(jqr pd.finding '"\(.check)@\(.line)/\(.severity)"' | tr -d '"' | tr '\n' ' ')" = 'dataloader_workers@31/warn pin_memory@32/warn disk_io_in_loop@36/warn disk_io_in_loop@37/warn sync_in_loop@45/warn cpu_in_loop@46/warn print_in_loop@46/warn ' ]
+}
+
+# ---- ms_msrun: MindSpore, msrun ----
+
+@test "ms_msrun: mindspore, msrun world size, config, step time" {
+	run_pd 0 pd-find-context "$W/ms_msrun"
+	[ "$(jqr pd.context .entry_scripts)" = '["train.py"]' ]
+	[ "$(jqr pd.context .stack)" = '"mindspore"' ]
+	[ "$(jqr pd.context '[.stack_evidence[].line]')" = '[4,5,6,7]' ]
+	[ "$(jqr pd.context .workload)" = '"training"' ]
+	# model.train(3, ds, ...) on :23
+	[ "$(jqr pd.context '[.workload_evidence[].line]')" = '[23]' ]
+	[ "$(jqr pd.context .launcher)" = '"msrun"' ]
+	# --worker_num=8 on run_distribute.sh:6
+	[ "$(jqr pd.context .world_size)" = 8 ]
+	[ "$(jqr pd.context .configs)" = '["config/gpt_small.yaml"]' ]
+	# msrun_log/worker_0.log:3 "per step time: 612.346 ms", :5 351.235 ms
+	[ "$(jqr pd.context '.metrics | map("\(.name)=\(.value)\(.unit)@\(.line)") | join(" ")')" = '"step_time=612.346ms@3 step_time=351.235ms@5"' ]
+	# amp_level="O2" and no DataLoader: nothing fires
+	[ -z "$(jqr pd.finding .check)" ]
+}
+
+# ---- llm_infer: inference with generate(), no launcher ----
+
+@test "llm_infer: inference, visible device set in Python, tokens/s" {
+	run_pd 0 pd-find-context "$W/llm_infer"
+	[ "$(jqr pd.context .entry_scripts)" = '["generate.py"]' ]
+	[ "$(jqr pd.context .workload)" = '"inference"' ]
+	# @torch.inference_mode() :20, model.generate :25, model.eval() :35
+	[ "$(jqr pd.context '[.workload_evidence[].line]')" = '[20,25,35]' ]
+	[ "$(jqr pd.context .launcher)" = null ]
+	[ "$(jqr pd.context .world_size)" = null ]
+	[ "$(jqr pd.context .visible_devices)" = '[{"var":"CUDA_VISIBLE_DEVICES","value":"1","file":"generate.py","line":7}]' ]
+	[ "$(jqr pd.context .configs)" = '["prompts.json"]' ]
+	# bench.txt:1 tqdm "2.13s/it" (a loading bar: figures are reported as
+	# found), :2 "33.6 tokens/s", :3 "34.5 tokens/s"
+	[ "$(jqr pd.context '.metrics | map("\(.name)=\(.value)\(.unit)@\(.line)") | join(" ")')" = '"step_time=2.13s@1 tokens_per_s=33.6tokens/s@2 tokens_per_s=34.5tokens/s@3"' ]
+	# torch_dtype=torch.bfloat16 counts as reduced precision; no loader loop
+	[ -z "$(jqr pd.finding .check)" ]
+}
+
+# ---- options and bad input ----
+
+@test "pd-find-context: -d 0 stays in the top directory" {
+	run_pd 0 pd-find-context -d 0 "$W/npu_ddp"
+	# scripts/ and output/ are below the limit: no launcher, no figures;
+	# train_npu.py is still an entry (guard + training cues)
+	[ "$(jqr pd.context .launcher)" = null ]
+	[ "$(jqr pd.context .metrics)" = '[]' ]
+	[ "$(jqr pd.context .entry_scripts)" = '["train_npu.py"]' ]
+}
+@test "pd-find-context: binary, big and broken files are skipped with a warning, exit 3" {
+	d=$BATS_TEST_TMPDIR/ws
+	mkdir -p "$d"
+	printf 'import torch\000\001' >"$d/bad.py"
+	head -c 4194305 /dev/zero | tr '\0' 'a' >"$d/big.log"
+	printf '{"python": 3' >"$d/env.lock.json"
+	printf 'import torch\nif __name__ == "__main__":\n    model.train()\n' >"$d/ok.py"
+	run_pd 3 pd-find-context "$d"
+	[[ "$stderr" == *"pd-find-context: warning: $d/bad.py: binary file; skipped"* ]]
+	[[ "$stderr" == *"pd-find-context: $d/big.log: skipped: larger than 4 MiB"* ]]
+	[[ "$stderr" == *"pd-find-context: warning: $d/env.lock.json:1: not valid JSON"* ]]
+	[ "$(jqr pd.context .skipped)" = '[{"file":"big.log","reason":"larger than 4 MiB"},{"file":"bad.py","reason":"binary"},{"file":"env.lock.json","reason":"not valid JSON"}]' ]
+	[ "$(jqr pd.context .entry_scripts)" = '["ok.py"]' ]
+	[ "$(jqr pd.context .env_lock)" = null ]
+}
+@test "pd-find-context: a big file alone is a note, not a rejection" {
+	d=$BATS_TEST_TMPDIR/ws
+	mkdir -p "$d"
+	head -c 4194305 /dev/zero | tr '\0' 'a' >"$d/big.log"
+	run_pd 0 pd-find-context "$d"
+	[ "$(jqr pd.context .skipped)" = '[{"file":"big.log","reason":"larger than 4 MiB"}]' ]
+}
+@test "pd-find-context: unreadable file is a warning, exit 3" {
+	[ "$(id -u)" -ne 0 ] || skip "root reads everything"
+	d=$BATS_TEST_TMPDIR/ws
+	mkdir -p "$d"
+	echo 'import torch' >"$d/x.py"
+	chmod 000 "$d/x.py"
+	run_pd 3 pd-find-context "$d"
+	[[ "$stderr" == *"pd-find-context: warning: $d/x.py: Permission denied; skipped"* ]]
+}
+@test "pd-find-context: CRLF, tabs, invalid UTF-8 and an unterminated string" {
+	d=$BATS_TEST_TMPDIR/ws
+	mkdir -p "$d"
+	printf 'import torch\r\nif __name__ == "__main__":\r\n\tfor b in loader:\r\n\t\tloss.backward()\r\n\t\tprint(loss)\r\ns = "open\n' >"$d/crlf.py"
+	printf '\377\376 step time: 1.5 s \303\n' >"$d/odd.log"
+	run_pd 0 pd-find-context "$d"
+	[ "$(jqr pd.context .workload_evidence[0].line)" = 4 ]
+	[ "$(jqr pd.context '.metrics[0] | [.name, .value, .unit, .line]')" = '["step_time",1.5,"s",1]' ]
+	[ "$(jqr pd.finding '"\(.check)@\(.line)"' | tr -d '"' | tr '\n' ' ')" = 'no_amp@3 print_in_loop@5 ' ]
+}
+@test "pd-find-context: shell launchers and world sizes" {
+	d=$BATS_TEST_TMPDIR/ws
+	mkdir -p "$d"
+	echo 'if __name__ == "__main__": pass' >"$d/main.py"
+	for c in 'mpirun -np 16 python main.py:mpirun:16' \
+	    'deepspeed --num_gpus 8 --num_nodes 2 main.py --deepspeed:deepspeed:16' \
+	    'accelerate launch --num_processes=4 main.py:accelerate:4' \
+	    'python -m torch.distributed.launch --nproc_per_node 2 main.py:torch.distributed.launch:2' \
+	    'export RANK_SIZE=8; python main.py:shell:8' \
+	    'torchrun --nproc_per_node=gpu main.py:torchrun:null'; do
+		printf '%s\n' "${c%%:*}" >"$d/run.sh"
+		run_pd 0 pd-find-context "$d"
+		want=${c#*:}
+		[ "$(jqr pd.context '"\(.launcher):\(.world_size)"')" = "\"$want\"" ]
+		[ "$(jqr pd.context .entry_scripts)" = '["main.py"]' ]
+	done
+}
+@test "pd-find-context: figures in log patterns" {
+	d=$BATS_TEST_TMPDIR/ws
+	mkdir -p "$d"
+	cat >"$d/train.log" <<-'EOF'
+	 iteration      100/  500000 | elapsed time per iteration (ms): 1234.5 | throughput per GPU (TFLOP/s/GPU): 187.3 |
+	{'train_runtime': 120.5, 'train_samples_per_second': 42.75, 'train_steps_per_second': 0.334}
+	100%|##########| 500/500 [01:40<00:00,  4.98it/s]
+	step 7: 350 ms/step, 1200 img/s
+	throughput: 12.5
+	EOF
+	run_pd 0 pd-find-context "$d"
+	[ "$(jqr pd.context '.metrics | map("\(.name)=\(.value)\(.unit)@\(.line)") | join(" ")')" = '"step_time=1234.5ms@1 tflops_per_device=187.3TFLOP/s@1 samples_per_s=42.75samples/s@2 iterations_per_s=0.334it/s@2 iterations_per_s=4.98it/s@3 step_time=350ms@4 images_per_s=1200images/s@4 throughput=12.5null@5"' ]
+}
+@test "pd-find-context: at most 20 figures per name and file, the last ones" {
+	d=$BATS_TEST_TMPDIR/ws
+	mkdir -p "$d"
+	for i in $(seq 1 25); do echo "step $i: $i.5 samples/s"; done >"$d/a.log"
+	run_pd 0 pd-find-context "$d"
+	[ "$(jqr pd.context '.metrics | length')" = 20 ]
+	[ "$(jqr pd.context '.metrics[0] | [.value, .line]')" = '[6.5,6]' ]
+	[ "$(jqr pd.context .metrics_omitted)" = 5 ]
+}
+@test "pd-find-context: explicit cudnn.benchmark = False and pin_memory=True" {
+	d=$BATS_TEST_TMPDIR/ws
+	mkdir -p "$d"
+	cat >"$d/train.py" <<-'EOF'
+	import torch
+	from torch.utils.data import DataLoader
+	torch.backends.cudnn.benchmark = False
+	net = torch.nn.Conv2d(3, 8, 3).cuda()
+	dl = DataLoader(ds, num_workers=8, pin_memory=True)
+	if __name__ == "__main__":
+	    with torch.autocast("cuda"):
+	        for x in dl:
+	            loss = net(x).sum()
+	            loss.backward()
+	EOF
+	run_pd 0 pd-find-context "$d"
+	[ "$(jqr pd.finding '"\(.check)@\(.line)/\(.severity)"' | tr -d '"' | tr '\n' ' ')" = 'cudnn_benchmark@3/warn ' ]
+}
