@@ -5,7 +5,8 @@
  * Communication = GPU kernels whose name matches share/comm-patterns.txt
  * (plus -p FILE). Op type: the kernel's "Collective name" arg, else the
  * collective in an NCCL kernel name (ncclKernel_AllReduce_... ->
- * "allreduce", ncclDevKernel_SendRecv -> "sendrecv"), else the name up to
+ * "allreduce", ncclDevKernel_SendRecv -> "sendrecv", the older
+ * ncclAllReduceRingLLKernel_sum_f32 -> "allreduce"), else the name up to
  * '('. Bytes: "In msg nelems" x the size of "dtype" (PyTorch >= 2.3 writes
  * them on NCCL kernels). A trace without communication kernels falls back
  * to the CPU "gloo:*" annotations, or, when it has no GPU activity at all,
@@ -123,6 +124,25 @@ type_of_kernel(const char *name, char *buf, size_t size)
 	for (i = 0; pre[i] && !p; i++)
 		if (strncmp(name, pre[i], strlen(pre[i])) == 0)
 			p = name + strlen(pre[i]);
+	if (!p && strncmp(name, "nccl", 4) == 0) {
+		/* NCCL < 2.8: ncclAllReduceRingLLKernel_sum_f32 */
+		static const char *stop[] = { "Ring", "Tree", "CollNet",
+			"Kernel", NULL };
+		const char *e = name + strlen(name);
+		for (i = 0; stop[i]; i++) {
+			const char *x = strstr(name + 4, stop[i]);
+			if (x && x < e)
+				e = x;
+		}
+		for (p = name + 4; p < e && isalpha((unsigned char)*p) &&
+		    n + 1 < size; p++)
+			buf[n++] = (char)tolower((unsigned char)*p);
+		if (n > 0) {
+			buf[n] = 0;
+			return;
+		}
+		p = NULL;
+	}
 	if (p) {
 		while (p[n] && p[n] != '_' && p[n] != '(' && n + 1 < size) {
 			buf[n] = (char)tolower((unsigned char)p[n]);
