@@ -1,0 +1,110 @@
+#!/usr/bin/env bats
+# pd-hotspots on PyTorch (Kineto) roots. The fixture fixtures/kineto/
+# hot-basic.json is written by hand; every number below was worked out by
+# hand from its events (comments show the arithmetic, times in us) and
+# agrees with a python3 computation run once over the same file.
+load helper
+load contract
+
+K="$FIX/kineto"
+
+# hot FILE [options]: pd-hotspots on a kineto root for FILE
+# (expected exit status in $RC, default 0)
+hot() {
+	local in=$BATS_TEST_TMPDIR/root.jsonl
+	printf '{"type":"pd.root","v":1,"root":"%s","rank":null,"device":null,"format":"kineto","exports":[{"kind":"kineto_trace","path":"%s","bytes":1}]}\n' \
+	    "$1" "$1" >"$in"
+	shift
+	run_pd "${RC:-0}" pd-hotspots "$@" <"$in"
+}
+
+@test "pd-hotspots (kineto): a located trace operand gives pd.root then pd.hotspot" {
+	run_pd pd-hotspots "$K/hot-basic.json"
+	[ "$(printf '%s\n' "$output" | jq -r .type | tr '\n' ' ')" = "pd.root pd.hotspot " ]
+}
+@test "pd-hotspots (kineto): writing to /dev/full is exit 5" {
+	contract_devfull pd-hotspots "$K/hot-basic.json"
+}
+
+# GPU time: nccl 300, sgemm 2 x 100, DeepEP dispatch 50, memcpy 20,
+# elementwise 3 x 4, memset 1: total 583. Ratios 300/583 = 0.5146,
+# 200/583 = 0.3431, 50/583 = 0.0858, 20/583 = 0.0343, 12/583 = 0.0206,
+# 1/583 = 0.0017. Only NCCL matches the default patterns: compute
+# 200 + 50 + 12 = 262.
+@test "pd-hotspots (kineto): top kernels and classes" {
+	hot "$K/hot-basic.json"
+	[ "$(jqr pd.hotspot '[.rank,.source,.total_us,.kernels]')" = '[1,"kineto_trace",583,9]' ]
+	[ "$(jqr pd.hotspot '[.top[]|[.type,.count,.total_us,.mean_us,.ratio]]')" = \
+	    '[["communication",1,300,300,0.5146],["compute",2,200,100,0.3431],["compute",1,50,50,0.0858],["memcpy",1,20,20,0.0343],["compute",3,12,4,0.0206],["memset",1,1,1,0.0017]]' ]
+	[ "$(jqr pd.hotspot '.top[0].name')" = '"ncclDevKernel_AllReduce_RING_LL(ncclDevKernelArgsStorage<4096ul>)"' ]
+	[ "$(jqr pd.hotspot '.classes')" = '{"compute_us":262,"comm_us":300,"memcpy_us":20,"memset_us":1}' ]
+	[ "$(jqr pd.hotspot '[.by_type[]|[.type,.count,.total_us,.ratio]]')" = \
+	    '[["communication",1,300,0.5146],["compute",6,262,0.4494],["memcpy",1,20,0.0343],["memset",1,1,0.0017]]' ]
+	[ "$(jqr pd.hotspot '[.top[0].core,.top[0].bound,.by_core,.aicpu]')" = '[null,null,null,null]' ]
+}
+
+# -n 2 keeps two; -p adds "*dpsk::ep::*": the dispatch kernel moves to
+# communication: 300 + 50 = 350, compute 212.
+@test "pd-hotspots (kineto): -n and extra communication patterns with -p" {
+	hot "$K/hot-basic.json" -n 2 -p "$K/hot-ep-patterns.txt"
+	[ "$(jqr pd.hotspot '.top|length')" = 2 ]
+	[ "$(jqr pd.hotspot '.classes')" = '{"compute_us":212,"comm_us":350,"memcpy_us":20,"memset_us":1}' ]
+	[ "$(jqr pd.hotspot '.by_type[0]')" = '{"type":"communication","count":2,"total_us":350,"ratio":0.6003}' ]
+}
+
+@test "pd-hotspots (kineto): an unreadable -p file is exit 4" {
+	RC=4 hot "$K/hot-basic.json" -p /nonexistent/patterns
+	[ -z "$(jqr pd.hotspot .type)" ]
+}
+
+# Launch cpu/gpu: nccl 8/300, sgemm 6/100 twice, elementwise 5/4 three
+# times (short), dispatch 7/50, memcpy 30/20 (short), memset 60/1 (cpu >
+# 50: not short): 4 of 9 = 0.4444. Host API totals: memset 60,
+# cudaLaunchKernel 8+6+6+5+5+5+7 = 42 (7 calls), memcpy 30, sync 25.
+@test "pd-hotspots (kineto): short kernels (HTA) and host API" {
+	hot "$K/hot-basic.json"
+	[ "$(jqr pd.hotspot '[.short_ops,.short_ratio,.linked_kernels]')" = '[4,0.4444,9]' ]
+	[ "$(jqr pd.hotspot '[.host_api[]|[.name,.count,.total_us]]')" = \
+	    '[["cudaMemsetAsync",1,60],["cudaLaunchKernel",7,42],["cudaMemcpyAsync",1,30],["cudaStreamSynchronize",1,25]]' ]
+}
+
+# Thread 500: aten::linear [0,500) holds aten::t [5,15), aten::addmm
+# [20,220) and the first 20 us of aten::copy_ [480,520): self 500 - 10 -
+# 200 - 20 = 270. Thread 501: aten::addmm [100,150), self 50 (other
+# thread: not a child of linear): addmm 200 + 50 = 250 in 2 calls.
+# ProfilerStep#7 (a user_annotation) and python_function are not ops.
+@test "pd-hotspots (kineto): CPU ops by self time, per thread" {
+	hot "$K/hot-basic.json"
+	[ "$(jqr pd.hotspot '[.cpu_ops[]|[.name,.count,.self_us]]')" = \
+	    '[["aten::linear",1,270],["aten::addmm",2,250],["aten::copy_",1,40],["aten::t",1,10]]' ]
+}
+
+# Cut after line 15: 11 events read (the step, 5 CPU ops, the python
+# function, 4 launches); no GPU activity yet.
+@test "pd-hotspots (kineto): a truncated trace gives a summary, a warning, exit 3" {
+	local t=$BATS_TEST_TMPDIR/cut.json
+	{ head -n 15 "$K/hot-basic.json"; printf '  {"ph": "X", "cat": "cuda_r'; } >"$t"
+	RC=3 hot "$t"
+	[[ "$stderr" == "pd-hotspots: warning: $t:16: "*"summarized the 11 events read before it" ]]
+	[ "$(jqr pd.hotspot '[.truncated,.events,.total_us,.top,.short_ops,.cpu_ops[0].name,.host_api[0].count]')" = \
+	    '[true,11,null,[],null,"aten::linear",4]' ]
+}
+
+# The corpus: one record per trace, no error. CPU self times cross-checked
+# once with an independent python3 script (same stack rule) on nccl_data:
+# aten::empty 52054.373, aten::convolution_backward 38314.08. The 21 NCCL
+# kernels all run on stream 40, whose busy time pd-sum-gaps reports as the
+# same 46876.493 (they do not overlap).
+@test "pd-hotspots (kineto): every corpus trace" {
+	require_corpus
+	local f n=0
+	while IFS= read -r f; do
+		hot "$f"
+		[ "$(jqr pd.hotspot .type | wc -l)" -eq 1 ]
+		n=$((n + 1))
+	done < <(find "$CORPUS/pytorch" -name '*.json.gz' ! -name 'memory_timeline*' | sort)
+	[ "$n" -ge 18 ]
+	hot "$CORPUS/pytorch/hta-nccl-2rank-a100/nccl_data.json.gz"
+	[ "$(jqr pd.hotspot '[.cpu_ops[0:2][]|[.name,.self_us]]')" = '[["aten::empty",52054.373],["aten::convolution_backward",38314.08]]' ]
+	[ "$(jqr pd.hotspot '.by_type[]|select(.type=="communication")|[.count,.total_us]')" = '[21,46876.493]' ]
+}
