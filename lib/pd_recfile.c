@@ -51,6 +51,17 @@ read_lines(struct pd_stream *s, FILE *f, const char *name)
 }
 
 int
+pd_recfile_readf(struct pd_stream *s, FILE *f, const char *name)
+{
+	read_lines(s, f, name);
+	if (ferror(f)) {
+		pd_error(name, 0, "read error: %s", strerror(errno));
+		return PD_EXIT_SYSTEM;
+	}
+	return 0;
+}
+
+int
 pd_recfile_read(struct pd_stream *s, const char *path)
 {
 	FILE *f;

@@ -8,10 +8,16 @@
 #ifndef PD_RECFILE_H
 #define PD_RECFILE_H
 
+#include <stdio.h>
+
 #include "pd_rec.h"
 
 /* Read path ("-" is stdin). A file that cannot be opened or read is an
  * error (pd_error, PD_EXIT_SYSTEM returned); otherwise 0. */
 int pd_recfile_read(struct pd_stream *s, const char *path);
+
+/* Read an open stream (not closed); name is used in messages. Returns
+ * PD_EXIT_SYSTEM on a read error, else 0. */
+int pd_recfile_readf(struct pd_stream *s, FILE *f, const char *name);
 
 #endif

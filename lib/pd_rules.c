@@ -186,6 +186,7 @@ free_conds(struct pd_cond *c, size_t n)
 
 	for (i = 0; i < n; i++) {
 		free(c[i].field);
+		free(c[i].over);
 		json_decref(c[i].value);
 	}
 	free(c);
@@ -216,6 +217,8 @@ load_cond(struct ld *l, yaml_node_t *n, struct pd_cond *c)
 			op = scalar(v), opn = v;
 		else if (ks && !strcmp(ks, "value"))
 			vn = v;
+		else if (ks && !strcmp(ks, "over"))
+			c->over = want_field(l, v, "over");
 		else
 			bad(l, k, "unknown key '%s' in condition", ks);
 	}
@@ -265,6 +268,7 @@ load_conds(struct ld *l, yaml_node_t *n, const char *key, size_t *cnt)
 			i++;
 		else {
 			free(c[i].field);
+			free(c[i].over);
 			json_decref(c[i].value);
 			memset(&c[i], 0, sizeof *c);
 		}
@@ -583,12 +587,27 @@ pd_rules_free(struct pd_rules *rs)
 
 /* ---- evaluation ---- */
 
+/* The value a condition compares: the field, or field / over. */
+static double
+cond_num(const struct pd_cond *c, json_t *o)
+{
+	double a = pd_path_num(o, c->field), d;
+
+	if (!c->over)
+		return a;
+	d = pd_path_num(o, c->over);
+	return d > 0 ? a / d : NAN;
+}
+
 int
 pd_rules_test(const struct pd_cond *c, json_t *o, int *checked)
 {
 	json_t *v = pd_path_get(o, c->field);
 	int present = v && !json_is_null(v);
 	double a, b;
+
+	if (present && c->over && isnan(cond_num(c, o)))
+		present = 0;
 
 	*checked = present;
 	if (c->op == PD_OP_EXISTS)
@@ -600,7 +619,7 @@ pd_rules_test(const struct pd_cond *c, json_t *o, int *checked)
 	if (!present)
 		return 0;
 	if (json_is_number(c->value) && json_is_number(v)) {
-		a = json_number_value(v);
+		a = cond_num(c, o);
 		b = json_number_value(c->value);
 		switch (c->op) {
 		case PD_OP_GT: return a > b;
@@ -623,7 +642,7 @@ pd_rules_test(const struct pd_cond *c, json_t *o, int *checked)
 double
 pd_rules_margin(const struct pd_cond *c, json_t *o)
 {
-	double a = pd_path_num(o, c->field), b;
+	double a = cond_num(c, o), b;
 
 	if (isnan(a) || !json_is_number(c->value) || c->op > PD_OP_LE)
 		return 1;
@@ -758,8 +777,11 @@ pd_rules_values(const struct pd_rule *r, json_t *o)
 	const char *p;
 	size_t i;
 
-	for (i = 0; i < r->nwhen; i++)
+	for (i = 0; i < r->nwhen; i++) {
 		put_value(vals, o, r->when[i].field);
+		if (r->when[i].over)
+			put_value(vals, o, r->when[i].over);
+	}
 	for (i = 0; i < r->nimpact; i++)
 		put_value(vals, o, r->impact[i]);
 	if (r->impact_over)

@@ -23,6 +23,7 @@ struct pd_cond {
 	char *field;
 	enum pd_op op;
 	json_t *value;		/* number, string or boolean; NULL for exists */
+	char *over;		/* compare field / over (a ratio), or NULL */
 };
 
 struct pd_rule {

@@ -87,12 +87,13 @@ pd_runs_add(struct pd_runs *r, json_t *rec)
 		return;
 	json_object_set_new(r->seen, type, json_true());
 	if (strcmp(type, "pd.profile") == 0) {
-		if (!json_object_get(r->profiles, run_key(rec)))
-			json_object_set(r->profiles, run_key(rec), rec);
+		json_object_set(r->profiles, run_key(rec), rec);
 		return;
 	}
 	if (strcmp(type, "pd.bottleneck") == 0) {
-		if (!(a = json_object_get(r->bottlenecks, run_key(rec)))) {
+		/* position 1 starts a new classification: the last one wins */
+		if (!(a = json_object_get(r->bottlenecks, run_key(rec))) ||
+		    pd_rec_int(rec, "position", 0) == 1) {
 			a = json_array();
 			json_object_set_new(r->bottlenecks, run_key(rec), a);
 		}

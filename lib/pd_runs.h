@@ -8,8 +8,9 @@
  * A root's view is a JSON object keyed by the record type without "pd."
  * ("root", "step", "comm", "mem", "input", "gaps", "hotspot", ...); the
  * first record of a type for a root wins. pd.profile and pd.bottleneck
- * records are kept per run (by their "run" key); pd.context is kept once
- * (the first one) and shown to every run.
+ * records are kept per run (by their "run" key; the last pd.profile wins,
+ * and a pd.bottleneck with position 1 starts a new list); pd.context is
+ * kept once (the first one) and shown to every run.
  *
  * Ownership: everything returned is borrowed from the pd_runs. */
 #ifndef PD_RUNS_H

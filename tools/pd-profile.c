@@ -352,15 +352,57 @@ compile_ratio(struct pd_run *u)
 	return seen ? fmin(1, us / step) : NAN;
 }
 
+/* pd.input's share, else the DataLoader annotations of a PyTorch trace
+ * (torch-tb-profiler's DataLoader role) over the step time. */
+static double
+input_share(json_t *v)
+{
+	double x = pd_path_num(v, "input.input_ratio");
+	double dl = pd_path_num(v, "hotspot.cpu_ops[name~enumerate(DataLoader)]"
+	    ".self_us");
+	double st = pd_path_num(v, "step.totals.step_us");
+
+	if (!isnan(x))
+		return x;
+	return st > 0 && !isnan(dl) ? fmin(1, dl / st) : NAN;
+}
+
+/* Computing share, else (CPU-only traces) CPU operator time over steps. */
+static double
+computing_share(json_t *v)
+{
+	double x = pd_path_num(v, "step.shares.computing_ratio");
+	double cpu = pd_path_num(v, "step.totals.cpu_ops_us");
+	double st = pd_path_num(v, "step.totals.step_us");
+
+	if (!isnan(x) || !isnan(pd_path_num(v, "gaps.idle_ratio")))
+		return x;
+	return st > 0 && !isnan(cpu) && !pd_path_num(v, "gaps.launch.kernels") ?
+	    fmin(1, cpu / st) : NAN;
+}
+
+static double
+mean_fn(struct pd_run *u, double (*fn)(json_t *))
+{
+	struct acc a;
+	const char *root;
+	json_t *v;
+
+	memset(&a, 0, sizeof a);
+	json_object_foreach(u->views, root, v)
+		acc_add(&a, fn(v), NULL);
+	return acc_mean(&a);
+}
+
 static void
 get_shares(struct pd_run *u, struct shares *s)
 {
 	struct acc a;
 
-	s->computing = mean_of(u, "step.shares.computing_ratio");
+	s->computing = mean_fn(u, computing_share);
 	s->comm = mean_of(u, "step.shares.comm_not_overlapped_ratio");
 	s->free = mean_of(u, "step.shares.free_ratio");
-	s->input = mean_of(u, "input.input_ratio");
+	s->input = mean_fn(u, input_share);
 	s->idle = mean_of(u, "gaps.idle_ratio");
 	a = over_roots(u, "mem.peak_ratio");
 	s->mem = a.n ? a.max : NAN;
@@ -460,8 +502,10 @@ symptom(const struct domain *top, struct pd_run *u, const char *workload)
 	const char *n = top->name;
 	struct acc a;
 
-	if (isnan(top->score))
-		return NULL;
+	if (isnan(top->score) || top->score <= 0)
+		return json_object_size(u->views) && !isnan(mean_of(u,
+		    "step.step_stats.mean")) ? workload && !strcmp(workload,
+		    "inference") ? "latency" : "throughput" : NULL;
 	if (!strcmp(n, "input_pipeline"))
 		return "dataloader_stall";
 	if (!strcmp(n, "communication"))

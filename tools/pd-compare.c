@@ -1,0 +1,742 @@
+/* pd-compare: before/after verification of a change.
+ *
+ * Reads: two record streams, one per side: -b BEFORE -a AFTER (or the
+ *   operands BEFORE AFTER), each a file of records (the output of the
+ *   pipeline, ideally through pd-classify) or a dump directory, which is
+ *   put through pd-locate | pd-sum-* | pd-hotspots | pd-profile |
+ *   pd-classify first. With neither, stdin holds both: the first run to
+ *   appear is "before", the second "after".
+ * Writes: the after side's records (all of stdin in stdin mode), then one
+ *   pd.comparison: per-metric deltas with a noise-aware verdict, whether
+ *   the dominant bottleneck improved, and the operator-level diff.
+ * Aggregates: holds the summary records of both sides. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "pd_diag.h"
+#include "pd_path.h"
+#include "pd_rec.h"
+#include "pd_recfile.h"
+#include "pd_runs.h"
+#include "pd_stats.h"
+
+static const char usage[] =
+    "usage: pd-compare [-q] [-t tolerance] -b BEFORE -a AFTER\n"
+    "       pd-compare [-q] [-t tolerance] BEFORE AFTER\n"
+    "       pd-compare [-q] [-t tolerance] < both.jsonl\n"
+    "  compares two runs (files of records, or dump directories that are\n"
+    "  diagnosed first) and appends one pd.comparison\n"
+    "  -b FILE|DIR  the run before the change\n"
+    "  -a FILE|DIR  the run after the change\n"
+    "  -t X         relative tolerance for metrics without per-step spread\n"
+    "               (default 0.01); shares use it as absolute points\n"
+    "  -q           no warnings\n"
+    "  -h           this help\n";
+
+#define OP_CHANGE 0.05	/* an operator is slower/faster beyond 5 % ... */
+#define OP_MIN_US 1.0	/* ... and 1 us */
+
+static double tol = 0.01;
+
+struct side {
+	const char *src;
+	struct pd_runs *runs;
+	struct pd_run *run;
+	json_t *order;		/* run ids in order of appearance (stdin) */
+};
+
+/* ---- reading ---- */
+
+static int
+on_record(json_t *rec, void *ctx)
+{
+	struct side *s = ctx;
+	json_t *id = json_object_get(rec, "run");
+	size_t i;
+
+	pd_runs_add(s->runs, rec);
+	if (!s->order || !id || !pd_rec_str(rec, "type"))
+		return 0;
+	for (i = 0; i < json_array_size(s->order); i++)
+		if (json_equal(json_array_get(s->order, i), id))
+			return 0;
+	json_array_append(s->order, id);
+	return 0;
+}
+
+static char *
+self_dir(void)
+{
+	static char buf[4096];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+	char *slash;
+
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	if (!(slash = strrchr(buf, '/')))
+		return NULL;
+	*slash = '\0';
+	return buf;
+}
+
+static void
+shquote(FILE *m, const char *s)
+{
+	fputc('\'', m);
+	for (; *s; s++)
+		if (*s == '\'')
+			fputs("'\\''", m);
+		else
+			fputc(*s, m);
+	fputc('\'', m);
+}
+
+/* dir -> the diagnosis pipeline, run with the tools next to this one. */
+static int
+read_dir(struct pd_stream *st, const char *dir)
+{
+	static const char *tools[] = { "pd-sum-step", "pd-sum-comm",
+	    "pd-sum-mem", "pd-sum-input", "pd-sum-gaps", "pd-hotspots",
+	    "pd-profile", "pd-classify", NULL };
+	const char *bin = self_dir();
+	char *cmd = NULL, prog[4200];
+	size_t len = 0;
+	FILE *m = open_memstream(&cmd, &len), *p;
+	int i, rc, ws;
+
+	if (!m)
+		abort();
+	snprintf(prog, sizeof prog, "%s/pd-locate", bin ? bin : ".");
+	shquote(m, access(prog, X_OK) == 0 ? prog : "pd-locate");
+	fputc(' ', m);
+	shquote(m, dir);
+	for (i = 0; tools[i]; i++) {
+		snprintf(prog, sizeof prog, "%s/%s", bin ? bin : ".", tools[i]);
+		fputs(" | ", m);
+		shquote(m, access(prog, X_OK) == 0 ? prog : tools[i]);
+		/* long hotspot lists make the operator diff complete */
+		fputs(strcmp(tools[i], "pd-hotspots") ? " -q" : " -q -n 100000", m);
+	}
+	fclose(m);
+	if (!(p = popen(cmd, "r"))) {
+		pd_error(dir, 0, "cannot run the pipeline: %s", strerror(errno));
+		free(cmd);
+		return PD_EXIT_SYSTEM;
+	}
+	rc = pd_recfile_readf(st, p, dir);
+	ws = pclose(p);
+	free(cmd);
+	if (ws == -1 || !WIFEXITED(ws) || WEXITSTATUS(ws) >= PD_EXIT_CONFIG) {
+		pd_error(dir, 0, "the diagnosis pipeline failed (status %d)",
+		    ws == -1 || !WIFEXITED(ws) ? -1 : WEXITSTATUS(ws));
+		return PD_EXIT_SYSTEM;
+	}
+	if (WEXITSTATUS(ws) == PD_EXIT_INPUT) {
+		pd_warn(dir, 0, "some input was rejected while diagnosing");
+		pd_diag_status(PD_EXIT_INPUT);
+	}
+	return rc;
+}
+
+static int
+load(struct side *s, const char *path, int forward)
+{
+	struct pd_stream st;
+	struct stat sb;
+
+	memset(&st, 0, sizeof st);
+	st.ctx = s;
+	st.on_record = on_record;
+	st.no_passthrough = !forward;
+	s->src = path;
+	if (stat(path, &sb) != 0) {
+		pd_error(path, 0, "%s", strerror(errno));
+		return PD_EXIT_SYSTEM;
+	}
+	if (S_ISDIR(sb.st_mode))
+		return read_dir(&st, path);
+	return pd_recfile_read(&st, path);
+}
+
+/* The side's run: the first run that has roots (a warning if more). */
+static void
+pick_run(struct side *s, const char *label)
+{
+	size_t i, n = pd_runs_group(s->runs), have = 0;
+
+	for (i = 0; i < n; i++) {
+		struct pd_run *u = pd_runs_get(s->runs, i);
+
+		if (!json_array_size(u->roots))
+			continue;
+		if (!s->run)
+			s->run = u;
+		have++;
+	}
+	if (have > 1)
+		pd_warn(s->src, 0, "%zu runs on the %s side; comparing the "
+		    "first", have, label);
+}
+
+/* ---- metrics ---- */
+
+struct metric {
+	const char *name, *better;
+	double before, after, noise;
+};
+
+struct est {
+	double mean, sd;
+	size_t n;
+};
+
+/* Mean and spread of a per-step quantity pooled over the run's roots:
+ * num/den of each step of "list" (den NULL: num itself). */
+static struct est
+per_step(struct pd_run *u, const char *list, const char *num,
+    const char *den)
+{
+	struct pd_vec v = { 0, 0, 0 };
+	struct pd_summary s;
+	struct est e = { NAN, NAN, 0 };
+	const char *root;
+	json_t *view;
+	size_t i;
+
+	json_object_foreach(u->views, root, view) {
+		json_t *a = pd_path_get(view, list);
+
+		for (i = 0; i < json_array_size(a); i++) {
+			json_t *st = json_array_get(a, i);
+			double x = pd_path_num(st, num);
+			double d = den ? pd_path_num(st, den) : 1;
+
+			if (!isnan(x) && !isnan(d) && d > 0)
+				pd_vec_push(&v, x / d);
+		}
+	}
+	if (v.n) {
+		pd_stats(&v, &s);
+		e.mean = s.mean;
+		e.sd = s.stdev;
+		e.n = s.n;
+	}
+	pd_vec_free(&v);
+	return e;
+}
+
+static double
+over_roots(struct pd_run *u, const char *path, int max)
+{
+	const char *root;
+	json_t *v;
+	double sum = 0, best = NAN;
+	int n = 0;
+
+	json_object_foreach(u->views, root, v) {
+		double x = pd_path_num(v, path);
+
+		if (isnan(x))
+			continue;
+		sum += x;
+		n++;
+		if (isnan(best) || x > best)
+			best = x;
+	}
+	return !n ? NAN : max ? best : sum / n;
+}
+
+/* Two standard errors of the difference of two means. */
+static double
+noise2(struct est a, struct est b)
+{
+	if (a.n < 2 || b.n < 2)
+		return NAN;
+	return 2 * sqrt(a.sd * a.sd / a.n + b.sd * b.sd / b.n);
+}
+
+static double
+floor_noise(double n, double floor)
+{
+	return isnan(n) || n < floor ? floor : n;
+}
+
+static const char *
+verdict(const struct metric *m)
+{
+	double d = m->after - m->before;
+
+	if (isnan(d))
+		return NULL;
+	if (fabs(d) <= m->noise)
+		return "unchanged";
+	if (!strcmp(m->better, "lower"))
+		return d < 0 ? "improved" : "regressed";
+	return d > 0 ? "improved" : "regressed";
+}
+
+static json_t *
+metric_json(const struct metric *m)
+{
+	json_t *o = json_object();
+	int dec = strstr(m->name, "_ratio") ? 4 : strstr(m->name, "_bytes") ?
+	    0 : strstr(m->name, "per_s") ? 4 : 3;
+	double d = m->after - m->before;
+
+	pd_set_str(o, "metric", m->name);
+	pd_set_real(o, "before", m->before, dec);
+	pd_set_real(o, "after", m->after, dec);
+	pd_set_real(o, "delta", d, dec);
+	pd_set_real(o, "delta_ratio", m->before != 0 ? d / fabs(m->before) :
+	    NAN, 4);
+	pd_set_real(o, "noise", m->noise, dec);
+	pd_set_str(o, "better", m->better);
+	pd_set_str(o, "verdict", verdict(m));
+	return o;
+}
+
+struct share_def {
+	const char *name, *list, *num, *den, *path;
+	int max;
+};
+
+static const struct share_def shares[] = {
+	{ "computing_ratio", "step.steps", "computing_us", "step_us",
+	    "step.shares.computing_ratio", 0 },
+	{ "comm_not_overlapped_ratio", "step.steps", "comm_not_overlapped_us",
+	    "step_us", "step.shares.comm_not_overlapped_ratio", 0 },
+	{ "free_ratio", "step.steps", "free_us", "step_us",
+	    "step.shares.free_ratio", 0 },
+	{ "input_ratio", "input.steps", "input_us", "step_us",
+	    "input.input_ratio", 0 },
+	{ "idle_ratio", NULL, NULL, NULL, "gaps.idle_ratio", 0 },
+	{ "hotspot_ratio", NULL, NULL, NULL, "hotspot.top[0].ratio", 1 },
+	{ NULL, NULL, NULL, NULL, NULL, 0 }
+};
+
+static json_t *
+metrics(struct pd_run *b, struct pd_run *a, json_t **noises)
+{
+	json_t *arr = json_array();
+	struct est sb = per_step(b, "step.steps", "step_us", NULL);
+	struct est sa = per_step(a, "step.steps", "step_us", NULL);
+	struct metric m;
+	int i;
+
+	*noises = json_object();
+	if (sb.n || sa.n) {
+		m = (struct metric){ "step_us", "lower", sb.mean, sa.mean,
+		    floor_noise(noise2(sb, sa), tol * fabs(sb.mean)) };
+		json_array_append_new(arr, metric_json(&m));
+		/* throughput: the same relative noise */
+		m = (struct metric){ "steps_per_s", "higher",
+		    sb.mean > 0 ? 1e6 / sb.mean : NAN,
+		    sa.mean > 0 ? 1e6 / sa.mean : NAN, NAN };
+		m.noise = sb.mean > 0 ? m.before *
+		    floor_noise(noise2(sb, sa), tol * sb.mean) / sb.mean : NAN;
+		json_array_append_new(arr, metric_json(&m));
+	}
+	{
+		static const char *mem[] = { "peak_allocated_bytes",
+		    "peak_reserved_bytes", NULL };
+		char path[64];
+
+		for (i = 0; mem[i]; i++) {
+			snprintf(path, sizeof path, "mem.%s", mem[i]);
+			m = (struct metric){ mem[i], "lower",
+			    over_roots(b, path, 1), over_roots(a, path, 1), 0 };
+			if (isnan(m.before) && isnan(m.after))
+				continue;
+			m.noise = tol * fabs(m.before);
+			json_array_append_new(arr, metric_json(&m));
+		}
+	}
+	for (i = 0; shares[i].name; i++) {
+		const struct share_def *d = &shares[i];
+		double n = NAN;
+
+		m = (struct metric){ d->name, "lower",
+		    over_roots(b, d->path, d->max),
+		    over_roots(a, d->path, d->max), 0 };
+		if (isnan(m.before) && isnan(m.after))
+			continue;
+		if (!strcmp(d->name, "computing_ratio"))
+			m.better = "higher";
+		if (d->list)
+			n = noise2(per_step(b, d->list, d->num, d->den),
+			    per_step(a, d->list, d->num, d->den));
+		m.noise = floor_noise(n, tol);
+		json_object_set_new(*noises, d->name, json_real(m.noise));
+		json_array_append_new(arr, metric_json(&m));
+	}
+	return arr;
+}
+
+/* ---- dominant bottleneck ---- */
+
+static json_t *
+dominant_of(struct pd_run *u)
+{
+	size_t i;
+
+	for (i = 0; i < json_array_size(u->bottlenecks); i++) {
+		json_t *b = json_array_get(u->bottlenecks, i);
+
+		if (json_is_true(json_object_get(b, "dominant")))
+			return b;
+	}
+	return NULL;
+}
+
+static json_t *
+rule_in(struct pd_run *u, const char *rule)
+{
+	size_t i;
+
+	for (i = 0; i < json_array_size(u->bottlenecks); i++) {
+		json_t *b = json_array_get(u->bottlenecks, i);
+		const char *r = pd_rec_str(b, "rule");
+
+		if (r && !strcmp(r, rule))
+			return b;
+	}
+	return NULL;
+}
+
+static const char *
+domain_metric(const char *domain)
+{
+	static const char *map[][2] = {
+		{ "compute", "computing_ratio" },
+		{ "input_pipeline", "input_ratio" },
+		{ "communication", "comm_not_overlapped_ratio" },
+		{ "host_overhead", "free_ratio" },
+		{ "operator_hotspot", "hotspot_ratio" },
+		{ NULL, NULL }
+	};
+	int i;
+
+	for (i = 0; domain && map[i][0]; i++)
+		if (!strcmp(domain, map[i][0]))
+			return map[i][1];
+	return NULL;
+}
+
+static json_t *
+dominant(struct pd_run *b, struct pd_run *a, json_t *noises)
+{
+	json_t *db = dominant_of(b), *da = dominant_of(a), *same, *o;
+	const char *rule, *dm;
+	struct metric m;
+	json_t *nz;
+
+	if (!db || !(rule = pd_rec_str(db, "rule")) || !strcmp(rule, "none"))
+		return json_null();
+	same = rule_in(a, rule);
+	dm = domain_metric(pd_rec_str(db, "domain"));
+	nz = dm ? json_object_get(noises, dm) : NULL;
+	m = (struct metric){ "impact", "lower",
+	    pd_rec_num(db, "impact", NAN),
+	    same ? pd_rec_num(same, "impact", NAN) : 0,
+	    json_is_number(nz) ? json_number_value(nz) : tol };
+	o = json_object();
+	pd_set_str(o, "rule", rule);
+	pd_set_str(o, "domain", pd_rec_str(db, "domain"));
+	pd_set_str(o, "metric", "impact");
+	pd_set_real(o, "before", m.before, 4);
+	pd_set_real(o, "after", m.after, 4);
+	pd_set_str(o, "after_rule", da ? pd_rec_str(da, "rule") : NULL);
+	pd_set_bool(o, "fired_after", same != NULL);
+	pd_set_str(o, "verdict", a->bottlenecks && json_array_size(
+	    a->bottlenecks) ? verdict(&m) : NULL);
+	return o;
+}
+
+/* ---- operator diff ---- */
+
+/* name -> [count, us] summed over the run's pd.hotspot top and cpu_ops. */
+static json_t *
+op_table(struct pd_run *u)
+{
+	json_t *t = json_object(), *v;
+	const char *root;
+	size_t i;
+
+	json_object_foreach(u->views, root, v) {
+		json_t *seen = json_object();
+		static const char *lists[][2] = { { "hotspot.top", "total_us" },
+		    { "hotspot.cpu_ops", "self_us" } };
+		int l;
+
+		for (l = 0; l < 2; l++) {
+			json_t *a = pd_path_get(v, lists[l][0]);
+
+			for (i = 0; i < json_array_size(a); i++) {
+				json_t *e = json_array_get(a, i), *c;
+				const char *n = pd_rec_str(e, "name");
+				double us = pd_rec_num(e, lists[l][1], NAN);
+
+				if (!n || isnan(us) || (l == 1 &&
+				    json_object_get(seen, n) && !json_object_get(
+				    json_object_get(seen, n), "cpu")))
+					continue;
+				if (l == 0)
+					json_object_set_new(seen, n, json_object());
+				if (!(c = json_object_get(t, n))) {
+					c = json_pack("[f,f]", 0.0, 0.0);
+					json_object_set_new(t, n, c);
+				}
+				json_array_set_new(c, 0, json_real(
+				    json_number_value(json_array_get(c, 0)) +
+				    pd_rec_num(e, "count", 0)));
+				json_array_set_new(c, 1, json_real(
+				    json_number_value(json_array_get(c, 1)) + us));
+			}
+		}
+		json_decref(seen);
+	}
+	return t;
+}
+
+static json_t *
+op_entry(const char *name, json_t *b, json_t *a)
+{
+	json_t *o = json_object();
+	double bu = b ? json_number_value(json_array_get(b, 1)) : NAN;
+	double au = a ? json_number_value(json_array_get(a, 1)) : NAN;
+
+	pd_set_str(o, "name", name);
+	pd_set(o, "before_count", b ? json_integer((json_int_t)
+	    json_number_value(json_array_get(b, 0))) : json_null());
+	pd_set(o, "after_count", a ? json_integer((json_int_t)
+	    json_number_value(json_array_get(a, 0))) : json_null());
+	pd_set_real(o, "before_us", bu, 3);
+	pd_set_real(o, "after_us", au, 3);
+	pd_set_real(o, "delta_us", (isnan(au) ? 0 : au) - (isnan(bu) ? 0 : bu),
+	    3);
+	return o;
+}
+
+static int
+cmp_ops(const void *x, const void *y)
+{
+	json_t *a = *(json_t *const *)x, *b = *(json_t *const *)y;
+	double da = fabs(pd_rec_num(a, "delta_us", 0));
+	double db = fabs(pd_rec_num(b, "delta_us", 0));
+
+	if (da != db)
+		return da > db ? -1 : 1;
+	return strcmp(pd_rec_str(a, "name"), pd_rec_str(b, "name"));
+}
+
+static json_t *
+sorted(json_t *arr)
+{
+	size_t n = json_array_size(arr), i;
+	json_t **v = malloc((n + 1) * sizeof *v), *out = json_array();
+
+	if (!v)
+		abort();
+	for (i = 0; i < n; i++)
+		v[i] = json_array_get(arr, i);
+	qsort(v, n, sizeof *v, cmp_ops);
+	for (i = 0; i < n; i++)
+		json_array_append(out, v[i]);
+	free(v);
+	json_decref(arr);
+	return out;
+}
+
+static json_t *
+ops_diff(struct pd_run *b, struct pd_run *a)
+{
+	json_t *tb = op_table(b), *ta = op_table(a), *o, *x;
+	json_t *added = json_array(), *removed = json_array();
+	json_t *slower = json_array(), *faster = json_array();
+	const char *name;
+	int same = 0;
+
+	if (!json_object_size(tb) && !json_object_size(ta)) {
+		json_decref(tb);
+		json_decref(ta);
+		json_decref(added); json_decref(removed);
+		json_decref(slower); json_decref(faster);
+		return json_null();
+	}
+	json_object_foreach(tb, name, x) {
+		json_t *y = json_object_get(ta, name);
+		double bu = json_number_value(json_array_get(x, 1));
+		double d;
+
+		if (!y) {
+			json_array_append_new(removed, op_entry(name, x, NULL));
+			continue;
+		}
+		d = json_number_value(json_array_get(y, 1)) - bu;
+		if (fabs(d) > OP_MIN_US && fabs(d) > OP_CHANGE * bu)
+			json_array_append_new(d > 0 ? slower : faster,
+			    op_entry(name, x, y));
+		else
+			same++;
+	}
+	json_object_foreach(ta, name, x)
+		if (!json_object_get(tb, name))
+			json_array_append_new(added, op_entry(name, NULL, x));
+	o = json_object();
+	pd_set(o, "added", sorted(added));
+	pd_set(o, "removed", sorted(removed));
+	pd_set(o, "slower", sorted(slower));
+	pd_set(o, "faster", sorted(faster));
+	pd_set_int(o, "unchanged", same);
+	json_decref(tb);
+	json_decref(ta);
+	return o;
+}
+
+/* ---- the record ---- */
+
+static json_t *
+side_json(struct side *s)
+{
+	json_t *o = json_object();
+	struct est e = per_step(s->run, "step.steps", "step_us", NULL);
+
+	pd_set_str(o, "source", s->src);
+	pd_set(o, "run", json_incref(s->run->id));
+	pd_set_int(o, "roots", (int64_t)json_array_size(s->run->roots));
+	pd_set_int(o, "steps", (int64_t)e.n);
+	return o;
+}
+
+static const char *
+overall(json_t *ms)
+{
+	size_t i;
+	const char *pick = NULL;
+
+	for (i = 0; i < json_array_size(ms); i++) {
+		json_t *m = json_array_get(ms, i);
+		const char *n = pd_rec_str(m, "metric");
+
+		if (!strcmp(n, "step_us") || (!pick && !strcmp(n, "steps_per_s")))
+			pick = pd_rec_str(m, "verdict");
+	}
+	return pick ? pick : "unchanged";
+}
+
+static void
+compare(struct side *b, struct side *a)
+{
+	json_t *c = pd_rec_new("pd.comparison", 1, NULL), *ms, *noises;
+
+	pd_set(c, "before", side_json(b));
+	pd_set(c, "after", side_json(a));
+	ms = metrics(b->run, a->run, &noises);
+	pd_set(c, "metrics", ms);
+	pd_set(c, "dominant", dominant(b->run, a->run, noises));
+	pd_set_str(c, "verdict", overall(ms));
+	pd_set(c, "ops", ops_diff(b->run, a->run));
+	json_decref(noises);
+	pd_rec_emit(c);
+}
+
+/* stdin mode: split one pd_runs into two sides by order of appearance. */
+static void
+stdin_sides(struct side *all, struct side *b, struct side *a)
+{
+	size_t i, n = pd_runs_group(all->runs), k;
+	struct side *sd[2] = { b, a };
+
+	for (k = 0; k < 2 && k < json_array_size(all->order); k++) {
+		json_t *id = json_array_get(all->order, k);
+
+		sd[k]->src = "<stdin>";
+		for (i = 0; i < n; i++) {
+			struct pd_run *u = pd_runs_get(all->runs, i);
+
+			if (json_equal(u->id, id) && json_array_size(u->roots))
+				sd[k]->run = u;
+		}
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	struct side b = { 0 }, a = { 0 }, all = { 0 };
+	const char *bp = NULL, *ap = NULL;
+	char *end;
+	int c;
+
+	pd_diag_init(argv[0]);
+	while ((c = getopt(argc, argv, "a:b:hqt:")) != -1) {
+		switch (c) {
+		case 'a': ap = optarg; break;
+		case 'b': bp = optarg; break;
+		case 'h': pd_usage_exit(usage, 0);
+		case 'q': pd_diag_quiet(1); break;
+		case 't':
+			tol = strtod(optarg, &end);
+			if (*end || !(tol >= 0))
+				pd_usage_exit(usage, 2);
+			break;
+		default: pd_usage_exit(usage, 2);
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (!bp && argc > 0)
+		bp = argv[0], argc--, argv++;
+	if (!ap && argc > 0)
+		ap = argv[0], argc--, argv++;
+	if (bp && !ap) {
+		struct stat sb;
+
+		if (stat(bp, &sb) != 0) {
+			pd_error(bp, 0, "%s", strerror(errno));
+			pd_diag_status(PD_EXIT_SYSTEM);
+			return pd_diag_finish();
+		}
+	}
+	if (argc > 0 || (!bp) != (!ap))
+		pd_usage_exit(usage, 2);
+	if (bp) {
+		b.runs = pd_runs_new();
+		a.runs = pd_runs_new();
+		pd_diag_status(load(&b, bp, 0));
+		pd_diag_status(load(&a, ap, 1));
+		pick_run(&b, "before");
+		pick_run(&a, "after");
+	} else {
+		struct pd_stream st;
+
+		all.runs = pd_runs_new();
+		all.order = json_array();
+		memset(&st, 0, sizeof st);
+		st.ctx = &all;
+		st.on_record = on_record;
+		pd_stream_run(&st, 0, NULL);
+		stdin_sides(&all, &b, &a);
+		if (json_array_size(all.order) > 2)
+			pd_warn("<stdin>", 0, "%zu runs; comparing the first two",
+			    json_array_size(all.order));
+	}
+	if (b.run && a.run)
+		compare(&b, &a);
+	else if (bp || json_array_size(all.order))
+		pd_warn(bp ? (b.run ? ap : bp) : "<stdin>", 0,
+		    "no run to compare (need a run with roots on each side)");
+	pd_runs_free(b.runs);
+	pd_runs_free(a.runs);
+	pd_runs_free(all.runs);
+	json_decref(all.order);
+	return pd_diag_finish();
+}
