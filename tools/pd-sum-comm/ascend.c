@@ -203,7 +203,7 @@ lk_add(struct agg *a, const char *src, const char *dst, const char *tp,
     double mb, double ms)
 {
 	size_t i;
-	struct lk *l;
+	struct lk *l = NULL;
 
 	for (i = 0; i < a->nlks; i++) {
 		l = &a->lks[i];
@@ -519,7 +519,9 @@ cmp_one(const void *x, const void *y)
 
 	if (a->el != b->el)
 		return a->el > b->el ? -1 : 1;
-	if (a->has_step != b->has_step || a->step != b->step)
+	if (a->has_step != b->has_step)
+		return a->has_step ? -1 : 1;
+	if (a->step != b->step)
 		return a->step < b->step ? -1 : 1;
 	return strcmp(a->name, b->name);
 }
@@ -532,7 +534,8 @@ ops_json(struct agg *a, double *tot)
 	size_t i;
 
 	memset(tot, 0, 5 * sizeof *tot);
-	qsort(a->ops, a->nops, sizeof *a->ops, cmp_opt);
+	if (a->nops)
+		qsort(a->ops, a->nops, sizeof *a->ops, cmp_opt);
 	for (i = 0; i < a->nops; i++) {
 		p = &a->ops[i];
 		o = json_object();
@@ -569,7 +572,8 @@ tps_json(struct agg *a)
 	struct tp *t;
 	size_t i;
 
-	qsort(a->tps, a->ntps, sizeof *a->tps, cmp_tp);
+	if (a->ntps)
+		qsort(a->tps, a->ntps, sizeof *a->tps, cmp_tp);
 	for (i = 0; i < a->ntps; i++) {
 		t = &a->tps[i];
 		if (t->mb == 0 && t->ms == 0)
@@ -609,7 +613,8 @@ lks_json(struct agg *a)
 	struct lk *l;
 	size_t i;
 
-	qsort(a->lks, a->nlks, sizeof *a->lks, cmp_lk);
+	if (a->nlks)
+		qsort(a->lks, a->nlks, sizeof *a->lks, cmp_lk);
 	for (i = 0; i < a->nlks; i++) {
 		l = &a->lks[i];
 		o = json_object();
@@ -630,7 +635,8 @@ slowest_json(struct agg *a, int topn)
 	json_t *arr = json_array(), *o;
 	size_t i;
 
-	qsort(a->ones, a->nones, sizeof *a->ones, cmp_one);
+	if (a->nones)
+		qsort(a->ones, a->nones, sizeof *a->ones, cmp_one);
 	for (i = 0; i < a->nones && i < (size_t)topn; i++) {
 		o = json_object();
 		pd_set_str(o, "name", a->ones[i].name);
@@ -787,7 +793,8 @@ do_cluster(json_t *root, const struct pd_tool *t)
 		read_cluster_comm(&c, &bad, p);
 	if ((p = pd_root_export(root, "cluster_communication_matrix", 0)))
 		read_cluster_matrix(&c, &bad, p);
-	qsort(c.v, c.n, sizeof *c.v, cmp_rank);
+	if (c.n)
+		qsort(c.v, c.n, sizeof *c.v, cmp_rank);
 	for (i = 0; i < c.n; i++) {
 		c.v[i].skipped += bad.skipped;
 		c.v[i].truncated |= bad.truncated;

@@ -272,7 +272,8 @@ emit(json_t *root, struct run *r, int64_t rank, const char *scope,
 		else
 			pd_set_null(rec, "rank");
 	}
-	qsort(r->s, r->n, sizeof *r->s, cmp_step);
+	if (r->n)
+		qsort(r->s, r->n, sizeof *r->s, cmp_step);
 	pd_set_str(rec, "source", r->source);
 	for (i = 0; i < r->n; i++)
 		json_array_append_new(a, step_json(&r->s[i]));
@@ -742,7 +743,8 @@ read_trace_view(const char *path, struct run *r)
 		s = step_add(r);	/* no ProfilerStep: one step, no id */
 		s->host_start = INT64_MIN;
 	}
-	qsort(r->s, r->n, sizeof *r->s, cmp_host);
+	if (r->n)
+		qsort(r->s, r->n, sizeof *r->s, cmp_host);
 	r->skipped = 0;
 	cb.on_event = tv_lanes;
 	if (tv_read(path, &cb, r, 2) < 0)
@@ -1025,7 +1027,8 @@ read_cluster(json_t *root, const char *path)
 	}
 	csv_end(c, rc, &whole);
 	pd_csv_close(c);
-	qsort(v, n, sizeof *v, cmp_crow);
+	if (n)
+		qsort(v, n, sizeof *v, cmp_crow);
 	for (i = 0; i < n; i++) {
 		v[i].r.source = "cluster_step_trace_time";
 		v[i].r.path = path;
