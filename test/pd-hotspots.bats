@@ -18,7 +18,7 @@ O2=$R2/ASCEND_PROFILER_OUTPUT
 @test "pd-hotspots: missing operand is exit 5" { contract_missing pd-hotspots; }
 @test "pd-hotspots: writing to /dev/full is exit 5" {
 	root_line /r torch_npu 0 kernel_details=$HF/pmu.csv >"$BATS_TEST_TMPDIR/in"
-	contract_devfull pd-hotspots "$BATS_TEST_TMPDIR/in"
+	contract_devfull pd-hotspots <"$BATS_TEST_TMPDIR/in"
 }
 
 # pmu.csv (hand-made; Block Num header, CRLF header, TAB-suffixed and quoted

@@ -19,7 +19,7 @@ T0=$ASC/msinsight_server_fixtures/test_rank_0
 @test "pd-sum-mem: missing operand is exit 5" { contract_missing pd-sum-mem; }
 @test "pd-sum-mem: writing to /dev/full is exit 5" {
 	root_line /r msprof 0 memory_record=$MF/record-kb.csv >"$BATS_TEST_TMPDIR/in"
-	contract_devfull pd-sum-mem "$BATS_TEST_TMPDIR/in"
+	contract_devfull pd-sum-mem <"$BATS_TEST_TMPDIR/in"
 }
 
 # record-kb.csv (msprof CLI KB header): PTA+GE allocated 1000, 3000, 3000

@@ -55,6 +55,7 @@ struct hot {
 	struct table ops, types, cores, aicpu, api, cpu;
 	double total_us, compute_us, comm_us, memcpy_us, memset_us;
 	long kernels, short_ops, skipped;
+	int truncated;		/* a file ended early */
 	int have_kernels, from_statistic;
 	const char *source;
 	long compile_count;	/* -1 unknown */
@@ -264,6 +265,7 @@ truncated(struct hot *h, struct pd_csv *c)
 	    "file ends inside a quoted field (truncated?): last row skipped");
 	pd_diag_status(PD_EXIT_INPUT);
 	h->skipped++;
+	h->truncated = 1;
 }
 
 static const char *pmu_cols[][2] = {
@@ -588,6 +590,7 @@ read_trace(struct hot *h, const char *path)
 		    "%llu events read", st.err,
 		    (unsigned long long)st.events);
 		pd_diag_status(PD_EXIT_INPUT);
+		h->truncated = 1;
 	}
 	qsort(x.e, x.n, sizeof *x.e, by_tid_ts);
 	for (i = 0; i < x.n; i++) {
@@ -743,6 +746,7 @@ emit(struct hot *h, json_t *root, const struct pd_tool *t, int have_api,
 	}
 	pd_set(r, "host_checks", o);
 	pd_set_int(r, "skipped_rows", h->skipped);
+	pd_set_bool(r, "truncated", h->truncated);
 	pd_rec_emit(r);
 }
 

@@ -54,6 +54,7 @@ struct pipe_op {
 struct in {
 	struct spans steps, loaders;
 	long slow_loaders, skipped;
+	int truncated;		/* a file ended early */
 	json_t *prep;		/* "step" -> [preparing_us, step_us] */
 	json_t *sources;
 	struct pipe_op *ops;
@@ -158,6 +159,7 @@ read_trace(struct in *x, const char *path)
 		pd_warn(path, st.err_line, "%s: input spans cover the %llu "
 		    "events read", st.err, (unsigned long long)st.events);
 		pd_diag_status(PD_EXIT_INPUT);
+		x->truncated = 1;
 	}
 	if (x->steps.n || x->loaders.n)
 		add_source(x, "trace_view");
@@ -198,9 +200,11 @@ open_csv(const char *path)
 static void
 csv_end(struct in *x, struct pd_csv *c, int r)
 {
-	if (r == -2)
+	if (r == -2) {
 		skip_row(x, pd_csv_name(c), pd_csv_line(c), "file ends inside "
 		    "a quoted field (truncated?): last row");
+		x->truncated = 1;
+	}
 	pd_csv_close(c);
 }
 
@@ -624,8 +628,9 @@ emit(struct in *x, json_t *root)
 	pd_set_int(r, "slow_dataloader_calls", x->slow_loaders);
 	pd_set_real(r, "getnext_empty_ratio", x->have_getnext ?
 	    ratio(x->gn_empty, x->gn_records) : NAN, 4);
-	pd_set(r, "pipeline", x->nops ? pipeline(x) : json_null());	/* last */
+	pd_set(r, "pipeline", x->nops ? pipeline(x) : json_null());
 	pd_set_int(r, "skipped_rows", x->skipped);
+	pd_set_bool(r, "truncated", x->truncated);
 	pd_rec_emit(r);
 }
 

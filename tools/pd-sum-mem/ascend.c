@@ -52,6 +52,7 @@ struct mem {
 	json_t *aindex;
 	json_t *modules;	/* component -> peak bytes (real) */
 	long skipped, inexact;
+	int truncated;		/* a file ended early */
 	long never_n, free_n, static_n;
 	double never_b, free_b, static_b;
 	int have_opmem, have_static, have_lane;
@@ -122,6 +123,7 @@ csv_end(struct mem *m, struct pd_csv *c, int r)
 		    "quoted field (truncated?): last row skipped");
 		pd_diag_status(PD_EXIT_INPUT);
 		m->skipped++;
+		m->truncated = 1;
 	} else if (r < 0) {
 		pd_warn(pd_csv_name(c), pd_csv_line(c), "read error");
 		pd_diag_status(PD_EXIT_INPUT);
@@ -471,6 +473,7 @@ read_lane(struct mem *m, const char *path)
 		pd_warn(path, st.err_line, "%s: NPU MEM peaks cover the %llu "
 		    "events read", st.err, (unsigned long long)st.events);
 		pd_diag_status(PD_EXIT_INPUT);
+		m->truncated = 1;
 	}
 	if (m->have_lane)
 		add_source(m, "trace_view");
@@ -715,6 +718,7 @@ emit(struct mem *m, json_t *root, const struct pd_tool *t)
 	} else
 		pd_set_null(r, "npu_mem");
 	pd_set_int(r, "skipped_rows", m->skipped);
+	pd_set_bool(r, "truncated", m->truncated);
 	pd_set_int(r, "inexact_rows", m->inexact);
 	pd_rec_emit(r);
 }
