@@ -555,6 +555,20 @@ sorted(json_t *arr)
 	return out;
 }
 
+/* The smallest time listed: an operator below it may simply have been cut
+ * off the other side's top-N list. */
+static double
+min_us(json_t *t)
+{
+	const char *name;
+	json_t *x;
+	double m = INFINITY;
+
+	json_object_foreach(t, name, x)
+		m = fmin(m, json_number_value(json_array_get(x, 1)));
+	return json_object_size(t) ? m : 0;
+}
+
 static json_t *
 ops_diff(struct pd_run *b, struct pd_run *a)
 {
@@ -562,7 +576,8 @@ ops_diff(struct pd_run *b, struct pd_run *a)
 	json_t *added = json_array(), *removed = json_array();
 	json_t *slower = json_array(), *faster = json_array();
 	const char *name;
-	int same = 0;
+	int same = 0, cut = 0;
+	double bmin, amin;
 
 	if (!json_object_size(tb) && !json_object_size(ta)) {
 		json_decref(tb);
@@ -571,13 +586,19 @@ ops_diff(struct pd_run *b, struct pd_run *a)
 		json_decref(slower); json_decref(faster);
 		return json_null();
 	}
+	bmin = min_us(tb);
+	amin = min_us(ta);
 	json_object_foreach(tb, name, x) {
 		json_t *y = json_object_get(ta, name);
 		double bu = json_number_value(json_array_get(x, 1));
 		double d;
 
 		if (!y) {
-			json_array_append_new(removed, op_entry(name, x, NULL));
+			if (bu > amin)
+				json_array_append_new(removed,
+				    op_entry(name, x, NULL));
+			else
+				cut++;
 			continue;
 		}
 		d = json_number_value(json_array_get(y, 1)) - bu;
@@ -587,15 +608,21 @@ ops_diff(struct pd_run *b, struct pd_run *a)
 		else
 			same++;
 	}
-	json_object_foreach(ta, name, x)
-		if (!json_object_get(tb, name))
+	json_object_foreach(ta, name, x) {
+		if (json_object_get(tb, name))
+			continue;
+		if (json_number_value(json_array_get(x, 1)) > bmin)
 			json_array_append_new(added, op_entry(name, NULL, x));
+		else
+			cut++;
+	}
 	o = json_object();
 	pd_set(o, "added", sorted(added));
 	pd_set(o, "removed", sorted(removed));
 	pd_set(o, "slower", sorted(slower));
 	pd_set(o, "faster", sorted(faster));
 	pd_set_int(o, "unchanged", same);
+	pd_set_int(o, "below_cutoff", cut);
 	json_decref(tb);
 	json_decref(ta);
 	return o;
