@@ -131,8 +131,21 @@ with_stdin() {
 	run_pd 0 pd-find-context "$W/npu_ddp"
 	[ "$(jqr pd.context .env_lock.file)" = '"env.lock.json"' ]
 	[ "$(jqr pd.context .env_lock.packages)" = 5 ]
-	[ "$(jqr pd.context .env_lock.keys)" = '["python","cann","driver","packages"]' ]
-	[ "$(jqr pd.context .env_lock.versions)" = '{"python":"3.9.18","cann":"8.0.RC2","driver":"24.1.rc2","numpy":"1.24.4","torch":"2.1.0","torch_npu":"2.1.0.post6","torchvision":"0.16.0"}' ]
+	[ "$(jqr pd.context .env_lock.keys)" = '["cann","driver","packages","python"]' ]
+	[ "$(jqr pd.context .env_lock.versions)" = '{"python":"3.9.18","cann":"8.0.RC2","driver":"24.1.rc2","torch":"2.1.0","torch_npu":"2.1.0.post6","torchvision":"0.16.0","numpy":"1.24.4"}' ]
+}
+@test "pd-find-context: env.lock.json as pip list, as a package object, as pins" {
+	d=$BATS_TEST_TMPDIR/ws
+	mkdir -p "$d"
+	echo '[{"name":"torch","version":"2.4.0"},{"name":"six","version":"1.16.0"}]' >"$d/env.lock.json"
+	run_pd 0 pd-find-context "$d"
+	[ "$(jqr pd.context '.env_lock | [.keys, .packages, .versions]')" = '[[],2,{"torch":"2.4.0"}]' ]
+	echo '{"python_version":"3.11.9","packages":{"mindspore":"2.3.1","numpy":{"version":"1.26.4"}}}' >"$d/env.lock.json"
+	run_pd 0 pd-find-context "$d"
+	[ "$(jqr pd.context '.env_lock | [.keys, .packages, .versions]')" = '[["packages","python_version"],2,{"python_version":"3.11.9","mindspore":"2.3.1","numpy":"1.26.4"}]' ]
+	echo '{"pip":["deepspeed==0.14.4","torch==2.3.1"]}' >"$d/env.lock.json"
+	run_pd 0 pd-find-context "$d"
+	[ "$(jqr pd.context '.env_lock | [.packages, .versions]')" = '[2,{"torch":"2.3.1","deepspeed":"0.14.4"}]' ]
 }
 @test "npu_ddp: figures from output/train_8p.out" {
 	run_pd 0 pd-find-context "$W/npu_ddp"
@@ -245,6 +258,7 @@ with_stdin() {
 	    'accelerate launch --num_processes=4 main.py:accelerate:4' \
 	    'python -m torch.distributed.launch --nproc_per_node 2 main.py:torch.distributed.launch:2' \
 	    'export RANK_SIZE=8; python main.py:shell:8' \
+	    'srun --ntasks-per-node=4 -N 2 python main.py:srun:8' \
 	    'torchrun --nproc_per_node=gpu main.py:torchrun:null'; do
 		printf '%s\n' "${c%%:*}" >"$d/run.sh"
 		run_pd 0 pd-find-context "$d"
@@ -262,9 +276,10 @@ with_stdin() {
 	100%|##########| 500/500 [01:40<00:00,  4.98it/s]
 	step 7: 350 ms/step, 1200 img/s
 	throughput: 12.5
+	epoch 3: 1,523.4 samples/s
 	EOF
 	run_pd 0 pd-find-context "$d"
-	[ "$(jqr pd.context '.metrics | map("\(.name)=\(.value)\(.unit)@\(.line)") | join(" ")')" = '"step_time=1234.5ms@1 tflops_per_device=187.3TFLOP/s@1 samples_per_s=42.75samples/s@2 iterations_per_s=0.334it/s@2 iterations_per_s=4.98it/s@3 step_time=350ms@4 images_per_s=1200images/s@4 throughput=12.5null@5"' ]
+	[ "$(jqr pd.context '.metrics | map("\(.name)=\(.value)\(.unit)@\(.line)") | join(" ")')" = '"step_time=1234.5ms@1 tflops_per_device=187.3TFLOP/s@1 samples_per_s=42.75samples/s@2 iterations_per_s=0.334it/s@2 iterations_per_s=4.98it/s@3 step_time=350ms@4 images_per_s=1200images/s@4 throughput=12.5null@5 samples_per_s=1523.4samples/s@6"' ]
 }
 @test "pd-find-context: at most 20 figures per name and file, the last ones" {
 	d=$BATS_TEST_TMPDIR/ws

@@ -254,6 +254,45 @@ lock_packages(json_t *pk, json_t *vers)
 	return json_integer((json_int_t)json_array_size(pk));
 }
 
+static int
+bystr(const void *a, const void *b)
+{
+	return strcmp(json_string_value(*(json_t *const *)a),
+	    json_string_value(*(json_t *const *)b));
+}
+
+static void
+json_array_sort_strings(json_t *a)
+{
+	size_t i, n = json_array_size(a);
+	json_t **v = malloc((n + 1) * sizeof *v);
+
+	if (!v)
+		abort();
+	for (i = 0; i < n; i++)
+		v[i] = json_incref(json_array_get(a, i));
+	qsort(v, n, sizeof *v, bystr);
+	json_array_clear(a);
+	for (i = 0; i < n; i++)
+		json_array_append_new(a, v[i]);
+	free(v);
+}
+
+/* The versions found, in the order of the lists above (not the file's). */
+static json_t *
+ordered(json_t *vers)
+{
+	const char **lists[] = { lock_sys, lock_pkgs };
+	json_t *o = json_object(), *v;
+	int i, k;
+
+	for (k = 0; k < 2; k++)
+		for (i = 0; lists[k][i]; i++)
+			if ((v = json_object_get(vers, lists[k][i])))
+				json_object_set(o, lists[k][i], v);
+	return o;
+}
+
 static json_t *
 env_lock(struct fc_ws *w)
 {
@@ -290,9 +329,11 @@ env_lock(struct fc_ws *w)
 		if (!n && known(pkkeys, k))
 			n = lock_packages(v, vers);
 	}
+	json_array_sort_strings(keys);
 	json_object_set_new(o, "keys", keys);
 	json_object_set_new(o, "packages", n ? n : json_null());
-	json_object_set_new(o, "versions", vers);
+	json_object_set_new(o, "versions", ordered(vers));
+	json_decref(vers);
 	json_decref(j);
 	return o;
 }

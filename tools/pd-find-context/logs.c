@@ -10,7 +10,8 @@
 #include <string.h>
 #include <strings.h>
 
-#define NUM "([0-9]+[.]?[0-9]*)"
+/* a number, maybe with thousands separators: two groups */
+#define NUM "([0-9]+(,[0-9][0-9][0-9])*[.]?[0-9]*)"
 #define PERS "[ ]*(/|per[ ]+)[ ]*(s|sec|secs|second)([^a-z]|$)"
 
 static struct mpat {
@@ -40,7 +41,7 @@ static struct mpat {
 	{ "(step[ _-]?time|time[ _]per[ _]step|iteration[ _]time|time/step|"
 	  "batch[ _]time)[^0-9a-z]{0,12}" NUM
 	  "[ ]*(ms|milliseconds|s|sec|secs|seconds)?([^a-z]|$)",
-	  "step_time", NULL, 2, 3 },
+	  "step_time", NULL, 2, 4 },
 	{ "throughput[^0-9a-z]{0,12}" NUM, "throughput", NULL, 1, 0 },
 };
 #define NPATS (sizeof pats / sizeof pats[0])
@@ -83,6 +84,19 @@ overlaps(const struct hit *h, size_t n, regoff_t so, regoff_t eo)
 	return 0;
 }
 
+static double
+number(const char *s, size_t n)
+{
+	char buf[64];
+	size_t i, j = 0;
+
+	for (i = 0; i < n && j < sizeof buf - 1; i++)
+		if (s[i] != ',')
+			buf[j++] = s[i];
+	buf[j] = '\0';
+	return strtod(buf, NULL);
+}
+
 static size_t
 line_hits(const char *s, struct hit *h, size_t max)
 {
@@ -100,14 +114,16 @@ line_hits(const char *s, struct hit *h, size_t max)
 
 			if (eo == so)
 				break;
-			if (!overlaps(h, n, so, eo) &&
-			    (so == 0 || !isalnum((unsigned char)s[so - 1]) ||
-			    !isdigit((unsigned char)s[off + g->rm_so]))) {
+			if (!overlaps(h, n, so, eo) && (so == 0 ||
+			    !isdigit((unsigned char)s[off + g->rm_so]) ||
+			    (!isalnum((unsigned char)s[so - 1]) &&
+			    s[so - 1] != '.' && s[so - 1] != ','))) {
 				h[n].so = so;
 				h[n].eo = eo;
 				h[n].at = off + g->rm_so;
 				h[n].pat = i;
-				h[n].v = strtod(s + off + g->rm_so, NULL);
+				h[n].v = number(s + off + g->rm_so,
+				    (size_t)(g->rm_eo - g->rm_so));
 				h[n].unit[0] = '\0';
 				if (p->ugrp && m[p->ugrp].rm_so >= 0) {
 					const char *u = s + off + m[p->ugrp].rm_so;

@@ -376,27 +376,29 @@ fc_amp_cue(const char *s)
 	    "fp16", "float16", "mixed_precision", "amp_level",
 	    "loss_scale", ".half()", NULL };
 	const char *p = NULL, *q;
-	char low[256];
+	char *low = strdup(s);
 	size_t i;
-	int k;
+	int k, r = 1;
 
-	for (i = 0; s[i] && i < sizeof low - 1; i++)
-		low[i] = (char)tolower((unsigned char)s[i]);
-	low[i] = '\0';
+	if (!low)
+		abort();
+	for (i = 0; low[i]; i++)
+		low[i] = (char)tolower((unsigned char)low[i]);
 	for (k = 0; subs[k] && !p; k++)
 		p = strstr(low, subs[k]);
 	if (!p)
 		p = fc_tok(low, "amp", 1);
 	if (!p)
-		return 0;
+		r = 0;
 	/* "fp16: false", "--bf16 False", "fp16=False" switch it off */
-	for (q = p; *q && q < p + 32; q++)
+	for (q = p; r && *q && q < p + 32; q++)
 		if (strncmp(q, "false", 5) == 0 || strncmp(q, "none", 4) == 0 ||
 		    strncmp(q, ": no", 4) == 0 || strncmp(q, "=no", 3) == 0 ||
 		    strncmp(q, "off", 3) == 0 || strncmp(q, ": 0", 3) == 0 ||
 		    strncmp(q, "= 0", 3) == 0 || strncmp(q, "=0", 2) == 0)
-			return 0;
-	return 1;
+			r = 0;
+	free(low);
+	return r;
 }
 
 int

@@ -249,7 +249,14 @@ world(struct shs *sh, int l, size_t a, size_t e)
 	case L_ACCEL:
 		return opt2(sh, a, e, "--num_processes", "--num-processes");
 	case L_SRUN:
-		return opt2(sh, a, e, "--ntasks", "-n");
+		x = opt2(sh, a, e, "--ntasks", "-n");
+		if (x != -2)
+			return x;
+		x = opt2(sh, a, e, "--ntasks-per-node", NULL);
+		y = opt2(sh, a, e, "--nodes", "-N");
+		if (y == -2)
+			y = 1;
+		return x >= 0 && y >= 0 ? x * y : -1;
 	}
 	return -1;
 }
