@@ -1,0 +1,105 @@
+#!/usr/bin/env bats
+# pd-profile: the PerformanceProfile of each run. The fixtures are summary
+# records written by hand (test/fixtures/pd-profile/); every number below is
+# worked out from them in the comment above its test.
+load helper
+load contract
+
+PF=$FIX/pd-profile
+
+@test "pd-profile: -h prints usage to stdout" { contract_h pd-profile; }
+@test "pd-profile: bad option is exit 2" { contract_badopt pd-profile; }
+@test "pd-profile: input passes through byte for byte" { contract_passthrough pd-profile; }
+@test "pd-profile: empty input, empty output" { contract_empty pd-profile; }
+@test "pd-profile: missing operand is exit 5" { contract_missing pd-profile; }
+@test "pd-profile: writing to /dev/full is exit 5" { contract_devfull pd-profile "$PF/two-rank.jsonl"; }
+
+@test "pd-profile: records of an operand file pass through, one profile per run" {
+	run_pd pd-profile "$PF/two-rank.jsonl"
+	diff <(printf '%s\n' "$output" | head -n 6) "$PF/two-rank.jsonl"
+	[ "$(jqr pd.profile '[.run,.roots,.ranks,.world_size]')" = '["job1",["/d/r0_ascend_pt","/d/r1_ascend_pt"],2,2]' ]
+	[ "$(jqr pd.profile '.stack')" = '{"family":"ascend","formats":["torch_npu"],"device":"npu"}' ]
+}
+
+# Steps pooled over both ranks: 1000, 1200, 1000, 1200 -> n 4, mean 1100,
+# p90 1200 (numpy linear), sample sd 115.47 -> cv 0.0909; 1e6 / 1100 =
+# 909.0909 steps/s. Shares: mean of the two ranks' shares: computing
+# (0.5545 + 0.7364) / 2 = 0.64545, comm (0.3091 + 0.1273) / 2 = 0.2182,
+# free 0.1364.
+@test "pd-profile: step statistics and shares over ranks" {
+	run_pd pd-profile <"$PF/two-rank.jsonl"
+	[ "$(jqr pd.profile '.step')" = '{"n":4,"mean_us":1100,"median_us":1100,"p90_us":1200,"min_us":1000,"max_us":1200,"cv":0.0909,"steps_per_s":909.0909}' ]
+	[ "$(jqr pd.profile '.shares | [.computing_ratio,.comm_not_overlapped_ratio,.free_ratio,.input_ratio]')" = '[0.6455,0.2182,0.1364,null]' ]
+	[ "$(jqr pd.profile '[.domains[] | [.domain,.score]]')" = \
+	    '[["compute",0.6455],["communication",0.2182],["host_overhead",0.1364],["graph_compile",null],["input_pipeline",null],["memory",null],["operator_hotspot",null]]' ]
+	[ "$(jqr pd.profile '[.symptom,.metric.name,.metric.value]')" = '["throughput","step_us",1100]' ]
+	# step 0.3 + comm 0.15 present; top two domains 0.43 apart
+	[ "$(jqr pd.profile '[.confidence,.confidence_level]')" = '[0.45,"medium"]' ]
+	[ "$(jqr pd.profile '.summaries')" = '{"present":["pd.comm","pd.step"],"missing":["pd.context","pd.gaps","pd.hotspot","pd.input","pd.mem"]}' ]
+	[ "$(jqr pd.profile '.next_actions | length')" = 4 ]
+	[[ "$(jqr pd.profile '.next_actions[3]')" == *"memory profiling on"* ]]
+}
+
+# Slow rank (msprof-analyze): per rank mean per step of each dimension.
+# computing: r0 1220/2 = 610, r1 1620/2 = 810 -> diff 200, / mean step 1100
+# = 0.1818 > 0.05 fires, slow rank 1. comm not overlapped: r0 680/2 = 340,
+# r1 280/2 = 140 -> 0.1818, slow 0 (most), fast 1. free: 150 and 150 -> 0.
+@test "pd-profile: slow rank per dimension" {
+	run_pd pd-profile <"$PF/two-rank.jsonl"
+	[ "$(jqr pd.profile '.cross_rank.slow_rank[0]')" = '{"dimension":"computing","max_us":810,"min_us":610,"diff_us":200,"mean_step_us":1100,"ratio":0.1818,"slow_rank":1,"fast_rank":0,"fires":true}' ]
+	[ "$(jqr pd.profile '[.cross_rank.slow_rank[] | [.dimension,.ratio,.slow_rank,.fast_rank,.fires]]')" = \
+	    '[["computing",0.1818,1,0,true],["comm_not_overlapped",0.1818,0,1,true],["free",0,0,0,false]]' ]
+}
+
+# Slow link: HCCS 20 and 25 GB/s, mean 22.5, (25 - 20) / 22.5 = 0.2222
+# fires, slowest rank 0; RDMA 10 and 9.804, mean 9.902, 0.196 / 9.902 =
+# 0.0198 does not. Stragglers: wait per step r0 780 * 0.6 / 2 = 234, r1 380
+# * 0.1 / 2 = 19; spread 215 / 1100 = 0.195 > 0.05; only r1 is within a
+# quarter of the spread (19 + 53.75) of the least. Step skew: both ranks
+# average 1100.
+@test "pd-profile: slow link, stragglers, step skew" {
+	run_pd pd-profile <"$PF/two-rank.jsonl"
+	[ "$(jqr pd.profile '.cross_rank.slow_link')" = '[{"transport":"HCCS","max_gb_per_s":25,"min_gb_per_s":20,"mean_gb_per_s":22.5,"ratio":0.2222,"slow_rank":0,"fires":true},{"transport":"RDMA","max_gb_per_s":10,"min_gb_per_s":9.804,"mean_gb_per_s":9.902,"ratio":0.0198,"slow_rank":1,"fires":false}]' ]
+	[ "$(jqr pd.profile '.cross_rank.stragglers')" = '[{"rank":1,"wait_us_per_step":19,"wait_ratio":0.1}]' ]
+	[ "$(jqr pd.profile '.cross_rank.step_skew | [.max_us,.min_us,.ratio]')" = '[1100,1100,0]' ]
+}
+
+# One rank, input 0.4 of the step (pd.input), free 0.5 -> host overhead
+# 0.5 - 0.4 = 0.1 (stalls are counted once); hotspot 0.4 of device time *
+# computing 0.5 = 0.2; "ConvolutionBackward0" is a training cue.
+@test "pd-profile: one root: domains, workload cue, no cross-rank" {
+	run_pd pd-profile <"$PF/one-root-input.jsonl"
+	[ "$(jqr pd.profile '[.domains[] | [.domain,.score]]')" = \
+	    '[["compute",0.5],["input_pipeline",0.4],["operator_hotspot",0.2],["host_overhead",0.1],["communication",0],["graph_compile",0],["memory",null]]' ]
+	[ "$(jqr pd.profile '[.workload,.workload_source,.stack.device,.cross_rank]')" = '["training","cues","gpu",null]' ]
+	# step .3 + hotspot .2 + input .1
+	[ "$(jqr pd.profile '.confidence')" = 0.6 ]
+}
+
+# No pd.root: the root forms the null run; pd.context says inference; the
+# only evidence is idle 0.6 with 80 % short kernels -> host_launch.
+@test "pd-profile: roots without pd.root, workload from pd.context" {
+	run_pd pd-profile <"$PF/no-root.jsonl"
+	[ "$(jqr pd.profile '[.run,.roots,.workload,.workload_source]')" = '[null,["/x/t.json"],"inference","context"]' ]
+	[ "$(jqr pd.profile '[.symptom,.metric.name,.metric.value]')" = '["host_launch","idle_ratio",0.6]' ]
+	[ "$(jqr pd.profile '[.domains[0].domain,.domains[0].score,.domains[1].domain,.domains[1].score]')" = '["host_overhead",0.6,"compute",0.4]' ]
+	[ "$(jqr pd.profile '.confidence')" = 0.15 ]
+}
+
+@test "pd-profile: two runs give two profiles, sorted by run id" {
+	run_pd pd-profile "$PF/two-rank.jsonl" "$PF/one-root-input.jsonl"
+	[ "$(jqr pd.profile '.run' | tr '\n' ' ')" = '"job1" "solo" ' ]
+}
+
+@test "pd-profile: a broken line in an operand file is a warning with file:line" {
+	cp "$PF/two-rank.jsonl" "$BATS_TEST_TMPDIR/s.jsonl"
+	sed -i '3i {"type":"pd.step", broken' "$BATS_TEST_TMPDIR/s.jsonl"
+	run_pd 3 pd-profile "$BATS_TEST_TMPDIR/s.jsonl"
+	[[ "$stderr" == "pd-profile: warning: $BATS_TEST_TMPDIR/s.jsonl:3: not a JSON object"* ]]
+	[ "$(printf '%s\n' "$output" | grep '"pd.profile"' | jq -c .ranks)" = 2 ]
+}
+
+@test "pd-profile: a directory operand is an error" {
+	run_pd 5 pd-profile "$PF"
+	[ "$stderr" = "pd-profile: error: $PF: is a directory, not a file of records" ]
+}
