@@ -195,6 +195,8 @@ pd_kineto_trace_path(json_t *root)
 
 	if (p)
 		return p;
+	if (json_array_size(json_object_get(root, "exports")) > 0)
+		return NULL;	/* other kinds only (memory_timeline_raw) */
 	p = pd_rec_str(root, "root");
 	if (p && stat(p, &st) == 0 && S_ISREG(st.st_mode))
 		return p;

@@ -54,7 +54,8 @@ int64_t pd_kineto_stream(const struct pd_ev *ev);
 int pd_kineto_dtype_size(const char *dtype);
 
 /* The trace file of a pytorch-family root: its first kineto_trace export,
- * else the root path itself. Borrowed from the record; NULL if none. */
+ * else, when the root lists no exports at all, the root path itself (a
+ * hand-written pd.root). Borrowed from the record; NULL if none. */
 const char *pd_kineto_trace_path(json_t *root);
 
 /* What the top-level keys of a trace say. */

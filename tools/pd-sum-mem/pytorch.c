@@ -541,9 +541,7 @@ sum_mem_pytorch(json_t *root, const struct pd_tool *t)
 	int rc = 0, x;
 
 	(void)t;
-	if ((p = pd_kineto_trace_path(root)) != NULL &&
-	    (pd_root_export(root, "kineto_trace", 0) ||
-	    !pd_root_export(root, "memory_timeline_raw", 0)))
+	if ((p = pd_kineto_trace_path(root)) != NULL)
 		rc = mem_trace(root, p);
 	for (i = 0; (p = pd_root_export(root, "memory_timeline_raw", i)); i++)
 		if ((x = mem_raw(root, p)) > rc)

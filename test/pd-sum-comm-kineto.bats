@@ -1,0 +1,102 @@
+#!/usr/bin/env bats
+# pd-sum-comm on PyTorch traces. Fixture numbers are worked out by hand
+# (see each comment); corpus numbers were computed once with a python3
+# one-liner over the whole trace (json with Decimal floats: per "Collective
+# name" the count, sum of dur, and sum of "In msg nelems" x 4 for Float).
+load helper
+load contract
+
+KF=$FIX/kineto
+PT=$CORPUS/pytorch
+
+@test "pd-sum-comm kineto: -h prints usage to stdout" { contract_h pd-sum-comm; }
+@test "pd-sum-comm kineto: bad option is exit 2" { contract_badopt pd-sum-comm; }
+@test "pd-sum-comm kineto: input passes through byte for byte" { contract_passthrough pd-sum-comm; }
+@test "pd-sum-comm kineto: empty input, empty output" { contract_empty pd-sum-comm; }
+@test "pd-sum-comm kineto: missing operand is exit 5" { contract_missing pd-sum-comm; }
+@test "pd-sum-comm kineto: writing to /dev/full is exit 5" {
+	contract_devfull pd-sum-comm "$KF/sum-kineto.json"
+}
+
+# sum-kineto.json: ncclDevKernel AllReduce, 300 us, 1048576 Float = 4194304
+# bytes: algbw 4194304 B / 300000 ns = 13.981 GB/s; ncclKernel_AllGather
+# (old naming, no size args) 100 us. Sorted by total time.
+@test "pd-sum-comm kineto: ops by type with sizes and algbw" {
+	run_pd 0 pd-sum-comm "$KF/sum-kineto.json"
+	[ "$(jqr pd.comm '[.rank,.source,.lane,.total_us,.wait_ratio,.transports,.links]')" = \
+	    '[3,"kineto_trace","gpu_kernels",400,null,null,null]' ]
+	[ "$(jqr pd.comm '[.ops[] | [.op_type,.count,.total_us,.bytes,.algbw_gb_per_s,.wait_us]]')" = \
+	    '[["allreduce",1,300,4194304,13.981,null],["allgather",1,100,null,null,null]]' ]
+	[ "$(jqr pd.comm '[.slowest[] | [.elapse_us,.step]]')" = '[[300,10],[100,11]]' ]
+}
+
+# Per-collective starts, for cross-rank skew: allreduce starts at 1300 us,
+# 300 us into step 10 (which starts at 1000); allgather 100 us into step 11.
+@test "pd-sum-comm kineto: per-collective start times and step offsets" {
+	run_pd 0 pd-sum-comm "$KF/sum-kineto.json"
+	[ "$(jqr pd.comm '[.collectives_total, (.collectives[] | [.op_type,.seq,.step,.start_ns,.offset_us,.dur_us,.bytes])]')" = \
+	    '[2,["allreduce",0,10,1300000,300,300,4194304],["allgather",0,11,2100000,100,100,null]]' ]
+}
+
+@test "pd-sum-comm kineto: NCCL < 2.8 kernel names (2021 schema)" {
+	run_pd 0 pd-sum-comm "$KF/sum-2021.json"
+	[ "$(jqr pd.comm '[.ops[] | [.op_type,.count,.total_us]]')" = '[["allreduce",1,100]]' ]
+}
+
+# CPU-only gloo: the gloo:all_reduce annotation, 400 us; Input Dims
+# [[1000, 25]] float = 100000 bytes; 100000 / 400000 ns = 0.25 GB/s.
+@test "pd-sum-comm kineto: CPU-only gloo trace uses the annotations" {
+	run_pd 0 pd-sum-comm "$KF/sum-cpuonly.json"
+	[ "$(jqr pd.comm '[.rank,.lane,(.ops[] | [.op_type,.count,.total_us,.bytes,.algbw_gb_per_s])]')" = \
+	    '[5,"cpu_annotations",["all_reduce",1,400,100000,0.25]]' ]
+}
+
+@test "pd-sum-comm kineto: no communication gives empty lists, null totals" {
+	run_pd 0 pd-sum-comm "$KF/sum-autograd.json"
+	[ "$(jqr pd.comm '[.total_us,.ops,.slowest,.lane,.collectives_total]')" = '[null,[],[],null,0]' ]
+}
+
+@test "pd-sum-comm kineto: -p makes a DeepEP kernel a collective" {
+	run_pd 0 pd-sum-comm -p "$KF/sum-ep-patterns.txt" "$KF/sum-deepep.json"
+	[ "$(jqr pd.comm '[.ops[] | [.op_type,.count,.total_us]]')" = \
+	    '[["void dpsk::ep::internode::dispatch<8>",1,100]]' ]
+}
+
+@test "pd-sum-comm kineto: -n limits the slowest list" {
+	run_pd 0 pd-sum-comm -n 1 "$KF/sum-kineto.json"
+	[ "$(jqr pd.comm '.slowest | length')" = 1 ]
+}
+
+@test "pd-sum-comm kineto: a cut-off trace is summarized, exit 3" {
+	run_pd 3 pd-sum-comm "$KF/sum-cut.json"
+	[[ "$stderr" == *"sum-cut.json:15: file ends inside an event"* ]]
+	[ "$(jqr pd.comm '[.truncated,.total_us]')" = '[true,null]' ]
+}
+
+# Corpus NCCL 2-rank: allreduce 15 kernels, 46762.159 us, 306684384 bytes
+# (algbw 306684384 / 46762159 ns = 6.558); broadcast 6, 114.334 us,
+# 638712 bytes (Float and Long).
+@test "pd-sum-comm kineto: corpus NCCL kernel args" {
+	require_corpus
+	run_pd 0 pd-sum-comm "$PT/hta-nccl-2rank-a100/nccl_data.json.gz"
+	[ "$(jqr pd.comm '[.ops[] | [.op_type,.count,.total_us,.bytes,.algbw_gb_per_s]]')" = \
+	    '[["allreduce",15,46762.159,306684384,6.558],["broadcast",6,114.334,638712,5.586]]' ]
+}
+
+# Corpus 2 of 128 ranks: 10 SendRecv kernels each (no size args).
+@test "pd-sum-comm kineto: corpus ranks of one job line up by (op_type, seq)" {
+	require_corpus
+	run_pd 0 pd-sum-comm "$PT/hta-sampled-2of128rank/sampled_rank-0.json.gz"
+	[ "$(jqr pd.comm '[.rank,.collectives_total,.collectives[0].op_type,.collectives[0].seq,.collectives[0].step]')" = '[0,10,"sendrecv",0,551]' ]
+	run_pd 0 pd-sum-comm "$PT/hta-sampled-2of128rank/sampled_rank-1.json.gz"
+	[ "$(jqr pd.comm '[.rank,.collectives_total,.collectives[0].op_type,.collectives[0].seq,.collectives[0].step]')" = '[1,10,"sendrecv",0,551]' ]
+}
+
+@test "pd-sum-comm kineto: every corpus trace gives one pd.comm, exit 0" {
+	require_corpus
+	local f
+	for f in $(find "$PT" -name '*.json.gz' ! -name '*.raw.gz' | sort); do
+		run_pd 0 pd-sum-comm "$f"
+		[ "$(jqr pd.comm .type | wc -l)" -eq 1 ]
+	done
+}
