@@ -1,0 +1,770 @@
+/* report.html: one self-contained page drawn from report.json: inline CSS,
+ * inline SVG charts, no script, no network request. Everything taken from
+ * the input is HTML-escaped. */
+#include <math.h>
+#include <string.h>
+
+#include "report.h"
+
+#define W 760		/* chart width */
+#define LABEL 150	/* label column of bar charts */
+#define ROW 24		/* bar row height */
+
+static const char css[] =
+    "body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;"
+    "margin:0;background:#f6f7f9;color:#1d2330}"
+    "main{max-width:960px;margin:0 auto;padding:24px}"
+    "h1{font-size:24px;margin:0 0 4px}h2{font-size:18px;margin:28px 0 8px;"
+    "border-bottom:1px solid #d8dce3;padding-bottom:4px}"
+    "h3{font-size:15px;margin:16px 0 4px}"
+    ".card{background:#fff;border:1px solid #d8dce3;border-radius:8px;"
+    "padding:14px 18px;margin:12px 0}"
+    ".dominant{border-left:6px solid #c0392b}"
+    ".muted{color:#5b6475}.big{font-size:20px;font-weight:600}"
+    "table{border-collapse:collapse;width:100%;background:#fff}"
+    "th,td{border:1px solid #e1e4ea;padding:4px 8px;text-align:left;"
+    "vertical-align:top}td.n,th.n{text-align:right;"
+    "font-variant-numeric:tabular-nums}th{background:#eef0f4}"
+    "code{font:12px ui-monospace,monospace;background:#eef0f4;"
+    "padding:1px 4px;border-radius:3px}"
+    "svg{display:block;width:100%;height:auto;background:#fff;"
+    "border:1px solid #e1e4ea;border-radius:6px}"
+    "svg text{font:12px system-ui,sans-serif;fill:#1d2330}"
+    "svg .axis{stroke:#9aa3b2;stroke-width:1}"
+    "svg .grid{stroke:#e6e9ef;stroke-width:1}"
+    ".legend span{display:inline-block;margin-right:14px}"
+    ".legend i{display:inline-block;width:11px;height:11px;margin-right:4px;"
+    "vertical-align:-1px;border-radius:2px}"
+    "ul{margin:4px 0;padding-left:20px}li{margin:2px 0}"
+    ".sev-high{color:#c0392b;font-weight:600}.sev-medium{color:#b9770e}"
+    ".sev-low{color:#5b6475}"
+    ".improved{color:#1e8449;font-weight:600}"
+    ".regressed{color:#c0392b;font-weight:600}"
+    "footer{margin:32px 0 8px;color:#5b6475;font-size:12px}"
+    "code,td,p,li{overflow-wrap:anywhere}.run{margin:0 0 4px}";
+
+static const struct { const char *key, *label, *color; } segs[] = {
+	{ "computing_us", "computing", "#3b6fd8" },
+	{ "comm_not_overlapped_us", "comm not overlapped", "#e67e22" },
+	{ "free_us", "free", "#b8c0cc" },
+	{ "preparing_us", "preparing", "#9b59b6" },
+	{ "bubble_us", "bubble", "#e74c3c" },
+	{ "input_us", "data loading", "#16a085" },
+	{ "other_us", "other", "#7f8c8d" },
+	{ NULL, NULL, NULL }
+};
+
+static void
+esc(FILE *f, const char *s)
+{
+	if (!s) {
+		fputs("-", f);
+		return;
+	}
+	for (; *s; s++) {
+		switch (*s) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		case '\'': fputs("&#39;", f); break;
+		default: fputc(*s, f);
+		}
+	}
+}
+
+/* At most n characters of s, escaped, with "..." when cut (UTF-8 safe:
+ * never cuts inside a sequence). */
+static void
+esc_cut(FILE *f, const char *s, size_t n)
+{
+	char buf[256];
+	size_t len;
+
+	if (!s || strlen(s) <= n || n + 4 > sizeof buf) {
+		esc(f, s);
+		return;
+	}
+	len = n;
+	while (len > 0 && ((unsigned char)s[len] & 0xc0) == 0x80)
+		len--;
+	memcpy(buf, s, len);
+	strcpy(buf + len, "...");
+	esc(f, buf);
+}
+
+static const char *
+str(json_t *o, const char *key)
+{
+	return json_string_value(json_object_get(o, key));
+}
+
+static json_t *
+get(json_t *o, const char *key)
+{
+	return json_object_get(o, key);
+}
+
+static double
+num(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static const char *
+dbytes(double x)
+{
+	json_t *v = json_real(x);
+	const char *s = fmt_bytes(v);
+
+	json_decref(v);
+	return s;
+}
+
+static const char *
+dus(double x)
+{
+	json_t *v = json_real(x);
+	const char *s = fmt_us(v);
+
+	json_decref(v);
+	return s;
+}
+
+static const char *
+base(const char *path)
+{
+	const char *s = path ? strrchr(path, '/') : NULL;
+
+	return s && s[1] ? s + 1 : path;
+}
+
+static void
+svg_open(FILE *f, const char *id, int h, const char *label)
+{
+	fprintf(f, "<svg id=\"%s\" role=\"img\" aria-label=\"", id);
+	esc(f, label);
+	fprintf(f, "\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" "
+	    "xmlns=\"http://www.w3.org/2000/svg\">\n", W, h, W, h);
+}
+
+static void
+bar(FILE *f, double x, double y, double w, double h, const char *color,
+    const char *tip, const char *tipval)
+{
+	if (!(w > 0))
+		return;
+	fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+	    "fill=\"%s\"><title>", x, y, w, h, color);
+	esc(f, tip);
+	fputs(": ", f);
+	esc(f, tipval);
+	fputs("</title></rect>\n", f);
+}
+
+static void
+legend(FILE *f, int from, int to)
+{
+	int k;
+
+	fputs("<p class=\"legend\">", f);
+	for (k = from; k < to; k++)
+		fprintf(f, "<span><i style=\"background:%s\"></i>%s</span>",
+		    segs[k].color, segs[k].label);
+	fputs("</p>\n", f);
+}
+
+static void
+header(json_t *r, FILE *f)
+{
+	json_t *dom = get(r, "dominant"), *fix = get(r, "proposed_fix");
+	json_t *sym = get(r, "symptom");
+
+	fputs("<header><h1>perfdiag report</h1>", f);
+	if (str(r, "run")) {
+		fputs("<p class=\"run\">run <code>", f);
+		esc(f, str(r, "run"));
+		fputs("</code></p>", f);
+	}
+	fputs("<p class=\"muted\">symptom: ", f);
+	esc(f, str(sym, "symptom"));
+	fputs(" &middot; ", f);
+	esc(f, str(sym, "summary"));
+	fputs("</p></header>\n", f);
+	if (json_is_object(dom)) {
+		fputs("<section class=\"card dominant\" id=\"dominant\">"
+		    "<div class=\"muted\">Dominant bottleneck</div>"
+		    "<div class=\"big\">", f);
+		esc(f, str(dom, "title"));
+		fputs("</div><p><code>", f);
+		esc(f, str(dom, "rule"));
+		fputs("</code> &middot; domain ", f);
+		esc(f, str(dom, "domain"));
+		fprintf(f, " &middot; impact <b>%s</b> &middot; confidence %s (",
+		    fmt_ratio(get(dom, "impact")),
+		    fmt_ratio(get(dom, "confidence")));
+		esc(f, str(dom, "confidence_level"));
+		fputs(")</p>", f);
+		if (str(dom, "evidence")) {
+			fputs("<p>", f);
+			esc(f, str(dom, "evidence"));
+			fputs("</p>", f);
+		}
+		if (json_is_object(fix) && str(fix, "proposal")) {
+			fputs("<p><b>Proposed fix:</b> ", f);
+			esc(f, str(fix, "proposal"));
+			if (str(fix, "effect")) {
+				fputs(" <span class=\"muted\">Expected effect: ", f);
+				esc(f, str(fix, "effect"));
+				fputs("</span>", f);
+			}
+			if (str(fix, "change")) {
+				fputs("<br><b>Change:</b> ", f);
+				esc(f, str(fix, "change"));
+			}
+			fputs("</p>", f);
+		}
+		fputs("</section>\n", f);
+	}
+}
+
+static void
+row(FILE *f, const char *k, const char *v)
+{
+	fprintf(f, "<tr><th>%s</th><td>", k);
+	esc(f, v);
+	fputs("</td></tr>\n", f);
+}
+
+static void
+workload(json_t *r, FILE *f)
+{
+	json_t *w = get(r, "workload"), *rt = get(r, "runtime");
+	json_t *st = get(rt, "step"), *stack = get(w, "stack");
+	char buf[256];
+
+	fputs("<h2>Workload and runtime</h2>\n<table id=\"workload\">\n", f);
+	row(f, "workload", str(w, "workload"));
+	snprintf(buf, sizeof buf, "%s / %s",
+	    str(stack, "family") ? str(stack, "family") : "-",
+	    str(stack, "device") ? str(stack, "device") : "-");
+	row(f, "stack", buf);
+	snprintf(buf, sizeof buf, "%s (world size %s)",
+	    fmt_num(get(w, "ranks")), fmt_num(get(w, "world_size")));
+	row(f, "ranks", buf);
+	if (str(w, "entry_script"))
+		row(f, "entry script", str(w, "entry_script"));
+	snprintf(buf, sizeof buf, "%s (median %s, p90 %s, %s steps)",
+	    fmt_us(get(st, "mean_us")), fmt_us(get(st, "median_us")),
+	    fmt_us(get(st, "p90_us")), fmt_num(get(st, "n")));
+	row(f, "mean step", buf);
+	row(f, "steps per second", fmt_num(get(st, "steps_per_s")));
+	snprintf(buf, sizeof buf, "%s (%s)", fmt_ratio(get(rt, "confidence")),
+	    str(rt, "confidence_level") ? str(rt, "confidence_level") : "-");
+	row(f, "confidence", buf);
+	fputs("</table>\n", f);
+}
+
+static void
+steps(json_t *r, FILE *f)
+{
+	json_t *a = get(r, "steps_by_rank"), *e;
+	double max = 0, scale;
+	size_t i, n = json_array_size(a);
+	int h, k;
+
+	if (n == 0)
+		return;
+	json_array_foreach(a, i, e)
+		if (num(e, "mean_us") > max)
+			max = num(e, "mean_us");
+	h = 30 + (int)n * ROW;
+	fputs("<h2>Step breakdown per rank</h2>\n"
+	    "<p class=\"muted\">Mean time per step and what it was spent on."
+	    "</p>\n", f);
+	svg_open(f, "chart-steps", h, "step breakdown per rank");
+	scale = max > 0 ? (W - LABEL - 110) / max : 0;
+	json_array_foreach(a, i, e) {
+		double x = LABEL, y = 10 + (double)i * ROW;
+		json_t *sg = get(e, "segments");
+		int known = 0;
+
+		fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">",
+		    LABEL - 8, y + 15);
+		if (json_is_integer(get(e, "rank")))
+			fprintf(f, "rank %s", fmt_num(get(e, "rank")));
+		else
+			esc_cut(f, base(str(e, "root")), 20);
+		fputs("<title>", f);
+		esc(f, str(e, "root"));
+		fputs("</title></text>\n", f);
+		for (k = 0; segs[k].key; k++)
+			known += !isnan(num(sg, segs[k].key));
+		if (!known) {
+			bar(f, x, y + 2, num(e, "mean_us") * scale, ROW - 6,
+			    "#7f8c8d", "step (no breakdown)",
+			    fmt_us(get(e, "mean_us")));
+			if (!isnan(num(e, "mean_us")))
+				x += num(e, "mean_us") * scale;
+		}
+		for (k = 0; known && segs[k].key; k++) {
+			double v = num(sg, segs[k].key);
+
+			if (isnan(v))
+				continue;
+			bar(f, x, y + 2, v * scale, ROW - 6, segs[k].color,
+			    segs[k].label, fmt_us(get(sg, segs[k].key)));
+			x += v * scale;
+		}
+		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">%s</text>\n", x + 6,
+		    y + 15, fmt_us(get(e, "mean_us")));
+	}
+	fprintf(f, "<line class=\"axis\" x1=\"%d\" y1=\"6\" x2=\"%d\" "
+	    "y2=\"%d\"/>\n</svg>\n", LABEL, LABEL, h - 14);
+	legend(f, 0, 7);
+	fputs("<table><tr><th>rank</th><th class=\"n\">steps</th>"
+	    "<th class=\"n\">step</th>", f);
+	for (k = 0; segs[k].key; k++)
+		fprintf(f, "<th class=\"n\">%s</th>", segs[k].label);
+	fputs("</tr>\n", f);
+	json_array_foreach(a, i, e) {
+		fprintf(f, "<tr><td>%s</td><td class=\"n\">%s</td>"
+		    "<td class=\"n\">%s</td>", fmt_num(get(e, "rank")),
+		    fmt_num(get(e, "steps")), fmt_us(get(e, "mean_us")));
+		for (k = 0; segs[k].key; k++)
+			fprintf(f, "<td class=\"n\">%s</td>",
+			    fmt_us(get(get(e, "segments"), segs[k].key)));
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
+static const char *
+sev_class(const char *s)
+{
+	if (s && strcmp(s, "high") == 0)
+		return "sev-high";
+	if (s && strcmp(s, "medium") == 0)
+		return "sev-medium";
+	return "sev-low";
+}
+
+static void
+list(FILE *f, const char *what, json_t *a)
+{
+	json_t *v;
+	size_t i;
+
+	if (json_array_size(a) == 0)
+		return;
+	fprintf(f, "<div class=\"muted\">%s</div><ul>", what);
+	json_array_foreach(a, i, v) {
+		fputs("<li>", f);
+		esc(f, json_string_value(v));
+		fputs("</li>", f);
+	}
+	fputs("</ul>\n", f);
+}
+
+static void
+candidates(json_t *r, FILE *f)
+{
+	json_t *a = get(r, "bottlenecks"), *b;
+	size_t i, n = json_array_size(a);
+	int h;
+
+	if (n == 0)
+		return;
+	fputs("<h2>Ranked bottleneck candidates</h2>\n", f);
+	h = 20 + (int)n * ROW;
+	svg_open(f, "chart-candidates", h, "bottleneck candidates by impact");
+	json_array_foreach(a, i, b) {
+		double y = 10 + (double)i * ROW, imp = num(b, "impact");
+		char lab[64];
+
+		fputs("<text x=\"8\" y=\"", f);
+		fprintf(f, "%.1f\">", y + 15);
+		esc_cut(f, str(b, "rule"), 22);
+		fputs("</text>\n", f);
+		snprintf(lab, sizeof lab, "impact %s",
+		    fmt_ratio(get(b, "impact")));
+		fprintf(f, "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" "
+		    "height=\"%d\" fill=\"#eef0f4\"/>\n", LABEL + 30, y + 2,
+		    W - LABEL - 120, ROW - 6);
+		if (!isnan(imp))
+			bar(f, LABEL + 30, y + 2, imp * (W - LABEL - 120),
+			    ROW - 6, i == 0 ? "#c0392b" : "#e59866",
+			    str(b, "rule"), lab);
+		fprintf(f, "<text x=\"%d\" y=\"%.1f\">%s</text>\n",
+		    W - 82, y + 15, fmt_ratio(get(b, "impact")));
+	}
+	fputs("</svg>\n", f);
+	json_array_foreach(a, i, b) {
+		json_t *fix = get(b, "fix");
+
+		fprintf(f, "<section class=\"card\"><h3>%s. ",
+		    fmt_num(get(b, "position")));
+		esc(f, str(b, "title"));
+		fputs(" <code>", f);
+		esc(f, str(b, "rule"));
+		fprintf(f, "</code></h3><p>domain ");
+		esc(f, str(b, "domain"));
+		fprintf(f, " &middot; impact %s &middot; confidence %s &middot; "
+		    "<span class=\"%s\">", fmt_ratio(get(b, "impact")),
+		    fmt_ratio(get(b, "confidence")),
+		    sev_class(str(b, "severity")));
+		esc(f, str(b, "severity"));
+		fputs("</span></p>", f);
+		if (str(b, "evidence")) {
+			fputs("<p>", f);
+			esc(f, str(b, "evidence"));
+			fputs("</p>\n", f);
+		}
+		list(f, "How to confirm", get(b, "validation"));
+		list(f, "Hints", get(b, "hints"));
+		if (json_is_object(fix) && str(fix, "proposal")) {
+			fputs("<p><b>Fix:</b> ", f);
+			esc(f, str(fix, "proposal"));
+			fputs("</p>", f);
+		}
+		fputs("</section>\n", f);
+	}
+}
+
+static void
+hotspots(json_t *r, FILE *f)
+{
+	json_t *h = get(r, "hotspots"), *a = get(h, "top"), *e;
+	size_t i, n = json_array_size(a);
+	double max = 0;
+	int ht;
+
+	if (n == 0)
+		return;
+	fputs("<h2>Top hotspots (", f);
+	esc(f, str(h, "kind"));
+	fputs(" operators)</h2>\n", f);
+	json_array_foreach(a, i, e)
+		if (num(e, "total_us") > max)
+			max = num(e, "total_us");
+	ht = 20 + (int)n * ROW;
+	svg_open(f, "chart-hotspots", ht, "top hotspots by time");
+	json_array_foreach(a, i, e) {
+		double y = 10 + (double)i * ROW;
+		double w = max > 0 ? num(e, "total_us") / max *
+		    (W - 2 * LABEL - 150) : 0;
+
+		fprintf(f, "<text x=\"8\" y=\"%.1f\">", y + 15);
+		esc_cut(f, str(e, "name"), 36);
+		fputs("<title>", f);
+		esc(f, str(e, "name"));
+		fputs("</title></text>\n", f);
+		bar(f, 2 * LABEL, y + 2, w, ROW - 6, "#3b6fd8",
+		    str(e, "name"), fmt_us(get(e, "total_us")));
+		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">%s &#183; %s</text>\n",
+		    2 * LABEL + w + 6, y + 15, fmt_us(get(e, "total_us")),
+		    fmt_ratio(get(e, "ratio")));
+	}
+	fputs("</svg>\n", f);
+}
+
+static void
+mem_timeline(json_t *tl, FILE *f)
+{
+	json_t *pts = get(tl, "points"), *p;
+	double t0 = NAN, t1 = NAN, max = 0;
+	size_t i;
+	int h = 200, k;
+	static const char *keys[] = { "reserved_bytes", "allocated_bytes" };
+	static const char *cols[] = { "#e67e22", "#3b6fd8" };
+
+	json_array_foreach(pts, i, p) {
+		double t = num(p, "t_us");
+
+		if (isnan(t))
+			continue;
+		if (isnan(t0) || t < t0)
+			t0 = t;
+		if (isnan(t1) || t > t1)
+			t1 = t;
+		for (k = 0; k < 2; k++)
+			if (num(p, keys[k]) > max)
+				max = num(p, keys[k]);
+	}
+	if (isnan(t0) || !(max > 0))
+		return;
+	fputs("<p class=\"muted\">Memory over time, rank ", f);
+	fputs(fmt_num(get(tl, "rank")), f);
+	fprintf(f, ", peak %s.</p>\n", dbytes(max));
+	svg_open(f, "chart-memory", h, "memory over time");
+	fprintf(f, "<line class=\"axis\" x1=\"60\" y1=\"%d\" x2=\"%d\" "
+	    "y2=\"%d\"/>\n", h - 30, W - 10, h - 30);
+	for (k = 0; k < 2; k++) {
+		int first = 1;
+
+		fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" "
+		    "stroke-width=\"2\" points=\"", cols[k]);
+		json_array_foreach(pts, i, p) {
+			double t = num(p, "t_us"), v = num(p, keys[k]);
+
+			if (isnan(t) || isnan(v))
+				continue;
+			fprintf(f, "%s%.1f,%.1f", first ? "" : " ",
+			    60 + (t1 > t0 ? (t - t0) / (t1 - t0) : 0) *
+			    (W - 80), (h - 30) - v / max * (h - 50));
+			first = 0;
+		}
+		fputs("\"/>\n", f);
+	}
+	fprintf(f, "<text x=\"56\" y=\"24\" text-anchor=\"end\">%s</text>\n",
+	    dbytes(max));
+	fprintf(f, "<text x=\"60\" y=\"%d\">0</text><text x=\"%d\" y=\"%d\" "
+	    "text-anchor=\"end\">%s</text>\n</svg>\n", h - 12, W - 10,
+	    h - 12, dus(t1 - t0));
+	fputs("<p class=\"legend\"><span><i style=\"background:#3b6fd8\"></i>"
+	    "allocated</span><span><i style=\"background:#e67e22\"></i>"
+	    "reserved</span></p>\n", f);
+}
+
+static void
+memory(json_t *r, FILE *f)
+{
+	json_t *m = get(r, "memory"), *a = get(m, "devices"), *e;
+	size_t i, n = json_array_size(a);
+	double max = 0;
+	int h;
+
+	if (n == 0 || (isnan(num(m, "peak_allocated_bytes")) &&
+	    isnan(num(m, "peak_reserved_bytes"))))
+		return;
+	fprintf(f, "<h2>Memory</h2>\n<p>Peak allocated <b>%s</b>, peak "
+	    "reserved <b>%s</b>, capacity %s, peak ratio %s.</p>\n",
+	    fmt_bytes(get(m, "peak_allocated_bytes")),
+	    fmt_bytes(get(m, "peak_reserved_bytes")),
+	    fmt_bytes(get(m, "capacity_bytes")),
+	    fmt_ratio(get(m, "peak_ratio")));
+	if (json_is_object(get(m, "timeline"))) {
+		mem_timeline(get(m, "timeline"), f);
+		return;
+	}
+	json_array_foreach(a, i, e) {
+		if (num(e, "peak_reserved_bytes") > max)
+			max = num(e, "peak_reserved_bytes");
+		if (num(e, "peak_allocated_bytes") > max)
+			max = num(e, "peak_allocated_bytes");
+		if (num(e, "capacity_bytes") > max)
+			max = num(e, "capacity_bytes");
+	}
+	if (!(max > 0))
+		return;
+	h = 20 + (int)n * ROW * 2;
+	svg_open(f, "chart-memory", h, "peak memory per rank");
+	json_array_foreach(a, i, e) {
+		double y = 10 + (double)i * ROW * 2, sc = (W - LABEL - 120) / max;
+		double cap = num(e, "capacity_bytes");
+
+		fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">rank "
+		    "%s</text>\n", LABEL - 8, y + 20, fmt_num(get(e, "rank")));
+		bar(f, LABEL, y + 2, num(e, "peak_reserved_bytes") * sc,
+		    ROW - 8, "#e67e22", "peak reserved",
+		    fmt_bytes(get(e, "peak_reserved_bytes")));
+		bar(f, LABEL, y + ROW, num(e, "peak_allocated_bytes") * sc,
+		    ROW - 8, "#3b6fd8", "peak allocated",
+		    fmt_bytes(get(e, "peak_allocated_bytes")));
+		if (!isnan(cap))
+			fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+			    "y2=\"%.1f\" stroke=\"#c0392b\" stroke-width=\"2\">"
+			    "<title>capacity %s</title></line>\n",
+			    LABEL + cap * sc, y, LABEL + cap * sc,
+			    y + 2 * ROW - 4, fmt_bytes(get(e, "capacity_bytes")));
+		fprintf(f, "<text x=\"%d\" y=\"%.1f\">%s / %s</text>\n",
+		    W - 112, y + 20, fmt_bytes(get(e, "peak_allocated_bytes")),
+		    fmt_bytes(get(e, "peak_reserved_bytes")));
+	}
+	fputs("</svg>\n<p class=\"legend\"><span><i style=\"background:"
+	    "#3b6fd8\"></i>peak allocated</span><span><i style=\"background:"
+	    "#e67e22\"></i>peak reserved</span><span><i style=\"background:"
+	    "#c0392b\"></i>capacity</span></p>\n", f);
+}
+
+static void
+comparison(json_t *r, FILE *f)
+{
+	json_t *c = get(r, "comparison"), *a, *e;
+	size_t i, n = 0;
+	int h, k = 0;
+
+	if (!json_is_object(c))
+		return;
+	a = get(c, "metrics");
+	json_array_foreach(a, i, e)
+		if (!isnan(num(e, "before")) && !isnan(num(e, "after")))
+			n++;
+	fputs("<h2>Before / after: <span class=\"", f);
+	esc(f, str(c, "verdict"));
+	fputs("\">", f);
+	esc(f, str(c, "verdict"));
+	fputs("</span></h2>\n", f);
+	if (n > 0) {
+		h = 20 + (int)n * ROW * 2;
+		svg_open(f, "chart-comparison", h, "before and after");
+		json_array_foreach(a, i, e) {
+			double b = num(e, "before"), af = num(e, "after");
+			double m = fabs(b) > fabs(af) ? fabs(b) : fabs(af);
+			double y = 10 + (double)k * ROW * 2;
+			double sc = m > 0 ? (W - LABEL - 140) / m : 0;
+			const char *name = str(e, "metric");
+
+			if (isnan(b) || isnan(af))
+				continue;
+			k++;
+			fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">",
+			    LABEL - 8, y + 20);
+			esc_cut(f, name, 22);
+			fputs("</text>\n", f);
+			bar(f, LABEL, y + 2, fabs(b) * sc, ROW - 8, "#9aa3b2",
+			    "before", fmt_metric(name, get(e, "before")));
+			bar(f, LABEL, y + ROW, fabs(af) * sc, ROW - 8,
+			    "#1e8449", "after", fmt_metric(name, get(e, "after")));
+			fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">%s</text>\n",
+			    LABEL + fabs(b) * sc + 6, y + 14,
+			    fmt_metric(name, get(e, "before")));
+			fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">%s</text>\n",
+			    LABEL + fabs(af) * sc + 6, y + ROW + 12,
+			    fmt_metric(name, get(e, "after")));
+		}
+		fputs("</svg>\n<p class=\"legend\"><span><i style=\"background:"
+		    "#9aa3b2\"></i>before</span><span><i style=\"background:"
+		    "#1e8449\"></i>after</span></p>\n", f);
+	}
+	fputs("<table id=\"comparison\"><tr><th>metric</th><th class=\"n\">"
+	    "before</th><th class=\"n\">after</th><th class=\"n\">change</th>"
+	    "<th>verdict</th></tr>\n", f);
+	json_array_foreach(a, i, e) {
+		const char *name = str(e, "metric");
+
+		fputs("<tr><td>", f);
+		esc(f, name);
+		fprintf(f, "</td><td class=\"n\">%s</td><td class=\"n\">%s</td>"
+		    "<td class=\"n\">%s</td><td class=\"",
+		    fmt_metric(name, get(e, "before")),
+		    fmt_metric(name, get(e, "after")),
+		    fmt_ratio(get(e, "delta_ratio")));
+		esc(f, str(e, "verdict"));
+		fputs("\">", f);
+		esc(f, str(e, "verdict"));
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
+static void
+findings(json_t *r, FILE *f)
+{
+	json_t *a = get(r, "findings"), *e;
+	size_t i;
+
+	if (json_array_size(a) == 0)
+		return;
+	fputs("<h2>From the code</h2>\n<ul id=\"findings\">", f);
+	json_array_foreach(a, i, e) {
+		fputs("<li><code>", f);
+		esc(f, str(e, "file"));
+		fprintf(f, ":%s</code> <span class=\"%s\">", fmt_num(get(e,
+		    "line")), sev_class(str(e, "severity")));
+		esc(f, str(e, "check"));
+		fputs("</span> ", f);
+		esc(f, str(e, "text"));
+		if (str(e, "hint")) {
+			fputs(" <span class=\"muted\">Hint: ", f);
+			esc(f, str(e, "hint"));
+			fputs("</span>", f);
+		}
+		fputs("</li>", f);
+	}
+	fputs("</ul>\n", f);
+}
+
+static void
+actions(json_t *r, FILE *f)
+{
+	json_t *a = get(r, "next_actions"), *v;
+	size_t i;
+
+	if (json_array_size(a) == 0)
+		return;
+	fputs("<h2>Next actions</h2>\n<ol id=\"next-actions\">", f);
+	json_array_foreach(a, i, v) {
+		fputs("<li>", f);
+		esc(f, json_string_value(v));
+		fputs("</li>", f);
+	}
+	fputs("</ol>\n", f);
+}
+
+static void
+evidence(json_t *r, FILE *f)
+{
+	json_t *es = get(r, "evidence_sources"), *v;
+	const char *k;
+	size_t i;
+
+	fputs("<h2>Evidence</h2>\n<p>Tools: ", f);
+	json_array_foreach(get(es, "tools"), i, v) {
+		fputs(i ? ", " : "", f);
+		esc(f, json_string_value(v));
+	}
+	fputs(".</p>\n<table id=\"roots\"><tr><th>rank</th><th>format</th>"
+	    "<th>profiler root</th><th class=\"n\">files</th></tr>\n", f);
+	json_array_foreach(get(es, "roots"), i, v) {
+		fprintf(f, "<tr><td>%s</td><td>", fmt_num(get(v, "rank")));
+		esc(f, str(v, "format"));
+		fputs("</td><td><code>", f);
+		esc(f, str(v, "root"));
+		fprintf(f, "</code></td><td class=\"n\">%s</td></tr>\n",
+		    fmt_num(get(v, "files")));
+	}
+	fputs("</table>\n<footer>", f);
+	fprintf(f, "perfdiag %s &middot; files:", PD_VERSION);
+	json_object_foreach(get(r, "artifacts"), k, v)
+		if (json_is_string(v)) {
+			fputs(" ", f);
+			esc(f, json_string_value(v));
+		}
+	if (json_is_string(get(r, "generated_at"))) {
+		fputs(" &middot; generated ", f);
+		esc(f, str(r, "generated_at"));
+	}
+	fputs("</footer>\n", f);
+}
+
+void
+report_html(json_t *r, FILE *f)
+{
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
+	    "<meta charset=\"utf-8\">\n"
+	    "<meta name=\"viewport\" content=\"width=device-width, "
+	    "initial-scale=1\">\n"
+	    "<meta http-equiv=\"Content-Security-Policy\" "
+	    "content=\"default-src 'none'; style-src 'unsafe-inline'; "
+	    "img-src data:\">\n<title>perfdiag report", f);
+	if (str(r, "run")) {
+		fputs(": ", f);
+		esc(f, str(r, "run"));
+	}
+	fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n<main>\n",
+	    css);
+	header(r, f);
+	workload(r, f);
+	steps(r, f);
+	candidates(r, f);
+	hotspots(r, f);
+	memory(r, f);
+	comparison(r, f);
+	findings(r, f);
+	actions(r, f);
+	evidence(r, f);
+	fputs("</main>\n</body>\n</html>\n", f);
+}

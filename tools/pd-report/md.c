@@ -1,0 +1,352 @@
+/* report.md: a short projection of report.json for a terminal or a pull
+ * request. Every number is printed from report.json with the shared
+ * formatters, so it reads the same here and in report.html. */
+#include <string.h>
+
+#include "report.h"
+
+/* Text from the input, safe inside a Markdown table cell. */
+static void
+md_text(FILE *f, const char *s)
+{
+	if (!s) {
+		fputs("-", f);
+		return;
+	}
+	for (; *s; s++) {
+		if (*s == '\n' || *s == '\r' || *s == '\t')
+			fputc(' ', f);
+		else if (strchr("\\|<>*`[]", *s)) {
+			fputc('\\', f);
+			fputc(*s, f);
+		} else
+			fputc(*s, f);
+	}
+}
+
+static const char *
+str(json_t *o, const char *key)
+{
+	return json_string_value(json_object_get(o, key));
+}
+
+static json_t *
+get(json_t *o, const char *key)
+{
+	return json_object_get(o, key);
+}
+
+/* A metric's value, formatted by its unit suffix. */
+const char *
+fmt_metric(const char *name, json_t *v)
+{
+	size_t n = name ? strlen(name) : 0;
+
+	if (n > 3 && strcmp(name + n - 3, "_us") == 0)
+		return fmt_us(v);
+	if (n > 6 && strcmp(name + n - 6, "_ratio") == 0)
+		return fmt_ratio(v);
+	if (n > 6 && strcmp(name + n - 6, "_bytes") == 0)
+		return fmt_bytes(v);
+	return fmt_num(v);
+}
+
+static void
+summary(json_t *r, FILE *f)
+{
+	json_t *dom = get(r, "dominant"), *fix = get(r, "proposed_fix");
+
+	fputs("# perfdiag report", f);
+	if (str(r, "run")) {
+		fputs(": ", f);
+		md_text(f, str(r, "run"));
+	}
+	fputs("\n\n", f);
+	if (json_is_object(dom)) {
+		fputs("**Dominant bottleneck:** ", f);
+		md_text(f, str(dom, "title"));
+		fputs(" (`", f);
+		fputs(str(dom, "rule") ? str(dom, "rule") : "-", f);
+		fprintf(f, "`), domain %s: impact %s, confidence %s (%s)\n\n",
+		    str(dom, "domain") ? str(dom, "domain") : "-",
+		    fmt_ratio(get(dom, "impact")),
+		    fmt_ratio(get(dom, "confidence")),
+		    str(dom, "confidence_level") ?
+		    str(dom, "confidence_level") : "-");
+		if (str(dom, "evidence")) {
+			fputs("Evidence: ", f);
+			md_text(f, str(dom, "evidence"));
+			fputs("\n\n", f);
+		}
+	} else {
+		fputs("**No dominant bottleneck:** ", f);
+		md_text(f, str(get(r, "symptom"), "summary"));
+		fputs("\n\n", f);
+	}
+	if (json_is_object(fix) && str(fix, "proposal")) {
+		fputs("**Proposed fix:** ", f);
+		md_text(f, str(fix, "proposal"));
+		fputs("\n\n", f);
+		if (str(fix, "effect")) {
+			fputs("- expected effect: ", f);
+			md_text(f, str(fix, "effect"));
+			fputc('\n', f);
+		}
+		if (str(fix, "change")) {
+			fputs("- change: ", f);
+			md_text(f, str(fix, "change"));
+			fputc('\n', f);
+		}
+		fputc('\n', f);
+	}
+}
+
+static void
+workload(json_t *r, FILE *f)
+{
+	json_t *w = get(r, "workload"), *rt = get(r, "runtime");
+	json_t *st = get(rt, "step"), *stack = get(w, "stack");
+	json_t *sym = get(r, "symptom");
+
+	fputs("## Workload\n\n| | |\n|---|---|\n", f);
+	fputs("| symptom | ", f);
+	md_text(f, str(sym, "symptom"));
+	fputs(" |\n| workload | ", f);
+	md_text(f, str(w, "workload"));
+	fputs(" |\n| stack | ", f);
+	md_text(f, str(stack, "family"));
+	fputs(" / ", f);
+	md_text(f, str(stack, "device"));
+	fprintf(f, " |\n| ranks | %s (world size %s) |\n",
+	    fmt_num(get(w, "ranks")), fmt_num(get(w, "world_size")));
+	if (str(w, "entry_script")) {
+		fputs("| entry script | ", f);
+		md_text(f, str(w, "entry_script"));
+		fputs(" |\n", f);
+	}
+	fprintf(f, "| mean step | %s (median %s, p90 %s, %s steps) |\n",
+	    fmt_us(get(st, "mean_us")), fmt_us(get(st, "median_us")),
+	    fmt_us(get(st, "p90_us")), fmt_num(get(st, "n")));
+	fprintf(f, "| steps per second | %s |\n",
+	    fmt_num(get(st, "steps_per_s")));
+	fprintf(f, "| confidence | %s (%s) |\n\n",
+	    fmt_ratio(get(rt, "confidence")),
+	    str(rt, "confidence_level") ? str(rt, "confidence_level") : "-");
+}
+
+static const char *seg_keys[] = {
+	"computing_us", "comm_not_overlapped_us", "free_us", "preparing_us",
+	"bubble_us", "input_us", "other_us", NULL
+};
+
+static void
+steps(json_t *r, FILE *f)
+{
+	json_t *a = get(r, "steps_by_rank"), *e;
+	size_t i;
+	int k;
+
+	if (json_array_size(a) == 0)
+		return;
+	fputs("## Step breakdown (mean per step)\n\n"
+	    "| rank | steps | step | computing | comm not overlapped | free "
+	    "| preparing | bubble | data loading | other |\n"
+	    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n", f);
+	json_array_foreach(a, i, e) {
+		fprintf(f, "| %s | %s | %s |", fmt_num(get(e, "rank")),
+		    fmt_num(get(e, "steps")), fmt_us(get(e, "mean_us")));
+		for (k = 0; seg_keys[k]; k++)
+			fprintf(f, " %s |", fmt_us(get(get(e, "segments"),
+			    seg_keys[k])));
+		fputc('\n', f);
+	}
+	fputc('\n', f);
+}
+
+static void
+candidates(json_t *r, FILE *f)
+{
+	json_t *a = get(r, "bottlenecks"), *b, *v;
+	size_t i, j;
+
+	if (json_array_size(a) == 0)
+		return;
+	fputs("## Bottleneck candidates\n\n"
+	    "| # | candidate | rule | domain | impact | confidence | severity |\n"
+	    "|---:|---|---|---|---:|---:|---|\n", f);
+	json_array_foreach(a, i, b) {
+		fprintf(f, "| %s | ", fmt_num(get(b, "position")));
+		md_text(f, str(b, "title"));
+		fputs(" | `", f);
+		fputs(str(b, "rule") ? str(b, "rule") : "-", f);
+		fprintf(f, "` | %s | %s | %s | %s |\n",
+		    str(b, "domain") ? str(b, "domain") : "-",
+		    fmt_ratio(get(b, "impact")),
+		    fmt_ratio(get(b, "confidence")),
+		    str(b, "severity") ? str(b, "severity") : "-");
+	}
+	fputc('\n', f);
+	json_array_foreach(a, i, b) {
+		fprintf(f, "### %s. ", fmt_num(get(b, "position")));
+		md_text(f, str(b, "title"));
+		fputs("\n\n", f);
+		if (str(b, "evidence")) {
+			md_text(f, str(b, "evidence"));
+			fputs("\n\n", f);
+		}
+		json_array_foreach(get(b, "validation"), j, v) {
+			fputs("- check: ", f);
+			md_text(f, json_string_value(v));
+			fputc('\n', f);
+		}
+		json_array_foreach(get(b, "hints"), j, v) {
+			fputs("- hint: ", f);
+			md_text(f, json_string_value(v));
+			fputc('\n', f);
+		}
+		fputc('\n', f);
+	}
+}
+
+static void
+hotspots(json_t *r, FILE *f)
+{
+	json_t *h = get(r, "hotspots"), *e;
+	size_t i;
+
+	if (json_array_size(get(h, "top")) == 0)
+		return;
+	fprintf(f, "## Top hotspots (%s operators)\n\n"
+	    "| operator | type | count | time | share |\n"
+	    "|---|---|---:|---:|---:|\n", str(h, "kind"));
+	json_array_foreach(get(h, "top"), i, e) {
+		fputs("| ", f);
+		md_text(f, str(e, "name"));
+		fputs(" | ", f);
+		md_text(f, str(e, "type"));
+		fprintf(f, " | %s | %s | %s |\n", fmt_num(get(e, "count")),
+		    fmt_us(get(e, "total_us")), fmt_ratio(get(e, "ratio")));
+	}
+	fputc('\n', f);
+}
+
+static void
+memory(json_t *r, FILE *f)
+{
+	json_t *m = get(r, "memory");
+
+	if (json_array_size(get(m, "devices")) == 0 ||
+	    (!json_is_number(get(m, "peak_allocated_bytes")) &&
+	    !json_is_number(get(m, "peak_reserved_bytes"))))
+		return;
+	fprintf(f, "## Memory\n\nPeak allocated %s, peak reserved %s, "
+	    "capacity %s, peak ratio %s.\n\n",
+	    fmt_bytes(get(m, "peak_allocated_bytes")),
+	    fmt_bytes(get(m, "peak_reserved_bytes")),
+	    fmt_bytes(get(m, "capacity_bytes")),
+	    fmt_ratio(get(m, "peak_ratio")));
+}
+
+static void
+comparison(json_t *r, FILE *f)
+{
+	json_t *c = get(r, "comparison"), *e;
+	size_t i;
+
+	if (!json_is_object(c))
+		return;
+	fprintf(f, "## Before / after: %s\n\n"
+	    "| metric | before | after | change | verdict |\n"
+	    "|---|---:|---:|---:|---|\n",
+	    str(c, "verdict") ? str(c, "verdict") : "-");
+	json_array_foreach(get(c, "metrics"), i, e) {
+		const char *m = str(e, "metric");
+
+		fputs("| ", f);
+		md_text(f, m);
+		fprintf(f, " | %s | %s | %s | %s |\n", fmt_metric(m,
+		    get(e, "before")), fmt_metric(m, get(e, "after")),
+		    fmt_ratio(get(e, "delta_ratio")),
+		    str(e, "verdict") ? str(e, "verdict") : "-");
+	}
+	fputc('\n', f);
+}
+
+static void
+findings(json_t *r, FILE *f)
+{
+	json_t *a = get(r, "findings"), *e;
+	size_t i;
+
+	if (json_array_size(a) == 0)
+		return;
+	fputs("## From the code\n\n", f);
+	json_array_foreach(a, i, e) {
+		fputs("- ", f);
+		md_text(f, str(e, "file"));
+		fprintf(f, ":%s (%s, %s): ", fmt_num(get(e, "line")),
+		    str(e, "check") ? str(e, "check") : "-",
+		    str(e, "severity") ? str(e, "severity") : "-");
+		md_text(f, str(e, "text"));
+		fputc('\n', f);
+	}
+	fputc('\n', f);
+}
+
+static void
+actions(json_t *r, FILE *f)
+{
+	json_t *a = get(r, "next_actions"), *v;
+	size_t i;
+
+	if (json_array_size(a) == 0)
+		return;
+	fputs("## Next actions\n\n", f);
+	json_array_foreach(a, i, v) {
+		fprintf(f, "%zu. ", i + 1);
+		md_text(f, json_string_value(v));
+		fputc('\n', f);
+	}
+	fputc('\n', f);
+}
+
+static void
+files(json_t *r, FILE *f)
+{
+	json_t *es = get(r, "evidence_sources"), *v;
+	const char *k;
+	size_t i;
+
+	fputs("## Evidence and files\n\nTools: ", f);
+	json_array_foreach(get(es, "tools"), i, v) {
+		fputs(i ? ", " : "", f);
+		md_text(f, json_string_value(v));
+	}
+	fputs(".\n\nProfiler roots:\n\n", f);
+	json_array_foreach(get(es, "roots"), i, v) {
+		fprintf(f, "- rank %s, %s: ", fmt_num(get(v, "rank")),
+		    str(v, "format") ? str(v, "format") : "-");
+		md_text(f, str(v, "root"));
+		fputc('\n', f);
+	}
+	fputs("\nFiles of this report:", f);
+	json_object_foreach(get(r, "artifacts"), k, v)
+		if (json_is_string(v))
+			fprintf(f, " %s", json_string_value(v));
+	fputs("\n", f);
+}
+
+void
+report_md(json_t *r, FILE *f)
+{
+	summary(r, f);
+	workload(r, f);
+	steps(r, f);
+	candidates(r, f);
+	hotspots(r, f);
+	memory(r, f);
+	comparison(r, f);
+	findings(r, f);
+	actions(r, f);
+	files(r, f);
+}

@@ -1,0 +1,834 @@
+/* report.json: the source of truth of a report, built from one run's
+ * records. The Markdown and HTML pages are drawn from this document only,
+ * so the three forms cannot disagree. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "pd_diag.h"
+#include "pd_rec.h"
+#include "report.h"
+
+#define TIMELINE_MAX 240	/* points of the memory timeline kept */
+
+static const struct { const char *type, *tool; } producers[] = {
+	{ "pd.context", "pd-find-context" }, { "pd.finding", "pd-find-context" },
+	{ "pd.root", "pd-locate" }, { "pd.step", "pd-sum-step" },
+	{ "pd.comm", "pd-sum-comm" }, { "pd.mem", "pd-sum-mem" },
+	{ "pd.input", "pd-sum-input" }, { "pd.gaps", "pd-sum-gaps" },
+	{ "pd.hotspot", "pd-hotspots" }, { "pd.profile", "pd-profile" },
+	{ "pd.bottleneck", "pd-classify" }, { "pd.comparison", "pd-compare" },
+	{ "pd.limits", "pd-audit-limits" }, { "pd.verdict", "pd-audit-limits" },
+	{ "pd.run", "pd-collect" }, { "pd.sample", "pd-collect" },
+	{ "pd.inject", "pd-inject" }, { NULL, NULL }
+};
+
+static const char *summaries[] = {
+	"step", "comm", "mem", "input", "gaps", "hotspot", NULL
+};
+
+static const char *segments[] = {
+	"computing_us", "comm_not_overlapped_us", "free_us", "preparing_us",
+	"bubble_us", NULL
+};
+
+const char *
+report_producer(const char *type)
+{
+	int i;
+
+	for (i = 0; producers[i].type; i++)
+		if (strcmp(producers[i].type, type) == 0)
+			return producers[i].tool;
+	return NULL;
+}
+
+static json_t *
+get(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	return v ? v : json_null();
+}
+
+/* Copy o[key] (or null) into d[key]. */
+static void
+copy(json_t *d, json_t *o, const char *key)
+{
+	json_object_set(d, key, get(o, key));
+}
+
+static int
+rank_cmp(const void *a, const void *b)
+{
+	json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
+	json_t *rx = json_object_get(x, "rank"), *ry = json_object_get(y, "rank");
+	int nx = json_is_integer(rx), ny = json_is_integer(ry);
+
+	if (nx != ny)
+		return ny - nx;	/* known ranks first */
+	if (nx && json_integer_value(rx) != json_integer_value(ry))
+		return json_integer_value(rx) < json_integer_value(ry) ? -1 : 1;
+	return strcmp(json_string_value(json_object_get(x, "root")),
+	    json_string_value(json_object_get(y, "root")));
+}
+
+/* The records of one type in the run, one per root, sorted by rank then
+ * root (borrowed, in a new array). */
+static json_t *
+per_root(struct pd_run *run, const char *kind)
+{
+	json_t *a = json_array(), *v;
+	const char *root;
+	size_t i, n;
+	json_t **tmp;
+
+	json_object_foreach(run->views, root, v) {
+		json_t *r = json_object_get(v, kind);
+
+		if (r && json_is_string(json_object_get(r, "root")))
+			json_array_append(a, r);
+	}
+	n = json_array_size(a);
+	tmp = malloc(sizeof *tmp * (n ? n : 1));
+	for (i = 0; i < n; i++)
+		tmp[i] = json_array_get(a, i);
+	qsort(tmp, n, sizeof *tmp, rank_cmp);
+	json_array_clear(a);
+	for (i = 0; i < n; i++)
+		json_array_append(a, tmp[i]);
+	free(tmp);
+	return a;
+}
+
+static int
+pos_cmp(const void *a, const void *b)
+{
+	json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
+	int64_t px = pd_rec_int(x, "position", INT32_MAX);
+	int64_t py = pd_rec_int(y, "position", INT32_MAX);
+	const char *rx = pd_rec_str(x, "rule"), *ry = pd_rec_str(y, "rule");
+
+	if (px != py)
+		return px < py ? -1 : 1;
+	return strcmp(rx ? rx : "", ry ? ry : "");
+}
+
+/* The run's pd.bottleneck records that name a candidate (rule "none"
+ * left out), sorted by position (borrowed, new array). */
+static json_t *
+candidates(struct pd_run *run)
+{
+	size_t i, n = json_array_size(run->bottlenecks), k = 0;
+	json_t **tmp = malloc(sizeof *tmp * (n ? n : 1));
+	json_t *a = json_array();
+
+	for (i = 0; i < n; i++) {
+		json_t *b = json_array_get(run->bottlenecks, i);
+		const char *rule = pd_rec_str(b, "rule");
+
+		if (rule && strcmp(rule, "none") != 0)
+			tmp[k++] = b;
+	}
+	qsort(tmp, k, sizeof *tmp, pos_cmp);
+	for (i = 0; i < k; i++)
+		json_array_append(a, tmp[i]);
+	free(tmp);
+	return a;
+}
+
+static json_t *
+dominant_of(json_t *cands)
+{
+	size_t i;
+	json_t *b;
+
+	json_array_foreach(cands, i, b)
+		if (json_is_true(json_object_get(b, "dominant")))
+			return b;
+	return json_array_get(cands, 0);
+}
+
+static json_t *
+candidate(json_t *b)
+{
+	static const char *keys[] = {
+		"position", "dominant", "rule", "title", "domain", "severity",
+		"impact", "confidence", "confidence_level", "evidence",
+		"validation", "hints", "fix", "handoff", "operator", "root",
+		"rank", "fired_roots", "checked_roots", "source", NULL
+	};
+	json_t *c = json_object();
+	int i;
+
+	for (i = 0; keys[i]; i++)
+		copy(c, b, keys[i]);
+	return c;
+}
+
+static json_t *
+symptom(struct pd_run *run, json_t *dom)
+{
+	json_t *s = json_object(), *p = run->profile;
+	char line[1024];
+
+	copy(s, p, "symptom");
+	copy(s, p, "metric");
+	if (dom)
+		snprintf(line, sizeof line, "%s (%s): %s of step time, "
+		    "confidence %s", pd_rec_str(dom, "title") ?
+		    pd_rec_str(dom, "title") : pd_rec_str(dom, "rule"),
+		    pd_rec_str(dom, "rule"), fmt_ratio(get(dom, "impact")),
+		    fmt_ratio(get(dom, "confidence")));
+	else if (json_array_size(run->bottlenecks))
+		snprintf(line, sizeof line, "no bottleneck rule fired");
+	else if (p)
+		snprintf(line, sizeof line, "not classified (run pd-classify)");
+	else
+		snprintf(line, sizeof line, "no diagnosis in the stream "
+		    "(run pd-profile and pd-classify)");
+	pd_set_str(s, "summary", line);
+	return s;
+}
+
+static json_t *
+workload(struct pd_run *run)
+{
+	json_t *w = json_object(), *p = run->profile, *c = run->context;
+
+	copy(w, p, "workload");
+	copy(w, p, "workload_source");
+	copy(w, p, "stack");
+	json_object_set_new(w, "ranks",
+	    json_integer((json_int_t)json_array_size(run->roots)));
+	json_object_set(w, "world_size", json_is_integer(json_object_get(p,
+	    "world_size")) ? get(p, "world_size") : get(c, "world_size"));
+	if (json_is_string(json_object_get(c, "entry_script")))
+		copy(w, c, "entry_script");
+	else
+		json_object_set(w, "entry_script", json_array_get(json_object_get(
+		    c, "entry_scripts"), 0) ? json_array_get(json_object_get(c,
+		    "entry_scripts"), 0) : json_null());
+	copy(w, c, "launcher");
+	return w;
+}
+
+static json_t *
+runtime(struct pd_run *run)
+{
+	json_t *r = json_object(), *p = run->profile;
+
+	copy(r, p, "step");
+	copy(r, p, "shares");
+	copy(r, p, "domains");
+	copy(r, p, "confidence");
+	copy(r, p, "confidence_level");
+	copy(r, p, "cross_rank");
+	return r;
+}
+
+static json_t *
+sources(struct pd_run *run, struct report_in *in)
+{
+	json_t *s = json_object(), *roots = per_root(run, "root");
+	json_t *recs = json_array(), *tools = json_array(), *ra = json_array();
+	json_t *sum = json_array(), *v;
+	const char *type;
+	size_t i;
+	int k;
+
+	json_object_foreach(in->counts, type, v) {
+		json_t *e = json_object();
+		const char *tool = report_producer(type);
+
+		pd_set_str(e, "type", type);
+		json_object_set(e, "count", v);
+		pd_set_str(e, "tool", tool);
+		json_array_append_new(recs, e);
+		if (tool) {
+			json_t *t;
+			int dup = 0;
+
+			json_array_foreach(tools, i, t)
+				dup |= strcmp(json_string_value(t), tool) == 0;
+			if (!dup)
+				json_array_append_new(tools, json_string(tool));
+		}
+	}
+	json_array_foreach(roots, i, v) {
+		json_t *e = json_object(), *x;
+		size_t j, nfiles = 0;
+
+		copy(e, v, "root");
+		copy(e, v, "rank");
+		copy(e, v, "format");
+		json_array_foreach(json_object_get(v, "exports"), j, x)
+			nfiles++;
+		json_object_set_new(e, "files", json_integer((json_int_t)nfiles));
+		json_array_append_new(ra, e);
+	}
+	for (k = 0; summaries[k]; k++) {
+		json_t *a = per_root(run, summaries[k]);
+
+		json_array_foreach(a, i, v) {
+			json_t *e = json_object();
+			char t[32];
+
+			snprintf(t, sizeof t, "pd.%s", summaries[k]);
+			pd_set_str(e, "type", t);
+			pd_set_str(e, "tool", report_producer(t));
+			copy(e, v, "root");
+			copy(e, v, "rank");
+			copy(e, v, "source");
+			json_array_append_new(sum, e);
+		}
+		json_decref(a);
+	}
+	sort_strings(tools);
+	json_object_set_new(s, "tools", tools);
+	json_object_set_new(s, "records", recs);
+	json_object_set_new(s, "roots", ra);
+	json_object_set_new(s, "summaries", sum);
+	json_decref(roots);
+	return s;
+}
+
+static int
+str_cmp(const void *a, const void *b)
+{
+	return strcmp(json_string_value(*(json_t *const *)a),
+	    json_string_value(*(json_t *const *)b));
+}
+
+void
+sort_strings(json_t *a)
+{
+	size_t i, n = json_array_size(a);
+	json_t **tmp = malloc(sizeof *tmp * (n ? n : 1));
+
+	for (i = 0; i < n; i++)
+		tmp[i] = json_incref(json_array_get(a, i));
+	qsort(tmp, n, sizeof *tmp, str_cmp);
+	json_array_clear(a);
+	for (i = 0; i < n; i++)
+		json_array_append_new(a, tmp[i]);
+	free(tmp);
+}
+
+static void
+add_action(json_t *a, const char *s)
+{
+	size_t i;
+	json_t *v;
+
+	if (!s || !*s)
+		return;
+	json_array_foreach(a, i, v)
+		if (strcmp(json_string_value(v), s) == 0)
+			return;
+	json_array_append_new(a, json_string(s));
+}
+
+static json_t *
+next_actions(struct pd_run *run, json_t *dom, int compared)
+{
+	json_t *a = json_array(), *v;
+	char buf[1024];
+	size_t i;
+
+	if (dom) {
+		const char *change = json_string_value(
+		    json_object_get(json_object_get(dom, "fix"), "change"));
+
+		if (change) {
+			snprintf(buf, sizeof buf, "try the proposed fix: %s",
+			    change);
+			add_action(a, buf);
+		}
+		json_array_foreach(json_object_get(dom, "validation"), i, v) {
+			snprintf(buf, sizeof buf, "confirm: %s",
+			    json_string_value(v) ? json_string_value(v) : "");
+			add_action(a, buf);
+		}
+	}
+	json_array_foreach(json_object_get(run->profile, "next_actions"), i, v)
+		add_action(a, json_string_value(v));
+	if (!run->profile)
+		add_action(a, "run pd-profile and pd-classify on the stream");
+	if (dom && !compared)
+		add_action(a, "profile again after the change and compare the "
+		    "two runs with pd-compare");
+	return a;
+}
+
+static double
+num(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static json_t *
+steps_by_rank(struct pd_run *run)
+{
+	json_t *a = json_array(), *steps = per_root(run, "step"), *s;
+	size_t i;
+
+	json_array_foreach(steps, i, s) {
+		json_t *e = json_object(), *seg = json_object();
+		json_t *tot = json_object_get(s, "totals");
+		json_t *st = json_object_get(s, "step_stats");
+		double n = num(st, "n"), mean = num(st, "mean"), sum = 0, x;
+		int k, known = 0;
+
+		if (!(n > 0))
+			n = (double)json_array_size(json_object_get(s, "steps"));
+		if (isnan(mean) && n > 0)
+			mean = num(tot, "step_us") / n;
+		copy(e, s, "rank");
+		copy(e, s, "root");
+		copy(e, s, "source");
+		pd_set_real(e, "steps", n > 0 ? n : NAN, 0);
+		pd_set_real(e, "mean_us", mean, 3);
+		for (k = 0; segments[k]; k++) {
+			x = n > 0 ? num(tot, segments[k]) / n : NAN;
+
+			pd_set_real(seg, segments[k], x, 3);
+			if (!isnan(x)) {
+				sum += x;
+				known++;
+			}
+		}
+		/* No device breakdown (a CPU-only trace): the data-loading
+		 * time of pd.input, when there is one, splits the step. */
+		x = NAN;
+		if (!known) {
+			json_t *in = json_object_get(json_object_get(run->views,
+			    pd_rec_str(s, "root")), "input");
+
+			x = num(in, "input_us_mean");
+			if (!isnan(x)) {
+				sum += x;
+				known++;
+			}
+		}
+		pd_set_real(seg, "input_us", x, 3);
+		/* no breakdown at all: other is unknown, not the whole step */
+		pd_set_real(seg, "other_us", isnan(mean) || !known ? NAN :
+		    (mean - sum > 0.0005 ? mean - sum : 0), 3);
+		json_object_set_new(e, "segments", seg);
+		json_array_append_new(a, e);
+	}
+	json_decref(steps);
+	return a;
+}
+
+static int
+hot_cmp(const void *a, const void *b)
+{
+	json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
+	double tx = num(x, "total_us"), ty = num(y, "total_us");
+
+	if (tx != ty)
+		return tx > ty ? -1 : 1;
+	return strcmp(pd_rec_str(x, "name"), pd_rec_str(y, "name"));
+}
+
+/* Merge the top lists of every root's pd.hotspot by name. Device
+ * operators (top) when any root has them, else host operators (cpu_ops,
+ * by self time). ratio = the name's time / the summed total_us of the
+ * pd.hotspot records (for cpu_ops: / the summed self time listed). */
+static json_t *
+hotspots(struct pd_run *run, int topn)
+{
+	json_t *h = json_object(), *recs = per_root(run, "hotspot"), *r, *e;
+	json_t *by = json_object(), *top = json_array();
+	const char *list = "top", *tkey = "total_us", *name;
+	double total = 0;
+	size_t i, j, n;
+	json_t **tmp;
+
+	json_array_foreach(recs, i, r)
+		if (json_array_size(json_object_get(r, "top")) == 0)
+			continue;
+		else
+			goto found;
+	list = "cpu_ops";
+	tkey = "self_us";
+found:
+	json_array_foreach(recs, i, r) {
+		if (strcmp(list, "top") == 0 && !isnan(num(r, "total_us")))
+			total += num(r, "total_us");
+		json_array_foreach(json_object_get(r, list), j, e) {
+			json_t *m;
+
+			name = pd_rec_str(e, "name");
+			if (!name)
+				continue;
+			if (!(m = json_object_get(by, name))) {
+				m = json_object();
+				pd_set_str(m, "name", name);
+				copy(m, e, "type");
+				pd_set_int(m, "count", 0);
+				pd_set_real(m, "total_us", 0, 3);
+				json_object_set_new(by, name, m);
+			}
+			pd_set_int(m, "count", pd_rec_int(m, "count", 0) +
+			    pd_rec_int(e, "count", 0));
+			if (!isnan(num(e, tkey)))
+				pd_set_real(m, "total_us", num(m, "total_us") +
+				    num(e, tkey), 3);
+			if (strcmp(list, "cpu_ops") == 0 && !isnan(num(e, tkey)))
+				total += num(e, tkey);
+		}
+	}
+	n = json_object_size(by);
+	tmp = malloc(sizeof *tmp * (n ? n : 1));
+	i = 0;
+	json_object_foreach(by, name, e)
+		tmp[i++] = e;
+	qsort(tmp, n, sizeof *tmp, hot_cmp);
+	for (i = 0; i < n && (int)i < topn; i++) {
+		pd_set_real(tmp[i], "ratio", total > 0 ?
+		    num(tmp[i], "total_us") / total : NAN, 4);
+		json_array_append(top, tmp[i]);
+	}
+	free(tmp);
+	pd_set_str(h, "kind", json_array_size(recs) == 0 ? NULL :
+	    strcmp(list, "top") == 0 ? "device" : "host");
+	pd_set_real(h, "total_us", json_array_size(recs) ? total : NAN, 3);
+	json_object_set_new(h, "top", top);
+	json_decref(by);
+	json_decref(recs);
+	return h;
+}
+
+/* One timeline point from a pd.mem "timeline" element: an object with a
+ * time (t_us, ts_us or ts_ns) and allocated_bytes / reserved_bytes. */
+static json_t *
+mem_point(json_t *e)
+{
+	json_t *p = json_object();
+	double t = num(e, "t_us");
+
+	if (isnan(t))
+		t = num(e, "ts_us");
+	if (isnan(t) && !isnan(num(e, "ts_ns")))
+		t = num(e, "ts_ns") / 1000;
+	if (isnan(t) && !isnan(num(e, "t_ns")))
+		t = num(e, "t_ns") / 1000;
+	pd_set_real(p, "t_us", t, 3);
+	copy(p, e, "allocated_bytes");
+	copy(p, e, "reserved_bytes");
+	return p;
+}
+
+static json_t *
+memory(struct pd_run *run)
+{
+	json_t *m = json_object(), *recs = per_root(run, "mem"), *r;
+	json_t *dev = json_array(), *tl = json_null();
+	double alloc = NAN, res = NAN, cap = NAN, ratio = NAN;
+	size_t i, j;
+
+	json_array_foreach(recs, i, r) {
+		json_t *e = json_object(), *t = json_object_get(r, "timeline");
+		double a = num(r, "peak_allocated_bytes");
+		double b = num(r, "peak_reserved_bytes");
+		double c = num(r, "capacity_bytes");
+		double q = num(r, "peak_ratio");
+
+		copy(e, r, "rank");
+		copy(e, r, "root");
+		copy(e, r, "peak_allocated_bytes");
+		copy(e, r, "peak_reserved_bytes");
+		copy(e, r, "capacity_bytes");
+		copy(e, r, "peak_ratio");
+		json_array_append_new(dev, e);
+		if (!isnan(a) && !(a <= alloc))
+			alloc = a;
+		if (!isnan(b) && !(b <= res))
+			res = b;
+		if (!isnan(c) && !(c <= cap))
+			cap = c;
+		if (!isnan(q) && !(q <= ratio))
+			ratio = q;
+		if (json_is_null(tl) && json_array_size(t) > 0) {
+			size_t n = json_array_size(t);
+			size_t step = (n + TIMELINE_MAX - 1) / TIMELINE_MAX;
+			json_t *e2;
+
+			tl = json_object();
+			copy(tl, r, "rank");
+			copy(tl, r, "root");
+			json_object_set_new(tl, "points", json_array());
+			for (j = 0; j < n; j += step) {
+				e2 = json_array_get(t, j);
+				json_array_append_new(json_object_get(tl,
+				    "points"), mem_point(e2));
+			}
+			if ((n - 1) % step)
+				json_array_append_new(json_object_get(tl,
+				    "points"), mem_point(json_array_get(t,
+				    n - 1)));
+		}
+	}
+	pd_set_real(m, "peak_allocated_bytes", alloc, 0);
+	pd_set_real(m, "peak_reserved_bytes", res, 0);
+	pd_set_real(m, "capacity_bytes", cap, 0);
+	pd_set_real(m, "peak_ratio", ratio, 4);
+	json_object_set_new(m, "devices", dev);
+	json_object_set_new(m, "timeline", tl);
+	json_decref(recs);
+	return m;
+}
+
+/* Bytes are integers in the records; keep them so. */
+static void
+ints(json_t *m)
+{
+	static const char *k[] = { "peak_allocated_bytes",
+	    "peak_reserved_bytes", "capacity_bytes", NULL };
+	int i;
+
+	for (i = 0; k[i]; i++) {
+		json_t *v = json_object_get(m, k[i]);
+
+		if (json_is_real(v))
+			json_object_set_new(m, k[i], json_integer(
+			    (json_int_t)json_real_value(v)));
+	}
+}
+
+static int
+finding_cmp(const void *a, const void *b)
+{
+	static const char *sev[] = { "high", "medium", "low", "info", NULL };
+	json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
+	const char *sx = pd_rec_str(x, "severity"), *sy = pd_rec_str(y, "severity");
+	const char *fx = pd_rec_str(x, "file"), *fy = pd_rec_str(y, "file");
+	const char *cx = pd_rec_str(x, "check"), *cy = pd_rec_str(y, "check");
+	int ix = 4, iy = 4, i, d;
+
+	for (i = 0; sev[i]; i++) {
+		if (sx && strcmp(sx, sev[i]) == 0)
+			ix = i;
+		if (sy && strcmp(sy, sev[i]) == 0)
+			iy = i;
+	}
+	if (ix != iy)
+		return ix - iy;
+	if ((d = strcmp(fx ? fx : "", fy ? fy : "")) != 0)
+		return d;
+	if (pd_rec_int(x, "line", 0) != pd_rec_int(y, "line", 0))
+		return pd_rec_int(x, "line", 0) < pd_rec_int(y, "line", 0) ? -1 : 1;
+	return strcmp(cx ? cx : "", cy ? cy : "");
+}
+
+/* pd.finding records (static checks of the entry script), by severity,
+ * file, line, check. */
+static json_t *
+findings(struct report_in *in)
+{
+	static const char *keys[] = { "check", "severity", "file", "line",
+	    "text", "hint", NULL };
+	size_t i, n = json_array_size(in->findings);
+	json_t **tmp = malloc(sizeof *tmp * (n ? n : 1)), *a = json_array();
+	int k;
+
+	for (i = 0; i < n; i++)
+		tmp[i] = json_array_get(in->findings, i);
+	qsort(tmp, n, sizeof *tmp, finding_cmp);
+	for (i = 0; i < n; i++) {
+		json_t *e = json_object();
+
+		for (k = 0; keys[k]; k++)
+			copy(e, tmp[i], keys[k]);
+		json_array_append_new(a, e);
+	}
+	free(tmp);
+	return a;
+}
+
+static json_t *
+comparison(struct report_in *in)
+{
+	json_t *c = json_array_get(in->comparisons, 0), *o;
+
+	if (!c)
+		return json_null();
+	o = json_object();
+	copy(o, c, "verdict");
+	copy(o, c, "before");
+	copy(o, c, "after");
+	copy(o, c, "metrics");
+	copy(o, c, "dominant");
+	return o;
+}
+
+static json_t *
+limits(struct report_in *in)
+{
+	json_t *v = json_array_get(in->verdicts, 0), *o;
+	const char *k;
+	json_t *x;
+
+	if (!v)
+		return json_null();
+	o = json_object();
+	json_object_foreach(v, k, x)
+		if (strcmp(k, "type") != 0 && strcmp(k, "v") != 0)
+			json_object_set(o, k, x);
+	return o;
+}
+
+static json_t *
+artifacts(int compared)
+{
+	json_t *a = json_object();
+
+	pd_set_str(a, "report_json", "report.json");
+	pd_set_str(a, "report_md", "report.md");
+	pd_set_str(a, "report_html", "report.html");
+	pd_set_str(a, "performance_profile", "meta/performance-profile.json");
+	pd_set_str(a, "bottlenecks", "meta/bottlenecks.json");
+	pd_set_str(a, "performance_verdict", "meta/performance-verdict.json");
+	pd_set_str(a, "validation_comparison", compared ?
+	    "meta/validation-comparison.json" : NULL);
+	pd_set_str(a, "lock", "artifacts/perf.lock.json");
+	return a;
+}
+
+static json_t *
+now_iso(void)
+{
+	char buf[32];
+	time_t t = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	return json_string(buf);
+}
+
+json_t *
+report_build(struct report_in *in, struct pd_run *run,
+    const struct report_opts *o)
+{
+	json_t *r = json_object(), *tool = json_object();
+	json_t *cands = candidates(run), *dom = dominant_of(cands), *a, *b;
+	json_t *mem;
+	int compared = json_array_size(in->comparisons) > 0;
+	size_t i;
+
+	pd_set_str(r, "schema", "perfdiag.report");
+	pd_set_int(r, "v", 1);
+	pd_set_str(tool, "name", "pd-report");
+	pd_set_str(tool, "version", PD_VERSION);
+	json_object_set_new(r, "tool", tool);
+	pd_set(r, "generated_at", o->timestamp ? now_iso() : json_null());
+	json_object_set(r, "run", run->id);
+	json_object_set_new(r, "symptom", symptom(run, dom));
+	json_object_set_new(r, "workload", workload(run));
+	json_object_set_new(r, "runtime", runtime(run));
+	json_object_set_new(r, "evidence_sources", sources(run, in));
+	a = json_array();
+	json_array_foreach(cands, i, b)
+		json_array_append_new(a, candidate(b));
+	json_object_set_new(r, "bottlenecks", a);
+	if (dom) {
+		json_t *d = json_object(), *f = json_object();
+		json_t *fix = json_object_get(dom, "fix");
+
+		copy(d, dom, "rule");
+		copy(d, dom, "title");
+		copy(d, dom, "domain");
+		copy(d, dom, "severity");
+		copy(d, dom, "impact");
+		copy(d, dom, "confidence");
+		copy(d, dom, "confidence_level");
+		copy(d, dom, "evidence");
+		json_object_set_new(r, "dominant", d);
+		copy(f, dom, "rule");
+		copy(f, fix, "proposal");
+		copy(f, fix, "effect");
+		copy(f, fix, "change");
+		json_object_set_new(r, "proposed_fix", f);
+	} else {
+		pd_set_null(r, "dominant");
+		pd_set_null(r, "proposed_fix");
+	}
+	json_object_set_new(r, "next_actions", next_actions(run, dom, compared));
+	json_object_set_new(r, "steps_by_rank", steps_by_rank(run));
+	json_object_set_new(r, "hotspots", hotspots(run, o->topn));
+	mem = memory(run);
+	ints(mem);
+	json_array_foreach(json_object_get(mem, "devices"), i, b)
+		ints(b);
+	json_object_set_new(r, "memory", mem);
+	json_object_set_new(r, "findings", findings(in));
+	json_object_set_new(r, "comparison", comparison(in));
+	json_object_set_new(r, "limits", limits(in));
+	json_object_set_new(r, "artifacts", artifacts(compared));
+	json_decref(cands);
+	return r;
+}
+
+json_t *
+report_meta_profile(struct pd_run *run)
+{
+	return run->profile ? json_incref(run->profile) : json_null();
+}
+
+json_t *
+report_meta_bottlenecks(struct pd_run *run)
+{
+	json_t *o = json_object(), *c = candidates(run);
+
+	json_object_set(o, "run", run->id);
+	json_object_set_new(o, "bottlenecks", c);
+	return o;
+}
+
+json_t *
+report_meta_verdict(json_t *report)
+{
+	json_t *o = json_object(), *dom = json_object_get(report, "dominant");
+	json_t *cmp = json_object_get(report, "comparison");
+	json_t *lim = json_object_get(report, "limits");
+	json_t *rt = json_object_get(report, "runtime");
+	const char *verdict;
+
+	if (json_is_object(dom))
+		verdict = "bottleneck";
+	else if (json_is_object(json_object_get(rt, "step")) ||
+	    json_array_size(json_object_get(json_object_get(report,
+	    "evidence_sources"), "summaries")))
+		verdict = json_is_null(json_object_get(rt, "confidence")) ?
+		    "not_diagnosed" : "no_bottleneck";
+	else
+		verdict = "no_evidence";
+	copy(o, report, "run");
+	pd_set_str(o, "verdict", verdict);
+	copy(o, json_object_get(report, "symptom"), "symptom");
+	copy(o, json_object_get(report, "symptom"), "summary");
+	if (json_is_object(dom)) {
+		json_t *d = json_object();
+
+		copy(d, dom, "rule");
+		copy(d, dom, "domain");
+		copy(d, dom, "impact");
+		copy(d, dom, "confidence");
+		copy(d, dom, "confidence_level");
+		json_object_set_new(o, "dominant", d);
+	} else
+		pd_set_null(o, "dominant");
+	copy(o, rt, "confidence");
+	copy(o, rt, "confidence_level");
+	json_object_set(o, "comparison_verdict", get(cmp, "verdict"));
+	json_object_set(o, "limits_verdict", get(lim, "verdict"));
+	return o;
+}

@@ -1,0 +1,66 @@
+/* pd-report parts: the model (report.json, built from the stream), its
+ * projections (Markdown, HTML), the lock file, and the atomic writer. */
+#ifndef PD_REPORT_H
+#define PD_REPORT_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "pd_runs.h"
+
+struct report_opts {
+	const char *outdir;
+	const char *run;	/* -R: the run to report, or NULL */
+	const char *rules;	/* -r: rules file to pin, or NULL */
+	int timestamp;		/* -t: write the generation time */
+	int topn;		/* -n: hotspots listed */
+};
+
+/* Everything pd-report keeps from the stream (references held). */
+struct report_in {
+	struct pd_runs *runs;
+	json_t *roots;		/* every pd.root, input order */
+	json_t *comparisons;	/* every pd.comparison */
+	json_t *verdicts;	/* every pd.verdict */
+	json_t *findings;	/* every pd.finding */
+	json_t *counts;		/* object: record type -> count */
+};
+
+/* model.c: report.json (new reference) for the chosen run. */
+json_t *report_build(struct report_in *in, struct pd_run *run,
+    const struct report_opts *o);
+/* The tool that writes a record type ("pd.step" -> "pd-sum-step"), or NULL. */
+const char *report_producer(const char *type);
+/* Sort an array of strings in place. */
+void sort_strings(json_t *a);
+/* The meta/ documents, each a new reference. */
+json_t *report_meta_profile(struct pd_run *run);
+json_t *report_meta_bottlenecks(struct pd_run *run);
+json_t *report_meta_verdict(json_t *report);
+/* lock.c: artifacts/perf.lock.json (new reference); errors are warned. */
+json_t *report_lock(struct report_in *in, const struct report_opts *o);
+
+/* md.c, html.c: write the projection of report.json to f. */
+void report_md(json_t *report, FILE *f);
+void report_html(json_t *report, FILE *f);
+
+/* atomic.c: write data to dir/name through a temporary file in the same
+ * directory and rename(2); creates the parent directory. 0 or -1 (error
+ * printed). */
+int report_write(const char *dir, const char *name, const char *data,
+    size_t len);
+/* Remove dir/name if it exists (a stale file of an earlier run). */
+int report_unlink(const char *dir, const char *name);
+/* json_dumps with the report's formatting (2-space indent, order kept),
+ * newline-terminated; caller frees. */
+char *report_dump(json_t *doc);
+
+/* Formatting shared by the projections (static buffers, rotate 8). */
+const char *fmt_us(json_t *v);		/* "32.402 ms", "812.000 us", "-" */
+const char *fmt_ratio(json_t *v);	/* "81.59 %", "-" */
+const char *fmt_bytes(json_t *v);	/* "1.50 GiB", "-" */
+const char *fmt_num(json_t *v);		/* as JSON prints it, "-" for null */
+/* By the unit suffix of a metric name (_us, _ratio, _bytes). */
+const char *fmt_metric(const char *name, json_t *v);
+
+#endif
