@@ -198,7 +198,8 @@ seq_fill(struct asc *a, json_t *rec, int have_cann)
 	int64_t nl = 0, after = 0;
 	size_t i;
 
-	qsort(a->q, a->nq, sizeof *a->q, cmp_seq);
+	if (a->nq)
+		qsort(a->q, a->nq, sizeof *a->q, cmp_seq);
 	for (i = 0; i < a->nq; i++) {
 		if (!a->q[i].sync)
 			nl++;
