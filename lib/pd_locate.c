@@ -1180,7 +1180,8 @@ pd_locate(const char *path, const struct pd_locate_opts *o, pd_root_cb cb,
 		    "give its profiler directory instead");
 		l.status = PD_EXIT_INPUT;
 	}
-	qsort(l.c, l.n, sizeof *l.c, by_root);
+	if (l.n)
+		qsort(l.c, l.n, sizeof *l.c, by_root);
 	if (o && o->best)
 		best_only(&l);
 	for (i = 0; i < l.n; i++) {
