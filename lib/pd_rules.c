@@ -197,7 +197,7 @@ static int
 load_cond(struct ld *l, yaml_node_t *n, struct pd_cond *c)
 {
 	yaml_node_pair_t *p;
-	yaml_node_t *vn = NULL, *opn = NULL;
+	yaml_node_t *vn = NULL, *opn = NULL, *fn = NULL;
 	const char *op = NULL;
 
 	memset(c, 0, sizeof *c);
@@ -212,7 +212,7 @@ load_cond(struct ld *l, yaml_node_t *n, struct pd_cond *c)
 		const char *ks = scalar(k);
 
 		if (ks && !strcmp(ks, "field"))
-			c->field = want_field(l, v, "field");
+			c->field = want_field(l, fn = v, "field");
 		else if (ks && !strcmp(ks, "op"))
 			op = scalar(v), opn = v;
 		else if (ks && !strcmp(ks, "value"))
@@ -223,7 +223,8 @@ load_cond(struct ld *l, yaml_node_t *n, struct pd_cond *c)
 			bad(l, k, "unknown key '%s' in condition", ks);
 	}
 	if (!c->field) {
-		bad(l, n, "condition without a valid 'field'%s", NULL);
+		if (!fn)	/* a bad field was reported already */
+			bad(l, n, "condition without 'field'%s", NULL);
 		return 0;
 	}
 	if (!op || in(op, ops) < 0) {
