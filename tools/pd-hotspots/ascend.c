@@ -592,7 +592,8 @@ read_trace(struct hot *h, const char *path)
 		pd_diag_status(PD_EXIT_INPUT);
 		h->truncated = 1;
 	}
-	qsort(x.e, x.n, sizeof *x.e, by_tid_ts);
+	if (x.n > 1)
+		qsort(x.e, x.n, sizeof *x.e, by_tid_ts);
 	for (i = 0; i < x.n; i++) {
 		if (!x.e[i].sync)
 			h->launches++;

@@ -163,7 +163,8 @@ read_trace(struct in *x, const char *path)
 	}
 	if (x->steps.n || x->loaders.n)
 		add_source(x, "trace_view");
-	qsort(x->steps.s, x->steps.n, sizeof *x->steps.s, by_start);
+	if (x->steps.n > 1)
+		qsort(x->steps.s, x->steps.n, sizeof *x->steps.s, by_start);
 	merge(&x->loaders);
 }
 
