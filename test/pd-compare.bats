@@ -1,0 +1,99 @@
+#!/usr/bin/env bats
+# pd-compare: before/after. The hand-written fixtures in
+# test/fixtures/pd-compare/ are generated so the numbers are easy to check
+# (see the comments); the end-to-end test uses the recorded pair in
+# test/fixtures/pairs/dataloader (a CPU PyTorch job with a slow DataLoader,
+# then with two loader workers).
+load helper
+load contract
+
+CF=$FIX/pd-compare
+PAIR=$FIX/pairs/dataloader
+
+@test "pd-compare: -h prints usage to stdout" { contract_h pd-compare; }
+@test "pd-compare: bad option is exit 2" { contract_badopt pd-compare; }
+@test "pd-compare: input passes through byte for byte" { contract_passthrough pd-compare; }
+@test "pd-compare: empty input, empty output" { contract_empty pd-compare; }
+@test "pd-compare: missing operand is exit 5" { contract_missing pd-compare; }
+@test "pd-compare: writing to /dev/full is exit 5" { contract_devfull pd-compare "$CF/before.jsonl" "$CF/after.jsonl"; }
+
+@test "pd-compare: -b without -a is a usage error" {
+	run_pd 2 pd-compare -b "$CF/before.jsonl"
+	[[ "$stderr" == usage:* ]]
+}
+
+# Steps before 100 102 98 101 99 (mean 100, population sd sqrt(2)), after
+# 90 92 88 91 89 (mean 90, sd sqrt(2)): noise = 2 * sqrt(2/5 + 2/5) = 1.789
+# (more than the 1 % floor, 1); delta -10 -> improved. Throughput 1e4 ->
+# 11111.1111 steps/s, noise 1e4 * 1.789 / 100 = 178.8854. Peak allocated
+# +5e6 is within 1 % of 8e8 -> unchanged; reserved -1e8 -> improved.
+# Input share 0.4 -> 0.3 on every step (no spread: noise = 0.01) ->
+# improved.
+@test "pd-compare: per-metric deltas and noise-aware verdicts" {
+	run_pd pd-compare -b "$CF/before.jsonl" -a "$CF/after.jsonl"
+	[ "$(jqr pd.comparison '.metrics[0]')" = '{"metric":"step_us","before":100,"after":90,"delta":-10,"delta_ratio":-0.1,"noise":1.789,"better":"lower","verdict":"improved"}' ]
+	[ "$(jqr pd.comparison '.metrics[1] | [.metric,.after,.noise,.verdict]')" = '["steps_per_s",11111.1111,178.8854,"improved"]' ]
+	[ "$(jqr pd.comparison '[.metrics[] | [.metric,.verdict]]')" = \
+	    '[["step_us","improved"],["steps_per_s","improved"],["peak_allocated_bytes","unchanged"],["peak_reserved_bytes","improved"],["computing_ratio","unchanged"],["comm_not_overlapped_ratio","unchanged"],["free_ratio","unchanged"],["input_ratio","improved"],["hotspot_ratio","improved"]]' ]
+	[ "$(jqr pd.comparison '[.verdict,.before.run,.after.run,.before.steps]')" = '["improved","b","a",5]' ]
+}
+
+# noise.jsonl: 99 101 97 100 98, mean 99: 1 % faster but within 1.789 of
+# noise -> unchanged, and so is the run.
+@test "pd-compare: two runs within noise are unchanged" {
+	run_pd pd-compare "$CF/before.jsonl" "$CF/noise.jsonl"
+	[ "$(jqr pd.comparison '[.metrics[0].delta,.metrics[0].verdict,.verdict]')" = '[-1,"unchanged","unchanged"]' ]
+}
+
+# Before's dominant: tb.input.highly_bound at 0.4. After: the same rule at
+# 0.3 (no longer dominant) -> improved; in noise.jsonl it no longer fires
+# (0) -> improved.
+@test "pd-compare: did the dominant bottleneck improve" {
+	run_pd pd-compare -b "$CF/before.jsonl" -a "$CF/after.jsonl"
+	[ "$(jqr pd.comparison '.dominant')" = '{"rule":"tb.input.highly_bound","domain":"input_pipeline","metric":"impact","before":0.4,"after":0.3,"after_rule":"perfdiag.compute_bound","fired_after":true,"verdict":"improved"}' ]
+	run_pd pd-compare -b "$CF/before.jsonl" -a "$CF/noise.jsonl"
+	[ "$(jqr pd.comparison '.dominant | [.after,.fired_after,.verdict]')" = '[0,false,"improved"]' ]
+}
+
+# Before top: A 100, B 50, C 10; after top: A 102, B 80, D 30, cpu_ops
+# E 40 (A there is ignored: it is in top). A +2 us is within 5 % ->
+# unchanged; B +30 -> slower; D and E only after and above before's
+# smallest listed time (10) -> added; C only before but below after's
+# smallest (30) -> may be cut off: below_cutoff.
+@test "pd-compare: operator diff" {
+	run_pd pd-compare -b "$CF/before.jsonl" -a "$CF/after.jsonl"
+	[ "$(jqr pd.comparison '.ops')" = '{"added":[{"name":"E","before_count":null,"after_count":1,"before_us":null,"after_us":40,"delta_us":40},{"name":"D","before_count":null,"after_count":3,"before_us":null,"after_us":30,"delta_us":30}],"removed":[],"slower":[{"name":"B","before_count":5,"after_count":5,"before_us":50,"after_us":80,"delta_us":30}],"faster":[],"unchanged":1,"below_cutoff":1}' ]
+}
+
+@test "pd-compare: the after side's records are forwarded, not the before's" {
+	run_pd pd-compare -b "$CF/before.jsonl" -a "$CF/after.jsonl"
+	diff <(printf '%s\n' "$output" | grep -v pd.comparison) "$CF/after.jsonl"
+}
+
+@test "pd-compare: both runs on stdin: first is before" {
+	run_pd bash -c "cat '$CF/before.jsonl' '$CF/after.jsonl' | pd-compare"
+	diff <(printf '%s\n' "$output" | grep -v pd.comparison) <(cat "$CF/before.jsonl" "$CF/after.jsonl")
+	[ "$(jqr pd.comparison '[.before.run,.after.run,.metrics[0].delta,.dominant.verdict]')" = '["b","a",-10,"improved"]' ]
+}
+
+@test "pd-compare: -t widens the tolerance" {
+	run_pd pd-compare -t 0.2 "$CF/before.jsonl" "$CF/after.jsonl"
+	[ "$(jqr pd.comparison '[.metrics[0].noise,.metrics[0].verdict]')" = '[20,"unchanged"]' ]
+}
+
+# The recorded pair, diagnosed from the dump dirs. ProfilerStep# durations
+# (python over the traces): before 35721 31082 28936 34010 32261 (mean
+# 32402), after 19312 9441 14796 8233 5563 (mean 11469). DataLoader
+# __next__ spans: 132191 of 162010 us before (0.8159), 13634 of 57345
+# after (0.2378): the dominant bottleneck, input, improved but still fires.
+@test "pd-compare: the recorded DataLoader pair, end to end" {
+	[ -d "$PAIR/before" ] || skip "pair not recorded"
+	run_pd pd-compare -b "$PAIR/before" -a "$PAIR/after"
+	[ "$(jqr pd.comparison '.metrics[0] | [.metric,.before,.after,.verdict]')" = '["step_us",32402,11469,"improved"]' ]
+	[ "$(jqr pd.comparison '.metrics[] | select(.metric == "input_ratio") | [.before,.after,.verdict]')" = '[0.8159,0.2378,"improved"]' ]
+	[ "$(jqr pd.comparison '.dominant | [.rule,.before,.after,.verdict]')" = '["tb.input.highly_bound",0.8159,0.2378,"improved"]' ]
+	[ "$(jqr pd.comparison '.verdict')" = '"improved"' ]
+	# the in-process loader is gone, the worker-process one came
+	[ "$(jqr pd.comparison '.ops.removed[0].name')" = '"enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__"' ]
+	[ "$(jqr pd.comparison '.ops.added[0].name')" = '"enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__"' ]
+}
