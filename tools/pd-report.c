@@ -72,8 +72,11 @@ static int
 on_operand(const char *path, void *arg)
 {
 	struct ctx *c = arg;
+	int rc = pd_recfile_read(c->s, path);
 
-	return pd_recfile_read(c->s, path);
+	if (rc)
+		pd_diag_status(rc);
+	return rc;
 }
 
 /* Whether the run has a ranked candidate (a pd.bottleneck other than

@@ -105,7 +105,7 @@ report_unlink(const char *dir, const char *name)
 char *
 report_dump(json_t *doc)
 {
-	char *s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+	char *s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY |
 	    JSON_REAL_PRECISION(15));
 	size_t n;
 	char *t;

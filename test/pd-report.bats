@@ -1,0 +1,266 @@
+#!/usr/bin/env bats
+# pd-report on a hand-written stream (fixtures/pd-report/stream.jsonl.in:
+# two ranks of one run, every summary type, two ranked candidates, a
+# comparison) and on the demo job. Every number asserted below is worked
+# out from the records in that file; each test says how.
+load helper
+load contract
+
+setup() {
+	D=$BATS_TEST_TMPDIR
+	S=$D/stream.jsonl
+	sed "s|@DIR@|$FIX/pd-report/run|g" "$FIX/pd-report/stream.jsonl.in" >"$S"
+}
+
+# Formatting used by report.md and report.html (the C printf formats of
+# tools/pd-report/atomic.c, done again here with awk's printf).
+us() { awk -v x="$1" 'BEGIN { a = x < 0 ? -x : x
+	if (a >= 1e6) printf "%.3f s", x / 1e6
+	else if (a >= 1e3) printf "%.3f ms", x / 1e3
+	else printf "%.3f us", x }'; }
+pct() { awk -v x="$1" 'BEGIN { printf "%.2f %%", x * 100 }'; }
+
+# agree DIR: the dominant bottleneck and the numbers of report.json appear
+# in report.md and in report.html.
+agree() {
+	local d=$1 j=$1/report.json rule v s
+	rule=$(jq -r '.dominant.rule // empty' "$j")
+	if [ -n "$rule" ]; then
+		grep -qF "$rule" "$d/report.md"
+		grep -qF "$rule" "$d/report.html"
+		s=$(pct "$(jq -r .dominant.impact "$j")")
+		grep -qF "impact $s" "$d/report.md"
+		grep -qF "impact <b>$s</b>" "$d/report.html"
+	else
+		grep -qF "No dominant bottleneck" "$d/report.md"
+	fi
+	v=$(jq -r '.runtime.step.mean_us // empty' "$j")
+	if [ -n "$v" ]; then
+		s=$(us "$v")
+		grep -qF "| mean step | $s " "$d/report.md"
+		grep -qF "<td>$s (median" "$d/report.html"
+	fi
+	for v in $(jq -r '.steps_by_rank[].mean_us // empty' "$j"); do
+		s=$(us "$v")
+		grep -qF "| $s |" "$d/report.md"
+		grep -qF ">$s</td>" "$d/report.html"
+	done
+	for v in $(jq -r '.bottlenecks[].impact // empty' "$j"); do
+		s=$(pct "$v")
+		grep -qF "| $s |" "$d/report.md"
+		grep -qF ">$s</text>" "$d/report.html"
+	done
+	v=$(jq -r '.hotspots.top[0].total_us // empty' "$j")
+	if [ -n "$v" ]; then
+		s=$(us "$v")
+		grep -qF "| $s |" "$d/report.md"
+		grep -qF ">$s &#183; " "$d/report.html"
+	fi
+}
+
+@test "pd-report: -h prints usage to stdout" { contract_h pd-report; }
+@test "pd-report: bad option is exit 2" { contract_badopt pd-report; }
+@test "pd-report: empty input writes nothing" {
+	cd "$BATS_TEST_TMPDIR"
+	contract_empty pd-report
+	[ ! -e perfdiag-report ]
+}
+@test "pd-report: input is passed through byte for byte" {
+	cd "$BATS_TEST_TMPDIR"
+	contract_passthrough pd-report
+	# only records of other kinds: nothing to report, no files
+	[ ! -e perfdiag-report ]
+}
+@test "pd-report: missing file is one error line, exit 5" {
+	contract_missing pd-report
+}
+@test "pd-report: writing to /dev/full is exit 5" {
+	contract_devfull pd-report -o "$BATS_TEST_TMPDIR/out" "$S"
+}
+
+@test "pd-report: writes the files and one pd.report naming them" {
+	run_pd pd-report -o "$D/out" <"$S"
+	# the input first, unchanged
+	diff <(printf '%s\n' "$output" | head -n "$(wc -l <"$S")") "$S"
+	[ "$(jqr pd.report .dir)" = "\"$D/out\"" ]
+	[ "$(jqr pd.report .dominant)" = '"matmul_hot"' ]
+	[ "$(jqr pd.report .verdict)" = '"improved"' ]
+	[ "$(jqr pd.report '.files | length')" = 8 ]
+	for f in $(jqr pd.report '.files[]' | tr -d '"'); do
+		[ -s "$D/out/$f" ]
+	done
+	# JSON files parse; no temporary file is left behind
+	for f in report.json meta/performance-profile.json meta/bottlenecks.json \
+	    meta/performance-verdict.json meta/validation-comparison.json \
+	    artifacts/perf.lock.json; do
+		jq -e . "$D/out/$f" >/dev/null
+	done
+	[ -z "$(find "$D/out" -name '.*')" ]
+}
+
+@test "pd-report: report.json holds the run's diagnosis" {
+	run_pd pd-report -o "$D/out" <"$S"
+	j=$D/out/report.json
+	[ "$(jq -r .schema "$j")" = perfdiag.report ]
+	[ "$(jq -r .run "$j")" = job-7 ]
+	[ "$(jq -r .generated_at "$j")" = null ]
+	# the two pd.bottleneck records, by position
+	[ "$(jq -c '[.bottlenecks[].rule]' "$j")" = '["matmul_hot","free_time"]' ]
+	[ "$(jq -c .dominant.impact "$j")" = 0.5 ]
+	[ "$(jq -r .proposed_fix.change "$j")" = "pad hidden size from 1000 to 1008" ]
+	# pd.context: entry script and launcher
+	[ "$(jq -r .workload.entry_script "$j")" = train.py ]
+	[ "$(jq -r .workload.launcher "$j")" = torchrun ]
+	# rank 0 totals / 2 steps: computing 1600/2, preparing 200/2,
+	# other = mean 1100 - (800+150+50+100+0)
+	[ "$(jq -c '.steps_by_rank[0] | [.rank, .mean_us, .segments.computing_us, .segments.preparing_us, .segments.other_us]' "$j")" = '[0,1100,800,100,0]' ]
+	# rank 1: free 400/2
+	[ "$(jq -c '.steps_by_rank[1].segments.free_us' "$j")" = 200 ]
+	# MatMulV2: 1500 (rank 0) + 900 (rank 1) = 2400 of 3000 + 2000 = 0.48
+	[ "$(jq -c '.hotspots.top[0] | [.name, .count, .total_us, .ratio]' "$j")" = '["MatMulV2",80,2400,0.48]' ]
+	# memory: the larger peaks (rank 0), its 3-point timeline in us
+	[ "$(jq -c '.memory | [.peak_allocated_bytes, .peak_reserved_bytes, .peak_ratio]' "$j")" = '[3221225472,4294967296,0.0625]' ]
+	[ "$(jq -c '[.memory.timeline.points[].t_us]' "$j")" = '[1000,2000,3000]' ]
+	[ "$(jq -r .comparison.verdict "$j")" = improved ]
+	[ "$(jq -r '.next_actions[0]' "$j")" = "try the proposed fix: pad hidden size from 1000 to 1008" ]
+	[ "$(jq -r .artifacts.validation_comparison "$j")" = meta/validation-comparison.json ]
+}
+
+@test "pd-report: report.md and report.html agree with report.json" {
+	run_pd pd-report -o "$D/out" <"$S"
+	agree "$D/out"
+	grep -qF '| step_us | 1.400 ms | 1.050 ms | -25.00 % | improved |' "$D/out/report.md"
+}
+
+@test "pd-report: meta documents" {
+	run_pd pd-report -o "$D/out" <"$S"
+	m=$D/out/meta
+	[ "$(jq -r .verdict "$m/performance-verdict.json")" = bottleneck ]
+	[ "$(jq -r .dominant.rule "$m/performance-verdict.json")" = matmul_hot ]
+	[ "$(jq -r .comparison_verdict "$m/performance-verdict.json")" = improved ]
+	[ "$(jq -r .type "$m/performance-profile.json")" = pd.profile ]
+	[ "$(jq -c '[.bottlenecks[].position]' "$m/bottlenecks.json")" = '[1,2]' ]
+	[ "$(jq -r .type "$m/validation-comparison.json")" = pd.comparison ]
+}
+
+@test "pd-report: the lock file pins every input with sha256sum's hash" {
+	printf 'rules: []\n' >"$D/rules.yaml"
+	run_pd pd-report -o "$D/out" -r "$D/rules.yaml" <"$S"
+	l=$D/out/artifacts/perf.lock.json
+	[ "$(jq -r '.inputs | length' "$l")" = 2 ]
+	for i in 0 1; do
+		p=$(jq -r ".inputs[$i].path" "$l")
+		[ "$(jq -r ".inputs[$i].sha256" "$l")" = "$(sha256sum "$p" | cut -d' ' -f1)" ]
+		[ "$(jq -r ".inputs[$i].bytes" "$l")" = "$(wc -c <"$p")" ]
+	done
+	[ "$(jq -r .rules.sha256 "$l")" = "$(sha256sum "$D/rules.yaml" | cut -d' ' -f1)" ]
+	[ "$(jq -c .tools "$l")" = '["pd-classify","pd-compare","pd-find-context","pd-hotspots","pd-locate","pd-profile","pd-sum-mem","pd-sum-step"]' ]
+	[ "$(jq -r .tool.name "$l")" = pd-report ]
+}
+
+@test "pd-report: lib sha256 matches known vectors and sha256sum" {
+	# FIPS 180-4 examples
+	[ "$("$PD_TESTBIN/sha256-check" -s abc)" = ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad ]
+	[ "$("$PD_TESTBIN/sha256-check" -s '')" = e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855 ]
+	[ "$("$PD_TESTBIN/sha256-check" -s abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq)" = 248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1 ]
+	# lengths around the 55/56/64-byte padding edges, and a large file
+	for n in 55 56 63 64 65 119 120 1000003; do
+		head -c "$n" /dev/urandom >"$D/r$n"
+		[ "$("$PD_TESTBIN/sha256-check" "$D/r$n")" = "$(sha256sum "$D/r$n")" ]
+	done
+}
+
+@test "pd-report: the same input gives the same bytes, rerun in place too" {
+	run_pd pd-report -o "$D/a" <"$S"
+	run_pd pd-report -o "$D/b" <"$S"
+	diff -r "$D/a" "$D/b"
+	cp -R "$D/a" "$D/a0"
+	run_pd pd-report -o "$D/a" <"$S"
+	diff -r "$D/a0" "$D/a"
+}
+
+@test "pd-report: a rerun without a comparison removes the old one" {
+	run_pd pd-report -o "$D/out" <"$S"
+	[ -e "$D/out/meta/validation-comparison.json" ]
+	grep -v pd.comparison "$S" >"$D/nocmp.jsonl"
+	run_pd pd-report -o "$D/out" <"$D/nocmp.jsonl"
+	[ ! -e "$D/out/meta/validation-comparison.json" ]
+	[ "$(jq -r .artifacts.validation_comparison "$D/out/report.json")" = null ]
+	[ "$(jqr pd.report '.files | length')" = 7 ]
+	[ "$(jq -r .comparison "$D/out/report.json")" = null ]
+}
+
+@test "pd-report: -t writes the generation time" {
+	run_pd pd-report -t -o "$D/out" <"$S"
+	[[ "$(jq -r .generated_at "$D/out/report.json")" =~ ^20[0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9:]{8}Z$ ]]
+	grep -q "generated 20" "$D/out/report.html"
+}
+
+@test "pd-report: text from the input is escaped in the HTML" {
+	run_pd pd-report -o "$D/out" <"$S"
+	h=$D/out/report.html
+	! grep -q '<script' "$h"
+	grep -qF '&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;q&#39;' "$h"
+	# and in Markdown it cannot open a tag or break a table
+	grep -qF '| \<script\>alert("x")\</script\> & '"'q'"' | Cast |' "$D/out/report.md"
+}
+
+@test "pd-report: the page makes no network request and needs no script" {
+	run_pd pd-report -o "$D/out" <"$S"
+	h=$D/out/report.html
+	! grep -Eq '<(script|link|img|iframe)|src=|href=|url\(|@import' "$h"
+	# the only URL is the SVG namespace
+	[ "$(grep -o 'https\?://[^"]*' "$h" | sort -u)" = http://www.w3.org/2000/svg ]
+	grep -qF "default-src 'none'" "$h"
+	for id in chart-steps chart-candidates chart-hotspots chart-memory chart-comparison; do
+		grep -qF "<svg id=\"$id\"" "$h"
+	done
+}
+
+@test "pd-report: -R chooses the run; an unknown run is an error" {
+	run_pd pd-report -R job-7 -o "$D/out" <"$S"
+	[ "$(jq -r .run "$D/out/report.json")" = job-7 ]
+	run_pd 3 pd-report -R nope -o "$D/out2" <"$S"
+	[[ "$stderr" == *'pd-report: error: no run "nope" in the stream'* ]]
+	[ ! -e "$D/out2" ]
+}
+
+@test "pd-report: an output directory that cannot be made is exit 5" {
+	run_pd 5 pd-report -o /dev/null/out <"$S"
+	[[ "$stderr" == "pd-report: error: /dev/null/out/artifacts: Not a directory"* ]]
+	[ -z "$(jqr pd.report .dir)" ]
+}
+
+@test "pd-report: records from a file operand" {
+	run_pd pd-report -o "$D/out" "$S"
+	[ "$(jq -r .dominant.rule "$D/out/report.json")" = matmul_hot ]
+}
+
+@test "pd-report: without a diagnosis, the report says what to run" {
+	grep -v -e pd.bottleneck -e pd.profile -e pd.comparison "$S" >"$D/raw.jsonl"
+	run_pd pd-report -o "$D/out" <"$D/raw.jsonl"
+	j=$D/out/report.json
+	[ "$(jq -r .dominant "$j")" = null ]
+	[ "$(jq -r .symptom.summary "$j")" = "no diagnosis in the stream (run pd-profile and pd-classify)" ]
+	[ "$(jq -r .verdict "$D/out/meta/performance-verdict.json")" = not_diagnosed ]
+	[ "$(jq -r .next_actions[0] "$j")" = "run pd-profile and pd-classify on the stream" ]
+	agree "$D/out"
+}
+
+@test "make demo: the demo job's report, from the bundled profiles" {
+	run_pd sh "$TOP/share/examples/demo.sh" "$D/demo"
+	[[ "$output" == *"report     $D/demo/report/report.html"* ]]
+	r=$D/demo/report
+	agree "$r"
+	# the demo is data-loading bound: 81.59 % of step time in
+	# enumerate(DataLoader) (share/examples/demo/README), fixed after
+	[ "$(jq -r .dominant.domain "$r/report.json")" = input_pipeline ]
+	[ "$(jq -c .dominant.impact "$r/report.json")" = 0.8159 ]
+	[ "$(jq -r .comparison.verdict "$r/report.json")" = improved ]
+	# mean ProfilerStep#N: 32.402 ms before, 11.469 ms after (README)
+	[[ "$output" == *"step time 32.402 ms -> 11.469 ms"* ]]
+	# a rerun gives the same files
+	cp -R "$r" "$D/r0"
+	run_pd sh "$TOP/share/examples/demo.sh" "$D/demo"
+	diff -r "$D/r0" "$r"
+}
