@@ -134,6 +134,29 @@ root_line() {
 	[ "$(jqr pd.comm '.links[] | select(.transport == "PCIE") | [.src,.dst,.bytes]')" = '[0,4,196646912]' ]
 }
 
+# hccl_raw_0.csv (MindSpore legacy): costs in ms summed over steps 1 and 2
+# (10.5 + 9.5 = 20 ms, waits 2.5 + 1.5 = 4 ms); the step 0 row is the
+# average and is not added; link bytes = bandwidth x time: SDMA 15 GB/s x
+# 2 ms + 16 x 1 = 46 MB in 3 ms; RDMA 20 x 1 = 20 MB.
+@test "pd-sum-comm: MindSpore legacy hccl_raw" {
+	run_pd 3 pd-sum-comm < <(root_line /r mindspore_legacy 0 hccl_raw=$CF/hccl_raw_0.csv)
+	[ "$stderr" = "pd-sum-comm: warning: $CF/hccl_raw_0.csv:4: not a step with communication and wait costs; row skipped" ]
+	[ "$(jqr pd.comm '[.source,.total_us,.wait_us,.ops,.skipped]')" = '["hccl_raw",20000,4000,[],1]' ]
+	[ "$(jqr pd.comm '[.links[] | [.src,.dst,.transport,.bytes,.time_us]]')" = '[[0,1,"SDMA",46000000,3000],[0,4,"RDMA",20000000,1000]]' ]
+}
+
+# pd-locate finds the roots itself: every Ascend case that has a
+# communication file gets its records (the db-only export has none: its
+# tables are in SQLite).
+@test "pd-sum-comm: pd-locate over the Ascend corpus" {
+	require_corpus
+	pd-locate "$ASC" >"$BATS_TEST_TMPDIR/roots"
+	run_pd 0 pd-sum-comm <"$BATS_TEST_TMPDIR/roots"
+	[ -z "$stderr" ]
+	[ "$(jqr pd.root 'select(.exports | map(.kind) | any(test("communication|hccl"))) | .root' | sort -u)" = \
+	    "$(jqr pd.comm .root | sort -u)" ]
+}
+
 corpus_roots() {
 	find "$ASC" -type f \( -name communication.json -o -name communication_matrix.json \
 	    -o -name cluster_communication.json -o -name cluster_communication_matrix.json \

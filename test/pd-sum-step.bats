@@ -189,6 +189,18 @@ root_line() {
 	[ "$(jqr pd.step '[(.steps | length), .steps[0].step_us, .steps[0].fp_bp_us, .steps[0].comm_us, .slowest_step]')" = '[10,47587.81,4236.1,41565.45,1]' ]
 }
 
+# pd-locate finds the roots itself: every root with a step source gets a
+# record (the db-only export has none: its tables are in SQLite).
+@test "pd-sum-step: pd-locate over the Ascend corpus" {
+	require_corpus
+	pd-locate "$ASC" >"$BATS_TEST_TMPDIR/roots"
+	run_pd 0 pd-sum-step <"$BATS_TEST_TMPDIR/roots"
+	[ -z "$stderr" ]
+	[ "$(jqr pd.root 'select(.exports | map(.kind) | any(test("^(step_trace_time|trace_view|step_trace_raw_detail_time|step_trace_timeline|cluster_step_trace_time)$"))) | .root' | sort -u)" = \
+	    "$(jqr pd.step .root | sort -u)" ]
+	[ "$(jqr pd.step .root | sort -u | wc -l)" -eq 12 ]
+}
+
 # Every Ascend case of the corpus: one pd.root per profiler root with the
 # exports pd-sum-step reads (what pd-locate will produce), run together.
 corpus_roots() {

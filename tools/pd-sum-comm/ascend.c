@@ -5,7 +5,8 @@
  * communication_matrix.json of a rank; cluster_communication.json and
  * cluster_communication_matrix.json of a cluster_analysis_output root (one
  * record per rank found there); the CANN PROF_ legacy timeline/hccl_*.json
- * (op lane and Plane task lanes) when a root has no communication.json.
+ * (op lane and Plane task lanes) and MindSpore legacy hccl_raw_{dev}.csv
+ * (per-step costs, link_info) when a root has no communication.json.
  * The JSON summaries are loaded whole (they are small: one entry per
  * collective); the legacy timelines are streamed.
  * Times in the files are ms and sizes MB (10^6 bytes); the record has _us
@@ -18,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pd_csv.h"
 #include "pd_diag.h"
 #include "pd_locate.h"
 #include "pd_num.h"
@@ -68,6 +70,8 @@ struct agg {
 	long skipped;
 	int truncated;
 	char source[128];
+	double raw_ms, raw_wait_ms;	/* hccl_raw: per-step totals */
+	int has_raw;
 };
 
 static void *
@@ -533,7 +537,7 @@ ops_json(struct agg *a, double *tot)
 	struct opt *p;
 	size_t i;
 
-	memset(tot, 0, 5 * sizeof *tot);
+	memset(tot, 0, 6 * sizeof *tot);
 	if (a->nops)
 		qsort(a->ops, a->nops, sizeof *a->ops, cmp_opt);
 	for (i = 0; i < a->nops; i++) {
@@ -561,6 +565,7 @@ ops_json(struct agg *a, double *tot)
 		tot[2] += p->wa;
 		tot[3] += p->sy;
 		tot[4] += p->has_tr && p->has_wa;
+		tot[5] += p->has_wa;
 	}
 	return arr;
 }
@@ -654,7 +659,7 @@ static void
 emit(json_t *root, struct agg *a, const struct pd_tool *t)
 {
 	json_t *rec = pd_rec_new("pd.comm", 1, root), *ops;
-	double tot[5];
+	double tot[6];
 
 	if (a->has_rank)
 		pd_set_int(rec, "rank", a->rank);
@@ -662,6 +667,8 @@ emit(json_t *root, struct agg *a, const struct pd_tool *t)
 	ops = ops_json(a, tot);
 	if (a->nops)
 		pd_set_real(rec, "total_us", us(tot[0]), 3);
+	else if (a->has_raw)
+		pd_set_real(rec, "total_us", us(a->raw_ms), 3);
 	else
 		pd_set_null(rec, "total_us");
 	set_ratio(rec, "wait_ratio", tot[2], tot[1], tot[4] > 0);
@@ -670,6 +677,10 @@ emit(json_t *root, struct agg *a, const struct pd_tool *t)
 	pd_set(rec, "transports", tps_json(a));
 	pd_set(rec, "links", lks_json(a));
 	pd_set(rec, "slowest", slowest_json(a, t->topn));
+	if (a->has_raw && !a->nops)
+		pd_set_real(rec, "wait_us", us(a->raw_wait_ms), 3);
+	else
+		set_opt(rec, "wait_us", tot[2], tot[5] > 0);
 	pd_set_int(rec, "op_count", (int64_t)a->nones);
 	pd_set_int(rec, "skipped", a->skipped);
 	pd_set_bool(rec, "truncated", a->truncated);
@@ -979,6 +990,112 @@ read_hccl_timeline(struct agg *a, const char *path)
 	strv_free(h.planes, h.nplanes);
 }
 
+/* ---- MindSpore legacy hccl_raw_{dev}.csv ---- */
+
+/* link_info: {"src-dst": {"SDMA": [time_ms, size, GB/s], ...}}. The size
+ * unit is not documented; bytes are taken as bandwidth x time. */
+static void
+raw_links(struct agg *a, const char *path, long line, const char *text)
+{
+	json_t *j = json_loads(text, 0, NULL), *lv, *tv;
+	const char *lk, *tk, *dash;
+	char src[64], where[128];
+	double ms, bw;
+
+	snprintf(where, sizeof where, "line %ld: link_info", line);
+	if (!json_is_object(j)) {
+		reject(a, path, where, "not a JSON object");
+		json_decref(j);
+		return;
+	}
+	json_object_foreach(j, lk, lv) {
+		dash = strchr(lk, '-');
+		if (!dash || dash - lk >= (long)sizeof src || !json_is_object(lv)) {
+			reject(a, path, where, "link is not \"src-dst\"");
+			continue;
+		}
+		snprintf(src, sizeof src, "%.*s", (int)(dash - lk), lk);
+		json_object_foreach(lv, tk, tv) {
+			if (json_array_size(tv) < 3 ||
+			    !json_is_number(json_array_get(tv, 0)) ||
+			    !json_is_number(json_array_get(tv, 2))) {
+				reject(a, path, where, "not [time, size, "
+				    "bandwidth]");
+				continue;
+			}
+			ms = json_number_value(json_array_get(tv, 0));
+			bw = json_number_value(json_array_get(tv, 2));
+			lk_add(a, src, dash + 1, tk, bw * ms, ms);
+			if (strcmp(tk, "LOCAL") != 0)
+				tp_add(a, tk, bw * ms, ms);
+		}
+	}
+	json_decref(j);
+}
+
+static void
+read_hccl_raw(struct agg *a, const char *path)
+{
+	static const char *need[] = { "step_num", "communication_cost",
+	    "wait_cost" };
+	struct pd_csv *c;
+	int col[3], li, i, rc, bad;
+	int64_t step;
+	double v[3];
+	char miss[128] = "";
+
+	add_source(a, "hccl_raw");
+	if (!(c = pd_csv_open(path))) {
+		pd_error(path, 0, "%s", strerror(errno));
+		pd_diag_status(PD_EXIT_SYSTEM);
+		return;
+	}
+	if (pd_csv_header(c) <= 0) {
+		pd_warn(path, 0, "no header row; file skipped");
+		pd_diag_status(PD_EXIT_INPUT);
+		goto out;
+	}
+	for (i = 0; i < 3; i++)
+		if ((col[i] = pd_csv_col(c, need[i], NULL)) < 0)
+			snprintf(miss + strlen(miss), sizeof miss - strlen(miss),
+			    "%s\"%s\"", *miss ? ", " : "", need[i]);
+	if (*miss) {
+		pd_error(path, 1, "unknown header variant: missing column%s %s",
+		    strchr(miss, ',') ? "s" : "", miss);
+		pd_diag_status(PD_EXIT_INPUT);
+		goto out;
+	}
+	li = pd_csv_col(c, "link_info", NULL);
+	a->has_raw = 1;
+	while ((rc = pd_csv_next(c)) > 0) {
+		bad = pd_csv_int(c, col[0], &step) != PD_NUM_OK;
+		for (i = 1; i < 3 && !bad; i++)
+			bad = pd_csv_double(c, col[i], &v[i]) != PD_NUM_OK;
+		if (bad) {
+			pd_warn(path, pd_csv_line(c), "not a step with "
+			    "communication and wait costs; row skipped");
+			a->skipped++;
+			pd_diag_status(PD_EXIT_INPUT);
+			continue;
+		}
+		if (step == 0)
+			continue;	/* the average row */
+		a->raw_ms += v[1];
+		a->raw_wait_ms += v[2];
+		if (li >= 0 && *pd_csv_field(c, li))
+			raw_links(a, path, pd_csv_line(c), pd_csv_field(c, li));
+	}
+	if (rc < 0) {
+		pd_warn(path, pd_csv_line(c), "file ends inside a quoted "
+		    "field; last row skipped");
+		a->truncated = 1;
+		a->skipped++;
+		pd_diag_status(PD_EXIT_INPUT);
+	}
+out:
+	pd_csv_close(c);
+}
+
 int
 sum_comm_ascend(json_t *root, const struct pd_tool *t)
 {
@@ -996,6 +1113,9 @@ sum_comm_ascend(json_t *root, const struct pd_tool *t)
 		read_comm(&a, p);
 	for (i = 0; (p = pd_root_export(root, "communication_matrix", i)); i++)
 		read_matrix(&a, p);
+	if (!*a.source)
+		for (i = 0; (p = pd_root_export(root, "hccl_raw", i)); i++)
+			read_hccl_raw(&a, p);
 	if (!*a.source)
 		for (i = 0; (p = pd_root_export(root, "hccl_timeline", i)); i++)
 			read_hccl_timeline(&a, p);
