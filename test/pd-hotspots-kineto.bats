@@ -108,3 +108,10 @@ hot() {
 	[ "$(jqr pd.hotspot '[.cpu_ops[0:2][]|[.name,.self_us]]')" = '[["aten::empty",52054.373],["aten::convolution_backward",38314.08]]' ]
 	[ "$(jqr pd.hotspot '.by_type[]|select(.type=="communication")|[.count,.total_us]')" = '[21,46876.493]' ]
 }
+
+# Legacy autograd exporter: aten::mm [1,51) holds aten::t [2,6): self 46;
+# two sgemm kernels of 3 us: total 6.
+@test "pd-hotspots (kineto): legacy autograd traces" {
+	hot "$K/gaps-autograd.json"
+	[ "$(jqr pd.hotspot '[.total_us,.top[0].count,.short_ops,(.cpu_ops|map([.name,.self_us]))]')" = '[6,2,null,[["aten::mm",46],["aten::t",4]]]' ]
+}

@@ -188,3 +188,11 @@ gaps() {
 	gaps kineto kineto_trace "$CORPUS/pytorch/tracelens-h100-inference/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"
 	[ "$(jqr pd.gaps '[.span_us,.busy_us,.idle_us,.streams[0].host_wait_us,.streams[0].kernel_wait_us]')" = '[49652.832,45647.3,4005.532,1500.603,2504.929]' ]
 }
+
+# Legacy autograd exporter (bare array, pid "CPU functions" / "CUDA
+# functions", no correlation): kernels 10+3 and 20+3 on tid 0: gap 7 <
+# 30 is kernel wait; no launch links, so host wait is null.
+@test "pd-sum-gaps: legacy autograd traces" {
+	gaps autograd kineto_trace "$K/gaps-autograd.json"
+	[ "$(jqr pd.gaps '[.span_us,.busy_us,.idle_us,.streams[0].device,.streams[0].host_wait_us,.streams[0].kernel_wait_us,.launch.kernels]')" = '[13,6,7,null,null,7,0]' ]
+}
