@@ -1,0 +1,85 @@
+#!/usr/bin/env bats
+# report.html in a real browser: headless Chromium renders the page of the
+# pd-report fixture and of the demo job; the page must have its charts in
+# the DOM, a screenshot that is not blank, and no console message (the
+# page has no script, so any console line is an error: a blocked request,
+# a CSP violation). Skipped only where Chromium is not installed.
+load helper
+
+chromium_bin() {
+	command -v chromium || command -v chromium-browser || true
+}
+
+setup() {
+	B=$(chromium_bin)
+	[ -n "$B" ] || skip "chromium is not installed (apt-get install chromium)"
+	D=$BATS_TEST_TMPDIR
+}
+
+# chrome ARGS...: headless Chromium with nothing from outside the page
+chrome() {
+	timeout 120 "$B" --headless --no-sandbox --disable-gpu --disable-quic \
+	    --no-first-run --disable-background-networking \
+	    --disable-component-update --disable-sync --hide-scrollbars \
+	    --user-data-dir="$(mktemp -d "$D/profile.XXXXXX")" \
+	    --enable-logging=stderr --v=0 "$@"
+}
+
+# check_page HTML: DOM, console and screenshot checks; sets $dom.
+check_page() {
+	local html=$1
+	chrome --dump-dom "file://$html" >"$D/dom.html" 2>"$D/dom.err"
+	dom=$D/dom.html
+	# no console output at all, no blocked load
+	if grep -E 'CONSOLE|Refused to|ERR_' "$D/dom.err"; then
+		return 1
+	fi
+	# the page was parsed and its charts are in the DOM
+	grep -q '<h1>perfdiag report</h1>' "$dom"
+	[ "$(grep -o '<svg ' "$dom" | wc -l)" -ge 3 ]
+	[ "$(grep -o '<rect ' "$dom" | wc -l)" -ge 3 ]
+	! grep -q '<script' "$dom"
+	chrome --window-size=1000,1400 --screenshot="$D/shot.png" \
+	    "file://$html" >/dev/null 2>"$D/shot.err"
+	! grep -E 'CONSOLE|Refused to' "$D/shot.err"
+	# not blank: many colours, and the background is not everything
+	read -r w h colors bg < <("$PD_TESTBIN/png-check" "$D/shot.png")
+	echo "screenshot: ${w}x$h, $colors colours, background $bg" >&2
+	[ "$w" = 1000 ] && [ "$h" = 1400 ]
+	[ "${colors%+}" -ge 50 ]
+	awk -v b="$bg" 'BEGIN { exit !(b < 0.95) }'
+}
+
+@test "report-browser: png-check tells a blank page from a drawn one" {
+	chrome --window-size=400,300 --screenshot="$D/blank.png" about:blank \
+	    >/dev/null 2>&1
+	run_pd "$PD_TESTBIN/png-check" "$D/blank.png"
+	[ "$output" = "400 300 1 1.0000" ]
+}
+
+@test "report-browser: the console check sees a console message" {
+	printf '%s\n' '<!DOCTYPE html><p>x</p><script>console.error("boom")</script>' \
+	    >"$D/bad.html"
+	chrome --dump-dom "file://$D/bad.html" >/dev/null 2>"$D/bad.err"
+	grep -q CONSOLE "$D/bad.err"
+}
+
+@test "report-browser: the fixture report renders with all its charts" {
+	sed "s|@DIR@|$FIX/pd-report/run|g" "$FIX/pd-report/stream.jsonl.in" >"$D/s.jsonl"
+	run_pd pd-report -o "$D/out" "$D/s.jsonl"
+	check_page "$D/out/report.html"
+	for id in chart-steps chart-candidates chart-hotspots chart-memory chart-comparison; do
+		grep -q "<svg id=\"$id\"" "$dom"
+	done
+	# the memory timeline is drawn as lines, the hotspot name as text
+	grep -q '<polyline' "$dom"
+	grep -qF '&lt;script&gt;alert' "$dom"
+}
+
+@test "report-browser: the demo report renders" {
+	run_pd sh "$TOP/share/examples/demo.sh" "$D/demo"
+	check_page "$D/demo/report/report.html"
+	grep -q '<svg id="chart-steps"' "$dom"
+	grep -q '<svg id="chart-comparison"' "$dom"
+	cp "$D/shot.png" "${REPORT_SHOT:-$D/demo.png}"
+}
