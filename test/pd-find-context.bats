@@ -308,3 +308,42 @@ with_stdin() {
 	run_pd 0 pd-find-context "$d"
 	[ "$(jqr pd.finding '"\(.check)@\(.line)/\(.severity)"' | tr -d '"' | tr '\n' ' ')" = 'cudnn_benchmark@3/warn ' ]
 }
+@test "pd-find-context: workspace modules the entry imports are checked too" {
+	d=$BATS_TEST_TMPDIR/ws
+	mkdir -p "$d/src"
+	cat >"$d/main.py" <<-'EOF2'
+	import torch
+	from src.engine import train_one_epoch
+	if __name__ == "__main__":
+	    model = torch.nn.Linear(4, 4).cuda()
+	    train_one_epoch(model)
+	EOF2
+	cat >"$d/src/engine.py" <<-'EOF2'
+	from .meters import Meter
+	from torch.utils.data import DataLoader
+
+
+	def train_one_epoch(model, ds):
+	    train_dl = DataLoader(ds, num_workers=4, pin_memory=True)
+	    for x in train_dl:
+	        loss = model(x).sum()
+	        loss.backward()
+	        Meter().add(loss.item())
+	EOF2
+	cat >"$d/src/meters.py" <<-'EOF2'
+	class Meter:
+	    def add(self, v):
+	        for x in loader:
+	            print(loss)
+	EOF2
+	cat >"$d/unrelated.py" <<-'EOF2'
+	for x in loader:
+	    print(loss.item())
+	EOF2
+	run_pd 0 pd-find-context "$d"
+	[ "$(jqr pd.context .entry_scripts)" = '["main.py"]' ]
+	# engine.py:10 loss.item() in the loop over train_dl; meters.py is two
+	# imports away and unrelated.py is not imported: neither is checked;
+	# no_amp sits on the entry script's guard (main.py:3)
+	[ "$(jqr pd.finding '"\(.check)@\(.file):\(.line)"' | tr -d '"' | tr '\n' ' ')" = 'no_amp@main.py:3 item_in_loop@src/engine.py:10 ' ]
+}

@@ -402,25 +402,83 @@ byplace(const void *a, const void *b)
 	return strcmp(pd_rec_str(x, "check"), pd_rec_str(y, "check"));
 }
 
+/* The workspace file a module name imported by f stands for: a.b is
+ * a/b.py or a/b/__init__.py, against the root, then f's directory; a
+ * leading dot is f's directory, each more dot one level up. */
+static long
+module_file(struct fc_ws *w, const struct fc_file *f, const char *mod)
+{
+	static const char *suffix[] = { ".py", "/__init__.py" };
+	char *path, *q;
+	size_t dots = strspn(mod, "."), k;
+	long r = -1;
+	int i;
+
+	if (!mod[dots])
+		return -1;
+	path = malloc(3 * dots + strlen(mod) + 16);
+	if (!path)
+		abort();
+	for (i = 0; i < 2 && r < 0; i++) {
+		path[0] = '\0';
+		for (k = 1; k < dots; k++)
+			strcat(path, "../");
+		strcat(path, mod + dots);
+		for (q = path + 3 * (dots ? dots - 1 : 0); *q; q++)
+			if (*q == '.')
+				*q = '/';
+		strcat(path, suffix[i]);
+		r = fc_resolve(w, f, path, FC_PY);
+	}
+	free(path);
+	return r;
+}
+
+/* The files checked: the entry scripts and the workspace modules they
+ * import (one level). */
+static void
+checked(struct fc_ws *w, const char *sel, char *chk)
+{
+	size_t i, j;
+	json_t *m;
+	long k;
+
+	for (i = 0; i < w->n; i++)
+		chk[i] = sel[i];
+	for (i = 0; i < w->n; i++) {
+		if (!sel[i])
+			continue;
+		json_array_foreach(w->f[i].py.mods, j, m)
+			if ((k = module_file(w, &w->f[i],
+			    json_string_value(m))) >= 0)
+				chk[k] = 1;
+	}
+}
+
 static void
 findings(struct fc_ws *w, const char *sel, int stack)
 {
 	json_t *out = json_array(), **v;
 	struct fc_job job;
 	size_t i, n;
+	char *chk = calloc(w->n + 1, 1);
 
 	memset(&job, 0, sizeof job);
 	job.stack = stack;
 	job_facts(w, &job);
+	if (!chk)
+		abort();
+	checked(w, sel, chk);
 	for (i = 0; i < w->n; i++) {
 		char *buf;
 		size_t len;
 
-		if (!sel[i] || fc_read(w, &w->f[i], &buf, &len) != 0)
+		if (!chk[i] || fc_read(w, &w->f[i], &buf, &len) != 0)
 			continue;
-		fc_py_check(w, &w->f[i], buf, len, &job, out);
+		fc_py_check(w, &w->f[i], buf, len, &job, sel[i], out);
 		free(buf);
 	}
+	free(chk);
 	if (stack == FC_TORCH && job.accel && !job.bench_true) {
 		const struct fc_file *cf = job.conv_file;
 		long line = job.bench_false;
@@ -508,6 +566,7 @@ ws_free(struct fc_ws *w)
 			json_decref(w->f[i].py.imp[k]);
 		json_decref(w->f[i].py.train);
 		json_decref(w->f[i].py.infer);
+		json_decref(w->f[i].py.mods);
 	}
 	free(w->f);
 	free(w->root);
@@ -555,6 +614,7 @@ workspace(const char *path, void *ctx)
 			w.f[i].py.imp[k] = json_array();
 		w.f[i].py.train = json_array();
 		w.f[i].py.infer = json_array();
+		w.f[i].py.mods = json_array();
 	}
 	default_configs(&w);
 	scan_kind(&w, FC_SH);	/* names entries and configs first */

@@ -19,6 +19,7 @@ enum fc_stack { FC_MS, FC_NPU, FC_TORCH, FC_NSTACK };
 struct fc_py {
 	json_t *imp[FC_NSTACK];	/* import evidence per stack */
 	json_t *train, *infer;	/* workload cue evidence */
+	json_t *mods;		/* imported module names (strings) */
 	long guard;		/* line of if __name__ == "__main__", 0 none */
 	long conv;		/* first conv-net cue */
 	long bench_true, bench_false;	/* cudnn.benchmark = True / False */
@@ -102,8 +103,9 @@ struct fc_job {
 	const struct fc_file *conv_file;
 	long conv_line;
 };
+/* Static checks of a file; no_amp only when it is an entry script. */
 void fc_py_check(struct fc_ws *w, const struct fc_file *f, const char *buf,
-    size_t len, const struct fc_job *job, json_t *findings);
+    size_t len, const struct fc_job *job, int entry, json_t *findings);
 /* The cudnn_benchmark finding: {check, file, line, severity, text, hint},
  * for the setting absent or (off) set False. */
 json_t *fc_finding_bench(const struct fc_file *f, long line, int off);

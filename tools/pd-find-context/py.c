@@ -301,36 +301,77 @@ stack_of(const char *mod)
 	return -1;
 }
 
+/* Record a module name for following local imports. */
+static void
+module(struct scan *sc, const char *p, size_t n, const char *sub, size_t sn)
+{
+	char *m;
+
+	if (n == 0 || json_array_size(sc->f->py.mods) >= 256)
+		return;
+	if (asprintf(&m, "%.*s%s%.*s", (int)n, p,
+	    sn && p[n - 1] != '.' ? "." : "", (int)sn, sub) < 0)
+		abort();
+	json_array_append_new(sc->f->py.mods, fc_jstr(m, strlen(m), 0));
+	free(m);
+}
+
+static size_t
+modlen(const char *p)
+{
+	size_t n = 0;
+
+	while (fc_ident(p[n]) || p[n] == '.')
+		n++;
+	return n;
+}
+
+static const char *
+skipws(const char *p)
+{
+	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '(' ||
+	    *p == ')')
+		p++;
+	return p;
+}
+
 static void
 imports(struct scan *sc, const struct pyl *l)
 {
-	const char *p = l->s;
-	int k;
+	const char *p = l->c, *from;
+	size_t n, m;
+	int k, seen = 0;
 
 	if (starts(p, "from")) {
-		p += 4;
-		while (*p == ' ' || *p == '\t' || *p == '\n')
-			p++;
-		if ((k = stack_of(p)) >= 0)
+		from = skipws(p + 4);
+		n = modlen(from);
+		if ((k = stack_of(from)) >= 0)
 			fc_ev_add(sc->f->py.imp[k], fc_ev(sc->f, &sc->t,
 			    l->line));
+		module(sc, from, n, "", 0);
+		p = skipws(from + n);
+		if (!starts(p, "import"))
+			return;
+		for (p = skipws(p + 6); *p; p = skipws(p + 1)) {
+			if ((m = modlen(p)) > 0)
+				module(sc, from, n, p, m);
+			if (!(p = strchr(p, ',')))
+				break;
+		}
 		return;
 	}
 	if (!starts(p, "import"))
 		return;
-	p += 6;
-	while (*p) {
-		while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '(')
-			p++;
-		if ((k = stack_of(p)) >= 0) {
+	for (p = skipws(p + 6); *p; p = skipws(p + 1)) {
+		/* one evidence per stack and logical line */
+		if ((k = stack_of(p)) >= 0 && !(seen & 1 << k)) {
+			seen |= 1 << k;
 			fc_ev_add(sc->f->py.imp[k], fc_ev(sc->f, &sc->t,
 			    line_at(l, p)));
-			return;
 		}
-		p = strchr(p, ',');
-		if (!p)
+		module(sc, p, modlen(p), "", 0);
+		if (!(p = strchr(p, ',')))
 			break;
-		p++;
 	}
 }
 
@@ -865,7 +906,7 @@ in_loop(struct check_ctx *cc, const struct pyl *l)
 
 void
 fc_py_check(struct fc_ws *w, const struct fc_file *f, const char *buf,
-    size_t len, const struct fc_job *job, json_t *findings)
+    size_t len, const struct fc_job *job, int entry, json_t *findings)
 {
 	struct lines ls = { NULL, 0, 0 };
 	struct check_ctx cc = { f, job, findings, NULL, 0, 0, 0 };
@@ -891,7 +932,7 @@ fc_py_check(struct fc_ws *w, const struct fc_file *f, const char *buf,
 		}
 		i = j - 1;
 	}
-	if (!job->amp && job->stack >= 0)
+	if (entry && !job->amp && job->stack >= 0)
 		add(&cc, C_NO_AMP, cc.train_loop ? cc.train_loop :
 		    cc.first_loop ? cc.first_loop : guard);
 	for (i = 0; i < ls.n; i++) {
