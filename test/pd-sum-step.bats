@@ -88,6 +88,14 @@ root_line() {
 	run_pd 0 pd-sum-step < <(root_line /r torch_npu 0 trace_view=$SF/lanes.json)
 	[ "$(jqr pd.step '[.steps[] | [.step,.step_us,.computing_us,.comm_not_overlapped_us,.overlapped_us,.comm_us,.free_us,.preparing_us,.bubble_us,.stage_us]]')" = '[[7,800,300.5,299.5,100.5,400,100,100,0,700],[8,400,200,100,0,100,50,50,100,250]]' ]
 	[ "$(jqr pd.step '.slowest_step')" = 7 ]
+	# the Computing event at 900, before ProfilerStep#7, is in no step
+	[ "$(jqr pd.step '.unassigned_us')" = 50 ]
+}
+
+@test "pd-sum-step: Overlap Analysis without lane thread names" {
+	run_pd 3 pd-sum-step < <(root_line /r torch_npu 0 trace_view=$SF/lanes-nothreads.json)
+	[ "$stderr" = "pd-sum-step: warning: $SF/lanes-nothreads.json: \"Overlap Analysis\" has no lane named by thread_name metadata; no steps from it" ]
+	[ -z "$(jqr pd.step .)" ]
 }
 
 @test "pd-sum-step: truncated trace gives the steps read so far" {

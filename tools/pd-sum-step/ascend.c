@@ -52,6 +52,8 @@ struct run {
 	int truncated;
 	int64_t device;
 	int has_device;
+	int64_t unassigned;	/* trace lanes: ns before the first step */
+	int has_unassigned;
 	const char *source;	/* export kind */
 	const char *path;
 	double tick_mhz;	/* legacy MindSpore: counter frequency */
@@ -295,6 +297,7 @@ emit(json_t *root, struct run *r, int64_t rank, const char *scope,
 		pd_set_real(rec, "tick_mhz", r->tick_mhz, 3);
 	else
 		pd_set_null(rec, "tick_mhz");
+	set_ns(rec, "unassigned_us", r->unassigned, r->has_unassigned);
 	pd_rec_emit(rec);
 }
 
@@ -495,7 +498,7 @@ struct tv {
 	struct thr *thr;	/* threads of any process, lane = -1 if none */
 	size_t nthr;
 	int nsteps_host;
-	uint64_t lane_events, outside;
+	uint64_t lane_events;
 };
 
 static void
@@ -617,7 +620,7 @@ tv_lanes(const struct pd_ev *ev, void *ctx)
 		if (lane < 0)
 			return 0;
 		if (!(s = step_at(t->r, ev->ts_ns))) {
-			t->outside++;
+			t->r->unassigned += ev->dur_ns;
 			return 0;
 		}
 		t->lane_events++;
@@ -730,6 +733,11 @@ read_trace_view(const char *path, struct run *r)
 	cb.on_event = tv_meta;
 	if (tv_read(path, &cb, r, 1) < 0)
 		goto out;
+	if (t.novl && !t.nthr && !r->truncated) {
+		pd_warn(path, 0, "\"Overlap Analysis\" has no lane named by "
+		    "thread_name metadata; no steps from it");
+		pd_diag_status(PD_EXIT_INPUT);
+	}
 	if (!t.novl || !t.nthr) {
 		if (r->truncated) {
 			pd_warn(path, 0, "no Overlap Analysis lanes before the "
@@ -746,6 +754,7 @@ read_trace_view(const char *path, struct run *r)
 	if (r->n)
 		qsort(r->s, r->n, sizeof *r->s, cmp_host);
 	r->skipped = 0;
+	r->has_unassigned = 1;
 	cb.on_event = tv_lanes;
 	if (tv_read(path, &cb, r, 2) < 0)
 		goto out;
