@@ -511,9 +511,9 @@ read_cpu_ops(struct hot *h, const char *path)
 	pd_csv_close(c);
 }
 
-/* The CANN lane: launches and synchronizes, in time order per thread. */
+/* The CANN lane: launches and synchronizes, in time order. */
 struct hostev {
-	int64_t tid, ts;
+	int64_t ts;
 	int sync;
 };
 
@@ -548,20 +548,19 @@ on_host_event(const struct pd_ev *ev, void *ctx)
 		if (!x->e)
 			abort();
 	}
-	x->e[x->n].tid = ev->tid_is_num ? ev->tid_num : 0;
 	x->e[x->n].ts = ev->ts_ns;
 	x->e[x->n].sync = sync;
 	x->n++;
 	return 0;
 }
 
+/* Time order over all host threads, as msprof-analyze's check and
+ * pd-sum-gaps read it. */
 static int
-by_tid_ts(const void *a, const void *b)
+by_ts(const void *a, const void *b)
 {
 	const struct hostev *x = a, *y = b;
 
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
 	if (x->ts != y->ts)
 		return x->ts < y->ts ? -1 : 1;
 	return x->sync - y->sync;
@@ -593,12 +592,11 @@ read_trace(struct hot *h, const char *path)
 		h->truncated = 1;
 	}
 	if (x.n > 1)
-		qsort(x.e, x.n, sizeof *x.e, by_tid_ts);
+		qsort(x.e, x.n, sizeof *x.e, by_ts);
 	for (i = 0; i < x.n; i++) {
 		if (!x.e[i].sync)
 			h->launches++;
-		else if (i > 0 && !x.e[i - 1].sync &&
-		    x.e[i - 1].tid == x.e[i].tid)
+		else if (i > 0 && !x.e[i - 1].sync)
 			h->sync_after_launch++;
 	}
 	h->have_trace = 1;
@@ -701,12 +699,12 @@ emit(struct hot *h, json_t *root, const struct pd_tool *t, int have_api,
 	size_t n = (size_t)t->topn;
 
 	pd_set_str(r, "source", h->source);
-	pd_set_real(r, "total_us", h->total_us, 3);
+	pd_set_real(r, "total_us", h->source ? h->total_us : NAN, 3);
 	pd_set(r, "top", h->have_kernels ? list_ops(h, n) : json_null());
-	pd_set(r, "by_type", list_table(&h->types, 0, (size_t)-1,
-	    h->total_us));
-	pd_set(r, "by_core", list_table(&h->cores, 1, (size_t)-1,
-	    h->total_us));
+	pd_set(r, "by_type", h->source ? list_table(&h->types, 0, (size_t)-1,
+	    h->total_us) : json_null());
+	pd_set(r, "by_core", h->source ? list_table(&h->cores, 1, (size_t)-1,
+	    h->total_us) : json_null());
 	pd_set(r, "aicpu", h->have_kernels ?
 	    list_table(&h->aicpu, 2, n, 0) : json_null());
 	if (h->have_kernels) {
@@ -719,12 +717,15 @@ emit(struct hot *h, json_t *root, const struct pd_tool *t, int have_api,
 	}
 	pd_set(r, "host_api", have_api ? list_table(&h->api, 3, n, 0) :
 	    json_null());
-	o = json_object();
-	pd_set_real(o, "compute_us", h->compute_us, 3);
-	pd_set_real(o, "comm_us", h->comm_us, 3);
-	pd_set_real(o, "memcpy_us", h->memcpy_us, 3);
-	pd_set_real(o, "memset_us", h->memset_us, 3);
-	pd_set(r, "classes", o);
+	if (h->source) {
+		o = json_object();
+		pd_set_real(o, "compute_us", h->compute_us, 3);
+		pd_set_real(o, "comm_us", h->comm_us, 3);
+		pd_set_real(o, "memcpy_us", h->memcpy_us, 3);
+		pd_set_real(o, "memset_us", h->memset_us, 3);
+		pd_set(r, "classes", o);
+	} else
+		pd_set_null(r, "classes");
 	pd_set(r, "cpu_ops", have_cpu ? list_table(&h->cpu, 4, n, 0) :
 	    json_null());
 	/* appended keys (pd-record.5) */
@@ -802,7 +803,7 @@ hotspots_ascend(json_t *root, const struct pd_tool *t)
 	}
 	if ((p = pd_root_export(root, "trace_view", 0)))
 		read_trace(&h, p);
-	if (h.source || have_api || have_cpu)
+	if (h.source || have_api || have_cpu || h.have_trace)
 		emit(&h, root, t, have_api, have_cpu);
 	table_free(&h.ops);
 	table_free(&h.types);
