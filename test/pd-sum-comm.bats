@@ -43,6 +43,12 @@ root_line() {
 	[ "$(jqr pd.comm '.slowest[0]')" = '{"name":"hcom_broadcast__1_2@7","elapse_us":3000,"step":null}' ]
 }
 
+@test "pd-sum-comm: -n limits the slowest list, -q the warnings" {
+	run_pd 3 pd-sum-comm -q -n 2 < <(root_line /r torch_npu 0 communication=$CF/comm-variants.json)
+	[ -z "$stderr" ]
+	[ "$(jqr pd.comm '[.slowest[].elapse_us]')" = '[3000,2000]' ]
+}
+
 # Transports: SDMA 34 MB in 2 ms = 17 GB/s, one of its two ops under 16 MB
 # (4 MB) -> 0.5; SIO 10 MB < 16 -> 1; RDMA 0.5 MB < 1 MB -> 1. PCIE moved
 # nothing and is left out.
