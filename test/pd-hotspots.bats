@@ -102,6 +102,9 @@ O2=$R2/ASCEND_PROFILER_OUTPUT
 	[ "$(jqr pd.hotspot '[.top[0].core, .top[0].bound, .by_core[0].core]')" = '["N/A",null,"N/A"]' ]
 	# python3 csv: 191 rows, 4 of them hcom_* (communication)
 	[ "$(jqr pd.hotspot '.kernels')" = 187 ]
+	# Level0 traces have no CANN lane: no host checks, so no record
+	run_pd 0 pd-hotspots < <(root_line /l torch_npu 0 trace_view=$o/trace_view.json)
+	[ -z "$(jqr pd.hotspot .)" ]
 }
 
 # MindSpore legacy: aicore_intermediate_1_detail.csv sums

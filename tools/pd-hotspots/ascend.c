@@ -521,6 +521,7 @@ struct trace_ctx {
 	struct hostev *e;
 	size_t n, cap;
 	long compiles;
+	int cann;		/* saw a CANN host call (Level0 has none) */
 };
 
 static int
@@ -531,6 +532,10 @@ on_host_event(const struct pd_ev *ev, void *ctx)
 
 	if (ev->ph != 'X' || !ev->has_ts)
 		return 0;
+	if (strncmp(ev->name, "AscendCL@", 9) == 0 ||
+	    strncmp(ev->name, "Node@", 5) == 0 ||
+	    strncmp(ev->name, "Runtime@", 8) == 0)
+		x->cann = 1;
 	if (strcmp(ev->name, "AscendCL@aclopCompileAndExecute") == 0) {
 		x->compiles++;
 		return 0;
@@ -599,8 +604,8 @@ read_trace(struct hot *h, const char *path)
 		else if (i > 0 && !x.e[i - 1].sync)
 			h->sync_after_launch++;
 	}
-	h->have_trace = 1;
-	if (h->compile_count < 0)
+	h->have_trace = x.cann;
+	if (x.cann && h->compile_count < 0)
 		h->compile_count = x.compiles;
 	free(x.e);
 }
@@ -729,7 +734,8 @@ emit(struct hot *h, json_t *root, const struct pd_tool *t, int have_api,
 	pd_set(r, "cpu_ops", have_cpu ? list_table(&h->cpu, 4, n, 0) :
 	    json_null());
 	/* appended keys (pd-record.5) */
-	pd_set_int(r, "kernels", h->kernels);
+	pd_set(r, "kernels", h->source ? json_integer(h->kernels) :
+	    json_null());
 	pd_set_real(r, "short_threshold_us", SHORT_US, 3);
 	o = json_object();
 	if (h->compile_count >= 0)
