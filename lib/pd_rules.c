@@ -319,7 +319,7 @@ free_rule(struct pd_rule *r)
 	free(r->id); free(r->title); free(r->domain); free(r->scope);
 	free(r->severity); free(r->source); free(r->evidence);
 	free(r->subject); free(r->handoff);
-	free(r->impact_over); free(r->impact_minus);
+	free(r->impact_over); free(r->impact_minus); free(r->impact_else);
 	free_conds(r->when, r->nwhen);
 	free_conds(r->handoff_if, r->nhandoff_if);
 	free_list(r->impact, r->nimpact);
@@ -384,6 +384,7 @@ load_rule(struct ld *l, yaml_node_t *n, struct pd_rule *r)
 	r->enabled = 1;
 	r->impact_scale = 1;
 	r->impact_value = NAN;
+	r->impact_else_value = NAN;
 	r->line = (int)n->start_mark.line + 1;
 	r->file = xstrdup(l->file);
 	if (n->type != YAML_MAPPING_NODE) {
@@ -451,6 +452,21 @@ load_rule(struct ld *l, yaml_node_t *n, struct pd_rule *r)
 			r->impact_over = want_field(l, v, ks);
 		else if (!strcmp(ks, "impact_minus"))
 			r->impact_minus = want_field(l, v, ks);
+		else if (!strcmp(ks, "impact_else")) {
+			const char *sv = scalar(v);
+			char *end;
+
+			if (sv && v->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+			    (r->impact_else_value = strtod(sv, &end), *sv && !*end)) {
+				if (r->impact_else_value < 0 ||
+				    r->impact_else_value > 1)
+					bad(l, v, "a constant 'impact_else' must be "
+					    "within 0..1%s", NULL);
+			} else {
+				r->impact_else_value = NAN;
+				r->impact_else = want_field(l, v, ks);
+			}
+		}
 		else if (!strcmp(ks, "validation"))
 			r->validation = want_strlist(l, v, ks, &r->nvalidation);
 		else if (!strcmp(ks, "hints"))
@@ -789,6 +805,8 @@ pd_rules_values(const struct pd_rule *r, json_t *o)
 		put_value(vals, o, r->impact_over);
 	if (r->impact_minus)
 		put_value(vals, o, r->impact_minus);
+	if (r->impact_else)
+		put_value(vals, o, r->impact_else);
 	for (i = 0; i < r->nhandoff_if; i++)
 		put_value(vals, o, r->handoff_if[i].field);
 	if (r->subject)

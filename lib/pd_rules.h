@@ -37,6 +37,8 @@ struct pd_rule {
 	double impact_scale;
 	char *impact_over;	/* divisor field, or NULL */
 	char *impact_minus;	/* subtracted field (null counts as 0), or NULL */
+	char *impact_else;	/* field used as is when impact has no value */
+	double impact_else_value;	/* or this constant (NaN: none) */
 	char **validation, **hints;
 	size_t nvalidation, nhints;
 	char *fix_proposal, *fix_effect, *fix_change;

@@ -109,8 +109,11 @@ impact(const struct pd_rule *r, json_t *o)
 	}
 	if (r->impact_minus && !isnan(pd_path_num(o, r->impact_minus)))
 		x -= pd_path_num(o, r->impact_minus);
-	if (isnan(x))
-		return NAN;
+	if (isnan(x)) {
+		x = r->impact_else ? pd_path_num(o, r->impact_else) :
+		    r->impact_else_value;
+		return isnan(x) ? NAN : fmax(0, fmin(1, x));
+	}
 	return fmax(0, fmin(1, x * r->impact_scale));
 }
 
