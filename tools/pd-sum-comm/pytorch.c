@@ -288,7 +288,8 @@ ops_json(struct lane *l, int64_t *total)
 	for (i = 0; i < l->nop; i++)
 		ix[i] = i;
 	sort_lane = l;
-	qsort(ix, l->nop, sizeof *ix, op_cmp);
+	if (l->nop > 1)
+		qsort(ix, l->nop, sizeof *ix, op_cmp);
 	*total = 0;
 	for (i = 0; i < l->nop; i++) {
 		struct op *o = &l->op[ix[i]];
@@ -357,7 +358,8 @@ slowest_json(struct lane *l, const struct pd_ksteps *st, int topn)
 		abort();
 	for (i = 0; i < l->n; i++)
 		p[i] = &l->c[i];
-	qsort(p, l->n, sizeof *p, slow_cmp);
+	if (l->n > 1)
+		qsort(p, l->n, sizeof *p, slow_cmp);
 	for (i = 0; i < l->n && i < (size_t)topn; i++) {
 		json_t *o = json_object();
 		pd_set_str(o, "name", l->op[p[i]->op].name);
@@ -383,7 +385,8 @@ colls_json(struct lane *l, const struct pd_ksteps *st)
 
 	if (!seq)
 		abort();
-	qsort(l->c, l->n, sizeof *l->c, coll_cmp);
+	if (l->n > 1)
+		qsort(l->c, l->n, sizeof *l->c, coll_cmp);
 	for (i = 0; i < l->n && i < MAX_COLL; i++) {
 		struct coll *c = &l->c[i];
 		json_t *o = json_object();

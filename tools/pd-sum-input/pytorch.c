@@ -137,7 +137,8 @@ emit(json_t *root, struct acc *a, const struct pd_kineto_info *info,
 	size_t i, slow = 0, j = 0;
 	double r;
 
-	qsort(a->dl, a->ndl, sizeof *a->dl, span_cmp);
+	if (a->ndl > 1)
+		qsort(a->dl, a->ndl, sizeof *a->dl, span_cmp);
 	for (i = 0; i < a->ndl; i++) {
 		pd_ivl_add(&u, a->dl[i].s, a->dl[i].e);
 		if (a->dl[i].e - a->dl[i].s > a->dl[slow].e - a->dl[slow].s)

@@ -161,7 +161,8 @@ on_event(const struct pd_ev *ev, void *ctx)
 		d->frees++;
 		d->free_bytes -= bytes;
 	}
-	balance(a, (int64_t)mix((uint64_t)addr) ^ (type << 56) ^ (id << 48),
+	balance(a, (int64_t)(mix((uint64_t)addr) ^ ((uint64_t)type << 56) ^
+	    ((uint64_t)id << 48)),
 	    bytes >= 0 ? 1 : -1);
 	if (pd_ev_arg_int(ev, "Total Allocated", &ta)) {
 		point(d, ev->ts_ns, ta);
@@ -259,7 +260,8 @@ emit_trace(json_t *root, struct acc *a, const struct pd_kineto_info *info,
 		replay(&a->dv[i]);
 		any_cuda |= a->dv[i].type == 1;
 	}
-	qsort(a->dv, a->ndv, sizeof *a->dv, dev_cmp);
+	if (a->ndv > 1)
+		qsort(a->dv, a->ndv, sizeof *a->dv, dev_cmp);
 	for (i = 0; i < a->ndv; i++) {
 		struct dev *d = &a->dv[i];
 		json_t *o = json_object();
