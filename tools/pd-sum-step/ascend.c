@@ -498,7 +498,6 @@ struct tv {
 	struct thr *thr;	/* threads of any process, lane = -1 if none */
 	size_t nthr;
 	int nsteps_host;
-	uint64_t lane_events;
 };
 
 static void
@@ -623,7 +622,6 @@ tv_lanes(const struct pd_ev *ev, void *ctx)
 			t->r->unassigned += ev->dur_ns;
 			return 0;
 		}
-		t->lane_events++;
 		step_put(s, lane_key[lane], ev->dur_ns);
 		if (!s->has_span || ev->ts_ns < s->first)
 			s->first = ev->ts_ns;
