@@ -14,11 +14,14 @@ setup() {
 
 # Formatting used by report.md and report.html (the C printf formats of
 # tools/pd-report/atomic.c, done again here with awk's printf).
-us() { awk -v x="$1" 'BEGIN { a = x < 0 ? -x : x
+# null is printed as "-".
+us() { awk -v x="$1" 'BEGIN { if (x == "null") { printf "-"; exit }
+	a = x < 0 ? -x : x
 	if (a >= 1e6) printf "%.3f s", x / 1e6
 	else if (a >= 1e3) printf "%.3f ms", x / 1e3
 	else printf "%.3f us", x }'; }
-pct() { awk -v x="$1" 'BEGIN { printf "%.2f %%", x * 100 }'; }
+pct() { awk -v x="$1" 'BEGIN { if (x == "null") printf "-"
+	else printf "%.2f %%", x * 100 }'; }
 
 # agree DIR: the dominant bottleneck and the numbers of report.json appear
 # in report.md and in report.html.
@@ -45,7 +48,7 @@ agree() {
 		grep -qF "| $s |" "$d/report.md"
 		grep -qF ">$s</td>" "$d/report.html"
 	done
-	for v in $(jq -r '.bottlenecks[].impact // empty' "$j"); do
+	for v in $(jq -r '.bottlenecks[].impact' "$j"); do
 		s=$(pct "$v")
 		grep -qF "| $s |" "$d/report.md"
 		grep -qF ">$s</text>" "$d/report.html"
@@ -263,4 +266,31 @@ agree() {
 	cp -R "$r" "$D/r0"
 	run_pd sh "$TOP/share/examples/demo.sh" "$D/demo"
 	diff -r "$D/r0" "$r"
+}
+
+# The whole pipeline on one corpus case dir; the report lands in $D/$2.
+pipeline() {
+	pd-locate "$1" | pd-sum-step | pd-sum-comm | pd-sum-mem | pd-sum-input \
+	    | pd-sum-gaps | pd-hotspots | pd-profile | pd-classify \
+	    | pd-report -o "$D/$2" >"$D/$2.jsonl"
+}
+
+@test "pd-report: every corpus case ends in a report whose three forms agree" {
+	require_corpus
+	local c n
+	for c in "$CORPUS"/ascend/*/ "$CORPUS"/pytorch/*/; do
+		n=$(basename "$c")
+		pipeline "$c" "$n" 2>"$D/$n.err" || true
+		echo "case $n" >&2
+		[ -s "$D/$n/report.json" ]
+		[ "$(jq -r 'select(.type == "pd.report") | .dir' "$D/$n.jsonl")" = "$D/$n" ]
+		agree "$D/$n"
+	done
+}
+
+@test "pd-report: a corpus report is the same bytes when made again" {
+	require_corpus
+	pipeline "$CORPUS/ascend/pta_2rank_level1_text" a 2>/dev/null
+	pipeline "$CORPUS/ascend/pta_2rank_level1_text" b 2>/dev/null
+	diff -r "$D/a" "$D/b"
 }
