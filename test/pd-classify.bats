@@ -149,3 +149,200 @@ pd-classify: error: $f:16:5: rule is missing 'fix'" ]
 	run_pd 4 pd-classify -r /nonexistent.yaml </dev/null
 	[ "$stderr" = "pd-classify: error: /nonexistent.yaml: No such file or directory" ]
 }
+
+# ---------------------------------------------------------------------------
+# The corpus: for every case, the dominant bottleneck and why, with the
+# numbers from the files. The pipeline is the real one:
+#   pd-locate CASE | pd-sum-step | pd-sum-comm | pd-sum-mem | pd-sum-input
+#     | pd-sum-gaps | pd-hotspots | pd-profile | pd-classify
+# Numbers marked (awk) were recomputed from the export by hand; the others
+# are the evidence tools' summaries of the files (their own tests check
+# them against the files), quoted back by the rules.
+
+diagnose() {
+	require_corpus
+	run_pd bash -c "pd-locate '$CORPUS/$1' | pd-sum-step -q | pd-sum-comm -q \
+	    | pd-sum-mem -q | pd-sum-input -q | pd-sum-gaps -q | pd-hotspots -q \
+	    | pd-profile | pd-classify"
+	# exactly one dominant per run
+	[ "$(jqr pd.bottleneck 'select(.dominant) | .run' | sort | uniq -d)" = "" ]
+	[ "$(jqr pd.bottleneck 'select(.dominant) | .run' | wc -l)" = \
+	    "$(jqr pd.profile '.run' | wc -l)" ]
+}
+
+# dominant RUN-SUFFIX: [rule, impact] of the dominant bottleneck of the run
+# whose id ends with RUN-SUFFIX.
+dominant() {
+	jqr pd.bottleneck "select(.dominant and (.run | tostring | endswith(\"$1\"))) | [.rule,.impact]"
+}
+
+# step_trace_time.csv rank0 (awk): Computing 8873.756, Communication(Not
+# Overlapped) 101963.203, Free 25744.05, Preparing 17902.5 -> step 154483.5
+# us; comm not overlapped 101963.203 / 154483.5 = 0.66 > 0.10. Rank 1:
+# 96359.047 / 152345.9 = 0.6325. An 8-device allreduce over HCCS of a small
+# CNN: the step waits on communication.
+@test "pd-classify corpus: pta_2rank_level1_text is communication-bound" {
+	diagnose ascend/pta_2rank_level1_text
+	[ "$(dominant pta_2rank_level1_text)" = '["tbprof.comm.not_overlapped",0.66]' ]
+	[ "$(jqr pd.bottleneck 'select(.dominant) | [.rank,.fired_roots,.checked_roots]')" = '[0,2,2]' ]
+}
+
+# rank0 step_trace_time.csv (awk): 81515.607 / (8827.473 + 81515.607 +
+# 25908.102 + 19358) = 0.6011. Level0: same job, same answer.
+@test "pd-classify corpus: pta_1rank_level0_text is communication-bound" {
+	diagnose ascend/pta_1rank_level0_text
+	[ "$(dominant pta_1rank_level0_text)" = '["tbprof.comm.not_overlapped",0.6011]' ]
+}
+
+# (awk) 95962.016 / (8868.24 + 95962.016 + 25032.619 + 17483.75) = 0.6513.
+@test "pd-classify corpus: pta_1rank_level2_text is communication-bound" {
+	diagnose ascend/pta_1rank_level2_text
+	[ "$(dominant pta_1rank_level2_text)" = '["tbprof.comm.not_overlapped",0.6513]' ]
+}
+
+# The db export (analysis.db, ascend_pytorch_profiler_*.db) is not read by
+# the evidence tools yet: no summary, nothing can fire; the profile says
+# what to collect (a text export) and the dominant record is "none".
+@test "pd-classify corpus: pta_2rank_level1_db has no evidence: none" {
+	diagnose ascend/pta_2rank_level1_db
+	[ "$(dominant pta_2rank_level1_db)" = '["none",null]' ]
+}
+
+# 16-rank PP=2 job (msprof-analyze output) plus two test ranks: test_rank_1
+# spends 151.30 ms of its step in communication not overlapped (0.5136);
+# HCCS bandwidth differs by 61 % across ranks (9.287 vs 18.829 GB/s), the
+# slow link comes second.
+@test "pd-classify corpus: msinsight_server_fixtures is communication-bound" {
+	diagnose ascend/msinsight_server_fixtures
+	[ "$(dominant msinsight_server_fixtures)" = '["tbprof.comm.not_overlapped",0.5136]' ]
+	[ "$(jqr pd.bottleneck 'select(.position == 2) | .rule')" = '"msprof.slow_link"' ]
+}
+
+# Legacy PROF timelines (graph mode, MindSpore): no overlap split, but the
+# Reduce events of step_trace take 143.52 of 204.05 ms over 10 steps on
+# device 1 (0.7033; device 0: 129.47 of 189.95 ms) while FP/BP takes 42.76
+# ms: gradient communication dominates.
+@test "pd-classify corpus: msprof_PROF_legacy_2dev is communication-bound" {
+	diagnose ascend/msprof_PROF_legacy_2dev
+	[ "$(dominant msprof_PROF_legacy_2dev)" = '["tbprof.comm.share",0.7033]' ]
+}
+
+# One custom MIX_AIC kernel run 3 times: op_summary (awk) 87139.38 +
+# 86808.42 + 86846.72 = 260794.52 us, all of device time: operator work.
+@test "pd-classify corpus: msprof_cli_cann85_app is one operator, handed off" {
+	diagnose ascend/msprof_cli_cann85_app
+	[ "$(dominant msprof_cli_cann85_app)" = '["perfdiag.operator_hotspot",1]' ]
+	[ "$(jqr pd.bottleneck 'select(.dominant) | [.handoff,.operator]')" = '["operator","main_kernel"]' ]
+	[[ "$(jqr pd.bottleneck 'select(.dominant) | .evidence')" == *"260.79 ms in 3 calls"* ]]
+}
+
+# MindSpore 1.x: the device queue was empty at every step (pd-sum-input,
+# device_queue_profiling_1.txt) and the slowest pipeline op, ImageFolderOp,
+# has an empty output queue: MindInsight's rule (> 30 % of steps) names the
+# host data pipeline. No input time is recorded, so the impact is the rule's
+# own threshold, 0.3; InitData on AI CPU (7.91 ms) comes second.
+@test "pd-classify corpus: mindspore_legacy_run2_dataset is input-bound" {
+	diagnose ascend/mindspore_legacy_run2_dataset
+	[ "$(dominant mindspore_legacy_run2_dataset)" = '["mindinsight.device_queue_empty",0.3]' ]
+	[ "$(jqr pd.bottleneck 'select(.position == 2) | .rule')" = '"msprof.aicpu"' ]
+}
+
+# msprof-analyze's own test resources, four roots in four runs: the
+# cluster_analysis_output step (free 990.61 ms, 0.5646 of the step) and the
+# timeline_advice trace (free 0.6829, net of 9.4 % input = 0.5893) are
+# host-bound; the compute_advice kernel_details is dominated by
+# FlashAttentionScoreGrad (30.2 % of device time: operator work); the
+# advisor_backend excerpt only has an AI CPU Cast.
+@test "pd-classify corpus: mstt_advisor_fixtures, four runs" {
+	diagnose ascend/mstt_advisor_fixtures
+	[ "$(dominant cluster_analysis_output)" = '' ] # runs are named by dir
+	[ "$(jqr pd.bottleneck 'select(.dominant) | [.rule,.impact]' | sort | tr '\n' ' ')" = \
+	    '["msprof.aicpu",0.0115] ["msprof.overall.free",0.5646] ["msprof.overall.free",0.5893] ["perfdiag.operator_hotspot",0.302] ' ]
+	[ "$(jqr pd.bottleneck 'select(.dominant and .rule == "perfdiag.operator_hotspot") | .handoff')" = '"operator"' ]
+}
+
+# HTA critical-path test traces: tiny programs with long host-side pauses;
+# the device is free for 99.9 % (alexnet, 43.36 s), 98.1 %, 98.4 % and
+# 99.9 % of the traced step.
+@test "pd-classify corpus: hta-critical-path-a100 is host-bound" {
+	diagnose pytorch/hta-critical-path-a100
+	[ "$(dominant alexnet_trace.json.gz)" = '["msprof.overall.free",0.9985]' ]
+	[ "$(dominant simple_add_trace.json.gz)" = '["msprof.overall.free",0.9988]' ]
+	[ "$(dominant event_sync_trace.json.gz)" = '["msprof.overall.free",0.9838]' ]
+	[ "$(dominant event_sync_multi_stream_trace.json.gz)" = '["msprof.overall.free",0.9813]' ]
+}
+
+# V100 rank 1 of 2, 5 steps: the device is free 737.11 ms of the steps
+# (0.4242) and 53.4 % of 22290 kernels are short: host/launch-bound.
+@test "pd-classify corpus: hta-memory-events-v100 is host-bound" {
+	diagnose pytorch/hta-memory-events-v100
+	[ "$(dominant hta-memory-events-v100#world_size=2)" = '["msprof.overall.free",0.4242]' ]
+	[ "$(jqr pd.bottleneck 'select(.position == 2) | .rule')" = '"msprof.small_ops.launch"' ]
+}
+
+# export_memory_timeline_raw output, not a trace: no peak ratio without the
+# device capacity, no step: nothing fires.
+@test "pd-classify corpus: hta-memory-timeline-raw has no step evidence: none" {
+	diagnose pytorch/hta-memory-timeline-raw
+	[ "$(dominant memory_timeline.raw.gz)" = '["none",null]' ]
+}
+
+# Five format variants: the ns-resolution V100 trace computes 96.5 % of its
+# step (compute-bound); MI250 and Triton examples idle (98.4 %, 100 %); the
+# CPU-only gloo rank and the CUPTI counter trace have no device step
+# breakdown: none.
+@test "pd-classify corpus: hta-misc-format-variants" {
+	diagnose pytorch/hta-misc-format-variants
+	[ "$(dominant world_size=1)" = '["perfdiag.compute_bound",0.9652]' ]
+	[ "$(dominant mi250_minitoy_train_ROCm6_2_kineto.json.gz)" = '["msprof.overall.free",0.984]' ]
+	[ "$(dominant triton_example.json.gz)" = '["msprof.overall.free",1]' ]
+	[ "$(dominant world_size=300)" = '["none",null]' ]
+	[ "$(dominant cupti_profiler_counters_trace.json.gz)" = '["none",null]' ]
+}
+
+# A100 rank 0 of 2, 3 steps: free 509.61 ms (0.7639), 55 % short kernels.
+@test "pd-classify corpus: hta-nccl-2rank-a100 is host-bound" {
+	diagnose pytorch/hta-nccl-2rank-a100
+	[ "$(dominant hta-nccl-2rank-a100#world_size=2)" = '["msprof.overall.free",0.7639]' ]
+}
+
+# rank 0 of 16, 5 steps: free 692.60 ms (0.6449).
+@test "pd-classify corpus: hta-queue-length-a100-16rank is host-bound" {
+	diagnose pytorch/hta-queue-length-a100-16rank
+	[ "$(dominant hta-queue-length-a100-16rank#world_size=16)" = '["msprof.overall.free",0.6449]' ]
+}
+
+# ranks 0 and 1 of 128, 2 steps: rank 0 free 682.58 ms (0.5548).
+@test "pd-classify corpus: hta-sampled-2of128rank is host-bound" {
+	diagnose pytorch/hta-sampled-2of128rank
+	[ "$(dominant hta-sampled-2of128rank#world_size=128)" = '["msprof.overall.free",0.5548]' ]
+	[ "$(jqr pd.profile '.ranks')" = 2 ]
+}
+
+# Same model, two machines: control (A100, 8 ranks) exposes 87.92 ms of
+# communication over 6 steps (0.1891 of the step); test (V100, 2 ranks)
+# computes 73.5 % of its step.
+@test "pd-classify corpus: hta-trace-diff control vs test" {
+	diagnose pytorch/hta-trace-diff
+	[ "$(dominant control#world_size=8)" = '["tbprof.comm.not_overlapped",0.1891]' ]
+	[ "$(dominant test#world_size=2)" = '["perfdiag.compute_bound",0.7353]' ]
+}
+
+# No ProfilerStep: 30 DataLoader __next__ calls take 51.7 % of the traced
+# time (the first one is the 1.94 s worker start-up stall); the device is
+# free 70.7 %, of which the input explains 51.7 points.
+@test "pd-classify corpus: param-resnet-rtx2080ti is input-bound" {
+	diagnose pytorch/param-resnet-rtx2080ti
+	[ "$(dominant resnet_kineto.json.gz)" = '["tb.input.highly_bound",0.5174]' ]
+	[ "$(jqr pd.bottleneck 'select(.position == 2) | [.rule,.impact]')" = '["msprof.overall.free",0.1899]' ]
+}
+
+# Single-H100 inference: Qwen computes 91.3 % of its step (bf16 GEMMs on
+# top); timesformer and bert-small leave the device free 58.6 % and 93.0 %.
+@test "pd-classify corpus: tracelens-h100-inference" {
+	diagnose pytorch/tracelens-h100-inference
+	[ "$(dominant Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz)" = '["perfdiag.compute_bound",0.9135]' ]
+	[ "$(dominant facebook_timesformer-base-finetuned-k400__1016002.json.gz)" = '["msprof.overall.free",0.5858]' ]
+	[ "$(dominant gaunernst_bert-small-uncased__1016001.json.gz)" = '["msprof.overall.free",0.9301]' ]
+	[ "$(jqr pd.profile 'select(.run | endswith("1016005.json.gz")) | .workload')" = '"inference"' ]
+}
