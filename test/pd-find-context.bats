@@ -242,7 +242,7 @@ with_stdin() {
 @test "pd-find-context: CRLF, tabs, invalid UTF-8 and an unterminated string" {
 	d=$BATS_TEST_TMPDIR/ws
 	mkdir -p "$d"
-	printf 'import torch\r\nif __name__ == "__main__":\r\n\tfor b in loader:\r\n\t\tloss.backward()\r\n\t\tprint(loss)\r\ns = "open\n' >"$d/crlf.py"
+	printf 'import torch\r\nif __name__ == "__main__":\r\n\tfor b in loader:\r\n\t\tloss.backward()\r\n\t\tprint(loss.cuda())\r\ns = "open\n' >"$d/crlf.py"
 	printf '\377\376 step time: 1.5 s \303\n' >"$d/odd.log"
 	run_pd 0 pd-find-context "$d"
 	[ "$(jqr pd.context .workload_evidence[0].line)" = 4 ]
@@ -253,16 +253,18 @@ with_stdin() {
 	d=$BATS_TEST_TMPDIR/ws
 	mkdir -p "$d"
 	echo 'if __name__ == "__main__": pass' >"$d/main.py"
-	for c in 'mpirun -np 16 python main.py:mpirun:16' \
-	    'deepspeed --num_gpus 8 --num_nodes 2 main.py --deepspeed:deepspeed:16' \
-	    'accelerate launch --num_processes=4 main.py:accelerate:4' \
-	    'python -m torch.distributed.launch --nproc_per_node 2 main.py:torch.distributed.launch:2' \
-	    'export RANK_SIZE=8; python main.py:shell:8' \
-	    'srun --ntasks-per-node=4 -N 2 python main.py:srun:8' \
-	    'torchrun --nproc_per_node=gpu main.py:torchrun:null'; do
-		printf '%s\n' "${c%%:*}" >"$d/run.sh"
+	for c in 'mpirun -np 16 python main.py@mpirun:16' \
+	    'deepspeed --num_gpus 8 --num_nodes 2 main.py --deepspeed@deepspeed:16' \
+	    'accelerate launch --num_processes=4 main.py@accelerate:4' \
+	    'python -m torch.distributed.launch --nproc_per_node 2 main.py@torch.distributed.launch:2' \
+	    'export RANK_SIZE=8; python main.py@shell:8' \
+	    'srun --ntasks-per-node=4 -N 2 python main.py@srun:8' \
+	    'PY=${PYTHON:-/usr/bin/python3}; "$PY" main.py@shell:null' \
+	    'N=${N:-2}; S=main.py; torchrun --nproc_per_node=$N "$S"@torchrun:2' \
+	    'torchrun --nproc_per_node=gpu main.py@torchrun:null'; do
+		printf '%s\n' "${c%%@*}" >"$d/run.sh"
 		run_pd 0 pd-find-context "$d"
-		want=${c#*:}
+		want=${c#*@}
 		[ "$(jqr pd.context '"\(.launcher):\(.world_size)"')" = "\"$want\"" ]
 		[ "$(jqr pd.context .entry_scripts)" = '["main.py"]' ]
 	done
@@ -277,9 +279,10 @@ with_stdin() {
 	step 7: 350 ms/step, 1200 img/s
 	throughput: 12.5
 	epoch 3: 1,523.4 samples/s
+	step 4 loss 2.9347 step_ms 28.86 data_ms 25.74
 	EOF
 	run_pd 0 pd-find-context "$d"
-	[ "$(jqr pd.context '.metrics | map("\(.name)=\(.value)\(.unit)@\(.line)") | join(" ")')" = '"step_time=1234.5ms@1 tflops_per_device=187.3TFLOP/s@1 samples_per_s=42.75samples/s@2 iterations_per_s=0.334it/s@2 iterations_per_s=4.98it/s@3 step_time=350ms@4 images_per_s=1200images/s@4 throughput=12.5null@5 samples_per_s=1523.4samples/s@6"' ]
+	[ "$(jqr pd.context '.metrics | map("\(.name)=\(.value)\(.unit)@\(.line)") | join(" ")')" = '"step_time=1234.5ms@1 tflops_per_device=187.3TFLOP/s@1 samples_per_s=42.75samples/s@2 iterations_per_s=0.334it/s@2 iterations_per_s=4.98it/s@3 step_time=350ms@4 images_per_s=1200images/s@4 throughput=12.5null@5 samples_per_s=1523.4samples/s@6 step_time=28.86ms@7"' ]
 }
 @test "pd-find-context: at most 20 figures per name and file, the last ones" {
 	d=$BATS_TEST_TMPDIR/ws
@@ -346,4 +349,38 @@ with_stdin() {
 	# imports away and unrelated.py is not imported: neither is checked;
 	# no_amp sits on the entry script's guard (main.py:3)
 	[ "$(jqr pd.finding '"\(.check)@\(.file):\(.line)"' | tr -d '"' | tr '\n' ' ')" = 'no_amp@main.py:3 item_in_loop@src/engine.py:10 ' ]
+}
+@test "pd-find-context: a training loop over range(): checked on GPU, not on CPU" {
+	d=$BATS_TEST_TMPDIR/ws
+	mkdir -p "$d"
+	cat >"$d/train.py" <<-'EOF'
+	import torch
+	from torch.utils.data import DataLoader
+
+
+	def main(model, opt, data, steps):
+	    loader = DataLoader(data, batch_size=8)
+	    it = iter(loader)
+	    for epoch in range(2):
+	        for step in range(steps):
+	            x, y = next(it)
+	            loss = model(x, y)
+	            loss.backward()
+	            opt.step()
+	            print("step", step, loss.item())
+	        print("epoch", epoch, loss.item())
+
+
+	if __name__ == "__main__":
+	    main(*build())
+	EOF
+	run_pd 0 pd-find-context "$d"
+	# a CPU job: :6 has no num_workers (that costs on a CPU too); .item()
+	# and print cost nothing extra without a device, and no AMP hint
+	[ "$(jqr pd.finding '"\(.check)@\(.line)"' | tr -d '"' | tr '\n' ' ')" = 'dataloader_workers@6 ' ]
+	sed -i 's/x, y = next(it)/x, y = [t.cuda() for t in next(it)]/' "$d/train.py"
+	run_pd 0 pd-find-context "$d"
+	# on a GPU: the loop around backward() (:9) is the step loop; :14 print
+	# of loss.item() inside it; :15 is once per epoch, outside it
+	[ "$(jqr pd.finding '"\(.check)@\(.line)"' | tr -d '"' | tr '\n' ' ')" = 'dataloader_workers@6 pin_memory@6 no_amp@9 item_in_loop@14 print_in_loop@14 ' ]
 }

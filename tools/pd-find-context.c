@@ -466,6 +466,8 @@ findings(struct fc_ws *w, const char *sel, int stack)
 	memset(&job, 0, sizeof job);
 	job.stack = stack;
 	job_facts(w, &job);
+	if (stack == FC_NPU || stack == FC_MS)
+		job.accel = 1;
 	if (!chk)
 		abort();
 	checked(w, sel, chk);
@@ -630,15 +632,19 @@ int
 main(int argc, char **argv)
 {
 	struct pd_stream s;
+	char *end;
+	long l;
 	int c;
 
 	pd_diag_init(argv[0]);
 	while ((c = getopt(argc, argv, "d:hq")) != -1) {
 		switch (c) {
 		case 'd':
-			maxdepth = atoi(optarg);
-			if (maxdepth < 0 || !*optarg)
+			errno = 0;
+			l = strtol(optarg, &end, 10);
+			if (errno || *end || end == optarg || l < 0 || l > 64)
 				pd_usage_exit(usage, 2);
+			maxdepth = (int)l;
 			break;
 		case 'h': pd_usage_exit(usage, 0);
 		case 'q': pd_diag_quiet(1); break;

@@ -34,6 +34,10 @@ static struct mpat {
 	  "tokens_per_s", "tokens/s", 2, 0 },
 	{ "steps_per_sec(ond)?['\"]?[ ]*[:=][ ]*" NUM,
 	  "iterations_per_s", "it/s", 2, 0 },
+	{ "(step|iter|iteration|batch)_(time_)?ms['\"]?[ ]*[:=]?[ ]*" NUM,
+	  "step_time", "ms", 3, 0 },
+	{ "(step|iter|iteration|batch)_(time_)?(s|sec|secs)['\"]?[ ]*[:=]?[ ]*"
+	  NUM, "step_time", "s", 4, 0 },
 	{ NUM "[ ]*it/s", "iterations_per_s", "it/s", 1, 0 },
 	{ NUM "[ ]*s/it([^a-z]|$)", "step_time", "s", 1, 0 },
 	{ NUM "[ ]*ms/(step|it|iter|iteration|batch)", "step_time", "ms", 1, 0 },
@@ -149,7 +153,8 @@ maybe(const char *s)
 {
 	return strpbrk(s, "0123456789") && (strchr(s, '/') ||
 	    strcasestr(s, "time") || strcasestr(s, "throughput") ||
-	    strcasestr(s, "per_sec"));
+	    strcasestr(s, "per_sec") || strcasestr(s, "step") ||
+	    strcasestr(s, "iter") || strcasestr(s, "batch"));
 }
 
 static void

@@ -885,15 +885,16 @@ in_loop(struct check_ctx *cc, const struct pyl *l)
 	const char *p;
 	int i;
 
-	if ((p = strstr(l->s, ".item()")))
+	/* host-device syncs cost only on an accelerator */
+	if (cc->job->accel && (p = strstr(l->s, ".item()")))
 		add(cc, C_ITEM, line_at(l, p));
-	if ((p = strstr(l->s, ".cpu()")) || (p = strstr(l->s, ".numpy()")) ||
-	    (p = strstr(l->s, ".tolist()")))
+	if (cc->job->accel && ((p = strstr(l->s, ".cpu()")) ||
+	    (p = strstr(l->s, ".numpy()")) || (p = strstr(l->s, ".tolist()"))))
 		add(cc, C_CPU, line_at(l, p));
-	if ((p = fc_tok(l->s, "print", 1)) && p[5] == '(' &&
+	if (cc->job->accel && (p = fc_tok(l->s, "print", 1)) && p[5] == '(' &&
 	    (p == l->s || p[-1] != '.') && tensorish(p, close_paren(p + 5)))
 		add(cc, C_PRINT, line_at(l, p));
-	if ((p = strstr(l->s, "synchronize(")))
+	if (cc->job->accel && (p = strstr(l->s, "synchronize(")))
 		add(cc, C_SYNC, line_at(l, p));
 	p = NULL;
 	for (i = 0; disk[i] && !p; i++)
@@ -904,6 +905,54 @@ in_loop(struct check_ctx *cc, const struct pyl *l)
 		add(cc, C_DISK, line_at(l, p));
 }
 
+static int
+loop_header(const struct pyl *l)
+{
+	const char *p = l->c;
+
+	if (starts(p, "async"))
+		p += 5;
+	while (*p == ' ')
+		p++;
+	return (starts(p, "for") || starts(p, "while")) && l->c[l->n - 1] == ':';
+}
+
+static int
+train_step(const char *c)
+{
+	return strstr(c, ".backward(") || optim_step(c);
+}
+
+/* Mark the innermost loop around each backward() or optimizer step: a
+ * training step loop even when it does not iterate a loader (for step in
+ * range(n): x = next(it)). */
+static void
+train_loops(const struct lines *ls, char *mark)
+{
+	size_t j, k;
+
+	for (j = 0; j < ls->n; j++) {
+		int thr = ls->l[j].indent;
+
+		if (!train_step(ls->l[j].c))
+			continue;
+		for (k = j; k-- > 0 && thr > 0;) {
+			const struct pyl *h = &ls->l[k];
+
+			if (h->indent >= thr)
+				continue;
+			if (loop_header(h)) {
+				mark[k] = 1;
+				break;
+			}
+			if (starts(h->c, "def") || starts(h->c, "class") ||
+			    starts(h->c, "async"))
+				break;
+			thr = h->indent;
+		}
+	}
+}
+
 void
 fc_py_check(struct fc_ws *w, const struct fc_file *f, const char *buf,
     size_t len, const struct fc_job *job, int entry, json_t *findings)
@@ -912,27 +961,30 @@ fc_py_check(struct fc_ws *w, const struct fc_file *f, const char *buf,
 	struct check_ctx cc = { f, job, findings, NULL, 0, 0, 0 };
 	size_t i, j;
 	long guard = f->py.guard ? f->py.guard : 1;
+	char *mark;
 
 	(void)w;
 	py_lines(buf, len, keep_line, &ls);
+	if (!(mark = calloc(ls.n + 1, 1)))
+		abort();
+	train_loops(&ls, mark);
 	if (job->stack == FC_TORCH || job->stack == FC_NPU || job->stack < 0)
 		for (i = 0; i < ls.n; i++)
 			dataloader(&cc, &ls.l[i]);
 	for (i = 0; i < ls.n; i++) {
-		if (!step_loop(&cc, &ls.l[i]))
+		if (!mark[i] && !step_loop(&cc, &ls.l[i]))
 			continue;
 		if (!cc.first_loop)
 			cc.first_loop = ls.l[i].line;
 		for (j = i + 1; j < ls.n && ls.l[j].indent > ls.l[i].indent;
 		    j++) {
 			in_loop(&cc, &ls.l[j]);
-			if (!cc.train_loop && (strstr(ls.l[j].c, ".backward(") ||
-			    optim_step(ls.l[j].c)))
+			if (!cc.train_loop && train_step(ls.l[j].c))
 				cc.train_loop = ls.l[i].line;
 		}
 		i = j - 1;
 	}
-	if (entry && !job->amp && job->stack >= 0)
+	if (entry && !job->amp && job->stack >= 0 && job->accel)
 		add(&cc, C_NO_AMP, cc.train_loop ? cc.train_loop :
 		    cc.first_loop ? cc.first_loop : guard);
 	for (i = 0; i < ls.n; i++) {
@@ -940,6 +992,7 @@ fc_py_check(struct fc_ws *w, const struct fc_file *f, const char *buf,
 		free(ls.l[i].c);
 	}
 	free(ls.l);
+	free(mark);
 	for (i = 0; i < cc.nloaders; i++)
 		free(cc.loaders[i]);
 	free(cc.loaders);

@@ -41,34 +41,93 @@ push(struct shs *sh, char *s, long line)
 	sh->n++;
 }
 
-static long intval(struct shs *sh, const char *s, int depth);
+static const char *getvar(struct shs *sh, const char *name, size_t n);
 
-/* Values that are integers after expansion are stored expanded, so that
- * N=${N:-4} does not refer to itself. */
 static void
-setvar(struct shs *sh, const char *name, size_t n, const char *val)
+cat(char **o, size_t *n, const char *s, size_t k)
 {
-	char num[32];
-	size_t i;
-	long v;
+	*o = realloc(*o, *n + k + 1);
+	if (!*o)
+		abort();
+	memcpy(*o + *n, s, k);
+	*n += k;
+	(*o)[*n] = '\0';
+}
 
-	if (val[0] == '$' && (v = intval(sh, val, 0)) >= 0) {
-		snprintf(num, sizeof num, "%ld", v);
-		val = num;
+/* s with $X, ${X}, ${X:-d}, ${X-d}, ${X:=d} expanded from the script's
+ * own assignments (a default when X is unset); other text as is. New
+ * string. */
+static char *
+expand(struct shs *sh, const char *s, int depth)
+{
+	char *o = NULL, *d;
+	size_t n = 0, k, e;
+	const char *v;
+
+	cat(&o, &n, "", 0);
+	while (*s) {
+		int br = s[0] == '$' && s[1] == '{';
+
+		if (s[0] != '$' || depth > 4 || !(br || fc_ident(s[1]))) {
+			cat(&o, &n, s++, 1);
+			continue;
+		}
+		for (k = 0; fc_ident(s[1 + br + k]); k++)
+			;
+		v = getvar(sh, s + 1 + br, k);
+		e = 1 + br + k;
+		d = NULL;
+		if (br) {
+			const char *c = strchr(s + e, '}');
+
+			if (!c) {
+				cat(&o, &n, s, strlen(s));
+				break;
+			}
+			if (s[e] == ':' && (s[e + 1] == '-' || s[e + 1] == '='))
+				d = strndup(s + e + 2, (size_t)(c - s) - e - 2);
+			else if (s[e] == '-')
+				d = strndup(s + e + 1, (size_t)(c - s) - e - 1);
+			else if (s[e] != '}') {
+				cat(&o, &n, s, (size_t)(c - s) + 1);
+				s = c + 1;
+				continue;
+			}
+			e = (size_t)(c - s) + 1;
+		}
+		if (v || d) {
+			char *x = expand(sh, v ? v : d, depth + 1);
+
+			cat(&o, &n, x, strlen(x));
+			free(x);
+		} else
+			cat(&o, &n, s, e);
+		free(d);
+		s += e;
 	}
+	return o;
+}
+
+/* Values are stored expanded, so that N=${N:-4} does not refer to
+ * itself. */
+static void
+setvar(struct shs *sh, const char *name, size_t n, const char *raw)
+{
+	char *val = expand(sh, raw, 0);
+	size_t i;
 
 	for (i = 0; i < sh->nvar; i++)
 		if (strlen(sh->var[i].name) == n &&
 		    strncmp(sh->var[i].name, name, n) == 0) {
 			free(sh->var[i].val);
-			sh->var[i].val = strdup(val);
+			sh->var[i].val = val;
 			return;
 		}
 	sh->var = realloc(sh->var, (sh->nvar + 1) * sizeof *sh->var);
 	if (!sh->var)
 		abort();
 	sh->var[sh->nvar].name = strndup(name, n);
-	sh->var[sh->nvar].val = strdup(val);
+	sh->var[sh->nvar].val = val;
 	sh->nvar++;
 }
 
@@ -96,8 +155,8 @@ intval(struct shs *sh, const char *s, int depth)
 	if (!s || !*s || depth > 4)
 		return -1;
 	if (s[0] != '$') {
-		r = strtol(s, &end, 10);
-		return *end || end == s || r < 0 ? -1 : r;
+		r = strtol(s, &end, 10);	/* no count above 2^20 is real */
+		return *end || end == s || r < 0 || r > 1L << 20 ? -1 : r;
 	}
 	s++;
 	if (*s == '{') {
@@ -320,6 +379,12 @@ command(struct shs *sh)
 		    (n == 10 && strncmp(s, "WORLD_SIZE", 10) == 0)) &&
 		    sh->w->rank_size < 0)
 			sh->w->rank_size = intval(sh, eq + 1, 0);
+	}
+	for (k = i; k < sh->n; k++) {	/* the command's words, expanded */
+		char *x = expand(sh, sh->tok[k].s, 0);
+
+		free(sh->tok[k].s);
+		sh->tok[k].s = x;
 	}
 	for (k = i; k < sh->n; k++) {
 		const char *s = sh->tok[k].s, *v = strchr(s, '=');
