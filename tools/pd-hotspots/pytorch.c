@@ -3,7 +3,8 @@
  * Reads: the trace of the root, streamed once. GPU activities (kernel,
  * gpu_memcpy, gpu_memset; 2021 Kernel/Memcpy/Memset) are summed per name
  * and per class (compute, communication by the share/comm-patterns.txt
- * list plus -p FILE, memcpy, memset); launch calls (cuda_runtime,
+ * list plus -p FILE, memcpy, memset); communication is kept out of the
+ * top list and total_us (pd-sum-comm covers it), as for Ascend; launch calls (cuda_runtime,
  * cuda_driver) are summed per name and linked to their activity by
  * args.correlation for HTA's short-kernel test; CPU ops (cpu_op, 2021
  * Operator, autograd "CPU functions") are kept per thread as (start, end,
@@ -149,8 +150,10 @@ on_gpu(struct hot *h, const struct pd_ev *ev, int kc)
 	a->total_ns += ev->dur_ns;
 	h->cls_n[a->cls]++;
 	h->cls_ns[a->cls] += ev->dur_ns;
-	h->total_ns += ev->dur_ns;
-	h->kernels++;
+	if (a->cls != C_COMM) {	/* communication is kept out, as for Ascend */
+		h->total_ns += ev->dur_ns;
+		h->kernels++;
+	}
 	if (!pd_ev_arg_int(ev, "correlation", &corr))
 		return;
 	if ((e = pd_i64map_get(&h->link, corr, TAG_RT))) {
@@ -367,9 +370,13 @@ top_json(struct hot *h, int topn)
 	json_t *arr = json_array();
 	size_t *v = sorted(&h->kern), i;
 
-	for (i = 0; i < h->kern.n && (int)i < topn; i++) {
+	for (i = 0; i < h->kern.n && (int)json_array_size(arr) < topn; i++) {
 		struct agg *a = &h->kern.a[v[i]];
-		json_t *o = json_object();
+		json_t *o;
+
+		if (a->cls == C_COMM)
+			continue;
+		o = json_object();
 
 		pd_set_str(o, "name", a->name);
 		pd_set_str(o, "type", class_name[a->cls]);
@@ -408,7 +415,7 @@ by_type_json(struct hot *h)
 		json_t *o;
 
 		k = order[i];
-		if (!h->cls_n[k])
+		if (!h->cls_n[k] || k == C_COMM)
 			continue;
 		o = json_object();
 		pd_set_str(o, "type", class_name[k]);
@@ -445,7 +452,7 @@ fill(struct hot *h, json_t *rec, int topn)
 	json_t *cls;
 	int i;
 
-	if (h->kernels) {
+	if (h->kernels || h->cls_n[C_COMM]) {
 		pd_set_real(rec, "total_us", us(h->total_ns), 3);
 		pd_set(rec, "top", top_json(h, topn));
 		pd_set(rec, "by_type", by_type_json(h));
@@ -465,7 +472,7 @@ fill(struct hot *h, json_t *rec, int topn)
 	}
 	pd_set(rec, "host_api", h->api.n ? list_json(&h->api, topn,
 	    "total_us") : json_null());
-	if (h->kernels) {
+	if (h->kernels || h->cls_n[C_COMM]) {
 		cls = json_object();
 		for (i = 0; i < NCLASS; i++)
 			pd_set_real(cls, class_key[i], us(h->cls_ns[i]), 3);
@@ -478,6 +485,7 @@ fill(struct hot *h, json_t *rec, int topn)
 	    json_null());
 	/* extra keys */
 	pd_set_int(rec, "kernels", h->kernels);
+	pd_set_real(rec, "short_threshold_us", SHORT_CPU_NS / 1000.0, 3);
 	pd_set_int(rec, "linked_kernels", h->linked);
 }
 
