@@ -1008,6 +1008,30 @@ static const char *flat_markers[] = {
 	"operator_details.csv", NULL
 };
 
+/* Does dir hold a directory that is a root by its name (or by holding
+ * ASCEND_PROFILER_OUTPUT/)? Then stray export files next to it do not
+ * make dir a flat root that would hide it. */
+static int
+holds_named_root(const char *path, char **names, int n)
+{
+	char p[PATH_MAX], q[PATH_MAX];
+	int i;
+
+	for (i = 0; i < n; i++) {
+		join(p, sizeof p, path, names[i]);
+		if (!is_dir(p))
+			continue;
+		join(q, sizeof q, p, "ASCEND_PROFILER_OUTPUT");
+		if (ends_with(names[i], "_ascend_pt") ||
+		    ends_with(names[i], "_ascend_ms") ||
+		    starts_with(names[i], "PROF_") ||
+		    strcmp(names[i], "cluster_analysis_output") == 0 ||
+		    is_dir(q))
+			return 1;
+	}
+	return 0;
+}
+
 /* Is dir a root? Keeps its records and returns 1 if so. */
 static int
 dir_root(struct loc *l, const char *path, char **names, int n)
@@ -1041,6 +1065,8 @@ dir_root(struct loc *l, const char *path, char **names, int n)
 	}
 	if (legacy_root(l, path, names, n))
 		return 1;
+	if (holds_named_root(path, names, n))
+		return 0;
 	for (i = 0; i < n; i++) {
 		if (in_list(flat_markers, names[i])) {
 			join(p, sizeof p, path, names[i]);

@@ -57,9 +57,10 @@ rel() {
 @test "pd-locate: every root of the tree, sorted by root path, keys in order" {
 	run_pd 0 pd-locate "$T"
 	[ -z "$stderr" ]
-	# 14 roots: job/ (cluster + 3 torch_npu), legacy/profiler (devices
-	# 0 and 1), loose/, ms/, prof/ (device_0, device_2), traces/ (4)
-	[ "$(jqr pd.root .root | wc -l)" -eq 14 ]
+	# 15 roots: job/ (cluster + 3 torch_npu), legacy/profiler (devices
+	# 0 and 1), loose/, mixed/r_ascend_pt, ms/, prof/ (device_0,
+	# device_2), traces/ (4)
+	[ "$(jqr pd.root .root | wc -l)" -eq 15 ]
 	jqr pd.root .root | sort -c
 	[ "$(jqr pd.root 'keys_unsorted|join(",")' | sort -u)" = \
 	    '"type,v,root,rank,device,format,run,score,exports,world_size"' ]
@@ -71,6 +72,7 @@ job/old_ascend_pt torch_npu;\
 legacy/profiler mindspore_legacy;\
 legacy/profiler mindspore_legacy;\
 loose torch_npu;\
+mixed/r_ascend_pt torch_npu;\
 ms/rank0_ascend_ms mindspore;\
 prof/PROF_000001_20230101000000000_AAAAAAAAAAAAAAAA/device_0 msprof_legacy;\
 prof/PROF_000001_20230101000000000_AAAAAAAAAAAAAAAA/device_2 msprof_legacy;\
@@ -117,6 +119,13 @@ job/host_1_20250101_ascend_pt/profiler_info_2.json\"" ]
 	run_pd 0 pd-locate "$T/job/old_ascend_pt"
 	# profiler_info_3.json has no rank_id; no memory file: device unknown
 	[ "$(jqr pd.root '[.rank,.device]')" = '[3,null]' ]
+}
+
+@test "pd-locate: stray export files next to a rank dir do not hide it" {
+	run_pd 0 pd-locate "$T/mixed"
+	# mixed/step_trace_time.csv sits beside r_ascend_pt/: mixed/ is not a
+	# flat root; r_ascend_pt has no profiler_info: rank unknown
+	[ "$(rel '[.root,.rank]|map(tostring)|join(" ")')" = '"mixed/r_ascend_pt null"' ]
 }
 
 @test "pd-locate: an ASCEND_PROFILER_OUTPUT operand stands for its root" {
