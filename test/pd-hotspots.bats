@@ -119,6 +119,19 @@ O2=$R2/ASCEND_PROFILER_OUTPUT
 	[ "$(jqr pd.hotspot '.aicpu[1]')" = '{"name":"GetNext","count":2,"total_us":1181}' ]
 }
 
+# Legacy msprof (CANN 6.3/7.0) has only timelines: device_0's two
+# task_time_*.json files (python3 json): 278 AI_CORE / AI_CPU tasks summing
+# to 13682.479 us, 178 under 20 us; NOTIFY_*, REDUCE_ASYNC_V2 and the
+# MEMCPY_ASYNC on those same HCCL streams sum to 201652.97 us; EVENT_*
+# tasks are left out.
+@test "pd-hotspots: legacy msprof task_time timelines" {
+	require_corpus
+	local d=$ASC/msprof_PROF_legacy_2dev/PROF_000001_20230818142704322_COJGGGCANRMICFBC/device_0/timeline
+	run_pd 0 pd-hotspots < <(root_line /p msprof_legacy 0 task_time=$d/task_time_0_2_1.json task_time=$d/task_time_0_2_2.json)
+	[ "$(jqr pd.hotspot '[.source,.total_us,.kernels,.short_ops,.classes.comm_us,.classes.memcpy_us]')" = '["task_time",13682.479,278,178,201652.97,0]' ]
+	[ "$(jqr pd.hotspot '.top[0] | [.type,.core,.count]')" = '["FusedMulApplyMomentum","AI_CORE",2]' ]
+}
+
 @test "pd-hotspots: unknown header variant is an error naming the missing columns" {
 	run_pd 3 pd-hotspots < <(root_line /r msprof 0 kernel_details=$HF/no-duration.csv)
 	[[ "$stderr" == *"pd-hotspots: error: $HF/no-duration.csv:1: unknown header variant: missing column 'Duration(us)'"* ]]

@@ -3,7 +3,8 @@
  * Reads, per root, the first per-kernel table found: kernel_details.csv
  * (every header variant; Block Dim or Block Num), else op_summary_*.csv
  * (all slices), else the legacy MindSpore aicore_intermediate_*_detail.csv
- * plus aicpu_intermediate_*.csv, else op_statistic.csv (types only). Also
+ * plus aicpu_intermediate_*.csv, else op_statistic.csv (types only), else
+ * the legacy msprof timeline/task_time_*.json (every iteration). Also
  * api_statistic.csv (host API hot spots), operator_details.csv (host self
  * time per framework op) and the CANN lane of trace_view.json (operator
  * compiles, stream synchronizes right after a launch).
@@ -131,6 +132,8 @@ is_comm(const char *name, const char *type, const char *core,
 
 	if (strcasecmp(core, "HCCL") == 0 ||
 	    strcasecmp(core, "COMMUNICATION") == 0 ||
+	    strncmp(core, "NOTIFY_", 7) == 0 ||	/* legacy timeline tasks */
+	    strncmp(core, "REDUCE_", 7) == 0 ||
 	    strncasecmp(name, "hcom_", 5) == 0 ||
 	    strncasecmp(type, "hcom_", 5) == 0)
 		return 1;
@@ -610,6 +613,103 @@ read_trace(struct hot *h, const char *path)
 	free(x.e);
 }
 
+/* Legacy msprof timeline/task_time_*.json: one X event per device task,
+ * args "Task Type" and "Stream Id". EVENT_* tasks are stream syncs, not
+ * work; NOTIFY_* and REDUCE_* are collective steps (is_comm); a
+ * MEMCPY_ASYNC on a stream that also carries those is a collective's copy
+ * (communication), elsewhere a plain copy. */
+#define TASK_STREAMS 256
+
+struct task_ctx {
+	struct hot *h;
+	const struct pd_tool *t;
+	char comm[TASK_STREAMS];	/* stream carries collective tasks */
+	double copy_us[TASK_STREAMS];
+	long copies[TASK_STREAMS];
+};
+
+static int
+on_task(const struct pd_ev *ev, void *ctx)
+{
+	struct task_ctx *x = ctx;
+	char core[64], type[256];
+	int64_t sid;
+	int s;
+
+	if (ev->ph != 'X' || !ev->has_dur ||
+	    !pd_ev_arg_str(ev, "Task Type", core, sizeof core) ||
+	    strncmp(core, "EVENT_", 6) == 0)
+		return 0;
+	s = pd_ev_arg_int(ev, "Stream Id", &sid) && sid >= 0 &&
+	    sid < TASK_STREAMS ? (int)sid : -1;
+	if (s >= 0 && (strncmp(core, "NOTIFY_", 7) == 0 ||
+	    strncmp(core, "REDUCE_", 7) == 0))
+		x->comm[s] = 1;
+	if (s >= 0 && strcmp(core, "MEMCPY_ASYNC") == 0) {
+		x->copy_us[s] += ev->dur_ns / 1e3;
+		x->copies[s]++;
+		return 0;
+	}
+	legacy_type(ev->name, type, sizeof type);
+	add_kernel(x->h, ev->name, type, core, ev->dur_ns / 1e3, NULL, x->t);
+	return 0;
+}
+
+static int
+read_task_time(struct hot *h, const char *path, const struct pd_tool *t)
+{
+	struct task_ctx *x;
+	struct pd_trace_cb cb = { 0, on_task, NULL };
+	struct pd_trace_stats st;
+	struct agg *g;
+	int r, s;
+
+	if (!pd_trace_sniff(path))
+		return 0;	/* task_time_*.csv: runtime tasks, no operators */
+	x = calloc(1, sizeof *x);
+	if (!x)
+		abort();
+	x->h = h;
+	x->t = t;
+	cb.ctx = x;
+	r = pd_trace_read(path, &cb, &st);
+	if (r < 0) {
+		pd_error(path, 0, "%s", strerror(errno));
+		pd_diag_status(PD_EXIT_SYSTEM);
+		free(x);
+		return 0;
+	}
+	if (r > 0) {
+		pd_warn(path, st.err_line, "%s: operators cover the %llu "
+		    "events read", st.err, (unsigned long long)st.events);
+		pd_diag_status(PD_EXIT_INPUT);
+		h->truncated = 1;
+	}
+	for (s = 0; s < TASK_STREAMS; s++) {
+		if (!x->copies[s])
+			continue;
+		if (x->comm[s]) {
+			h->comm_us += x->copy_us[s];
+			continue;
+		}
+		h->kernels += x->copies[s];
+		add_class(h, "MEMCPY_ASYNC", x->copy_us[s]);
+		g = table_get(&h->ops, "MEMCPY_ASYNC", "MEMCPY_ASYNC",
+		    "MEMCPY_ASYNC");
+		g->count += x->copies[s];
+		g->total_us += x->copy_us[s];
+		g = table_get(&h->types, "MEMCPY_ASYNC", NULL, NULL);
+		g->count += x->copies[s];
+		g->total_us += x->copy_us[s];
+		g = table_get(&h->cores, "MEMCPY_ASYNC", NULL, NULL);
+		g->count += x->copies[s];
+		g->total_us += x->copy_us[s];
+	}
+	free(x);
+	h->have_kernels = 1;
+	return 1;
+}
+
 static double
 ratio(double part, double whole)
 {
@@ -774,6 +874,8 @@ read_all(json_t *root, const char *kind, struct hot *h,
 			ok += read_legacy(h, p, 0, t);
 		else if (what == 2)
 			ok += read_legacy(h, p, 1, t);
+		else if (what == 4)
+			ok += read_task_time(h, p, t);
 		else
 			ok += read_statistic(h, p, t);
 	}
@@ -799,6 +901,8 @@ hotspots_ascend(json_t *root, const struct pd_tool *t)
 		h.source = "aicore_intermediate";
 	} else if (read_all(root, "op_statistic", &h, t, 3))
 		h.source = "op_statistic";
+	else if (read_all(root, "task_time", &h, t, 4))
+		h.source = "task_time";
 	for (i = 0; (p = pd_root_export(root, "api_statistic", i)); i++) {
 		read_api(&h, p);
 		have_api = 1;
