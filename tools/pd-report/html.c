@@ -9,6 +9,7 @@
 #define W 760		/* chart width */
 #define LABEL 150	/* label column of bar charts */
 #define ROW 24		/* bar row height */
+#define CAND_X 250	/* where the candidates' bars start */
 
 static const char css[] =
     "body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;"
@@ -386,15 +387,15 @@ candidates(json_t *r, FILE *f)
 
 		fputs("<text x=\"8\" y=\"", f);
 		fprintf(f, "%.1f\">", y + 15);
-		esc_cut(f, str(b, "rule"), 22);
+		esc_cut(f, str(b, "rule"), 34);
 		fputs("</text>\n", f);
 		snprintf(lab, sizeof lab, "impact %s",
 		    fmt_ratio(get(b, "impact")));
 		fprintf(f, "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" "
-		    "height=\"%d\" fill=\"#eef0f4\"/>\n", LABEL + 30, y + 2,
-		    W - LABEL - 120, ROW - 6);
+		    "height=\"%d\" fill=\"#eef0f4\"/>\n", CAND_X, y + 2,
+		    W - CAND_X - 90, ROW - 6);
 		if (!isnan(imp))
-			bar(f, LABEL + 30, y + 2, imp * (W - LABEL - 120),
+			bar(f, CAND_X, y + 2, imp * (W - CAND_X - 90),
 			    ROW - 6, i == 0 ? "#c0392b" : "#e59866",
 			    str(b, "rule"), lab);
 		fprintf(f, "<text x=\"%d\" y=\"%.1f\">%s</text>\n",
