@@ -138,6 +138,46 @@ pd_ivl_both_len_in(struct pd_ivl *a, struct pd_ivl *b, int64_t s, int64_t e)
 	return sum;
 }
 
+int64_t
+pd_ivl_union_len_in(struct pd_ivl **sets, int k, int64_t s, int64_t e)
+{
+	size_t ix[16];
+	int64_t sum = 0, cs = 0, ce = 0;
+	int i, j, open = 0;
+
+	if (k > 16)
+		k = 16;
+	for (i = 0; i < k; i++) {
+		pd_ivl_merge(sets[i]);
+		ix[i] = first_after(sets[i], s);
+	}
+	for (;;) {
+		int64_t x, y;
+		for (j = -1, i = 0; i < k; i++)
+			if (ix[i] < sets[i]->n && sets[i]->v[ix[i]].s < e &&
+			    (j < 0 || sets[i]->v[ix[i]].s < sets[j]->v[ix[j]].s))
+				j = i;
+		if (j < 0)
+			break;
+		x = sets[j]->v[ix[j]].s > s ? sets[j]->v[ix[j]].s : s;
+		y = sets[j]->v[ix[j]].e < e ? sets[j]->v[ix[j]].e : e;
+		ix[j]++;
+		if (open && x <= ce) {
+			if (y > ce)
+				ce = y;
+			continue;
+		}
+		if (open)
+			sum += ce - cs;
+		cs = x;
+		ce = y;
+		open = 1;
+	}
+	if (open)
+		sum += ce - cs;
+	return sum;
+}
+
 void
 pd_ivl_add_all(struct pd_ivl *dst, struct pd_ivl *src)
 {

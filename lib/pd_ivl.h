@@ -41,6 +41,10 @@ int64_t pd_ivl_len_in(struct pd_ivl *a, int64_t s, int64_t e);
 int64_t pd_ivl_both_len_in(struct pd_ivl *a, struct pd_ivl *b, int64_t s,
     int64_t e);
 
+/* Length of the union of k sets inside [s, e), without building it. */
+int64_t pd_ivl_union_len_in(struct pd_ivl **sets, int k, int64_t s,
+    int64_t e);
+
 /* dst gets the union of dst and src. */
 void pd_ivl_add_all(struct pd_ivl *dst, struct pd_ivl *src);
 

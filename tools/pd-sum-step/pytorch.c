@@ -101,16 +101,24 @@ set_us(json_t *o, const char *key, int64_t ns, int have)
 enum { V_STEP, V_COMP, V_CNO, V_OVL, V_COMM, V_FREE, V_MEMCPY, V_MEMSET,
 	V_BUSY, V_CPU, V_N };
 
+static int64_t
+busy_in(struct acc *a, int64_t s, int64_t e)
+{
+	struct pd_ivl *g[4] = { &a->u[C_COMP], &a->u[C_COMM], &a->u[C_MEMCPY],
+		&a->u[C_MEMSET] };
+
+	return pd_ivl_union_len_in(g, 4, s, e);
+}
+
 static void
-window(struct acc *a, struct pd_ivl *busy, int64_t s, int64_t e,
-    int64_t v[V_N])
+window(struct acc *a, int64_t s, int64_t e, int64_t v[V_N])
 {
 	v[V_STEP] = e - s;
 	v[V_COMP] = pd_ivl_len_in(&a->u[C_COMP], s, e);
 	v[V_COMM] = pd_ivl_len_in(&a->u[C_COMM], s, e);
 	v[V_OVL] = pd_ivl_both_len_in(&a->u[C_COMP], &a->u[C_COMM], s, e);
 	v[V_CNO] = v[V_COMM] - v[V_OVL];
-	v[V_BUSY] = pd_ivl_len_in(busy, s, e);
+	v[V_BUSY] = busy_in(a, s, e);
 	v[V_FREE] = v[V_STEP] - v[V_BUSY];
 	v[V_MEMCPY] = pd_ivl_len_in(&a->u[C_MEMCPY], s, e);
 	v[V_MEMSET] = pd_ivl_len_in(&a->u[C_MEMSET], s, e);
@@ -149,15 +157,25 @@ ratio(json_t *o, const char *key, int64_t x, int64_t total, int have)
 
 /* HTA's per-rank temporal breakdown and comm/comp overlap, whole trace. */
 static json_t *
-gpu_json(struct acc *a, struct pd_ivl *busy)
+gpu_json(struct acc *a)
 {
-	json_t *o = json_object();
-	int64_t s, e, span, idle, comp, comm, ovl;
+	json_t *o;
+	int64_t s = INT64_MAX, e = INT64_MIN, x, y, span, idle, comp, comm, ovl;
+	int k;
 
-	if (!pd_ivl_hull(busy, &s, &e))
+	for (k = C_COMP; k <= C_MEMSET; k++) {
+		if (!pd_ivl_hull(&a->u[k], &x, &y))
+			continue;
+		if (x < s)
+			s = x;
+		if (y > e)
+			e = y;
+	}
+	if (s > e)
 		return json_null();
+	o = json_object();
 	span = e - s;
-	idle = span - pd_ivl_len(busy);
+	idle = span - busy_in(a, s, e);
 	comp = pd_ivl_len(&a->u[C_COMP]);
 	comm = pd_ivl_len(&a->u[C_COMM]);
 	ovl = pd_ivl_both_len_in(&a->u[C_COMP], &a->u[C_COMM], INT64_MIN,
@@ -181,22 +199,19 @@ emit(json_t *root, struct acc *a, const struct pd_kineto_info *info,
 {
 	json_t *rec = pd_kineto_rec("pd.step", root, info, "kineto_trace");
 	json_t *arr = json_array(), *tot, *sh;
-	struct pd_ivl busy = { 0 };
 	struct pd_vec sv = { 0 };
 	struct pd_summary sm;
 	int64_t v[V_N], sum[V_N] = { 0 };
 	int gpu = a->gpu > 0, cpu = a->u[C_CPU].n > 0, k;
 	size_t i, slow = 0;
 
-	for (k = C_COMP; k <= C_MEMSET; k++)
-		pd_ivl_add_all(&busy, &a->u[k]);
 	pd_ksteps_sort(&a->steps);
 	if (a->steps.n == 0 && a->lo <= a->hi)	/* one step: the trace */
 		pd_ksteps_add(&a->steps, -1, a->lo, a->hi);
 	for (i = 0; i < a->steps.n; i++) {
 		struct pd_kstep *s = &a->steps.v[i];
 		json_t *o;
-		window(a, &busy, s->s, s->e, v);
+		window(a, s->s, s->e, v);
 		for (k = 0; k < V_N; k++)
 			sum[k] += v[k];
 		o = json_object();
@@ -237,9 +252,8 @@ emit(json_t *root, struct acc *a, const struct pd_kineto_info *info,
 	pd_set_bool(rec, "truncated", truncated);
 	pd_set_int(rec, "events", (int64_t)st->events);
 	pd_set_int(rec, "gpu_events", (int64_t)a->gpu);
-	pd_set(rec, "gpu", gpu_json(a, &busy));
+	pd_set(rec, "gpu", gpu_json(a));
 	pd_rec_emit(rec);
-	pd_ivl_free(&busy);
 	pd_vec_free(&sv);
 }
 
