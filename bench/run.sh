@@ -1,0 +1,132 @@
+#!/bin/sh
+# make bench: throughput and peak RSS of the PyTorch-trace tools on a
+# generated trace of >= 1 GiB (plain and gzip), next to `cat` and
+# `gzip -dc` on the same file in the same run.
+#
+# The trace is a real corpus trace (the largest one: 51 MiB of JSON, 216k
+# events, 28k [memory] events, 2k NCCL kernels) repeated: copy k has every
+# ts shifted by k x (span + 1 s), ProfilerStep#N renumbered to N + 1000 k
+# and the host pid shifted by k (the copies stand for ranks of one job
+# merged into one file). It is generated once under bench/out/
+# (gitignored). Environment: PD_CORPUS (default ../shared/corpus),
+# BENCH_GIB (size, default 1), BENCH_TOOLS (default: the pd-sum-* tools
+# and pd-hotspots), BIN (default bin/).
+set -eu
+cd "$(dirname "$0")/.."
+TOP=$(pwd)
+BIN=${BIN:-$TOP/bin}
+OUT=$TOP/bench/out
+CORPUS=${PD_CORPUS:-$TOP/../shared/corpus}
+SRC=$CORPUS/pytorch/hta-memory-events-v100/df_index_resolver.json.gz
+GIB=${BENCH_GIB:-1}
+TOOLS=${BENCH_TOOLS:-"pd-sum-step pd-sum-comm pd-sum-mem pd-sum-input pd-sum-gaps pd-hotspots"}
+export PD_SHAREDIR="${PD_SHAREDIR:-$TOP/share}"
+
+if [ ! -f "$SRC" ]; then
+	echo "bench: corpus trace not found ($SRC); skipped"
+	exit 0
+fi
+if ! command -v python3 >/dev/null; then
+	echo "bench: python3 is needed to generate the trace; skipped"
+	exit 0
+fi
+mkdir -p "$OUT"
+${CC:-cc} -O2 -o "$OUT/rusage" bench/rusage.c
+
+BIG=$OUT/big-${GIB}g.pt.trace.json
+if [ ! -s "$BIG" ] || [ ! -s "$BIG.gz" ]; then
+	echo "bench: generating $BIG (and .gz) from $(basename "$SRC")"
+	python3 - "$SRC" "$BIG.tmp" "$GIB" <<'PY'
+import gzip, json, math, re, sys
+from decimal import Decimal
+src, dst, gib = sys.argv[1], sys.argv[2], float(sys.argv[3])
+d = json.load(gzip.open(src), parse_float=Decimal)
+evs = d.pop("traceEvents")
+ts = [Decimal(str(e["ts"])) for e in evs if "ts" in e]
+span = max(ts) - min(ts) + 1000000          # + 1 s (trace units are us)
+stepre = re.compile(r"^ProfilerStep#(\d+)$")
+tmpl = []
+for e in evs:
+    e = dict(e)
+    t = e.get("ts")
+    m = stepre.match(e.get("name", ""))
+    if t is not None:
+        e["ts"] = "@TS@"
+    if m:
+        e["name"] = "ProfilerStep#@N@"
+    pid = e.get("pid")
+    host = isinstance(pid, int) and pid > 64  # GPU pids are device ids
+    if host:
+        e["pid"] = "@PID@"
+    s = json.dumps(e, separators=(", ", ": "), default=str)
+    tmpl.append((s, None if t is None else Decimal(str(t)),
+                 int(m.group(1)) if m else None, pid if host else None))
+one = sum(len(s) + 2 for s, *_ in tmpl)
+copies = max(1, math.ceil(gib * (1 << 30) / one))
+with open(dst, "w") as f:
+    f.write("{\n")
+    for k, v in d.items():
+        f.write("  %s: %s,\n" % (json.dumps(k), json.dumps(v, default=str)))
+    f.write('  "traceEvents": [\n')
+    first = True
+    for c in range(copies):
+        sh = span * c
+        for s, t, n, pid in tmpl:
+            if t is not None:
+                s = s.replace('"@TS@"', str(t + sh))
+            if n is not None:
+                s = s.replace("@N@", str(n + 1000 * c))
+            if pid is not None:
+                s = s.replace('"@PID@"', str(pid + c))
+            f.write(("  " if first else ",\n  ") + s)
+            first = False
+    f.write("\n  ]\n}\n")
+print("bench: %d copies of %d events" % (copies, len(tmpl)))
+PY
+	mv "$BIG.tmp" "$BIG"
+	gzip -c "$BIG" >"$BIG.gz.tmp" && mv "$BIG.gz.tmp" "$BIG.gz"
+fi
+
+# measure CMD...: sets W (wall s), C (CPU s: user + sys), R (peak RSS
+# KiB), RC (exit status)
+measure() {
+	"$OUT/rusage" "$@" >/dev/null 2>"$OUT/m.err" </dev/null || true
+	set -- $(tail -n 1 "$OUT/m.err")
+	W=$1 C=$2 R=$3 RC=$4
+}
+
+MIB=$(awk -v b="$(wc -c <"$BIG")" 'BEGIN { printf "%.1f", b / 1048576 }')
+GZMIB=$(awk -v b="$(wc -c <"$BIG.gz")" 'BEGIN { printf "%.1f", b / 1048576 }')
+# MiB/s is MiB of raw JSON per CPU second of the command (each tool runs
+# on one core; on a loaded machine the wall time says more about the load)
+rate() { awk -v m="$MIB" -v c="$1" 'BEGIN { printf "%.0f", (c > 0 ? m / c : 0) }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
+mib() { awk -v r="$1" 'BEGIN { printf "%.1f", r / 1024 }'; }
+row() { printf '%-14s %-5s %7s %7s %7s %8s %8s  %s\n' "$@"; }
+
+echo "bench: $BIG: $MIB MiB of JSON, $GZMIB MiB as gzip"
+echo "bench: $(nproc 2>/dev/null || echo '?') cores, load $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')"
+measure cat "$BIG"; CATC=$C
+row tool input wall_s cpu_s "MiB/s" rss_MiB x_base note
+row cat plain "$W" "$C" "$(rate "$C")" "$(mib "$R")" 1.00 "baseline for plain"
+measure gzip -dc "$BIG.gz"; GZC=$C
+row "gzip -dc" gzip "$W" "$C" "$(rate "$C")" "$(mib "$R")" 1.00 "baseline for gzip"
+for t in $TOOLS; do
+	if [ ! -x "$BIN/$t" ]; then
+		echo "bench: $BIN/$t missing; skipped"
+		continue
+	fi
+	for in in plain gzip; do
+		f=$BIG base=$CATC
+		if [ $in = gzip ]; then f=$BIG.gz base=$GZC; fi
+		measure "$BIN/$t" -q "$f"
+		note=""
+		[ "$RC" -ne 0 ] && note="exit $RC"
+		[ "$R" -gt 32768 ] && note="$note rss>32MiB"
+		[ $in = plain ] && [ "$(rate "$C")" -lt 400 ] && note="$note <400MiB/s"
+		# x_base: CPU time of the tool / CPU time of cat or gzip -dc
+		row "$t" $in "$W" "$C" "$(rate "$C")" "$(mib "$R")" \
+		    "$(ratio "$C" "$base")" "$note"
+	done
+done
+echo "bench: targets: >= 400 MiB/s per core on plain input; gzip limited by inflate (x_base near 1 + plain cost); rss <= 32 MiB"
