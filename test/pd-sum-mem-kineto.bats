@@ -28,26 +28,29 @@ kroot() {	# kroot FILE KIND [DEVICE]: a pd.root with one export
 # sum-kineto.json, CUDA device 0: Total Allocated peaks at 3145728 at
 # ts 2010.5 us; Total Reserved 4194304 at the same event, so fragmentation
 # 4194304 - 3145728 = 1048576; capacity 16777216 (deviceProperties), ratio
-# 4194304 / 16777216 = 0.25. Growth: (3145216 - 4096) B over 1010.5 ->
-# 2020.5 us = 3141120 / 1.01e-3 s = 3110019801.98 B/s. Addresses: 200, 300
-# and the CPU 900 never freed; 400 freed but never allocated.
+# 4194304 / 16777216 = 0.25. Growth: least-squares slope through the five
+# (ts, Total Allocated) points = 2464241505.369 B/s (python3: sum((t -
+# mt)(a - ma)) / sum((t - mt)^2)). Addresses 200 (1048576 B), 300 (2097152)
+# and the CPU 900 (16) never freed; 400 (512 B) freed, never allocated.
 @test "pd-sum-mem kineto: peaks per device against totalGlobalMem" {
 	run_pd 0 pd-sum-mem "$KF/sum-kineto.json"
 	[ "$(jqr pd.mem '.devices[0] | [.device,.kind,.peak_allocated_bytes,.peak_reserved_bytes,.peak_time_ns,.capacity_bytes,.fragmentation_bytes,.growth_bytes_per_s,.peak_active_bytes]')" = \
-	    '[0,"cuda",3145728,4194304,2010500,16777216,1048576,3110019801.98,null]' ]
+	    '[0,"cuda",3145728,4194304,2010500,16777216,1048576,2464241505.369,null]' ]
 	[ "$(jqr pd.mem '.devices[1] | [.device,.kind,.peak_allocated_bytes,.peak_reserved_bytes]')" = '[null,"cpu",16,null]' ]
 	[ "$(jqr pd.mem '[.rank,.peak_allocated_bytes,.peak_reserved_bytes,.capacity_bytes,.peak_ratio,.top_allocators,.never_released,.frees_without_alloc]')" = \
-	    '[3,3145728,4194304,16777216,0.25,null,3,1]' ]
+	    '[3,3145728,4194304,16777216,0.25,null,{"count":3,"bytes":3145744},{"count":1,"bytes":512}]' ]
 }
 
 # 2021 schema: no Total Allocated; events out of file order. In time
 # order +1000 (150), +3000 (160), -1000 (170), +500 (180): running peak
-# 4000 at 160 us; growth (3500 - 1000) / 30 us; ratio 4000 / 1000000.
+# 4000 at 160 us; ratio 4000 / 1000000. Growth: t - mean = -15, -5, 5, 15
+# us, a - mean = -1875, 1125, 125, 625: 32500 / 500 = 65 B/us.
 @test "pd-sum-mem kineto: 2021 events without totals are summed in time order" {
 	run_pd 0 pd-sum-mem "$KF/sum-2021.json"
 	[ "$(jqr pd.mem '.devices[0] | [.peak_allocated_bytes,.peak_time_ns,.peak_reserved_bytes,.growth_bytes_per_s,.totals_from_trace]')" = \
-	    '[4000,160000,null,83333333.333,false]' ]
-	[ "$(jqr pd.mem '[.peak_ratio,.never_released,.frees_without_alloc]')" = '[0.004,2,0]' ]
+	    '[4000,160000,null,65000000,false]' ]
+	[ "$(jqr pd.mem '[.peak_ratio,.never_released,.frees_without_alloc]')" = \
+	    '[0.004,{"count":2,"bytes":3500},{"count":0,"bytes":0}]' ]
 }
 
 @test "pd-sum-mem kineto: no memory events: nulls, no devices" {
@@ -58,16 +61,17 @@ kroot() {	# kroot FILE KIND [DEVICE]: a pd.root with one export
 @test "pd-sum-mem kineto: a [memory] event without Addr is counted, exit 3" {
 	run_pd 3 pd-sum-mem "$KF/sum-bad.json"
 	[[ "$stderr" == *'event 3 ("[memory]"): no ts, Bytes or Addr; skipped'* ]]
-	[ "$(jqr pd.mem '.skipped_events')" = 2 ]
+	[ "$(jqr pd.mem '.skipped_rows')" = 2 ]
 }
 
 # Raw timeline: running sum 1000, 1500, 1000, 1500, 3500 (at ts 30), 1500,
-# 1000; at the peak temporary 2000, parameter 1000, gradient 500. Growth
-# from ts 10 (1500) to ts 50 (1000): -500 B / 40 ns.
+# 1000; at the peak temporary 2000, parameter 1000, gradient 500. Growth:
+# least-squares slope through the six timed points (ts >= 0), by python3:
+# -3076923076.923 B/s.
 @test "pd-sum-mem kineto: raw memory timeline export" {
 	run_pd 0 pd-sum-mem < <(kroot "$KF/sum-memtl.raw.json" memory_timeline_raw 2)
 	[ "$(jqr pd.mem '[.source,.peak_allocated_bytes,.devices[0].device,.devices[0].peak_time_ns,.devices[0].growth_bytes_per_s,.peak_ratio]')" = \
-	    '["memory_timeline_raw",3500,2,30,-12500000000,null]' ]
+	    '["memory_timeline_raw",3500,2,30,-3076923076.923,null]' ]
 	[ "$(jqr pd.mem '[.categories_at_peak[0:4][] | [.category,.bytes]]')" = \
 	    '[["temporary",2000],["parameter",1000],["gradient",500],["optimizer_state",0]]' ]
 	[ "$(jqr pd.mem '.actions')" = '{"preexisting":1,"create":2,"increment_version":2,"destroy":2}' ]
@@ -84,15 +88,15 @@ kroot() {	# kroot FILE KIND [DEVICE]: a pd.root with one export
 	[ "$(jqr pd.mem '[.truncated,.devices]')" = '[true,[]]' ]
 }
 
-# Corpus Qwen H100: CUDA peak allocated 2088508416 at 1428625778044036 ns,
-# reserved 2629828608 (fragmentation 1626768896 at that event), capacity
-# 85018279936.
+# Corpus Qwen H100: CUDA peak allocated 2088508416 at 1428625778044036 ns
+# (Total Reserved - Total Allocated at that event: 541320192), reserved
+# peak 2629828608, capacity 85018279936; slope 26963201446.312 B/s.
 @test "pd-sum-mem kineto: corpus [memory] events with totals" {
 	require_corpus
 	run_pd 0 pd-sum-mem "$PT/tracelens-h100-inference/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"
-	[ "$(jqr pd.mem '.devices[0] | [.device,.peak_allocated_bytes,.peak_time_ns,.peak_reserved_bytes,.fragmentation_bytes,.capacity_bytes,.events]')" = \
-	    '[0,2088508416,1428625778044036,2629828608,1626768896,85018279936,2250]' ]
-	[ "$(jqr pd.mem '[.peak_ratio,.never_released,.frees_without_alloc]')" = '[0.0309,0,0]' ]
+	[ "$(jqr pd.mem '.devices[0] | [.device,.peak_allocated_bytes,.peak_time_ns,.peak_reserved_bytes,.fragmentation_bytes,.capacity_bytes,.events,.growth_bytes_per_s]')" = \
+	    '[0,2088508416,1428625778044036,2629828608,541320192,85018279936,2250,26963201446.312]' ]
+	[ "$(jqr pd.mem '[.peak_ratio,.never_released.count,.frees_without_alloc.count]')" = '[0.0309,0,0]' ]
 }
 
 # Corpus V100 rank 1: 26770 CUDA events on device 1, peak allocated

@@ -9,10 +9,10 @@
  *    export_memory_timeline_raw): a JSON list of [ts_ns, action, bytes,
  *    category], action 1 preexisting, 2 create, 3 increment version,
  *    4 destroy, bytes already signed; category 0..7 as below.
- * Keeps: per device the peaks and first/last totals; per allocator address
- * the balance of allocations and frees (order-free: an address left at +1
- * was never released, at -1 was freed without being allocated in the
- * trace). Traces without Total Allocated (2021) also keep (ts, bytes) per
+ * Keeps: per device the peaks and the sums of a least-squares line through
+ * (ts, Total Allocated); per allocator address the balance of allocations
+ * and frees and their bytes (order-free: an address left at +1 was never
+ * released, at -1 was freed without being allocated in the trace). Traces without Total Allocated (2021) also keep (ts, bytes) per
  * event of that device, to sum in time order at the end.
  * Writes: pd.mem. */
 #include "sum_mem.h"
@@ -30,20 +30,53 @@
 #include "pd_locate.h"
 #include "pd_rec.h"
 
+/* Least-squares line through (t, bytes), order-free: t in s from t0. */
+struct fit {
+	double n, st, sa, stt, sta;
+	int64_t t0;
+};
+
+static void
+fit_add(struct fit *f, int64_t ts, int64_t a)
+{
+	double t;
+
+	if (f->n == 0)
+		f->t0 = ts;
+	t = (double)(ts - f->t0) / 1e9;
+	f->n++;
+	f->st += t;
+	f->sa += (double)a;
+	f->stt += t * t;
+	f->sta += t * (double)a;
+}
+
+static void
+fit_json(json_t *o, const struct fit *f)
+{
+	double den = f->n * f->stt - f->st * f->st;
+
+	if (f->n >= 2 && den > 0)
+		pd_set_real(o, "growth_bytes_per_s",
+		    (f->n * f->sta - f->st * f->sa) / den, 3);
+	else
+		pd_set_null(o, "growth_bytes_per_s");
+}
+
 struct dev {
 	int64_t type, id;
 	uint64_t events, allocs, frees;
 	int64_t alloc_bytes, free_bytes;
-	int has_alloc, has_res;
+	int has_alloc, has_res, has_frag;
 	int64_t peak_a, peak_a_ts, peak_r, peak_r_ts, frag;
-	int64_t first_ts, first_a, last_ts, last_a;
+	struct fit fit;
 	/* events without Total Allocated: summed in time order at the end */
 	struct pd_span *d;	/* s = ts, e = bytes */
 	size_t nd, capd;
 };
 
 struct slot {
-	int64_t key;
+	int64_t key, bytes;	/* bytes: allocated minus freed */
 	int32_t bal;
 	uint8_t used;
 };
@@ -86,7 +119,7 @@ mix(uint64_t x)
 }
 
 static void
-balance(struct acc *a, int64_t key, int d)
+balance(struct acc *a, int64_t key, int d, int64_t bytes)
 {
 	size_t i, m;
 
@@ -100,37 +133,36 @@ balance(struct acc *a, int64_t key, int d)
 		a->nh = 0;
 		for (j = 0; j < oc; j++)
 			if (old[j].used)
-				balance(a, old[j].key, old[j].bal);
+				balance(a, old[j].key, old[j].bal,
+				    old[j].bytes);
 		free(old);
 	}
 	m = a->caph - 1;
 	for (i = mix((uint64_t)key) & m; a->h[i].used; i = (i + 1) & m) {
 		if (a->h[i].key == key) {
 			a->h[i].bal += d;
+			a->h[i].bytes += bytes;
 			return;
 		}
 	}
 	a->h[i].used = 1;
 	a->h[i].key = key;
 	a->h[i].bal = d;
+	a->h[i].bytes = bytes;
 	a->nh++;
 }
 
+/* One (time, allocated) sample; reserved < 0 when unknown. */
 static void
-point(struct dev *d, int64_t ts, int64_t alloc)
+point(struct dev *d, int64_t ts, int64_t alloc, int64_t res)
 {
-	if (d->events == 1 || ts < d->first_ts) {
-		d->first_ts = ts;
-		d->first_a = alloc;
-	}
-	if (d->events == 1 || ts >= d->last_ts) {
-		d->last_ts = ts;
-		d->last_a = alloc;
-	}
+	fit_add(&d->fit, ts, alloc);
 	if (!d->has_alloc || alloc > d->peak_a ||
 	    (alloc == d->peak_a && ts < d->peak_a_ts)) {
 		d->peak_a = alloc;
 		d->peak_a_ts = ts;
+		d->has_frag = res >= 0;
+		d->frag = res - alloc;
 	}
 	d->has_alloc = 1;
 }
@@ -163,16 +195,16 @@ on_event(const struct pd_ev *ev, void *ctx)
 	}
 	balance(a, (int64_t)(mix((uint64_t)addr) ^ ((uint64_t)type << 56) ^
 	    ((uint64_t)id << 48)),
-	    bytes >= 0 ? 1 : -1);
+	    bytes >= 0 ? 1 : -1, bytes);
 	if (pd_ev_arg_int(ev, "Total Allocated", &ta)) {
-		point(d, ev->ts_ns, ta);
 		/* only the CUDA caching allocator reserves */
-		if (type == 1 && pd_ev_arg_int(ev, "Total Reserved", &tr) &&
-		    (!d->has_res || tr > d->peak_r ||
+		if (type != 1 || !pd_ev_arg_int(ev, "Total Reserved", &tr))
+			tr = -1;
+		point(d, ev->ts_ns, ta, tr);
+		if (tr >= 0 && (!d->has_res || tr > d->peak_r ||
 		    (tr == d->peak_r && ev->ts_ns < d->peak_r_ts))) {
 			d->peak_r = tr;
 			d->peak_r_ts = ev->ts_ns;
-			d->frag = tr - ta;
 			d->has_res = 1;
 		}
 	} else {
@@ -203,17 +235,15 @@ replay(struct dev *d)
 {
 	int64_t sum = 0;
 	size_t i;
-	uint64_t ev = d->events;
 
 	if (!d->nd || d->has_alloc)
 		return;
-	qsort(d->d, d->nd, sizeof *d->d, span_cmp);
+	if (d->nd > 1)
+		qsort(d->d, d->nd, sizeof *d->d, span_cmp);
 	for (i = 0; i < d->nd; i++) {
 		sum += d->d[i].e;
-		d->events = i + 1;
-		point(d, d->d[i].s, sum);
+		point(d, d->d[i].s, sum, -1);
 	}
-	d->events = ev;
 }
 
 static void
@@ -235,14 +265,14 @@ dev_cmp(const void *x, const void *y)
 	return (a->id > b->id) - (a->id < b->id);
 }
 
-static void
-growth(json_t *o, int64_t a0, int64_t t0, int64_t a1, int64_t t1, int have)
+static json_t *
+count_bytes(int64_t n, int64_t bytes)
 {
-	if (have && t1 > t0)
-		pd_set_real(o, "growth_bytes_per_s", (double)(a1 - a0) * 1e9 /
-		    (double)(t1 - t0), 3);
-	else
-		pd_set_null(o, "growth_bytes_per_s");
+	json_t *o = json_object();
+
+	pd_set_int(o, "count", n);
+	pd_set_int(o, "bytes", bytes);
+	return o;
 }
 
 static void
@@ -252,7 +282,7 @@ emit_trace(json_t *root, struct acc *a, const struct pd_kineto_info *info,
 	json_t *rec = pd_kineto_rec("pd.mem", root, info, "kineto_trace");
 	json_t *arr = json_array();
 	struct dev *best = NULL;
-	int64_t nr = 0, nf = 0, cap;
+	int64_t nr = 0, nf = 0, nrb = 0, nfb = 0, cap;
 	size_t i;
 	int any_cuda = 0;
 
@@ -273,9 +303,8 @@ emit_trace(json_t *root, struct acc *a, const struct pd_kineto_info *info,
 		pd_set_null(o, "peak_active_bytes");
 		set_int_or_null(o, "peak_time_ns", d->peak_a_ts, d->has_alloc);
 		set_int_or_null(o, "capacity_bytes", cap, cap >= 0);
-		set_int_or_null(o, "fragmentation_bytes", d->frag, d->has_res);
-		growth(o, d->first_a, d->first_ts, d->last_a, d->last_ts,
-		    d->has_alloc);
+		set_int_or_null(o, "fragmentation_bytes", d->frag, d->has_frag);
+		fit_json(o, &d->fit);
 		pd_set_str(o, "kind", d->type == 1 ? "cuda" : d->type == 0 ?
 		    "cpu" : "other");
 		set_int_or_null(o, "peak_reserved_time_ns", d->peak_r_ts,
@@ -293,9 +322,9 @@ emit_trace(json_t *root, struct acc *a, const struct pd_kineto_info *info,
 	}
 	for (i = 0; i < a->caph; i++) {
 		if (a->h[i].used && a->h[i].bal > 0)
-			nr++;
+			nr++, nrb += a->h[i].bytes;
 		else if (a->h[i].used && a->h[i].bal < 0)
-			nf++;
+			nf++, nfb -= a->h[i].bytes;
 	}
 	pd_set(rec, "devices", arr);
 	cap = best && best->type == 1 ? pd_kineto_device_mem(info, best->id) :
@@ -311,9 +340,11 @@ emit_trace(json_t *root, struct acc *a, const struct pd_kineto_info *info,
 	else
 		pd_set_null(rec, "peak_ratio");
 	pd_set_null(rec, "top_allocators");
-	set_int_or_null(rec, "never_released", nr, a->ndv > 0);
-	set_int_or_null(rec, "frees_without_alloc", nf, a->ndv > 0);
-	pd_set_int(rec, "skipped_events", (int64_t)(a->bad + st->skipped));
+	pd_set(rec, "never_released", a->ndv ? count_bytes(nr, nrb) :
+	    json_null());
+	pd_set(rec, "frees_without_alloc", a->ndv ? count_bytes(nf, nfb) :
+	    json_null());
+	pd_set_int(rec, "skipped_rows", (int64_t)(a->bad + st->skipped));
 	pd_set_str(rec, "path", a->path);
 	pd_set_bool(rec, "truncated", truncated);
 	pd_rec_emit(rec);
@@ -352,9 +383,9 @@ static const char *cat_names[] = {
 
 struct raw {
 	int64_t sum, peak, peak_ts, cat[NCAT], at_peak[NCAT];
-	int64_t first_ts, first_sum, last_ts, last_sum;
+	struct fit fit;
 	uint64_t n, bad, unordered, actions[5];
-	int have, have_time;
+	int have;
 	int64_t prev_ts;
 };
 
@@ -381,15 +412,8 @@ raw_tuple(struct raw *r, const int64_t *f, int nf)
 		memcpy(r->at_peak, r->cat, sizeof r->cat);
 		r->have = 1;
 	}
-	if (f[0] >= 0) {	/* -1: preexisting, before the profile */
-		if (!r->have_time) {
-			r->first_ts = f[0];
-			r->first_sum = r->sum;
-			r->have_time = 1;
-		}
-		r->last_ts = f[0];
-		r->last_sum = r->sum;
-	}
+	if (f[0] >= 0)	/* -1: preexisting, before the profile */
+		fit_add(&r->fit, f[0], r->sum);
 }
 
 /* A tokenizer for [[int, int, int, int], ...]: the only shape this export
@@ -490,7 +514,7 @@ mem_raw(json_t *root, const char *path)
 	set_int_or_null(o, "peak_time_ns", r.peak_ts, r.have && r.peak_ts >= 0);
 	pd_set_null(o, "capacity_bytes");
 	pd_set_null(o, "fragmentation_bytes");
-	growth(o, r.first_sum, r.first_ts, r.last_sum, r.last_ts, r.have_time);
+	fit_json(o, &r.fit);
 	pd_set_int(o, "events", (int64_t)r.n);
 	json_array_append_new(arr, o);
 	pd_set(rec, "devices", r.have ? arr : json_array());
@@ -503,7 +527,7 @@ mem_raw(json_t *root, const char *path)
 	pd_set_null(rec, "top_allocators");
 	pd_set_null(rec, "never_released");
 	pd_set_null(rec, "frees_without_alloc");
-	pd_set_int(rec, "skipped_events", (int64_t)r.bad);
+	pd_set_int(rec, "skipped_rows", (int64_t)r.bad);
 	/* categories at the peak, largest first */
 	for (i = 0; i < NCAT; i++)
 		order[i] = i;
