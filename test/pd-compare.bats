@@ -97,3 +97,18 @@ PAIR=$FIX/pairs/dataloader
 	[ "$(jqr pd.comparison '.ops.removed[0].name')" = '"enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__"' ]
 	[ "$(jqr pd.comparison '.ops.added[0].name')" = '"enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__"' ]
 }
+
+# HTA's trace-diff pair (the same model on an 8-rank A100 job and a 2-rank
+# V100 job). ProfilerStep#1009..1014 durations (python over the traces):
+# control 75473 76940 76212 76727 78473 81120 (mean 77490.833), test 100298
+# 122149 166403 81971 107230 166350 (mean 124066.833): a real slow-down,
+# well beyond the per-step noise. The control's dominant bottleneck
+# (communication not overlapped, 0.1891) no longer fires on the V100 run.
+@test "pd-compare: corpus hta-trace-diff control vs test" {
+	require_corpus
+	run_pd pd-compare -b "$CORPUS/pytorch/hta-trace-diff/control" -a "$CORPUS/pytorch/hta-trace-diff/test"
+	[ "$(jqr pd.comparison '.metrics[0] | [.metric,.before,.after,.verdict]')" = '["step_us",77490.833,124066.833,"regressed"]' ]
+	[ "$(jqr pd.comparison '[.verdict,.dominant.rule,.dominant.fired_after,.dominant.verdict]')" = '["regressed","tbprof.comm.not_overlapped",false,"improved"]' ]
+	# aten::mm: 1092 calls on the control rank, 276 on the test rank
+	[ "$(jqr pd.comparison '.ops.faster[] | select(.name == "aten::mm") | [.before_count,.after_count]')" = '[1092,276]' ]
+}
