@@ -294,3 +294,19 @@ pipeline() {
 	pipeline "$CORPUS/ascend/pta_2rank_level1_text" b 2>/dev/null
 	diff -r "$D/a" "$D/b"
 }
+
+@test "pd-report: files are replaced by rename, never rewritten in place" {
+	run_pd pd-report -o "$D/out" <"$S"
+	# a second name for the old inodes: a write in place would change them
+	for f in report.json report.md report.html artifacts/perf.lock.json; do
+		ln "$D/out/$f" "$D/old.${f##*/}"
+		cp "$D/out/$f" "$D/copy.${f##*/}"
+	done
+	grep -v pd.comparison "$S" >"$D/nocmp.jsonl"
+	run_pd pd-report -o "$D/out" <"$D/nocmp.jsonl"
+	for f in report.json report.md report.html perf.lock.json; do
+		cmp "$D/old.$f" "$D/copy.$f"
+	done
+	# and the new report.json is the new content
+	[ "$(jq -r .comparison "$D/out/report.json")" = null ]
+}

@@ -202,8 +202,6 @@ fmt_num(json_t *v)
 		snprintf(b, 64, "%.15g", json_real_value(v));
 		return b;
 	}
-	if (json_is_string(v))
-		return json_string_value(v);
 	if (json_is_boolean(v))
 		return json_is_true(v) ? "true" : "false";
 	return "-";
