@@ -94,7 +94,7 @@ bench: all
 	sh bench/run.sh
 
 demo: all
-	sh share/examples/demo.sh
+	PD_BIN=$(BIN) sh share/examples/demo.sh
 
 lint:
 	mandoc -Tlint -Wwarning man/*.[0-9]
