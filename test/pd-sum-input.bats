@@ -42,6 +42,16 @@ MS=$ASC/mindspore_legacy_run2_dataset
 	[ "$(jqr pd.input '[.source,[.steps[].input_ratio],.input_us_mean,.input_ratio,.class]')" = '["step_trace_time",[0.3,0.05],17.5,0.175,"moderately"]' ]
 }
 
+# step-raw.csv (MindSpore legacy, 100 MHz ticks): totals 1000000, 1200000,
+# 1100000 ticks = 10000, 12000, 11000 us; iteration intervals 0 (step 1:
+# no previous step, so not a measurement), 300000 and 100000 ticks = 3000
+# and 1000 us; the step 0 row is an average. 4000 / 23000 = 0.1739.
+@test "pd-sum-input: MindSpore legacy step_trace_raw intervals" {
+	run_pd 0 pd-sum-input < <(root_line /r mindspore_legacy 0 step_trace_raw_detail_time=$IF/step-raw.csv)
+	[ "$(jqr pd.input '[.steps[] | [.step,.input_us,.step_us]]')" = '[[1,null,10000],[2,3000,12000],[3,1000,11000]]' ]
+	[ "$(jqr pd.input '[.input_us_mean,.input_ratio,.class,.tick_mhz]')" = '[2000,0.1739,"moderately",100]' ]
+}
+
 # rank0 trace_view.json: ProfilerStep#50 dur 155985.8 us; the
 # python_function "dataloader.py(625): __next__" (ts ...686999.180, dur
 # 3481.13) contains enumerate(DataLoader) (ts ...687031.460, dur 3332.4):

@@ -2,7 +2,8 @@
  *
  * Reads, per root: trace_view.json (ProfilerStep#N spans and the host
  * spans whose name contains "dataloader", any case), step_trace_time.csv
- * (the Preparing column), and the MindSpore dataset files:
+ * (the Preparing column) or the legacy MindSpore
+ * step_trace_raw_*_detail_time.csv, and the MindSpore dataset files:
  * minddata_pipeline_raw_*.csv (else pipeline_profiling_*.json) for the
  * pipeline's queues, device_queue_profiling_*.txt (else
  * dataset_iterator_profiling_*.txt) for empty-queue records, and
@@ -61,6 +62,7 @@ struct in {
 	size_t nops;
 	long q_records, q_empty, gn_records, gn_empty;
 	int have_queue, have_getnext;
+	double tick_mhz;	/* 0 unless ticks were read */
 };
 
 static void
@@ -268,6 +270,51 @@ read_step_trace(struct in *x, const char *path)
 			bubble = 0;
 		v = json_pack("[ff]", prep, stage + bubble + prep);
 		json_object_set_new(x->prep, pd_csv_field(c, idx[0]), v);
+	}
+	csv_end(x, c, r);
+}
+
+/* MindSpore legacy step_trace_raw_{dev}_detail_time.csv, in counter
+ * ticks at 100 MHz (hwts_frequency of the Ascend 910, as pd-sum-step):
+ * the iteration interval (previous step end to this step's first op: the
+ * data wait) is the input, total the step; the step 0 row is an average. */
+#define TICK_MHZ 100.0
+
+static void
+read_step_raw(struct in *x, const char *path)
+{
+	static const char *names[] = { "step_num", "total",
+	    "iteration_interval" };
+	struct pd_csv *c = open_csv(path);
+	int idx[3], r, first = 1;
+	int64_t step, total, gap;
+
+	if (!c)
+		return;
+	idx[0] = pd_csv_col(c, "step_num", NULL);
+	idx[1] = pd_csv_col(c, "total", NULL);
+	idx[2] = pd_csv_col(c, "iteration_interval", NULL);
+	if (need(path, names, idx, 3)) {
+		pd_csv_close(c);
+		return;
+	}
+	add_source(x, "step_trace_raw_detail_time");
+	x->tick_mhz = TICK_MHZ;
+	while ((r = pd_csv_next(c)) > 0) {
+		if (pd_csv_int(c, idx[0], &step) != PD_NUM_OK ||
+		    pd_csv_int(c, idx[1], &total) != PD_NUM_OK ||
+		    pd_csv_int(c, idx[2], &gap) != PD_NUM_OK) {
+			skip_row(x, path, pd_csv_line(c), "bad tick count");
+			continue;
+		}
+		if (step == 0)
+			continue;
+		/* the first step has no previous one: its interval is not a
+		 * measurement (always 0) */
+		json_object_set_new(x->prep, pd_csv_field(c, idx[0]),
+		    first ? json_pack("[nf]", total / TICK_MHZ) :
+		    json_pack("[ff]", gap / TICK_MHZ, total / TICK_MHZ));
+		first = 0;
 	}
 	csv_end(x, c, r);
 }
@@ -505,6 +552,15 @@ overlap(const struct spans *l, int64_t s, int64_t e)
 	return t / 1e3;
 }
 
+/* Member i of a [preparing_us, step_us] pair; NaN when null. */
+static double
+pair(json_t *p, size_t i)
+{
+	json_t *v = json_array_get(p, i);
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
 static json_t *
 step_obj(json_t *step, double in_us, double st_us, json_t *prep)
 {
@@ -514,8 +570,7 @@ step_obj(json_t *step, double in_us, double st_us, json_t *prep)
 	pd_set_real(o, "input_us", in_us, 3);
 	pd_set_real(o, "step_us", st_us, 3);
 	pd_set_real(o, "input_ratio", ratio(in_us, st_us), 4);
-	pd_set(o, "preparing_us", prep ? pd_real(json_real_value(
-	    json_array_get(prep, 0)), 3) : json_null());
+	pd_set_real(o, "preparing_us", prep ? pair(prep, 0) : NAN, 3);
 	return o;
 }
 
@@ -538,7 +593,7 @@ steps(struct in *x, double *sin, double *sst, long *n)
 			snprintf(key, sizeof key, "%lld", (long long)s->step);
 			prep = json_object_get(x->prep, key);
 			if (!x->loaders.n && prep)
-				in = json_real_value(json_array_get(prep, 0));
+				in = pair(prep, 0);
 			json_array_append_new(a, step_obj(s->step >= 0 ?
 			    json_integer(s->step) : json_null(), in, st, prep));
 			if (!isnan(in)) {
@@ -552,11 +607,13 @@ steps(struct in *x, double *sin, double *sst, long *n)
 	json_object_foreach(x->prep, k, prep) {
 		int64_t sn;
 
-		in = json_real_value(json_array_get(prep, 0));
-		st = json_real_value(json_array_get(prep, 1));
+		in = pair(prep, 0);
+		st = pair(prep, 1);
 		json_array_append_new(a, step_obj(pd_num_int(k, strlen(k),
 		    &sn) == PD_NUM_OK ? json_integer(sn) : json_null(), in, st,
 		    prep));
+		if (isnan(in) || isnan(st))
+			continue;
 		*sin += in;
 		*sst += st;
 		(*n)++;
@@ -630,6 +687,7 @@ emit(struct in *x, json_t *root)
 	pd_set_real(r, "getnext_empty_ratio", x->have_getnext ?
 	    ratio(x->gn_empty, x->gn_records) : NAN, 4);
 	pd_set(r, "pipeline", x->nops ? pipeline(x) : json_null());
+	pd_set_real(r, "tick_mhz", x->tick_mhz > 0 ? x->tick_mhz : NAN, 3);
 	pd_set_int(r, "skipped_rows", x->skipped);
 	pd_set_bool(r, "truncated", x->truncated);
 	pd_rec_emit(r);
@@ -649,6 +707,9 @@ sum_input_ascend(json_t *root, const struct pd_tool *t)
 		read_trace(&x, p);
 	if ((p = pd_root_export(root, "step_trace_time", 0)))
 		read_step_trace(&x, p);
+	if (!json_object_size(x.prep) &&
+	    (p = pd_root_export(root, "step_trace_raw_detail_time", 0)))
+		read_step_raw(&x, p);
 	if ((p = pd_root_export(root, "minddata_pipeline_raw", 0)))
 		read_pipeline_csv(&x, p);
 	else if ((p = pd_root_export(root, "pipeline_profiling", 0)))
