@@ -28,7 +28,8 @@ PT=$CORPUS/pytorch
 	    '[[10,150,1000,0.15,1],[11,300.1,1000.5,0.3,1]]' ]
 	[ "$(jqr pd.input '[.rank,.input_us_mean,.input_ratio,.class,.queue_empty_ratio,.steps_from,.iterator]')" = \
 	    '[3,225.05,0.225,"highly",null,"profiler_step","_SingleProcessDataLoaderIter"]' ]
-	[ "$(jqr pd.input '.slowest_op | [.name,.dur_us,.step]')" = \
+	[ "$(jqr pd.input '[.slowest_op,.dataloader_spans,.slow_dataloader_calls,.steps[0].preparing_us]')" = '[null,2,0,null]' ]
+	[ "$(jqr pd.input '.slowest_call | [.name,.dur_us,.step]')" = \
 	    '["enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__",300.1,11]' ]
 }
 
@@ -41,7 +42,7 @@ PT=$CORPUS/pytorch
 
 @test "pd-sum-input kineto: no DataLoader calls: null, not 0" {
 	run_pd 0 pd-sum-input "$KF/sum-autograd.json"
-	[ "$(jqr pd.input '[.steps[0].step,.steps[0].input_us,.steps[0].step_us,.input_ratio,.class,.slowest_op]')" = \
+	[ "$(jqr pd.input '[.steps[0].step,.steps[0].input_us,.steps[0].step_us,.input_ratio,.class,.slowest_call]')" = \
 	    '[0,null,500,null,null,null]' ]
 }
 
@@ -63,12 +64,13 @@ PT=$CORPUS/pytorch
 # Corpus PARAM ResNet: no ProfilerStep, 30 __next__ calls; iterations cut
 # at each call, the last to the end of the trace. The first call is the
 # 1.94 s worker start-up: 1938874 us of a 4450612 us iteration; overall
-# 0.5174 -> "highly".
+# 0.5174 -> "highly". Calls of 10 ms or more: 15 (python3 over the spans).
 @test "pd-sum-input kineto: corpus trace without steps is cut at each call" {
 	require_corpus
 	run_pd 0 pd-sum-input "$PT/param-resnet-rtx2080ti/resnet_kineto.json.gz"
 	[ "$(jqr pd.input '[.steps_from,(.steps|length),.steps[0].step,.steps[0].input_us,.steps[0].step_us,.first_call_us,.input_ratio,.class]')" = \
 	    '["dataloader",30,null,1938874,4450612,1938874,0.5174,"highly"]' ]
+	[ "$(jqr pd.input '[.dataloader_spans,.slow_dataloader_calls]')" = '[30,15]' ]
 }
 
 @test "pd-sum-input kineto: every corpus trace gives one pd.input, exit 0" {

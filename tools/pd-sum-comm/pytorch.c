@@ -432,11 +432,13 @@ emit(json_t *root, struct acc *a, const struct pd_kineto_info *info,
 	pd_set_null(rec, "transports");
 	pd_set_null(rec, "links");
 	pd_set(rec, "slowest", slowest_json(l, &a->steps, topn));
+	pd_set_null(rec, "wait_us");
+	pd_set_int(rec, "op_count", (int64_t)l->n);
 	pd_set_str(rec, "lane", !l->n ? NULL : l == &a->gpu ? "gpu_kernels" :
 	    "cpu_annotations");
 	pd_set_int(rec, "collectives_total", (int64_t)l->n);
 	pd_set(rec, "collectives", colls_json(l, &a->steps));
-	pd_set_int(rec, "skipped_events", (int64_t)(a->bad + st->skipped));
+	pd_set_int(rec, "skipped", (int64_t)(a->bad + st->skipped));
 	pd_set_str(rec, "path", a->path);
 	pd_set_bool(rec, "truncated", truncated);
 	pd_rec_emit(rec);

@@ -164,6 +164,7 @@ emit(json_t *root, struct acc *a, const struct pd_kineto_info *info,
 			    (double)(s->e - s->s), 4);
 		else
 			pd_set_null(o, "input_ratio");
+		pd_set_null(o, "preparing_us");
 		pd_set_int(o, "calls", calls);
 		json_array_append_new(arr, o);
 		in_sum += in;
@@ -185,6 +186,12 @@ emit(json_t *root, struct acc *a, const struct pd_kineto_info *info,
 		pd_set_null(rec, "class");
 	}
 	pd_set_null(rec, "queue_empty_ratio");
+	pd_set_null(rec, "slowest_op");	/* a pipeline operator: Ascend */
+	pd_set_int(rec, "dataloader_spans", (int64_t)u.n);
+	for (i = 0, j = 0; i < a->ndl; i++)
+		if (a->dl[i].e - a->dl[i].s >= 10000000)
+			j++;
+	pd_set_int(rec, "slow_dataloader_calls", (int64_t)j);
 	if (have) {
 		long k = pd_ksteps_find(&a->steps, a->dl[slow].s);
 		o = json_object();
@@ -196,16 +203,16 @@ emit(json_t *root, struct acc *a, const struct pd_kineto_info *info,
 		else
 			pd_set_null(o, "step");
 		pd_set_int(o, "start_ns", a->dl[slow].s);
-		pd_set(rec, "slowest_op", o);
+		pd_set(rec, "slowest_call", o);
 	} else {
-		pd_set_null(rec, "slowest_op");
+		pd_set_null(rec, "slowest_call");
 	}
 	pd_set_str(rec, "steps_from", from);
 	pd_set_str(rec, "iterator", !have ? NULL : a->mixed ? "mixed" :
 	    a->iter);
 	pd_set_int(rec, "calls", (int64_t)a->ndl);
 	set_us(rec, "first_call_us", have ? a->dl[0].e - a->dl[0].s : 0, have);
-	pd_set_int(rec, "skipped_events", (int64_t)(a->bad + st->skipped));
+	pd_set_int(rec, "skipped_rows", (int64_t)(a->bad + st->skipped));
 	pd_set_str(rec, "path", a->path);
 	pd_set_bool(rec, "truncated", truncated);
 	pd_rec_emit(rec);

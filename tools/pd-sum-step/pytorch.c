@@ -142,6 +142,8 @@ values_json(const int64_t v[V_N], int gpu, int cpu)
 	set_us(o, "memcpy_us", v[V_MEMCPY], gpu);
 	set_us(o, "memset_us", v[V_MEMSET], gpu);
 	set_us(o, "busy_us", v[V_BUSY], gpu);
+	pd_set_null(o, "fp_bp_us");
+	pd_set_null(o, "tail_us");
 	set_us(o, "cpu_ops_us", v[V_CPU], cpu);
 	return o;
 }
