@@ -72,23 +72,28 @@ cat "$s/context.jsonl" "$s/before.jsonl" "$s/comparison.only" \
 rm -f "$s/comparison.only"
 stage report "$s/report-in.jsonl" "$s/report.jsonl" pd-report -o "$out/report"
 
-echo "perfdiag demo: a small PyTorch CPU training job, slow because its"
-echo "DataLoader reads and decodes every sample in the training loop."
-echo "  profiles   share/examples/demo/prof/before (num_workers=0)"
-echo "             share/examples/demo/prof/after  (num_workers=2)"
-if [ -f "$out/report/report.md" ]; then
-	d=$(sed -n 's/^\*\*\(Dominant bottleneck\|No dominant bottleneck\):\*\* //p' \
-	    "$out/report/report.md" | head -n 1)
-	c=$(sed -n 's/^| step_us | \(.*\) | \(.*\) | \(.*\) | \(.*\) |$/\1 -> \2 (\3, \4)/p' \
-	    "$out/report/report.md" | head -n 1)
-	d=$(printf '%s\n' "$d" | tr -d '`\\')
-	echo "  diagnosis  ${d:-see the report}"
+echo "perfdiag demo: a small PyTorch training job (share/examples/demo),"
+echo "profiled before and after a one-line change (DataLoader num_workers 0 -> 2)"
+md=$out/report/report.md
+if [ -f "$md" ]; then
+	# the lines of report.md, without Markdown escapes
+	line() { sed -n "s/^$1//p" "$md" | head -n 1 | tr -d '`\\'; }
+	d=$(line '\*\*Dominant bottleneck:\*\* ')
+	if [ -n "$d" ]; then
+		echo "  diagnosis  ${d%%, domain *}"
+		echo "             domain ${d#*, domain }"
+	else
+		echo "  diagnosis  $(line '\*\*No dominant bottleneck:\*\* ')"
+	fi
+	f=$(line '\*\*Proposed fix:\*\* ')
+	[ -n "$f" ] && echo "  fix        $f"
+	c=$(line '| step_us | ' | sed 's/^\(.*\) | \(.*\) | \(.*\) | \(.*\) |$/\1 -> \2 (\3, \4)/')
 	[ -n "$c" ] && echo "  after fix  step time $c"
-	echo "  report     $out/report/report.html  (open in a browser)"
-	echo "             $out/report/report.md"
-	echo "             $out/report/report.json"
+	echo "  report     $out/report/report.html  (open it in a browser)"
+	echo "             $out/report/report.md, report.json, meta/, artifacts/"
 else
-	echo "  no report was written; see $log" >&2
+	echo "demo: no report was written; see $log" >&2
+	exit 1
 fi
 [ -n "$skipped" ] && echo "  (not built yet, passed through:$skipped)"
 exit 0
