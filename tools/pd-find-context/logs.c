@@ -14,39 +14,46 @@
 #define NUM "([0-9]+(,[0-9][0-9][0-9])*[.]?[0-9]*)"
 #define PERS "[ ]*(/|per[ ]+)[ ]*(s|sec|secs|second)([^a-z]|$)"
 
-static struct mpat {
+static const struct mpat {
+	const char *need;	/* lower-case texts, |-separated, one must occur */
 	const char *re;
 	const char *name;
 	const char *unit;	/* NULL: from group ugrp (ms or s), or null */
 	int ngrp, ugrp;
 } pats[] = {
-	{ "elapsed time per iteration \\(ms\\):[ ]*" NUM,
+	{ "elapsed time per iteration",
+	  "elapsed time per iteration \\(ms\\):[ ]*" NUM,
 	  "step_time", "ms", 1, 0 },
-	{ "throughput per gpu \\(tflop/s/gpu\\):[ ]*" NUM,
+	{ "tflop/s/gpu", "throughput per gpu \\(tflop/s/gpu\\):[ ]*" NUM,
 	  "tflops_per_device", "TFLOP/s", 1, 0 },
-	{ NUM "[ ]*(samples?|seqs|sequences)" PERS,
+	{ "sampl|seq", NUM "[ ]*(samples?|seqs|sequences)" PERS,
 	  "samples_per_s", "samples/s", 1, 0 },
-	{ NUM "[ ]*(images?|imgs?)" PERS, "images_per_s", "images/s", 1, 0 },
-	{ NUM "[ ]*(tokens?|toks?)" PERS, "tokens_per_s", "tokens/s", 1, 0 },
-	{ "samples_per_sec(ond)?['\"]?[ ]*[:=][ ]*" NUM,
+	{ "im", NUM "[ ]*(images?|imgs?)" PERS, "images_per_s", "images/s",
+	  1, 0 },
+	{ "tok", NUM "[ ]*(tokens?|toks?)" PERS, "tokens_per_s", "tokens/s",
+	  1, 0 },
+	{ "samples_per_sec", "samples_per_sec(ond)?['\"]?[ ]*[:=][ ]*" NUM,
 	  "samples_per_s", "samples/s", 2, 0 },
-	{ "tokens_per_sec(ond)?['\"]?[ ]*[:=][ ]*" NUM,
+	{ "tokens_per_sec", "tokens_per_sec(ond)?['\"]?[ ]*[:=][ ]*" NUM,
 	  "tokens_per_s", "tokens/s", 2, 0 },
-	{ "steps_per_sec(ond)?['\"]?[ ]*[:=][ ]*" NUM,
+	{ "steps_per_sec", "steps_per_sec(ond)?['\"]?[ ]*[:=][ ]*" NUM,
 	  "iterations_per_s", "it/s", 2, 0 },
-	{ "(step|iter|iteration|batch)_(time_)?ms['\"]?[ ]*[:=]?[ ]*" NUM,
-	  "step_time", "ms", 3, 0 },
-	{ "(step|iter|iteration|batch)_(time_)?(s|sec|secs)['\"]?[ ]*[:=]?[ ]*"
-	  NUM, "step_time", "s", 4, 0 },
-	{ NUM "[ ]*it/s", "iterations_per_s", "it/s", 1, 0 },
-	{ NUM "[ ]*s/it([^a-z]|$)", "step_time", "s", 1, 0 },
-	{ NUM "[ ]*ms/(step|it|iter|iteration|batch)", "step_time", "ms", 1, 0 },
-	{ NUM "[ ]*s/(step|iter|iteration|batch)", "step_time", "s", 1, 0 },
-	{ "(step[ _-]?time|time[ _]per[ _]step|iteration[ _]time|time/step|"
-	  "batch[ _]time)[^0-9a-z]{0,12}" NUM
+	{ "_ms", "(step|iter|iteration|batch)_(time_)?ms['\"]?[ ]*[:=]?[ ]*"
+	  NUM, "step_time", "ms", 3, 0 },
+	{ "_s", "(step|iter|iteration|batch)_(time_)?(s|sec|secs)['\"]?[ ]*"
+	  "[:=]?[ ]*" NUM, "step_time", "s", 4, 0 },
+	{ "it/s", NUM "[ ]*it/s", "iterations_per_s", "it/s", 1, 0 },
+	{ "s/it", NUM "[ ]*s/it([^a-z]|$)", "step_time", "s", 1, 0 },
+	{ "ms/", NUM "[ ]*ms/(step|it|iter|iteration|batch)", "step_time", "ms",
+	  1, 0 },
+	{ "s/", NUM "[ ]*s/(step|iter|iteration|batch)", "step_time", "s",
+	  1, 0 },
+	{ "time", "(step[ _-]?time|time[ _]per[ _]step|iteration[ _]time|"
+	  "time/step|batch[ _]time)[^0-9a-z]{0,12}" NUM
 	  "[ ]*(ms|milliseconds|s|sec|secs|seconds)?([^a-z]|$)",
 	  "step_time", NULL, 2, 4 },
-	{ "throughput[^0-9a-z]{0,12}" NUM, "throughput", NULL, 1, 0 },
+	{ "throughput", "throughput[^0-9a-z]{0,12}" NUM, "throughput", NULL,
+	  1, 0 },
 };
 #define NPATS (sizeof pats / sizeof pats[0])
 static regex_t rx[NPATS];
@@ -101,8 +108,27 @@ number(const char *s, size_t n)
 	return strtod(buf, NULL);
 }
 
+/* Whether one of the |-separated texts occurs in the lower-cased line. */
+static int
+needed(const char *low, const char *need)
+{
+	char alt[32];
+	const char *p = need, *e;
+
+	while (*p) {
+		e = strchr(p, '|');
+		if (!e)
+			e = p + strlen(p);
+		snprintf(alt, sizeof alt, "%.*s", (int)(e - p), p);
+		if (strstr(low, alt))
+			return 1;
+		p = *e ? e + 1 : e;
+	}
+	return 0;
+}
+
 static size_t
-line_hits(const char *s, struct hit *h, size_t max)
+line_hits(const char *s, const char *low, struct hit *h, size_t max)
 {
 	regmatch_t m[8];
 	size_t i, n = 0;
@@ -110,6 +136,9 @@ line_hits(const char *s, struct hit *h, size_t max)
 	for (i = 0; i < NPATS && n < max; i++) {
 		const struct mpat *p = &pats[i];
 		regoff_t off = 0;
+
+		if (!needed(low, p->need))
+			continue;
 
 		while (n < max && regexec(&rx[i], s + off, 8, m,
 		    off ? REG_NOTBOL : 0) == 0) {
@@ -157,35 +186,29 @@ maybe(const char *s)
 	    strcasestr(s, "iter") || strcasestr(s, "batch"));
 }
 
+/* Keep the last FC_MAXMETRICS figures of each name; a name is counted
+ * under the first pattern of that name. */
 static void
-cap_names(struct fc_ws *w, json_t *found)
+cap_names(struct fc_ws *w, json_t *found, const char **names)
 {
-	size_t i, j, n = json_array_size(found);
-	char *drop = calloc(n + 1, 1);
+	size_t i, k, n = json_array_size(found), total[NPATS], seen[NPATS];
 
-	if (!drop)
-		abort();
-	/* keep the last FC_MAXMETRICS of each name */
-	for (i = n; i-- > 0;) {
-		const char *nm = json_string_value(json_object_get(
-		    json_array_get(found, i), "name"));
-		size_t later = 0;
-
-		for (j = i + 1; j < n; j++)
-			if (!drop[j] && strcmp(nm, json_string_value(
-			    json_object_get(json_array_get(found, j),
-			    "name"))) == 0)
-				later++;
-		if (later >= FC_MAXMETRICS)
-			drop[i] = 1;
-	}
+	memset(total, 0, sizeof total);
+	memset(seen, 0, sizeof seen);
+	for (i = 0; i < n; i++)
+		for (k = 0; k < NPATS; k++)
+			if (strcmp(pats[k].name, names[i]) == 0) {
+				total[k]++;
+				break;
+			}
 	for (i = 0; i < n; i++) {
-		if (drop[i])
+		for (k = 0; strcmp(pats[k].name, names[i]) != 0; k++)
+			;
+		if (total[k] - seen[k]++ > FC_MAXMETRICS)
 			w->metrics_omitted++;
 		else
 			json_array_append(w->metrics, json_array_get(found, i));
 	}
-	free(drop);
 }
 
 void
@@ -193,6 +216,7 @@ fc_log_scan(struct fc_ws *w, const struct fc_file *f, const char *buf,
     size_t len)
 {
 	json_t *found = json_array();
+	const char **names = NULL;
 	struct hit h[16];
 	size_t i = 0, k, n;
 	long line = 0;
@@ -205,7 +229,17 @@ fc_log_scan(struct fc_ws *w, const struct fc_file *f, const char *buf,
 		line++;
 		if (!s)
 			abort();
-		n = maybe(s) ? line_hits(s, h, 16) : 0;
+		n = 0;
+		if (maybe(s)) {
+			char *low = strdup(s), *q;
+
+			if (!low)
+				abort();
+			for (q = low; *q; q++)
+				*q = (char)tolower((unsigned char)*q);
+			n = line_hits(s, low, h, 16);
+			free(low);
+		}
 		for (k = 0; k < n; k++) {
 			const struct mpat *p = &pats[h[k].pat];
 			const char *unit = p->unit ? p->unit :
@@ -220,11 +254,17 @@ fc_log_scan(struct fc_ws *w, const struct fc_file *f, const char *buf,
 			    strlen(f->rel), 0));
 			json_object_set_new(o, "line", json_integer(line));
 			json_array_append_new(found, o);
+			names = realloc(names, json_array_size(found) *
+			    sizeof *names);
+			if (!names)
+				abort();
+			names[json_array_size(found) - 1] = p->name;
 		}
 		free(s);
 		i += ln + 1;
 	}
-	cap_names(w, found);
+	cap_names(w, found, names);
+	free(names);
 	json_decref(found);
 }
 
