@@ -60,7 +60,7 @@ PF=$FIX/pd-profile
 @test "pd-profile: slow link, stragglers, step skew" {
 	run_pd pd-profile <"$PF/two-rank.jsonl"
 	[ "$(jqr pd.profile '.cross_rank.slow_link')" = '[{"transport":"HCCS","max_gb_per_s":25,"min_gb_per_s":20,"mean_gb_per_s":22.5,"ratio":0.2222,"slow_rank":0,"fires":true},{"transport":"RDMA","max_gb_per_s":10,"min_gb_per_s":9.804,"mean_gb_per_s":9.902,"ratio":0.0198,"slow_rank":1,"fires":false}]' ]
-	[ "$(jqr pd.profile '.cross_rank.stragglers')" = '[{"rank":1,"wait_us_per_step":19,"wait_ratio":0.1}]' ]
+	[ "$(jqr pd.profile '.cross_rank.stragglers')" = '[{"rank":1,"method":"least_wait","last_at":null,"collectives":null,"delay_us":null,"wait_us_per_step":19}]' ]
 	[ "$(jqr pd.profile '.cross_rank.step_skew | [.max_us,.min_us,.ratio]')" = '[1100,1100,0]' ]
 }
 
@@ -102,4 +102,14 @@ PF=$FIX/pd-profile
 @test "pd-profile: a directory operand is an error" {
 	run_pd 5 pd-profile "$PF"
 	[ "$stderr" = "pd-profile: error: $PF: is a directory, not a file of records" ]
+}
+
+# late-start.jsonl: 3 ranks, 4 allreduces; start offsets from the step
+# start: r0 100 300 500 700, r1 110 310 505 690, r2 200 400 600 800. r2
+# starts all 4 last (4 * 3 ranks > 4: more often than chance); its
+# lateness over the next-latest: 90 + 90 + 95 + 100 = 375 us; mean spread
+# (100 + 100 + 100 + 110) / 4 = 102.5 us = 0.1025 of the 1000 us step > 0.05.
+@test "pd-profile: stragglers by late start at the same collective (HTA)" {
+	run_pd pd-profile "$PF/late-start.jsonl"
+	[ "$(jqr pd.profile '.cross_rank.stragglers')" = '[{"rank":2,"method":"late_start","last_at":4,"collectives":4,"delay_us":375,"wait_us_per_step":null}]' ]
 }

@@ -654,33 +654,136 @@ slow_link(struct pd_run *u)
 	return arr;
 }
 
-struct waiter {
+/* Late arrival (HTA get_potential_stragglers): the same collective
+ * (op type and sequence number) on every rank; the rank that starts it
+ * last, relative to its own step start, is the one the others wait for.
+ * Without per-collective starts, the rank that waits least (pd.comm wait
+ * time) is. */
+struct late {
 	json_t *rank;
-	double wait, ratio;
+	int last, seen;
+	double delay_us;	/* summed lateness over the next-latest rank */
+	double wait;		/* wait per step (fallback) */
+	double ratio;
 };
 
 static int
-cmp_waiter(const void *a, const void *b)
+cmp_late(const void *a, const void *b)
 {
-	const struct waiter *x = a, *y = b;
+	const struct late *x = a, *y = b;
+
+	if (x->last != y->last)
+		return x->last > y->last ? -1 : 1;
+	if (x->delay_us != y->delay_us)
+		return x->delay_us > y->delay_us ? -1 : 1;
+	return (int)(json_integer_value(x->rank) - json_integer_value(y->rank));
+}
+
+static int
+cmp_wait(const void *a, const void *b)
+{
+	const struct late *x = a, *y = b;
 
 	if (x->wait != y->wait)
 		return x->wait < y->wait ? -1 : 1;
 	return (int)(json_integer_value(x->rank) - json_integer_value(y->rank));
 }
 
-/* The ranks everybody waits for wait least themselves. */
+/* Per collective key: [[root index, offset_us], ...]. */
 static json_t *
-stragglers(struct pd_run *u, double mean_step)
+collective_starts(struct pd_run *u, struct late *l, size_t *nl)
 {
-	size_t n = json_object_size(u->views), k = 0, i;
-	struct waiter *w = calloc(n + 1, sizeof *w);
+	json_t *by = json_object(), *v;
+	const char *root;
+	size_t k = 0, i;
+	char key[96];
+
+	json_object_foreach(u->views, root, v) {
+		json_t *c = pd_path_get(v, "comm.collectives");
+
+		l[k].rank = pd_path_get(v, "comm.rank");
+		for (i = 0; i < json_array_size(c); i++) {
+			json_t *e = json_array_get(c, i), *a;
+			const char *op = pd_rec_str(e, "op_type");
+			double off = pd_rec_num(e, "offset_us", NAN);
+
+			if (!op || isnan(off) || !json_is_integer(
+			    json_object_get(e, "seq")))
+				continue;
+			snprintf(key, sizeof key, "%s#%lld", op, (long long)
+			    json_integer_value(json_object_get(e, "seq")));
+			if (!(a = json_object_get(by, key))) {
+				a = json_array();
+				json_object_set_new(by, key, a);
+			}
+			json_array_append_new(a, json_pack("[i,f]", (int)k, off));
+		}
+		k++;
+	}
+	*nl = k;
+	return by;
+}
+
+static json_t *
+late_starts(struct pd_run *u, struct late *l, double mean_step)
+{
+	size_t n, i, keys = 0;
+	json_t *by = collective_starts(u, l, &n), *a, *arr = json_array();
+	const char *key;
+	double spread = 0;
+
+	json_object_foreach(by, key, a) {
+		size_t j, hi = 0;
+		double first = INFINITY, top = -INFINITY, second = -INFINITY;
+
+		if (json_array_size(a) < 2)
+			continue;
+		for (j = 0; j < json_array_size(a); j++) {
+			json_t *p = json_array_get(a, j);
+			double off = json_number_value(json_array_get(p, 1));
+			size_t r = (size_t)json_integer_value(json_array_get(p, 0));
+
+			l[r].seen++;
+			first = fmin(first, off);
+			if (off > top) {
+				second = top;
+				top = off;
+				hi = r;
+			} else if (off > second)
+				second = off;
+		}
+		l[hi].last++;
+		l[hi].delay_us += top - second;
+		spread += top - first;
+		keys++;
+	}
+	json_decref(by);
+	if (!keys || !(mean_step > 0) || spread / keys / mean_step <= SLOW_RATIO)
+		return arr;
+	qsort(l, n, sizeof *l, cmp_late);
+	/* last more often than chance (keys / ranks), at most two */
+	for (i = 0; i < n && i < 2 && l[i].last * n > keys; i++) {
+		json_t *o = json_object();
+
+		pd_set(o, "rank", rank_json(l[i].rank));
+		pd_set_str(o, "method", "late_start");
+		pd_set_int(o, "last_at", l[i].last);
+		pd_set_int(o, "collectives", (int64_t)keys);
+		pd_set_real(o, "delay_us", l[i].delay_us, 3);
+		pd_set_null(o, "wait_us_per_step");
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
+static json_t *
+least_wait(struct pd_run *u, struct late *w, double mean_step)
+{
 	json_t *arr = json_array(), *v;
 	const char *root;
-	double lo = INFINITY, hi = -INFINITY, steps;
+	size_t k = 0, i;
+	double lo = INFINITY, hi = -INFINITY;
 
-	if (!w)
-		abort();
 	json_object_foreach(u->views, root, v) {
 		double tot = pd_path_num(v, "comm.total_us");
 		double wr = pd_path_num(v, "comm.wait_ratio");
@@ -688,27 +791,45 @@ stragglers(struct pd_run *u, double mean_step)
 
 		if (isnan(tot) || isnan(wr))
 			continue;
-		steps = ns > 0 ? ns : 1;
 		w[k].rank = pd_path_get(v, "comm.rank");
-		w[k].wait = tot * wr / steps;
-		w[k].ratio = wr;
+		w[k].wait = tot * wr / (ns > 0 ? ns : 1);
 		lo = fmin(lo, w[k].wait);
 		hi = fmax(hi, w[k].wait);
 		k++;
 	}
-	if (k >= 2 && mean_step > 0 && (hi - lo) / mean_step > SLOW_RATIO) {
-		qsort(w, k, sizeof *w, cmp_waiter);
-		for (i = 0; i < k && i < 2 &&
-		    w[i].wait <= lo + (hi - lo) / 4; i++) {
-			json_t *o = json_object();
+	if (k < 2 || !(mean_step > 0) || (hi - lo) / mean_step <= SLOW_RATIO)
+		return arr;
+	qsort(w, k, sizeof *w, cmp_wait);
+	for (i = 0; i < k && i < 2 && w[i].wait <= lo + (hi - lo) / 4; i++) {
+		json_t *o = json_object();
 
-			pd_set(o, "rank", rank_json(w[i].rank));
-			pd_set_real(o, "wait_us_per_step", w[i].wait, 3);
-			pd_set_real(o, "wait_ratio", w[i].ratio, 4);
-			json_array_append_new(arr, o);
-		}
+		pd_set(o, "rank", rank_json(w[i].rank));
+		pd_set_str(o, "method", "least_wait");
+		pd_set_null(o, "last_at");
+		pd_set_null(o, "collectives");
+		pd_set_null(o, "delay_us");
+		pd_set_real(o, "wait_us_per_step", w[i].wait, 3);
+		json_array_append_new(arr, o);
 	}
-	free(w);
+	return arr;
+}
+
+static json_t *
+stragglers(struct pd_run *u, double mean_step)
+{
+	size_t n = json_object_size(u->views);
+	struct late *l = calloc(n + 1, sizeof *l);
+	json_t *arr;
+
+	if (!l)
+		abort();
+	arr = late_starts(u, l, mean_step);
+	if (json_array_size(arr) == 0) {
+		json_decref(arr);
+		memset(l, 0, (n + 1) * sizeof *l);
+		arr = least_wait(u, l, mean_step);
+	}
+	free(l);
 	return arr;
 }
 
