@@ -243,6 +243,10 @@ on_end(void *arg)
 	sort_counts(c);
 	if (!(run = choose(c, nruns)))
 		return 0;
+	if (nruns > 1 && !c->o.run)
+		pd_note("%zu runs in the stream; reporting %s (choose one with "
+		    "-R)", nruns, json_is_string(run->id) ?
+		    json_string_value(run->id) : "the run without an id");
 	report = report_build(&c->in, run, &c->o);
 	/* The lock and the meta files first: report.json, written last,
 	 * marks a complete set. */

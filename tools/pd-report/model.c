@@ -177,7 +177,7 @@ symptom(struct pd_run *run, json_t *dom)
 	copy(s, p, "symptom");
 	copy(s, p, "metric");
 	if (dom)
-		snprintf(line, sizeof line, "%s (%s): %s of step time, "
+		snprintf(line, sizeof line, "%s (%s): impact %s, "
 		    "confidence %s", pd_rec_str(dom, "title") ?
 		    pd_rec_str(dom, "title") : pd_rec_str(dom, "rule"),
 		    pd_rec_str(dom, "rule"), fmt_ratio(get(dom, "impact")),
@@ -391,7 +391,10 @@ steps_by_rank(struct pd_run *run)
 		copy(e, s, "rank");
 		copy(e, s, "root");
 		copy(e, s, "source");
-		pd_set_real(e, "steps", n > 0 ? n : NAN, 0);
+		if (n > 0)
+			pd_set_int(e, "steps", (int64_t)llround(n));
+		else
+			pd_set_null(e, "steps");
 		pd_set_real(e, "mean_us", mean, 3);
 		for (k = 0; segments[k]; k++) {
 			x = n > 0 ? num(tot, segments[k]) / n : NAN;
