@@ -167,3 +167,12 @@ O2=$R2/ASCEND_PROFILER_OUTPUT
 	[ "$status" -eq 0 ] || [ "$status" -eq 3 ]
 	[ "$(jqr pd.hotspot .type | wc -l)" -ge 8 ]
 }
+
+# What pd-locate finds: 17 Ascend roots; 13 have operator or host API
+# evidence (the DB-only, cluster-only and db export roots have none).
+@test "pd-hotspots: every root pd-locate finds in the Ascend corpus" {
+	require_corpus
+	run_pd 0 sh -c 'pd-locate "$1" | pd-hotspots' sh "$ASC"
+	[ -z "$stderr" ]
+	[ "$(jqr pd.hotspot .type | wc -l)" -eq 13 ]
+}

@@ -138,3 +138,12 @@ MS=$ASC/mindspore_legacy_run2_dataset
 	[ "$status" -eq 0 ] || [ "$status" -eq 3 ]
 	[ "$(jqr pd.input .type | wc -l)" -ge 5 ]
 }
+
+# What pd-locate finds: 6 Ascend roots have input evidence (the 2023
+# step_trace_time.csv of test_rank_0/1 has no Preparing column).
+@test "pd-sum-input: every root pd-locate finds in the Ascend corpus" {
+	require_corpus
+	run_pd 0 sh -c 'pd-locate "$1" | pd-sum-input' sh "$ASC"
+	[ -z "$stderr" ]
+	[ "$(jqr pd.input .type | wc -l)" -eq 6 ]
+}

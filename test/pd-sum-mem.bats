@@ -113,3 +113,12 @@ T0=$ASC/msinsight_server_fixtures/test_rank_0
 	[ "$status" -eq 0 ] || [ "$status" -eq 3 ]
 	[ "$(jqr pd.mem .type | wc -l)" -ge 5 ]
 }
+
+# What pd-locate finds: 6 Ascend roots have memory files; the only
+# warnings are the Excel-mangled timestamps of test_rank_1 (exit 3).
+@test "pd-sum-mem: every root pd-locate finds in the Ascend corpus" {
+	require_corpus
+	run_pd 3 sh -c 'pd-locate "$1" | pd-sum-mem' sh "$ASC"
+	[ "$(printf '%s\n' "$stderr" | grep -vc 'test_rank_1/ASCEND_PROFILER_OUTPUT/memory_record.csv')" -eq 0 ]
+	[ "$(jqr pd.mem .type | wc -l)" -eq 6 ]
+}
