@@ -384,3 +384,27 @@ with_stdin() {
 	# of loss.item() inside it; :15 is once per epoch, outside it
 	[ "$(jqr pd.finding '"\(.check)@\(.line)"' | tr -d '"' | tr '\n' ' ')" = 'dataloader_workers@6 pin_memory@6 no_amp@9 item_in_loop@14 print_in_loop@14 ' ]
 }
+@test "pd-find-context: torch.multiprocessing.spawn is a launcher in Python" {
+	d=$BATS_TEST_TMPDIR/ws
+	mkdir -p "$d"
+	cat >"$d/main.py" <<-'EOF2'
+	import torch
+	import torch.multiprocessing as mp
+
+
+	def worker(rank):
+	    pass
+
+
+	if __name__ == "__main__":
+	    mp.spawn(worker, args=(),
+	             nprocs=4, join=True)
+	EOF2
+	echo 'python main.py' >"$d/run.sh"
+	run_pd 0 pd-find-context "$d"
+	# above "python main.py" (shell), with nprocs=4; main.py:10
+	[ "$(jqr pd.context '[.launcher, .world_size, .launcher_evidence.file, .launcher_evidence.line]')" = '["mp.spawn",4,"main.py",10]' ]
+	echo 'torchrun --nproc_per_node 2 main.py' >"$d/run.sh"
+	run_pd 0 pd-find-context "$d"
+	[ "$(jqr pd.context '[.launcher, .world_size]')" = '["torchrun",2]' ]
+}

@@ -573,6 +573,41 @@ bench(struct scan *sc, const struct pyl *l)
 		sc->f->py.bench_false = l->line;
 }
 
+/* torch.multiprocessing.spawn(fn, nprocs=N): a launcher in Python, above
+ * a shell script running python, below a distributed launcher. */
+static void
+spawn(struct scan *sc, const struct pyl *l)
+{
+	struct fc_ws *w = sc->w;
+	const char *p = fc_tok(l->c, "spawn", 1), *v;
+	char *end;
+	long n = -1;
+
+	if (!p || p[5] != '(' || w->launch_prio >= 2 || p - l->c < 3 ||
+	    (strncmp(p - 3, "mp.", 3) != 0 && (p - l->c < 16 ||
+	    strncmp(p - 16, "multiprocessing.", 16) != 0)))
+		return;
+	if ((v = strstr(p, "nprocs")) != NULL) {
+		v += 6;
+		while (*v == ' ')
+			v++;
+		if (*v == '=') {
+			n = strtol(v + 1, &end, 10);
+			while (*end == ' ' || *end == '\n')
+				end++;
+			if (end == v + 1 || (*end != ',' && *end != ')') ||
+			    n <= 0)
+				n = -1;
+		}
+	}
+	w->launch_prio = 2;
+	w->launcher = "mp.spawn";
+	json_decref(w->world_size);
+	w->world_size = n > 0 ? json_integer(n) : json_null();
+	json_decref(w->launch_ev);
+	w->launch_ev = fc_ev(sc->f, &sc->t, line_at(l, p));
+}
+
 static void
 scan_line(const struct pyl *l, void *ctx)
 {
@@ -594,6 +629,7 @@ scan_line(const struct pyl *l, void *ctx)
 	    (p = strcasestr(l->c, "conv3d")) || (p = strcasestr(l->c, "resnet"))))
 		py->conv = line_at(l, p);
 	bench(sc, l);
+	spawn(sc, l);
 	devices(sc, l);
 	configs(sc, l);
 }

@@ -324,7 +324,7 @@ static void
 launch(struct shs *sh, int l, size_t at, size_t script)
 {
 	struct fc_ws *w = sh->w;
-	int prio = l == L_SHELL ? 1 : 2;
+	int prio = l == L_SHELL ? 1 : 3;	/* mp.spawn in Python is 2 */
 	long ws;
 
 	if (prio <= w->launch_prio)
