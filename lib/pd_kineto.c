@@ -316,6 +316,121 @@ pd_kineto_bad_event(const char *path, const struct pd_ev *ev,
 	pd_diag_status(PD_EXIT_INPUT);
 }
 
+/* End of the string starting at the quote p, or NULL. */
+static const char *
+skip_str(const char *p, const char *e)
+{
+	for (p++; p < e; p++) {
+		if (*p == '\\')
+			p++;
+		else if (*p == '"')
+			return p + 1;
+	}
+	return NULL;
+}
+
+/* End of the value at p (any JSON value), or NULL. */
+static const char *
+skip_val(const char *p, const char *e)
+{
+	int depth = 0;
+
+	while (p < e) {
+		switch (*p) {
+		case '"':
+			if (!(p = skip_str(p, e)))
+				return NULL;
+			if (depth == 0)
+				return p;
+			continue;
+		case '{': case '[':
+			depth++;
+			break;
+		case '}': case ']':
+			if (depth == 0)
+				return p;
+			if (--depth == 0)
+				return p + 1;
+			break;
+		case ',':
+			if (depth == 0)
+				return p;
+			break;
+		case ' ': case '\t': case '\n': case '\r':
+			if (depth == 0)
+				return p;
+			break;
+		}
+		p++;
+	}
+	return depth == 0 ? p : NULL;
+}
+
+static const char *
+skip_ws(const char *p, const char *e)
+{
+	while (p < e && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+		p++;
+	return p;
+}
+
+int
+pd_kineto_args(const struct pd_ev *ev, const char *const *keys, int n,
+    const char **v, size_t *len)
+{
+	const char *p, *e, *k, *ke, *ve;
+	int i, found = 0;
+
+	for (i = 0; i < n; i++)
+		v[i] = NULL, len[i] = 0;
+	if (!ev->args)
+		return 0;
+	p = ev->args;
+	e = p + ev->args_len;
+	p = skip_ws(p, e);
+	if (p >= e || *p++ != '{')
+		return 0;
+	while (found < n) {
+		p = skip_ws(p, e);
+		if (p >= e || *p != '"')
+			break;
+		k = p + 1;
+		if (!(ke = skip_str(p, e)))
+			break;
+		p = skip_ws(ke, e);
+		if (p >= e || *p != ':')
+			break;
+		p = skip_ws(p + 1, e);
+		if (!(ve = skip_val(p, e)) || ve == p)
+			break;
+		for (i = 0; i < n; i++) {
+			size_t kl = strlen(keys[i]);
+			if (!v[i] && (size_t)(ke - 1 - k) == kl &&
+			    memcmp(k, keys[i], kl) == 0) {
+				v[i] = p;
+				len[i] = (size_t)(ve - p);
+				found++;
+				break;
+			}
+		}
+		p = skip_ws(ve, e);
+		if (p >= e || *p != ',')
+			break;
+		p++;
+	}
+	return found;
+}
+
+int
+pd_kineto_raw_int(const char *v, size_t len, int64_t *out)
+{
+	if (!v)
+		return 0;
+	if (len >= 2 && *v == '"')
+		v++, len -= 2;
+	return pd_num_int(v, len, out) == PD_NUM_OK;
+}
+
 void
 pd_ksteps_add(struct pd_ksteps *a, int64_t num, int64_t s, int64_t e)
 {

@@ -90,6 +90,16 @@ json_t *pd_kineto_rec(const char *type, json_t *root,
 void pd_kineto_bad_event(const char *path, const struct pd_ev *ev,
     const char *what, uint64_t *n);
 
+/* Several top-level args in one pass over the args object (the
+ * pd_ev_arg_* functions scan it once per key): for each of the n keys,
+ * v[i] is set to the raw value text and len[i] to its length, or v[i] to
+ * NULL when absent. Returns how many were found. */
+int pd_kineto_args(const struct pd_ev *ev, const char *const *keys, int n,
+    const char **v, size_t *len);
+
+/* A raw value as an integer (number or quoted number); 1 when it is one. */
+int pd_kineto_raw_int(const char *v, size_t len, int64_t *out);
+
 /* A growing list of ProfilerStep windows. */
 struct pd_kstep {
 	int64_t num, s, e;

@@ -173,17 +173,26 @@ on_event(const struct pd_ev *ev, void *ctx)
 	struct acc *a = ctx;
 	int64_t addr, bytes, type = 1, id = -1, ta, tr;
 	struct dev *d;
+	static const char *const keys[] = { "Bytes", "Addr", "Device Type",
+		"Device Id", "Total Allocated", "Total Reserved" };
+	const char *v[6];
+	size_t len[6];
+	int has_ta, has_tr;
 
-	if (pd_kineto_class(ev) != PD_KC_MEMORY)
+	/* instant events only: cheaper than classifying every event */
+	if (ev->ph != 'i' || pd_kineto_class(ev) != PD_KC_MEMORY)
 		return 0;
-	if (!ev->has_ts || !pd_ev_arg_int(ev, "Bytes", &bytes) ||
-	    !pd_ev_arg_int(ev, "Addr", &addr)) {
+	pd_kineto_args(ev, keys, 6, v, len);
+	if (!ev->has_ts || !pd_kineto_raw_int(v[0], len[0], &bytes) ||
+	    !pd_kineto_raw_int(v[1], len[1], &addr)) {
 		pd_kineto_bad_event(a->path, ev, "no ts, Bytes or Addr",
 		    &a->bad);
 		return 0;
 	}
-	pd_ev_arg_int(ev, "Device Type", &type);
-	pd_ev_arg_int(ev, "Device Id", &id);
+	pd_kineto_raw_int(v[2], len[2], &type);
+	pd_kineto_raw_int(v[3], len[3], &id);
+	has_ta = pd_kineto_raw_int(v[4], len[4], &ta);
+	has_tr = pd_kineto_raw_int(v[5], len[5], &tr);
 	d = device(a, type, id);
 	d->events++;
 	if (bytes >= 0) {
@@ -196,9 +205,9 @@ on_event(const struct pd_ev *ev, void *ctx)
 	balance(a, (int64_t)(mix((uint64_t)addr) ^ ((uint64_t)type << 56) ^
 	    ((uint64_t)id << 48)),
 	    bytes >= 0 ? 1 : -1, bytes);
-	if (pd_ev_arg_int(ev, "Total Allocated", &ta)) {
+	if (has_ta) {
 		/* only the CUDA caching allocator reserves */
-		if (type != 1 || !pd_ev_arg_int(ev, "Total Reserved", &tr))
+		if (type != 1 || !has_tr)
 			tr = -1;
 		point(d, ev->ts_ns, ta, tr);
 		if (tr >= 0 && (!d->has_res || tr > d->peak_r ||
