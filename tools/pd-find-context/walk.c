@@ -78,7 +78,8 @@ join(const char *a, const char *b)
 
 	if (!a || !*a)
 		return strdup(b);
-	if (asprintf(&s, "%s/%s", a, b) < 0)
+	if (asprintf(&s, "%s%s%s", a, a[strlen(a) - 1] == '/' ? "" : "/",
+	    b) < 0)
 		return NULL;
 	return s;
 }
