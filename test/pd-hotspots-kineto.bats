@@ -117,3 +117,14 @@ hot() {
 	hot "$K/gaps-autograd.json"
 	[ "$(jqr pd.hotspot '[.total_us,.top[0].count,.short_ops,(.cpu_ops|map([.name,.self_us]))]')" = '[6,2,null,[["aten::mm",46],["aten::t",4]]]' ]
 }
+
+# Thread 1 comes out of start order (copy_ 30+10, linear 0+100, t 10+10):
+# read again and sorted: linear 100 - 10 - 10 = 80, copy_ 10, t 10.
+# Thread 2 has a child written before its parent with the same start
+# (mm 200+50, matmul 200+100): matmul 100 - 50 = 50, mm 50; relu starts
+# at matmul's end: not nested, 7.
+@test "pd-hotspots (kineto): self time with ops out of start order" {
+	hot "$K/hot-unordered.json"
+	[ "$(jqr pd.hotspot '[.cpu_ops[]|[.name,.count,.self_us]]')" = \
+	    '[["aten::linear",1,80],["aten::matmul",1,50],["aten::mm",1,50],["aten::copy_",1,10],["aten::t",1,10],["aten::relu",1,7]]' ]
+}

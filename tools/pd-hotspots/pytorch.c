@@ -10,8 +10,10 @@
  * Operator, autograd "CPU functions") are kept per thread as (start, end,
  * name) and their self time is computed at the end.
  * Writes: one pd.hotspot record.
- * Memory: one entry per distinct name, 24 bytes per CPU op, and the launch
- * calls not yet linked to their activity. */
+ * Memory: one entry per distinct name, the open CPU ops of each thread,
+ * and the launch calls not yet linked to their activity. A thread whose
+ * ops are not in start order makes a second reading (CPU ops only) that
+ * keeps that thread's ops whole. */
 #include "hotspots.h"
 
 #include <stdlib.h>
@@ -51,12 +53,27 @@ struct table {
 struct cpuop {
 	int64_t ts, end;
 	uint32_t name;
+	uint32_t seq;		/* file order: the outer of two equal spans */
 };
 
+/* An op still open on a thread's stack, with the time of its children. */
+struct open {
+	struct cpuop op;
+	int64_t child;
+};
+
+/* CPU ops of one thread. Kineto writes a thread's ops in start order, so
+ * they go through the stack as they come: only ops with the same start
+ * wait in pend (to be sorted outer first). A thread whose ops come out of
+ * order (unordered) is buffered whole on a second reading. */
 struct thread {
 	int64_t pid, tid;
-	struct cpuop *o;
+	struct cpuop *pend;
 	size_t n, cap;
+	struct open *st;
+	size_t sp, stcap;
+	int64_t last_ts;
+	int unordered;
 };
 
 struct hot {
@@ -65,6 +82,8 @@ struct hot {
 	struct table kern, api, cpu;
 	struct thread *th;
 	size_t nth, capth, lastth;
+	int cpu_pass;		/* second reading: CPU ops only */
+	int reread;		/* a thread was out of order */
 	struct pd_i64map link;
 	int64_t cls_n[NCLASS], cls_ns[NCLASS], total_ns, kernels;
 	int64_t linked, shrt;
@@ -197,6 +216,75 @@ on_runtime(struct hot *h, const struct pd_ev *ev)
 	}
 }
 
+static int
+cmp_op(const void *x, const void *y)
+{
+	const struct cpuop *a = x, *b = y;
+
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	if (a->end != b->end)
+		return a->end > b->end ? -1 : 1;	/* outer first */
+	return (a->seq > b->seq) - (a->seq < b->seq);
+}
+
+static void
+pop(struct hot *h, struct thread *t)
+{
+	struct open *o = &t->st[--t->sp];
+	int64_t self = o->op.end - o->op.ts - o->child;
+
+	h->cpu.a[o->op.name].total_ns += self > 0 ? self : 0;
+}
+
+/* Self time: an op's duration minus that of the ops directly nested in it
+ * on the same thread (in start order, outer first; a stack of open ops).
+ * An op that starts inside another but ends after it counts as nested for
+ * the part inside. The cpu table's total_ns becomes the self time. */
+static void
+push(struct hot *h, struct thread *t, const struct cpuop *op)
+{
+	while (t->sp > 0 && op->ts >= t->st[t->sp - 1].op.end)
+		pop(h, t);
+	if (t->sp > 0) {
+		struct open *p = &t->st[t->sp - 1];
+
+		p->child += (op->end < p->op.end ? op->end : p->op.end) - op->ts;
+	}
+	if (t->sp == t->stcap) {
+		t->stcap = t->stcap ? t->stcap * 2 : 16;
+		t->st = xrealloc(t->st, t->stcap * sizeof *t->st);
+	}
+	t->st[t->sp].op = *op;
+	t->st[t->sp++].child = 0;
+}
+
+/* Feed the pending ops (all with one start, or a whole unordered thread)
+ * to the stack. */
+static void
+flush(struct hot *h, struct thread *t)
+{
+	size_t i;
+
+	if (t->n > 1)
+		qsort(t->pend, t->n, sizeof *t->pend, cmp_op);
+	for (i = 0; i < t->n; i++)
+		push(h, t, &t->pend[i]);
+	t->n = 0;
+}
+
+static void
+self_times(struct hot *h)
+{
+	size_t i;
+
+	for (i = 0; i < h->nth; i++) {
+		flush(h, &h->th[i]);
+		while (h->th[i].sp > 0)
+			pop(h, &h->th[i]);
+	}
+}
+
 static int64_t
 id_of(const char *text, int is_num, int64_t num)
 {
@@ -216,6 +304,7 @@ on_cpu(struct hot *h, const struct pd_ev *ev)
 	int64_t pid = id_of(ev->pid, ev->pid_is_num, ev->pid_num);
 	int64_t tid = id_of(ev->tid, ev->tid_is_num, ev->tid_num);
 	struct thread *t;
+	struct cpuop op;
 	size_t i, idx;
 
 	if (h->lastth < h->nth && h->th[h->lastth].pid == pid &&
@@ -237,15 +326,32 @@ on_cpu(struct hot *h, const struct pd_ev *ev)
 		h->lastth = i;
 	}
 	t = &h->th[i];
-	intern(&h->cpu, ev->name, &idx)->count++;
-	if (t->n == t->cap) {
-		t->cap = t->cap ? t->cap * 2 : 256;
-		t->o = xrealloc(t->o, t->cap * sizeof *t->o);
+	idx = 0;
+	if (h->cpu_pass)
+		idx = (size_t)json_integer_value(json_object_get(h->cpu.index,
+		    ev->name));
+	else
+		intern(&h->cpu, ev->name, &idx)->count++;
+	op.ts = ev->ts_ns;
+	op.end = ev->ts_ns + (ev->dur_ns > 0 ? ev->dur_ns : 0);
+	op.name = (uint32_t)idx;
+	op.seq = (uint32_t)ev->index;
+	if (t->n && !t->unordered) {
+		if (op.ts < t->last_ts) {
+			if (!h->cpu_pass)
+				h->reread = 1;
+			t->unordered = 1;
+		} else if (op.ts > t->last_ts) {
+			flush(h, t);
+		}
 	}
-	t->o[t->n].ts = ev->ts_ns;
-	t->o[t->n].end = ev->ts_ns + (ev->dur_ns > 0 ? ev->dur_ns : 0);
-	t->o[t->n].name = (uint32_t)idx;
-	t->n++;
+	if (t->n == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 16;
+		t->pend = xrealloc(t->pend, t->cap * sizeof *t->pend);
+	}
+	t->pend[t->n++] = op;
+	if (op.ts > t->last_ts || t->n == 1)
+		t->last_ts = op.ts;
 }
 
 static int
@@ -260,7 +366,14 @@ on_event(const struct pd_ev *ev, void *ctx)
 	if (!pd_kineto_is_gpu(kc) && kc != PD_KC_RUNTIME && kc != PD_KC_CPU_OP)
 		return 0;
 	if (!ev->has_ts || !ev->has_dur) {
-		pd_kineto_bad_event(h->path, ev, "no ts or dur", &h->missing);
+		if (!h->cpu_pass)
+			pd_kineto_bad_event(h->path, ev, "no ts or dur",
+			    &h->missing);
+		return 0;
+	}
+	if (h->cpu_pass) {
+		if (kc == PD_KC_CPU_OP && pd_kineto_step_num(ev->name) < 0)
+			on_cpu(h, ev);
 		return 0;
 	}
 	if (pd_kineto_is_gpu(kc))
@@ -270,61 +383,6 @@ on_event(const struct pd_ev *ev, void *ctx)
 	else if (pd_kineto_step_num(ev->name) < 0)	/* 2021 steps are ops */
 		on_cpu(h, ev);
 	return 0;
-}
-
-static int
-cmp_op(const void *x, const void *y)
-{
-	const struct cpuop *a = x, *b = y;
-
-	if (a->ts != b->ts)
-		return a->ts < b->ts ? -1 : 1;
-	return (a->end < b->end) - (a->end > b->end);	/* outer first */
-}
-
-/* Self time: an op's duration minus that of the ops directly nested in it
- * on the same thread (sorted by start, outer first; a stack of open ops).
- * An op that starts inside another but ends after it counts as nested for
- * the part inside. The cpu table's total_ns becomes the self time. */
-static void
-self_times(struct hot *h)
-{
-	size_t i, j, sp;
-	struct cpuop **st;
-	int64_t *child;
-
-	for (i = 0; i < h->cpu.n; i++)
-		h->cpu.a[i].total_ns = 0;
-	for (i = 0; i < h->nth; i++) {
-		struct thread *t = &h->th[i];
-
-		qsort(t->o, t->n, sizeof *t->o, cmp_op);
-		st = xrealloc(NULL, (t->n + 1) * sizeof *st);
-		child = xrealloc(NULL, (t->n + 1) * sizeof *child);
-		sp = 0;
-		for (j = 0; j <= t->n; j++) {
-			struct cpuop *o = j < t->n ? &t->o[j] : NULL;
-
-			while (sp > 0 && (!o || o->ts >= st[sp - 1]->end)) {
-				struct cpuop *p = st[--sp];
-				int64_t self = p->end - p->ts - child[sp];
-
-				h->cpu.a[p->name].total_ns += self > 0 ? self : 0;
-			}
-			if (!o)
-				break;
-			if (sp > 0) {
-				int64_t e = o->end < st[sp - 1]->end ? o->end :
-				    st[sp - 1]->end;
-
-				child[sp - 1] += e - o->ts;
-			}
-			st[sp] = o;
-			child[sp++] = 0;
-		}
-		free(st);
-		free(child);
-	}
 }
 
 static struct table *sort_tab;
@@ -480,7 +538,6 @@ fill(struct hot *h, json_t *rec, int topn)
 	} else {
 		pd_set_null(rec, "classes");
 	}
-	self_times(h);
 	pd_set(rec, "cpu_ops", h->cpu.n ? list_json(&h->cpu, topn, "self_us") :
 	    json_null());
 	/* extra keys */
@@ -497,10 +554,34 @@ hot_free(struct hot *h)
 	table_free(&h->kern);
 	table_free(&h->api);
 	table_free(&h->cpu);
-	for (i = 0; i < h->nth; i++)
-		free(h->th[i].o);
+	for (i = 0; i < h->nth; i++) {
+		free(h->th[i].pend);
+		free(h->th[i].st);
+	}
 	free(h->th);
 	pd_i64map_free(&h->link);
+}
+
+/* Some thread's ops came out of start order: read the file again for the
+ * CPU ops alone, buffering those threads whole (sorted at the end) and
+ * streaming the others as before. Self times start over. */
+static void
+reread_cpu(struct hot *h, const struct pd_trace_cb *cb)
+{
+	struct pd_trace_stats st;
+	size_t i;
+
+	for (i = 0; i < h->cpu.n; i++)
+		h->cpu.a[i].total_ns = 0;
+	for (i = 0; i < h->nth; i++) {
+		h->th[i].n = h->th[i].sp = 0;
+		h->th[i].last_ts = 0;
+	}
+	h->cpu_pass = 1;
+	if (pd_trace_read(h->path, cb, &st) != 0)
+		pd_warn(h->path, 0, "could not be read again for the CPU ops "
+		    "out of order; their self times are partial");
+	self_times(h);
 }
 
 int
@@ -528,6 +609,9 @@ hotspots_pytorch(json_t *root, const struct pd_tool *t)
 		pd_kineto_info_free(&info);
 		return PD_EXIT_SYSTEM;
 	}
+	self_times(&h);
+	if (rc == 0 && h.reread)
+		reread_cpu(&h, &cb);
 	rec = pd_kineto_rec("pd.hotspot", root, &info, "kineto_trace");
 	fill(&h, rec, t->topn);
 	pd_set_int(rec, "events", (int64_t)st.events);
