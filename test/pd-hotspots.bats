@@ -43,6 +43,14 @@ O2=$R2/ASCEND_PROFILER_OUTPUT
 	[ "$(jqr pd.hotspot '[(.top | length), (.by_type | length)]')" = '[1,4]' ]
 }
 
+# -p: a pattern file naming add_b's kernel makes it communication: 465 -
+# 50 = 415 us of operators, 1000 + 50 us of communication.
+@test "pd-hotspots: -p patterns mark more kernels as communication" {
+	printf '# extra\nadd_*\n' >"$BATS_TEST_TMPDIR/pat"
+	run_pd 0 pd-hotspots -p "$BATS_TEST_TMPDIR/pat" < <(root_line /r msprof 0 kernel_details=$HF/pmu.csv)
+	[ "$(jqr pd.hotspot '[.total_us,.classes.comm_us,.kernels]')" = '[415,1050,4]' ]
+}
+
 # Checked with python3 csv over rank0's kernel_details.csv: 187 non-HCCL
 # rows summing to 8873.737 us, 4 HCCL rows summing to 105991.876 us, 103
 # rows under 20 us; aclnnForeachAddListV2 3 rows 1959.079 us, duration-
