@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "pd_diag.h"
 
@@ -88,5 +90,99 @@ pd_recfile_read(struct pd_stream *s, const char *path)
 	}
 	if (f != stdin)
 		fclose(f);
+	return rc;
+}
+
+int
+pd_recfile_isdir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static const char *
+self_dir(void)
+{
+	static char buf[4096];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+	char *slash;
+
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	if (!(slash = strrchr(buf, '/')))
+		return NULL;
+	*slash = '\0';
+	return buf;
+}
+
+static void
+shquote(FILE *m, const char *s)
+{
+	fputc('\'', m);
+	for (; *s; s++)
+		if (*s == '\'')
+			fputs("'\\''", m);
+		else
+			fputc(*s, m);
+	fputc('\'', m);
+}
+
+static void
+put_tool(FILE *m, const char *bin, const char *tool)
+{
+	char prog[4200];
+
+	snprintf(prog, sizeof prog, "%s/%s", bin ? bin : ".", tool);
+	shquote(m, bin && access(prog, X_OK) == 0 ? prog : tool);
+}
+
+int
+pd_recfile_dir(struct pd_stream *s, const char *dir, const char *upto,
+    int hotspot_n)
+{
+	static const char *tools[] = { "pd-sum-step", "pd-sum-comm",
+	    "pd-sum-mem", "pd-sum-input", "pd-sum-gaps", "pd-hotspots",
+	    "pd-profile", "pd-classify", NULL };
+	const char *bin = self_dir();
+	char *cmd = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&cmd, &len), *p;
+	int i, rc, ws, code, last;
+
+	if (!m)
+		abort();
+	put_tool(m, bin, "pd-locate");
+	fputc(' ', m);
+	shquote(m, dir);
+	last = upto && !strcmp(upto, "pd-classify") ? 7 :
+	    upto && !strcmp(upto, "pd-profile") ? 6 : 5;
+	for (i = 0; i <= last; i++) {
+		fputs(" | ", m);
+		put_tool(m, bin, tools[i]);
+		fputs(" -q", m);
+		if (hotspot_n > 0 && strcmp(tools[i], "pd-hotspots") == 0)
+			fprintf(m, " -n %d", hotspot_n);
+	}
+	fclose(m);
+	if (!(p = popen(cmd, "r"))) {
+		pd_error(dir, 0, "cannot run the pipeline: %s", strerror(errno));
+		free(cmd);
+		return PD_EXIT_SYSTEM;
+	}
+	rc = pd_recfile_readf(s, p, dir);
+	ws = pclose(p);
+	free(cmd);
+	code = ws != -1 && WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
+	if (code < 0 || code >= PD_EXIT_CONFIG) {
+		pd_error(dir, 0, "the diagnosis pipeline failed (status %d)",
+		    code);
+		return PD_EXIT_SYSTEM;
+	}
+	if (code == PD_EXIT_INPUT) {
+		pd_warn(dir, 0, "some input was rejected while diagnosing");
+		pd_diag_status(PD_EXIT_INPUT);
+	}
 	return rc;
 }

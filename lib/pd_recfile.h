@@ -20,4 +20,19 @@ int pd_recfile_read(struct pd_stream *s, const char *path);
  * PD_EXIT_SYSTEM on a read error, else 0. */
 int pd_recfile_readf(struct pd_stream *s, FILE *f, const char *name);
 
+/* A dump directory instead of a file: run the evidence pipeline on it
+ * (pd-locate DIR | pd-sum-step | pd-sum-comm | pd-sum-mem | pd-sum-input |
+ * pd-sum-gaps | pd-hotspots, then pd-profile and pd-classify up to and
+ * including the tool named upto; NULL: only the evidence tools), with the
+ * tools installed next to the running binary (else from PATH), and read
+ * its output like a file of records. hotspot_n > 0 is passed to
+ * pd-hotspots as -n. A pipeline that fails (exit >= 4) is an error
+ * (PD_EXIT_SYSTEM returned); one that rejected some input records status
+ * 3. */
+int pd_recfile_dir(struct pd_stream *s, const char *dir, const char *upto,
+    int hotspot_n);
+
+/* Whether path is a directory. */
+int pd_recfile_isdir(const char *path);
+
 #endif

@@ -346,3 +346,10 @@ dominant() {
 	[ "$(dominant gaunernst_bert-small-uncased__1016001.json.gz)" = '["msprof.overall.free",0.9301]' ]
 	[ "$(jqr pd.profile 'select(.run | endswith("1016005.json.gz")) | .workload')" = '"inference"' ]
 }
+
+# A dump dir operand: evidence tools and pd-profile run first.
+@test "pd-classify: a dump directory operand is diagnosed" {
+	run_pd pd-classify "$TOP/share/examples/demo/prof/before"
+	[ "$(jqr pd.bottleneck 'select(.dominant) | [.rule,.impact]')" = '["tb.input.highly_bound",0.8159]' ]
+	[ "$(jqr pd.profile '.symptom')" = '"dataloader_stall"' ]
+}

@@ -1,6 +1,7 @@
 /* pd-classify: the ranked bottlenecks of each run.
  *
- * Reads: the record stream (stdin, or files of records as operands):
+ * Reads: the record stream (stdin, files of records as operands, or dump
+ *   directories, put through the evidence tools and pd-profile first):
  *   pd.profile (per run), pd.root and the summaries (joined by root).
  *   Rules: share/rules/default.yaml, then each -r FILE (same id overrides).
  * Writes: the input unchanged, then per run one pd.bottleneck per rule that
@@ -21,8 +22,9 @@
 #include "pd_share.h"
 
 static const char usage[] =
-    "usage: pd-classify [-eq] [-r rules.yaml]... [-S sharedir] [FILE|-]...\n"
-    "  reads pd.profile and summary records (stdin, or files of records)\n"
+    "usage: pd-classify [-eq] [-r rules.yaml]... [-S sharedir] [FILE|DIR|-]...\n"
+    "  reads pd.profile and summary records (stdin, files of records, or\n"
+    "  dump dirs put through the evidence tools and pd-profile)\n"
     "  and appends the ranked pd.bottleneck records of each run\n"
     "  -e           exit 1 when a bottleneck fires\n"
     "  -r FILE      more rules (a rule with the same id replaces the default)\n"
@@ -57,7 +59,10 @@ on_operand(const char *path, void *ctx)
 {
 	struct pd_stream s = { ctx, on_record, 0, 0, 0, 0, 0, 0 };
 
-	pd_diag_status(pd_recfile_read(&s, path));
+	if (pd_recfile_isdir(path))
+		pd_diag_status(pd_recfile_dir(&s, path, "pd-profile", 0));
+	else
+		pd_diag_status(pd_recfile_read(&s, path));
 	return 0;
 }
 

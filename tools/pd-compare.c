@@ -17,8 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "pd_diag.h"
 #include "pd_path.h"
@@ -71,81 +69,6 @@ on_record(json_t *rec, void *ctx)
 	return 0;
 }
 
-static char *
-self_dir(void)
-{
-	static char buf[4096];
-	ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-	char *slash;
-
-	if (n <= 0)
-		return NULL;
-	buf[n] = '\0';
-	if (!(slash = strrchr(buf, '/')))
-		return NULL;
-	*slash = '\0';
-	return buf;
-}
-
-static void
-shquote(FILE *m, const char *s)
-{
-	fputc('\'', m);
-	for (; *s; s++)
-		if (*s == '\'')
-			fputs("'\\''", m);
-		else
-			fputc(*s, m);
-	fputc('\'', m);
-}
-
-/* dir -> the diagnosis pipeline, run with the tools next to this one. */
-static int
-read_dir(struct pd_stream *st, const char *dir)
-{
-	static const char *tools[] = { "pd-sum-step", "pd-sum-comm",
-	    "pd-sum-mem", "pd-sum-input", "pd-sum-gaps", "pd-hotspots",
-	    "pd-profile", "pd-classify", NULL };
-	const char *bin = self_dir();
-	char *cmd = NULL, prog[4200];
-	size_t len = 0;
-	FILE *m = open_memstream(&cmd, &len), *p;
-	int i, rc, ws;
-
-	if (!m)
-		abort();
-	snprintf(prog, sizeof prog, "%s/pd-locate", bin ? bin : ".");
-	shquote(m, access(prog, X_OK) == 0 ? prog : "pd-locate");
-	fputc(' ', m);
-	shquote(m, dir);
-	for (i = 0; tools[i]; i++) {
-		snprintf(prog, sizeof prog, "%s/%s", bin ? bin : ".", tools[i]);
-		fputs(" | ", m);
-		shquote(m, access(prog, X_OK) == 0 ? prog : tools[i]);
-		/* long hotspot lists make the operator diff complete */
-		fputs(strcmp(tools[i], "pd-hotspots") ? " -q" : " -q -n 100000", m);
-	}
-	fclose(m);
-	if (!(p = popen(cmd, "r"))) {
-		pd_error(dir, 0, "cannot run the pipeline: %s", strerror(errno));
-		free(cmd);
-		return PD_EXIT_SYSTEM;
-	}
-	rc = pd_recfile_readf(st, p, dir);
-	ws = pclose(p);
-	free(cmd);
-	if (ws == -1 || !WIFEXITED(ws) || WEXITSTATUS(ws) >= PD_EXIT_CONFIG) {
-		pd_error(dir, 0, "the diagnosis pipeline failed (status %d)",
-		    ws == -1 || !WIFEXITED(ws) ? -1 : WEXITSTATUS(ws));
-		return PD_EXIT_SYSTEM;
-	}
-	if (WEXITSTATUS(ws) == PD_EXIT_INPUT) {
-		pd_warn(dir, 0, "some input was rejected while diagnosing");
-		pd_diag_status(PD_EXIT_INPUT);
-	}
-	return rc;
-}
-
 static int
 load(struct side *s, const char *path, int forward)
 {
@@ -162,7 +85,7 @@ load(struct side *s, const char *path, int forward)
 		return PD_EXIT_SYSTEM;
 	}
 	if (S_ISDIR(sb.st_mode))
-		return read_dir(&st, path);
+		return pd_recfile_dir(&st, path, "pd-classify", 100000);
 	return pd_recfile_read(&st, path);
 }
 

@@ -1,6 +1,7 @@
 /* pd-profile: the PerformanceProfile of each run.
  *
- * Reads: the record stream (stdin or files of records given as operands):
+ * Reads: the record stream (stdin, files of records given as operands, or
+ *   dump directories, which are put through the evidence tools first):
  *   pd.root (which run a root belongs to), pd.step, pd.comm, pd.mem,
  *   pd.input, pd.gaps, pd.hotspot (joined by root), pd.context.
  * Writes: the input unchanged, then one pd.profile per run: workload,
@@ -22,9 +23,10 @@
 #include "pd_stats.h"
 
 static const char usage[] =
-    "usage: pd-profile [-q] [FILE|-]...\n"
-    "  reads summary records (stdin, or files of records) and appends one\n"
-    "  pd.profile per run: symptom, ranked domains, confidence, cross-rank\n"
+    "usage: pd-profile [-q] [FILE|DIR|-]...\n"
+    "  reads summary records (stdin, files of records, or dump dirs put\n"
+    "  through the evidence tools) and appends one pd.profile per run:\n"
+    "  symptom, ranked domains, confidence, cross-rank analysis\n"
     "  -q  no warnings\n"
     "  -h  this help\n";
 
@@ -71,7 +73,10 @@ on_operand(const char *path, void *ctx)
 {
 	struct pd_stream s = { ctx, on_record, 0, 0, 0, 0, 0, 0 };
 
-	pd_diag_status(pd_recfile_read(&s, path));
+	if (pd_recfile_isdir(path))
+		pd_diag_status(pd_recfile_dir(&s, path, NULL, 0));
+	else
+		pd_diag_status(pd_recfile_read(&s, path));
 	return 0;
 }
 
