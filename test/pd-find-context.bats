@@ -408,3 +408,22 @@ with_stdin() {
 	run_pd 0 pd-find-context "$d"
 	[ "$(jqr pd.context '[.launcher, .world_size]')" = '["torchrun",2]' ]
 }
+@test "pd-find-context: AMP cues switched off do not count" {
+	d=$BATS_TEST_TMPDIR/ws
+	mkdir -p "$d"
+	cat >"$d/train.py" <<-'EOF2'
+	import torch
+	if __name__ == "__main__":
+	    model = model.cuda()
+	    for x in train_loader:
+	        model(x).sum().backward()
+	EOF2
+	printf 'fp16: false\n# bf16: true (commented out)\n' >"$d/config.yaml"
+	echo 'python train.py --fp16 False --config config.yaml' >"$d/run.sh"
+	run_pd 0 pd-find-context "$d"
+	# no_amp at the step loop, train.py:4
+	[ "$(jqr pd.finding 'select(.check == "no_amp") | .line')" = 4 ]
+	echo 'args = dict(bf16=True, fp16=False)' >>"$d/train.py"
+	run_pd 0 pd-find-context "$d"
+	[ -z "$(jqr pd.finding 'select(.check == "no_amp") | .line')" ]
+}

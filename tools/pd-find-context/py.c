@@ -410,34 +410,42 @@ cues(struct scan *sc, const struct pyl *l, const char **list, json_t *ev,
 		fc_ev_add(ev, fc_ev(sc->f, &sc->t, line_at(l, p)));
 }
 
+/* "fp16: false", "--bf16 False", "fp16=False" switch a cue off; the
+ * setting ends at , ; ) or the line's end. */
+static int
+negated(const char *p)
+{
+	const char *q;
+
+	for (q = p; *q && q < p + 32 && !strchr(",;)\n", *q); q++)
+		if (strncmp(q, "false", 5) == 0 || strncmp(q, "none", 4) == 0 ||
+		    strncmp(q, ": no", 4) == 0 || strncmp(q, "=no", 3) == 0 ||
+		    strncmp(q, "off", 3) == 0 || strncmp(q, ": 0", 3) == 0 ||
+		    strncmp(q, "= 0", 3) == 0 || strncmp(q, "=0", 2) == 0)
+			return 1;
+	return 0;
+}
+
 int
 fc_amp_cue(const char *s)
 {
 	static const char *subs[] = { "autocast", "gradscaler", "bf16",
 	    "fp16", "float16", "mixed_precision", "amp_level",
-	    "loss_scale", ".half()", NULL };
-	const char *p = NULL, *q;
+	    "loss_scale", ".half()", "amp", NULL };
+	const char *p;
 	char *low = strdup(s);
 	size_t i;
-	int k, r = 1;
+	int k, r = 0;
 
 	if (!low)
 		abort();
 	for (i = 0; low[i]; i++)
 		low[i] = (char)tolower((unsigned char)low[i]);
-	for (k = 0; subs[k] && !p; k++)
-		p = strstr(low, subs[k]);
-	if (!p)
-		p = fc_tok(low, "amp", 1);
-	if (!p)
-		r = 0;
-	/* "fp16: false", "--bf16 False", "fp16=False" switch it off */
-	for (q = p; r && *q && q < p + 32; q++)
-		if (strncmp(q, "false", 5) == 0 || strncmp(q, "none", 4) == 0 ||
-		    strncmp(q, ": no", 4) == 0 || strncmp(q, "=no", 3) == 0 ||
-		    strncmp(q, "off", 3) == 0 || strncmp(q, ": 0", 3) == 0 ||
-		    strncmp(q, "= 0", 3) == 0 || strncmp(q, "=0", 2) == 0)
-			r = 0;
+	for (k = 0; subs[k] && !r; k++)
+		for (p = low; !r && (p = strstr(p, subs[k])) != NULL; p++)
+			if (strcmp(subs[k], "amp") != 0 || ((p == low ||
+			    !fc_ident(p[-1])) && !fc_ident(p[3])))
+				r = !negated(p);
 	free(low);
 	return r;
 }
