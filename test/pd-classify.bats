@@ -353,3 +353,19 @@ dominant() {
 	[ "$(jqr pd.bottleneck 'select(.dominant) | [.rule,.impact]')" = '["tb.input.highly_bound",0.8159]' ]
 	[ "$(jqr pd.profile '.symptom')" = '"dataloader_stall"' ]
 }
+
+# memory.jsonl: peak reserved 76e9 of 80e9 = 0.95 > 0.90 (torch-tb-profiler)
+# -> impact 0.95 * 0.1 = 0.095 (memory rarely costs step time by itself).
+@test "pd-classify: peak memory near capacity" {
+	run_pd bash -c "pd-profile '$CF/memory.jsonl' | pd-classify"
+	[ "$(jqr pd.bottleneck '[.rule,.domain,.impact,.severity,.evidence]')" = \
+	    '["tbprof.memory.peak","memory",0.095,"high","peak memory is 95.0 % of capacity (70.78 GiB reserved, 65.19 GiB allocated of 74.51 GiB)"]' ]
+	[ "$(jqr pd.profile '[.symptom,.domains[0].domain,.domains[0].score]')" = '["memory","memory",0.95]' ]
+}
+
+# Records with every value of the wrong type: read as "no value", never a
+# crash; nothing fires.
+@test "pd-profile and pd-classify: summaries with wrong types are no evidence" {
+	run_pd bash -c "pd-profile '$CF/garbage.jsonl' | pd-classify"
+	[ "$(jqr pd.bottleneck 'select(.rule) | [.run,.rule]' | tr '\n' ' ')" = '[null,"none"] ["r2","none"] ' ]
+}
