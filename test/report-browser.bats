@@ -83,3 +83,18 @@ check_page() {
 	grep -q '<svg id="chart-comparison"' "$dom"
 	cp "$D/shot.png" "${REPORT_SHOT:-$D/demo.png}"
 }
+
+@test "report-browser: corpus reports render (2 ranks Ascend, Kineto GPU)" {
+	require_corpus
+	local c
+	for c in ascend/pta_2rank_level1_text pytorch/hta-nccl-2rank-a100; do
+		pd-locate "$CORPUS/$c" | pd-sum-step | pd-sum-comm | pd-sum-mem \
+		    | pd-sum-input | pd-sum-gaps | pd-hotspots | pd-profile \
+		    | pd-classify | pd-report -o "$D/r" >/dev/null 2>"$D/err" || true
+		echo "case $c" >&2
+		check_page "$D/r/report.html"
+		grep -q '<svg id="chart-steps"' "$dom"
+		grep -q '<svg id="chart-hotspots"' "$dom"
+		cp "$D/shot.png" "${REPORT_SHOT:-$D/x.png}.${c##*/}.png"
+	done
+}

@@ -24,7 +24,7 @@ static const char css[] =
     ".muted{color:#5b6475}.big{font-size:20px;font-weight:600}"
     "table{border-collapse:collapse;width:100%;background:#fff}"
     "th,td{border:1px solid #e1e4ea;padding:4px 8px;text-align:left;"
-    "vertical-align:top}td.n,th.n{text-align:right;"
+    "vertical-align:top}td.n,th.n{text-align:right;white-space:nowrap;"
     "font-variant-numeric:tabular-nums}th{background:#eef0f4}"
     "code{font:12px ui-monospace,monospace;background:#eef0f4;"
     "padding:1px 4px;border-radius:3px}"
@@ -165,15 +165,29 @@ bar(FILE *f, double x, double y, double w, double h, const char *color,
 	fputs("</title></rect>\n", f);
 }
 
+/* Whether any rank of steps_by_rank has a value for segment k. */
+static int
+seg_used(json_t *a, int k)
+{
+	json_t *e;
+	size_t i;
+
+	json_array_foreach(a, i, e)
+		if (json_is_number(get(get(e, "segments"), segs[k].key)))
+			return 1;
+	return 0;
+}
+
 static void
-legend(FILE *f, int from, int to)
+legend(FILE *f, json_t *a)
 {
 	int k;
 
 	fputs("<p class=\"legend\">", f);
-	for (k = from; k < to; k++)
-		fprintf(f, "<span><i style=\"background:%s\"></i>%s</span>",
-		    segs[k].color, segs[k].label);
+	for (k = 0; segs[k].key; k++)
+		if (seg_used(a, k))
+			fprintf(f, "<span><i style=\"background:%s\"></i>%s"
+			    "</span>", segs[k].color, segs[k].label);
 	fputs("</p>\n", f);
 }
 
@@ -324,19 +338,21 @@ steps(json_t *r, FILE *f)
 	}
 	fprintf(f, "<line class=\"axis\" x1=\"%d\" y1=\"6\" x2=\"%d\" "
 	    "y2=\"%d\"/>\n</svg>\n", LABEL, LABEL, h - 14);
-	legend(f, 0, 7);
+	legend(f, a);
 	fputs("<table><tr><th>rank</th><th class=\"n\">steps</th>"
 	    "<th class=\"n\">step</th>", f);
 	for (k = 0; segs[k].key; k++)
-		fprintf(f, "<th class=\"n\">%s</th>", segs[k].label);
+		if (seg_used(a, k))
+			fprintf(f, "<th class=\"n\">%s</th>", segs[k].label);
 	fputs("</tr>\n", f);
 	json_array_foreach(a, i, e) {
 		fprintf(f, "<tr><td>%s</td><td class=\"n\">%s</td>"
 		    "<td class=\"n\">%s</td>", fmt_num(get(e, "rank")),
 		    fmt_num(get(e, "steps")), fmt_us(get(e, "mean_us")));
 		for (k = 0; segs[k].key; k++)
-			fprintf(f, "<td class=\"n\">%s</td>",
-			    fmt_us(get(get(e, "segments"), segs[k].key)));
+			if (seg_used(a, k))
+				fprintf(f, "<td class=\"n\">%s</td>",
+				    fmt_us(get(get(e, "segments"), segs[k].key)));
 		fputs("</tr>\n", f);
 	}
 	fputs("</table>\n", f);

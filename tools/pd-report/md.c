@@ -134,10 +134,27 @@ workload(json_t *r, FILE *f)
 	    str(rt, "confidence_level") ? str(rt, "confidence_level") : "-");
 }
 
-static const char *seg_keys[] = {
-	"computing_us", "comm_not_overlapped_us", "free_us", "preparing_us",
-	"bubble_us", "input_us", "other_us", NULL
+static const struct { const char *key, *label; } segs[] = {
+	{ "computing_us", "computing" },
+	{ "comm_not_overlapped_us", "comm not overlapped" },
+	{ "free_us", "free" }, { "preparing_us", "preparing" },
+	{ "bubble_us", "bubble" }, { "input_us", "data loading" },
+	{ "other_us", "other" }, { NULL, NULL }
 };
+
+/* Whether any rank has a value for segment k (columns without one are
+ * left out). */
+static int
+seg_used(json_t *a, int k)
+{
+	json_t *e;
+	size_t i;
+
+	json_array_foreach(a, i, e)
+		if (json_is_number(get(get(e, "segments"), segs[k].key)))
+			return 1;
+	return 0;
+}
 
 static void
 steps(json_t *r, FILE *f)
@@ -148,16 +165,22 @@ steps(json_t *r, FILE *f)
 
 	if (json_array_size(a) == 0)
 		return;
-	fputs("## Step breakdown (mean per step)\n\n"
-	    "| rank | steps | step | computing | comm not overlapped | free "
-	    "| preparing | bubble | data loading | other |\n"
-	    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n", f);
+	fputs("## Step breakdown (mean per step)\n\n| rank | steps | step |", f);
+	for (k = 0; segs[k].key; k++)
+		if (seg_used(a, k))
+			fprintf(f, " %s |", segs[k].label);
+	fputs("\n|---|---:|---:|", f);
+	for (k = 0; segs[k].key; k++)
+		if (seg_used(a, k))
+			fputs("---:|", f);
+	fputc('\n', f);
 	json_array_foreach(a, i, e) {
 		fprintf(f, "| %s | %s | %s |", fmt_num(get(e, "rank")),
 		    fmt_num(get(e, "steps")), fmt_us(get(e, "mean_us")));
-		for (k = 0; seg_keys[k]; k++)
-			fprintf(f, " %s |", fmt_us(get(get(e, "segments"),
-			    seg_keys[k])));
+		for (k = 0; segs[k].key; k++)
+			if (seg_used(a, k))
+				fprintf(f, " %s |", fmt_us(get(get(e,
+				    "segments"), segs[k].key)));
 		fputc('\n', f);
 	}
 	fputc('\n', f);
