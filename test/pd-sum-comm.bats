@@ -67,10 +67,21 @@ root_line() {
 	[ "$(jqr pd.comm '[.total_us,.ops]')" = '[null,[]]' ]
 }
 
-@test "pd-sum-comm: truncated communication.json is a warning with its line" {
+# comm-cut.json ends inside the third op (the broadcast): the two allGather
+# ops before it are summarized (3000 us), the cut op is counted as skipped
+# (with the matrix's bad link: 2).
+@test "pd-sum-comm: truncated communication.json gives a partial summary" {
 	run_pd 3 pd-sum-comm < <(root_line /r torch_npu 0 communication=$CF/comm-cut.json communication_matrix=$CF/matrix.json)
-	[[ "$stderr" == *"pd-sum-comm: warning: $CF/comm-cut.json:11: premature end of input"*"; file skipped"* ]]
-	[ "$(jqr pd.comm '[.truncated,.total_us,(.links | length)]')" = '[true,null,3]' ]
+	[[ "$stderr" == *"pd-sum-comm: warning: $CF/comm-cut.json:23: JSON cut short or broken here; summary of the entries before it"* ]]
+	[ "$(jqr pd.comm '[.truncated,.total_us,[.ops[] | [.op_type,.count]],.skipped,(.links | length)]')" = '[true,3000,[["allGather",2]],2,3]' ]
+}
+
+# comm-broken.json lacks the comma after the first op: reading stops at the
+# next key (line 3); the first op (1.25 ms, wait 0.25 / (0.25 + 1)) is kept.
+@test "pd-sum-comm: malformed communication.json keeps what came before" {
+	run_pd 3 pd-sum-comm < <(root_line /r torch_npu 0 communication=$CF/comm-broken.json)
+	[ "$stderr" = "pd-sum-comm: warning: $CF/comm-broken.json:3: JSON cut short or broken here; summary of the entries before it" ]
+	[ "$(jqr pd.comm '[.truncated,.total_us,.wait_ratio,.slowest[0].step]')" = '[true,1250,0.2,4]' ]
 }
 
 @test "pd-sum-comm: a root without communication files gives no record" {

@@ -7,8 +7,10 @@
  * record per rank found there); the CANN PROF_ legacy timeline/hccl_*.json
  * (op lane and Plane task lanes) and MindSpore legacy hccl_raw_{dev}.csv
  * (per-step costs, link_info) when a root has no communication.json.
- * The JSON summaries are loaded whole (they are small: one entry per
- * collective); the legacy timelines are streamed.
+ * The JSON summaries are walked level by level over a mapped file (lib
+ * pd_jscan) and only each operator's object is parsed, so a file cut short
+ * still gives the operators before the cut; the legacy timelines are
+ * streamed.
  * Times in the files are ms and sizes MB (10^6 bytes); the record has _us
  * and _bytes. */
 #include "sum_comm.h"
@@ -21,6 +23,7 @@
 
 #include "pd_csv.h"
 #include "pd_diag.h"
+#include "pd_jscan.h"
 #include "pd_locate.h"
 #include "pd_num.h"
 #include "pd_rec.h"
@@ -305,70 +308,168 @@ add_op(struct agg *a, const char *path, const char *where, const char *name,
 	}
 }
 
-static json_t *
-load(struct agg *a, const char *path)
-{
-	json_error_t err;
-	json_t *j = json_load_file(path, 0, &err);
+/* ---- walking the JSON summaries ---- */
 
-	if (!j) {
-		if (errno == ENOENT || errno == EACCES) {
-			pd_error(path, 0, "%s", strerror(errno));
-			pd_diag_status(PD_EXIT_SYSTEM);
-		} else {
-			pd_warn(path, err.line, "%s; file skipped", err.text);
-			pd_diag_status(PD_EXIT_INPUT);
-		}
-		a->truncated = 1;
-		return NULL;
-	}
-	if (!json_is_object(j)) {
-		pd_warn(path, 1, "not a JSON object; file skipped");
-		pd_diag_status(PD_EXIT_INPUT);
-		json_decref(j);
-		return NULL;
-	}
-	return j;
+/* A summary file is an object nested `leaf` levels deep; the leaves (one
+ * operator, or one operator's links) are parsed with jansson, the levels
+ * above are walked without building them (see pd_jscan). */
+struct walk {
+	const char *path;
+	struct agg *a;		/* where rejected entries are counted */
+	int leaf;		/* depth of the leaves */
+	const char *keys[8];	/* the keys down to the current member */
+	int depth;
+	int totals_at;		/* depth of the matrix's size-bucket keys, or -1 */
+	int totals;		/* the current container has "-total" keys */
+	const char *skip_key;	/* a key at depth 2 that is not an entry */
+	void (*on_leaf)(struct walk *w, const char *where, json_t *v);
+	const char *cut_at;	/* where the text broke, deepest first */
+	void *ctx;
+};
+
+static void
+where_of(struct walk *w, char *buf, size_t size)
+{
+	int i;
+	size_t l = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i <= w->depth && l < size; i++)
+		l += (size_t)snprintf(buf + l, size - l, "%s%s", i ? "/" : "",
+		    w->keys[i]);
 }
 
-/* A category is an object of ops, or [] when empty. */
+/* A rank's matrix repeats each link under size-bucket tags (top1, middle,
+ * bottom1..3) and once under "-total" ("allreduce-total@hash"): only the
+ * totals are summed when a category has them. */
 static int
-category_ok(struct agg *a, const char *path, const char *where, json_t *c)
+is_total(const char *op)
 {
-	if (json_is_object(c) || (json_is_array(c) && !json_array_size(c)))
-		return json_is_object(c);
-	reject(a, path, where, "not an object of operators");
+	const char *p = strstr(op, "-total");
+
+	return p && (p[6] == '@' || p[6] == '\0');
+}
+
+static int
+total_cb(const char *key, const char *vb, const char *ve, int cut, void *ctx)
+{
+	(void)vb;
+	(void)ve;
+	(void)cut;
+	*(int *)ctx |= is_total(key);
 	return 0;
 }
 
+static int
+walk_cb(const char *key, const char *vb, const char *ve, int cut, void *ctx)
+{
+	struct walk *w = ctx;
+	char where[512];
+	const char *at = NULL;
+	json_t *v;
+	int rc, saved = w->totals;
+
+	w->keys[w->depth] = key;
+	if (w->depth == 2 && w->skip_key && strcmp(key, w->skip_key) == 0)
+		return 0;
+	if (w->depth == w->totals_at && w->totals && !is_total(key))
+		return 0;
+	where_of(w, where, sizeof where);
+	if (w->depth + 1 == w->leaf) {
+		if (cut) {
+			w->a->skipped++;	/* the entry the file ends in */
+			return 0;
+		}
+		if (!(v = json_loadb(vb, (size_t)(ve - vb), 0, NULL))) {
+			reject(w->a, w->path, where, "not valid JSON");
+			return 0;
+		}
+		w->on_leaf(w, where, v);
+		json_decref(v);
+		return 0;
+	}
+	if (w->depth + 1 == w->totals_at) {
+		w->totals = 0;
+		pd_jscan_members(vb, ve, total_cb, &w->totals, NULL);
+	}
+	w->depth++;
+	rc = pd_jscan_members(vb, ve, walk_cb, w, &at);
+	w->depth--;
+	w->totals = saved;
+	if (rc == PD_JSCAN_NOTOBJ)
+		reject(w->a, w->path, where, "not an object");
+	else if (rc == PD_JSCAN_CUT && !w->cut_at)
+		w->cut_at = at ? at : ve;
+	return 0;
+}
+
+/* Walk a file; a file cut short (or broken) is a warning with the line
+ * where reading stopped, and what came before it is kept. */
+static void
+walk_file(struct walk *w)
+{
+	struct pd_jmap m;
+	const char *at = NULL;
+	int rc;
+
+	if (pd_jmap_open(w->path, &m) < 0) {
+		pd_error(w->path, 0, "%s", strerror(errno));
+		pd_diag_status(PD_EXIT_SYSTEM);
+		w->a->truncated = 1;
+		return;
+	}
+	if (!m.len) {
+		pd_warn(w->path, 0, "empty file");
+		pd_diag_status(PD_EXIT_INPUT);
+		w->a->truncated = 1;
+		return;
+	}
+	rc = pd_jscan_members(m.buf, m.buf + m.len, walk_cb, w, &at);
+	if (rc == PD_JSCAN_NOTOBJ) {
+		pd_warn(w->path, 1, "not a JSON object; file skipped");
+		pd_diag_status(PD_EXIT_INPUT);
+	} else if (rc == PD_JSCAN_CUT || w->cut_at) {
+		at = w->cut_at ? w->cut_at : at ? at : m.buf + m.len;
+		pd_warn(w->path, pd_jscan_line(m.buf, at), "JSON cut short or "
+		    "broken here; summary of the entries before it");
+		pd_diag_status(PD_EXIT_INPUT);
+		w->a->truncated = 1;
+	}
+	pd_jmap_close(&m);
+}
+
+static void
+walk_init(struct walk *w, struct agg *a, const char *path, int leaf,
+    void (*on_leaf)(struct walk *, const char *, json_t *))
+{
+	memset(w, 0, sizeof *w);
+	w->a = a;
+	w->path = path;
+	w->leaf = leaf;
+	w->totals_at = -1;
+	w->on_leaf = on_leaf;
+}
+
+static void
+comm_leaf(struct walk *w, const char *where, json_t *v)
+{
+	int64_t step = 0;
+	int has = step_of(w->keys[0], &step);
+
+	add_op(w->a, w->path, where, w->keys[2], v, step, has);
+}
+
+/* communication.json: {step: {category: {op: op object}}}; a category may
+ * be [] when empty. */
 static void
 read_comm(struct agg *a, const char *path)
 {
-	json_t *j, *sv, *cv, *ov;
-	const char *sk, *ck, *ok;
-	char where[512];
-	int64_t step = 0;
-	int has;
+	struct walk w;
 
 	add_source(a, "communication");
-	if (!(j = load(a, path)))
-		return;
-	json_object_foreach(j, sk, sv) {
-		has = step_of(sk, &step);
-		json_object_foreach(sv, ck, cv) {
-			snprintf(where, sizeof where, "%s/%s", sk, ck);
-			if (!category_ok(a, path, where, cv))
-				continue;
-			json_object_foreach(cv, ok, ov) {
-				if (strcmp(ok, "Total Op Info") == 0)
-					continue;
-				snprintf(where, sizeof where, "%s/%s/%s", sk,
-				    ck, ok);
-				add_op(a, path, where, ok, ov, step, has);
-			}
-		}
-	}
-	json_decref(j);
+	walk_init(&w, a, path, 3, comm_leaf);
+	w.skip_key = "Total Op Info";
+	walk_file(&w);
 }
 
 /* Links of one op: {"src-dst": {"Transport Type", "Transit Size(MB)",
@@ -401,46 +502,22 @@ add_links(struct agg *a, const char *path, const char *where, json_t *op,
 	}
 }
 
-/* A rank's matrix repeats each link under size-bucket tags (top1, middle,
- * bottom1..3) and once under "-total": only the totals are summed when a
- * category has them. */
-static int
-is_total(const char *op)
+static void
+matrix_leaf(struct walk *w, const char *where, json_t *v)
 {
-	const char *p = strstr(op, "-total");
-
-	return p && (p[6] == '@' || p[6] == '\0');
+	add_links(w->a, w->path, where, v, NULL);
 }
 
+/* communication_matrix.json: {step: {category: {op-bucket@hash: links}}}. */
 static void
 read_matrix(struct agg *a, const char *path)
 {
-	json_t *j, *sv, *cv, *ov;
-	const char *sk, *ck, *ok;
-	char where[512];
-	int totals;
+	struct walk w;
 
 	add_source(a, "communication_matrix");
-	if (!(j = load(a, path)))
-		return;
-	json_object_foreach(j, sk, sv) {
-		json_object_foreach(sv, ck, cv) {
-			snprintf(where, sizeof where, "%s/%s", sk, ck);
-			if (!category_ok(a, path, where, cv))
-				continue;
-			totals = 0;
-			json_object_foreach(cv, ok, ov)
-				totals |= is_total(ok);
-			json_object_foreach(cv, ok, ov) {
-				if (totals && !is_total(ok))
-					continue;
-				snprintf(where, sizeof where, "%s/%s/%s", sk,
-				    ck, ok);
-				add_links(a, path, where, ov, NULL);
-			}
-		}
-	}
-	json_decref(j);
+	walk_init(&w, a, path, 3, matrix_leaf);
+	w.totals_at = 2;
+	walk_file(&w);
 }
 
 /* ---- the record ---- */
@@ -714,74 +791,72 @@ rank_of(const char *s, int64_t *r)
 	return pd_num_int(s, strlen(s), r) == PD_NUM_OK && *r >= 0;
 }
 
-/* {group: {step: {op | "Total Op Info": {rank: op object}}}} */
+static void
+cluster_comm_leaf(struct walk *w, const char *where, json_t *v)
+{
+	struct cl *c = w->ctx;
+	struct agg *a;
+	int64_t step = 0, rank;
+	int has = step_of(w->keys[1], &step);
+
+	if (!rank_of(w->keys[3], &rank)) {
+		reject(w->a, w->path, where, "not a rank number");
+		return;
+	}
+	a = cl_get(c, rank);
+	add_source(a, "cluster_communication");
+	add_op(a, w->path, where, w->keys[2], v, step, has);
+}
+
+/* {group: {step: {op | "Total Op Info": {rank: op object}}}}; the leaves
+ * are the per-rank op objects (depth 4). */
 static void
 read_cluster_comm(struct cl *c, struct agg *bad, const char *path)
 {
-	json_t *j = load(bad, path), *gv, *sv, *ov, *rv;
-	const char *gk, *sk, *ok, *rk;
-	char where[512];
-	int64_t step = 0, rank;
-	int has;
+	struct walk w;
 
-	if (!j)
-		return;
-	json_object_foreach(j, gk, gv)
-	json_object_foreach(gv, sk, sv) {
-		has = step_of(sk, &step);
-		json_object_foreach(sv, ok, ov) {
-			if (strcmp(ok, "Total Op Info") == 0)
-				continue;
-			json_object_foreach(ov, rk, rv) {
-				snprintf(where, sizeof where, "%s/%s/%s/%s",
-				    gk, sk, ok, rk);
-				if (!rank_of(rk, &rank)) {
-					reject(bad, path, where,
-					    "not a rank number");
-					continue;
-				}
-				struct agg *a = cl_get(c, rank);
-				add_source(a, "cluster_communication");
-				add_op(a, path, where, ok, rv, step, has);
-			}
-		}
-	}
-	json_decref(j);
+	walk_init(&w, bad, path, 4, cluster_comm_leaf);
+	w.skip_key = "Total Op Info";
+	w.ctx = c;
+	walk_file(&w);
 }
 
-/* {group: {step: {op: {"src-dst": link}}}}: a link goes to its src rank. */
+/* One op's links; each goes to the record of its src rank. */
+static void
+cluster_matrix_leaf(struct walk *w, const char *where, json_t *v)
+{
+	struct cl *c = w->ctx;
+	const char *lk;
+	char src[32];
+	int64_t rank;
+	json_t *lv, *one;
+	struct agg *a;
+
+	json_object_foreach(v, lk, lv) {
+		snprintf(src, sizeof src, "%.*s", (int)strcspn(lk, "-"), lk);
+		if (!strchr(lk, '-') || !rank_of(src, &rank)) {
+			reject(w->a, w->path, where, "link is not \"src-dst\" "
+			    "with rank numbers");
+			continue;
+		}
+		a = cl_get(c, rank);
+		add_source(a, "cluster_communication_matrix");
+		one = json_object();
+		json_object_set(one, lk, lv);
+		add_links(a, w->path, where, one, src);
+		json_decref(one);
+	}
+}
+
+/* {group: {step: {op: {"src-dst": link}}}}. */
 static void
 read_cluster_matrix(struct cl *c, struct agg *bad, const char *path)
 {
-	json_t *j = load(bad, path), *gv, *sv, *ov, *lv;
-	const char *gk, *sk, *ok, *lk;
-	char where[512], src[32];
-	int64_t rank;
-	struct agg *a;
+	struct walk w;
 
-	if (!j)
-		return;
-	json_object_foreach(j, gk, gv)
-	json_object_foreach(gv, sk, sv)
-	json_object_foreach(sv, ok, ov) {
-		snprintf(where, sizeof where, "%s/%s/%s", gk, sk, ok);
-		json_object_foreach(ov, lk, lv) {
-			snprintf(src, sizeof src, "%.*s",
-			    (int)strcspn(lk, "-"), lk);
-			if (!strchr(lk, '-') || !rank_of(src, &rank)) {
-				reject(bad, path, where, "link is not "
-				    "\"src-dst\" with rank numbers");
-				continue;
-			}
-			a = cl_get(c, rank);
-			add_source(a, "cluster_communication_matrix");
-			json_t *one = json_object();
-			json_object_set(one, lk, lv);
-			add_links(a, path, where, one, src);
-			json_decref(one);
-		}
-	}
-	json_decref(j);
+	walk_init(&w, bad, path, 3, cluster_matrix_leaf);
+	w.ctx = c;
+	walk_file(&w);
 }
 
 static int
