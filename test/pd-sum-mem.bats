@@ -38,6 +38,9 @@ T0=$ASC/msinsight_server_fixtures/test_rank_0
 	[ "$(jqr pd.mem '.devices[0] | [.device,.peak_allocated_bytes,.peak_reserved_bytes,.peak_active_bytes,.peak_time_ns,.fragmentation_bytes,.growth_bytes_per_s,.component,.app_peak_reserved_bytes]')" = \
 	    '[0,3072000,4194304,null,2000000000,1122304,1024000,"PTA+GE",8388608]' ]
 	[ "$(jqr pd.mem '[.peak_allocated_bytes,.peak_reserved_bytes,.capacity_bytes,.peak_ratio]')" = '[3072000,4194304,null,null]' ]
+	# every component of the device: PTA 2000 KB allocated, 3072 KB reserved
+	[ "$(jqr pd.mem '[.devices[0].components[] | [.component,.peak_allocated_bytes,.peak_reserved_bytes]]')" = \
+	    '[["APP",null,8388608],["PTA",2048000,3145728],["PTA+GE",3072000,4194304]]' ]
 	[ "$(jqr pd.mem '.top_allocators')" = '[{"name":"aten::mm","bytes":3145728,"count":2,"lifetime_us":10},{"name":"aten::add","bytes":524288,"count":1,"lifetime_us":100}]' ]
 	[ "$(jqr pd.mem '[.top_by_lifetime[0].name,.never_released,.frees_without_alloc]')" = '["aten::add",{"count":1,"bytes":2097152},{"count":1,"bytes":262144}]' ]
 	[ "$(jqr pd.mem '.modules')" = '[{"component":"HCCL","peak_reserved_bytes":2097152},{"component":"RUNTIME","peak_reserved_bytes":1048576}]' ]

@@ -534,6 +534,43 @@ cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+static int
+comp_by_name(const void *x, const void *y)
+{
+	return strcmp((*(struct comp *const *)x)->name,
+	    (*(struct comp *const *)y)->name);
+}
+
+/* Every memory_record component of a device, by name. */
+static json_t *
+components(struct mem *m, int64_t dev)
+{
+	json_t *a = json_array(), *o;
+	struct comp **v = calloc(m->nc + 1, sizeof *v);
+	size_t i, n = 0;
+
+	if (!v)
+		abort();
+	for (i = 0; i < m->nc; i++)
+		if (m->c[i].device == dev)
+			v[n++] = &m->c[i];
+	if (n > 1)
+		qsort(v, n, sizeof *v, comp_by_name);
+	for (i = 0; i < n; i++) {
+		o = json_object();
+		pd_set_str(o, "component", v[i]->name);
+		pd_set(o, "peak_allocated_bytes", bytes(v[i]->have_alloc,
+		    v[i]->peak_alloc));
+		pd_set(o, "peak_reserved_bytes", bytes(v[i]->have_res,
+		    v[i]->peak_res));
+		pd_set(o, "peak_active_bytes", bytes(v[i]->have_act,
+		    v[i]->peak_act));
+		json_array_append_new(a, o);
+	}
+	free(v);
+	return a;
+}
+
 static json_t *
 devices(struct mem *m, double *pa, double *pr, int *ha, int *hr)
 {
@@ -569,6 +606,7 @@ devices(struct mem *m, double *pa, double *pr, int *ha, int *hr)
 		pd_set_str(o, "component", k ? k->name : NULL);
 		pd_set(o, "app_peak_reserved_bytes", bytes(app &&
 		    app->have_res, app ? app->peak_res : 0));
+		pd_set(o, "components", components(m, devs[i]));
 		json_array_append_new(a, o);
 		if (k && (!*ha || k->peak_alloc > *pa)) {
 			*pa = k->peak_alloc;
