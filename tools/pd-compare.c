@@ -60,8 +60,10 @@ on_record(json_t *rec, void *ctx)
 	size_t i;
 
 	pd_runs_add(s->runs, rec);
-	if (!s->order || !id || !pd_rec_str(rec, "type"))
+	if (!s->order || !(id || pd_rec_is(rec, "pd.root")))
 		return 0;
+	if (!json_is_string(id))	/* as pd_runs: not a string -> null run */
+		id = json_null();
 	for (i = 0; i < json_array_size(s->order); i++)
 		if (json_equal(json_array_get(s->order, i), id))
 			return 0;
@@ -598,22 +600,24 @@ compare(struct side *b, struct side *a)
 	pd_rec_emit(c);
 }
 
-/* stdin mode: split one pd_runs into two sides by order of appearance. */
+/* stdin mode: the first two runs with roots, in order of appearance. */
 static void
 stdin_sides(struct side *all, struct side *b, struct side *a)
 {
-	size_t i, n = pd_runs_group(all->runs), k;
+	size_t i, n = pd_runs_group(all->runs), k, got = 0;
 	struct side *sd[2] = { b, a };
 
-	for (k = 0; k < 2 && k < json_array_size(all->order); k++) {
+	for (k = 0; k < json_array_size(all->order) && got < 2; k++) {
 		json_t *id = json_array_get(all->order, k);
 
-		sd[k]->src = "<stdin>";
 		for (i = 0; i < n; i++) {
 			struct pd_run *u = pd_runs_get(all->runs, i);
 
-			if (json_equal(u->id, id) && json_array_size(u->roots))
-				sd[k]->run = u;
+			if (json_equal(u->id, id) && json_array_size(u->roots)) {
+				sd[got]->src = "<stdin>";
+				sd[got++]->run = u;
+				break;
+			}
 		}
 	}
 }
