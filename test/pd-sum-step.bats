@@ -175,6 +175,8 @@ root_line() {
 	[ "$(jqr pd.step .scope | sort | uniq -c | awk '{print $1 $2}' | tr '\n' ' ')" = '16"rank" 2"stage" ' ]
 	[ "$(jqr pd.step 'select(.rank == 8) | [.steps[0].step,.steps[0].step_us,.steps[0].bubble_us]')" = '[2,374073.75,178320.265]' ]
 	[ "$(jqr pd.step 'select(.scope == "stage") | .stage | length')" = "$(printf '8\n8')" ]
+	# a rank row names the stage that holds it
+	[ "$(jqr pd.step 'select(.rank == 8) | .stage')" = '[8,9,10,11,12,13,14,15]' ]
 }
 
 # Empty Step column (mstt cluster fixture): steps with a null step.

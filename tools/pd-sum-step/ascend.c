@@ -961,6 +961,25 @@ stage_ranks(const char *s)
 	return a;
 }
 
+/* The ranks of the stage row holding rank, or NULL. */
+static json_t *
+stage_of(struct crow *v, size_t n, int64_t rank)
+{
+	json_t *a, *x;
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		if (!v[i].stage)
+			continue;
+		a = stage_ranks(v[i].index);
+		json_array_foreach(a, j, x)
+			if (json_integer_value(x) == rank)
+				return a;
+		json_decref(a);
+	}
+	return NULL;
+}
+
 static struct crow *
 crow_get(struct crow **v, size_t *n, int stage, int64_t rank,
     const char *index)
@@ -1044,7 +1063,8 @@ read_cluster(json_t *root, const char *path)
 		if (v[i].stage)
 			emit(root, &v[i].r, -1, "stage", stage_ranks(v[i].index));
 		else
-			emit(root, &v[i].r, v[i].rank, "rank", NULL);
+			emit(root, &v[i].r, v[i].rank, "rank",
+			    stage_of(v, n, v[i].rank));
 		run_free(&v[i].r);
 		free(v[i].index);
 	}
