@@ -1031,3 +1031,38 @@ pd_smi_run(char *const argv[], double timeout_s)
 	buf[n] = 0;
 	return buf;
 }
+
+json_t *
+pd_smi_sample(json_t *dev, const char *run, double t_s, double interval_s)
+{
+	json_t *r = pd_rec_new("pd.sample", 1, NULL), *v;
+	const char *vendor = pd_rec_str(dev, "vendor"), *k, *src;
+	char id[64];
+	int ascend = vendor && strcmp(vendor, "ascend") == 0;
+	json_t *chip = json_object_get(dev, "chip");
+
+	pd_set_null(r, "root");
+	pd_set_null(r, "rank");
+	pd_set_str(r, "run", run);
+	pd_set_real(r, "t_s", t_s, 3);
+	pd_set_real(r, "interval_s", interval_s, 3);
+	pd_set_str(r, "resource", ascend ? "npu" : "gpu");
+	if (json_is_integer(chip))
+		snprintf(id, sizeof id, "%" JSON_INTEGER_FORMAT ":%"
+		    JSON_INTEGER_FORMAT, (json_int_t)pd_rec_int(dev, "index", -1),
+		    json_integer_value(chip));
+	else
+		snprintf(id, sizeof id, "%" JSON_INTEGER_FORMAT,
+		    (json_int_t)pd_rec_int(dev, "index", -1));
+	pd_set_str(r, "device", id);
+	src = pd_rec_str(dev, "source");
+	pd_set_str(r, "source", src);
+	json_object_foreach(dev, k, v) {
+		if (strcmp(k, "source") == 0 || strcmp(k, "vendor") == 0 ||
+		    strcmp(k, "index") == 0 || strcmp(k, "chip") == 0 ||
+		    strcmp(k, "phy_id") == 0)
+			continue;
+		json_object_set(r, k, v);
+	}
+	return r;
+}

@@ -73,4 +73,12 @@ char *pd_smi_slurp(const char *path, size_t *len);
  * or exited nonzero. */
 char *pd_smi_run(char *const argv[], double timeout_s);
 
+/* A pd.sample record (NEW reference) for one device object of the parsers
+ * above: type, v, root null, rank null, run, t_s, interval_s, resource
+ * ("gpu" or "npu"), device ("0", Ascend "NPU:CHIP"), source, then the
+ * device's values from name on (vendor/index/chip/phy_id dropped). run may
+ * be NULL; t_s / interval_s NaN -> null. */
+json_t *pd_smi_sample(json_t *dev, const char *run, double t_s,
+    double interval_s);
+
 #endif

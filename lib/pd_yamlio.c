@@ -125,14 +125,36 @@ buf_write(void *data, unsigned char *s, size_t size)
 	return 1;
 }
 
+/* A string that a YAML reader would take for another type. */
+static int
+ambiguous(const char *s)
+{
+	json_t *v;
+	yaml_node_t n;
+	int r;
+
+	memset(&n, 0, sizeof n);
+	n.type = YAML_SCALAR_NODE;
+	n.data.scalar.value = (yaml_char_t *)s;
+	n.data.scalar.style = YAML_PLAIN_SCALAR_STYLE;
+	v = scalar(&n);
+	r = !json_is_string(v) || !strcmp(s, "yes") || !strcmp(s, "no");
+	json_decref(v);
+	return r;
+}
+
+/* plain: a number/boolean/null token; otherwise a string, plain when
+ * libyaml finds that safe, double-quoted when it would read as another
+ * type. */
 static int
 emit_scalar(yaml_emitter_t *e, const char *s, int plain)
 {
 	yaml_event_t ev;
+	int quote = !plain && ambiguous(s);
 
 	yaml_scalar_event_initialize(&ev, NULL, NULL, (yaml_char_t *)s,
-	    (int)strlen(s), plain, !plain, plain ? YAML_PLAIN_SCALAR_STYLE :
-	    YAML_ANY_SCALAR_STYLE);
+	    (int)strlen(s), !quote, 1, plain ? YAML_PLAIN_SCALAR_STYLE :
+	    quote ? YAML_DOUBLE_QUOTED_SCALAR_STYLE : YAML_ANY_SCALAR_STYLE);
 	return yaml_emitter_emit(e, &ev);
 }
 

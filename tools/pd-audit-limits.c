@@ -1,0 +1,253 @@
+/* pd-audit-limits: the machine's ceilings, and whether a run reached any.
+ *
+ * Reads: the machine (sysfs/procfs, sched_getaffinity, cgroup cpu.max, a
+ * short STREAM triad, optionally a sequential disk read), accelerator
+ * inventories (nvidia-smi / npu-smi run with a timeout, or captures given
+ * with -g), the peak table share/limits/peaks.yaml; records on stdin or in
+ * operand files (pd.sample from pd-collect; everything passed through).
+ * Writes: one pd.limits record (and theoretical_limits.yaml in -o DIR,
+ * atomically); with pd.sample records, one pd.verdict: the red alarm when
+ * no resource is saturated. Aggregates: the verdict comes after all input.
+ * Measured values (memory and disk bandwidth) are wall-clock results. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pd-audit-limits/limits.h"
+#include "pd_diag.h"
+#include "pd_rec.h"
+#include "pd_recfile.h"
+#include "pd_share.h"
+#include "pd_smi.h"
+#include "pd_yamlio.h"
+
+static const char usage[] =
+    "usage: pd-audit-limits [-en] [-c LSCPU] [-D DIR] [-g SMI]... [-o DIR]\n"
+    "           [-P PEAKS] [-S SMI]... [-t SECONDS] [FILE|-]...\n"
+    "  -c LSCPU    CPU from an lscpu capture instead of this machine\n"
+    "  -D DIR      measure sequential read bandwidth of a file in DIR\n"
+    "  -e          exit 1 when the red alarm fires (no resource saturated)\n"
+    "  -g SMI      accelerators from an nvidia-smi / npu-smi capture\n"
+    "  -n          do not run nvidia-smi / npu-smi\n"
+    "  -o DIR      write DIR/theoretical_limits.yaml\n"
+    "  -P PEAKS    peak table (default: share/limits/peaks.yaml)\n"
+    "  -S SMI      an nvidia-smi / npu-smi capture as one pd.sample per device\n"
+    "  -t SECONDS  time for the memory bandwidth run (default 1; 0: skip)\n"
+    "  -h          this help\n"
+    "  FILE|-      records with pd.sample (default: stdin unless a terminal)\n";
+
+struct st {
+	json_t *samples;	/* pd.sample records */
+	json_t *limits_in;	/* last pd.limits read (disk ceiling) */
+};
+
+static int
+on_record(json_t *rec, void *ctx)
+{
+	struct st *s = ctx;
+
+	if (pd_rec_is(rec, "pd.sample") && pd_rec_int(rec, "v", 0) == 1)
+		json_array_append(s->samples, rec);
+	else if (pd_rec_is(rec, "pd.limits") && pd_rec_int(rec, "v", 0) == 1) {
+		json_decref(s->limits_in);
+		s->limits_in = json_incref(rec);
+	}
+	return 0;
+}
+
+static void
+add_devices(json_t *all, const char *path)
+{
+	char *text = pd_smi_slurp(path, NULL);
+	json_t *d;
+
+	if (!text) {
+		pd_error(path, 0, "%s", strerror(errno));
+		pd_diag_status(PD_EXIT_SYSTEM);
+		return;
+	}
+	d = pd_smi_parse(text);
+	if (!json_array_size(d)) {
+		pd_warn(path, 0, "no nvidia-smi or npu-smi device found");
+		pd_diag_status(PD_EXIT_INPUT);
+	}
+	json_array_extend(all, d);
+	json_decref(d);
+	free(text);
+}
+
+static void
+probe(json_t *all)
+{
+	static char *nv[] = { "nvidia-smi", "--query-gpu=index,name,"
+	    "memory.total,power.limit,clocks.max.sm", "--format=csv,noheader,"
+	    "nounits", NULL };
+	static char *npu[] = { "npu-smi", "info", NULL };
+	char *out;
+	json_t *d;
+
+	if ((out = pd_smi_run(nv, 15)) != NULL) {
+		d = pd_smi_nv_csv(out, "index,name,memory.total,power.limit,"
+		    "clocks.max.sm");
+		json_array_extend(all, d);
+		json_decref(d);
+		free(out);
+	}
+	if ((out = pd_smi_run(npu, 15)) != NULL) {
+		d = pd_smi_npu_table(out);
+		json_array_extend(all, d);
+		json_decref(d);
+		free(out);
+	}
+}
+
+static json_t *
+load_peaks(const char *path)
+{
+	char buf[4096];
+	json_t *p;
+
+	if (!path && !(path = pd_share_path("limits/peaks.yaml", buf,
+	    sizeof buf))) {
+		pd_error(NULL, 0, "limits/peaks.yaml not found (set "
+		    "PD_SHAREDIR or use -P)");
+		return NULL;
+	}
+	p = pd_yamlio_load(path);
+	if (p && !json_is_array(json_object_get(p, "accelerators"))) {
+		pd_error(path, 0, "no 'accelerators' list");
+		json_decref(p);
+		p = NULL;
+	}
+	return p;
+}
+
+static double
+seconds_arg(const char *s)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (*end || end == s || !(v >= 0 && v <= 600)) {
+		pd_error(NULL, 0, "-t: seconds must be 0 to 600, not '%s'", s);
+		pd_usage_exit(usage, 2);
+	}
+	return v;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct st s = { json_array(), NULL };
+	struct pd_stream ps;
+	json_t *gfiles = json_array(), *sfiles = json_array(), *devs, *peaks;
+	json_t *lim, *cpu, *v, *yaml;
+	const char *lscpu = NULL, *disk = NULL, *outdir = NULL, *peakfile = NULL;
+	char *lscpu_text = NULL;
+	double secs = 1;
+	int c, i, e = 0, noprobe = 0, alarm = 0, threads;
+	size_t k;
+
+	pd_diag_init(argv[0]);
+	while ((c = getopt(argc, argv, "c:D:eg:hno:P:S:t:")) != -1) {
+		switch (c) {
+		case 'c': lscpu = optarg; break;
+		case 'D': disk = optarg; break;
+		case 'e': e = 1; break;
+		case 'g': json_array_append_new(gfiles, json_string(optarg));
+			break;
+		case 'n': noprobe = 1; break;
+		case 'o': outdir = optarg; break;
+		case 'P': peakfile = optarg; break;
+		case 'S': json_array_append_new(sfiles, json_string(optarg));
+			break;
+		case 't': secs = seconds_arg(optarg); break;
+		case 'h': pd_usage_exit(usage, 0);
+		default: pd_usage_exit(usage, 2);
+		}
+	}
+	memset(&ps, 0, sizeof ps);
+	ps.ctx = &s;
+	ps.on_record = on_record;
+	if (optind == argc && !isatty(0))
+		pd_recfile_readf(&ps, stdin, "<stdin>");
+	for (i = optind; i < argc; i++)
+		pd_diag_status(pd_recfile_read(&ps, argv[i]));
+	if (!(peaks = load_peaks(peakfile))) {
+		pd_diag_status(PD_EXIT_CONFIG);
+		return pd_diag_finish();
+	}
+	/* smi captures as samples */
+	json_array_foreach(sfiles, k, v) {
+		json_t *d = json_array(), *x;
+		size_t j;
+
+		add_devices(d, json_string_value(v));
+		json_array_foreach(d, j, x) {
+			json_t *smp = pd_smi_sample(x, NULL, NAN, NAN);
+
+			json_array_append(s.samples, smp);
+			pd_rec_emit(smp);
+		}
+		json_decref(d);
+	}
+	devs = json_array();
+	json_array_foreach(gfiles, k, v)
+		add_devices(devs, json_string_value(v));
+	if (!json_array_size(gfiles) && !noprobe && !lscpu)
+		probe(devs);
+	if (lscpu && !(lscpu_text = pd_smi_slurp(lscpu, NULL))) {
+		pd_error(lscpu, 0, "%s", strerror(errno));
+		pd_diag_status(PD_EXIT_SYSTEM);
+		return pd_diag_finish();
+	}
+	cpu = limits_cpu(lscpu_text);
+	lim = pd_rec_new("pd.limits", 1, NULL);
+	pd_set_null(lim, "root");
+	pd_set_null(lim, "rank");
+	pd_set_str(lim, "source", lscpu ? "lscpu" : "machine");
+	threads = (int)pd_rec_int(cpu, "physical_cores", 0);
+	if (threads <= 0 || threads > pd_rec_num(cpu, "available_cpus", 1e9))
+		threads = (int)ceil(pd_rec_num(cpu, "available_cpus", 1));
+	pd_set(lim, "cpu", cpu);
+	pd_set(lim, "memory", lscpu ? json_null() : limits_memory(secs,
+	    threads, pd_rec_num(cpu, "llc_bytes", 0)));
+	if (disk)
+		pd_set(lim, "disk", limits_disk(disk, secs > 0 ? secs : 1));
+	else if (s.limits_in && json_is_object(json_object_get(s.limits_in,
+	    "disk")))
+		pd_set(lim, "disk", json_deep_copy(json_object_get(s.limits_in,
+		    "disk")));
+	else
+		pd_set_null(lim, "disk");
+	pd_set(lim, "accelerators", limits_accel(devs, peaks));
+	if (outdir) {
+		yaml = json_deep_copy(lim);
+		json_object_del(yaml, "type");
+		json_object_del(yaml, "v");
+		json_object_del(yaml, "root");
+		json_object_del(yaml, "rank");
+		if (pd_yamlio_write(outdir, "theoretical_limits.yaml", yaml))
+			pd_diag_status(PD_EXIT_SYSTEM);
+		json_decref(yaml);
+	}
+	if ((v = limits_verdict(s.samples, lim, &alarm)) != NULL) {
+		pd_rec_emit(json_incref(lim));
+		pd_rec_emit(v);
+	} else
+		pd_rec_emit(json_incref(lim));
+	if (alarm && e)
+		pd_diag_status(PD_EXIT_FOUND);
+	json_decref(lim);
+	json_decref(devs);
+	json_decref(peaks);
+	json_decref(gfiles);
+	json_decref(sfiles);
+	json_decref(s.samples);
+	json_decref(s.limits_in);
+	free(lscpu_text);
+	return pd_diag_finish();
+}

@@ -1,0 +1,357 @@
+/* The red alarm (reference machine-limits 3.6): over the pd.sample records
+ * of a run, a resource is saturated when the median of its saturation
+ * metric is >= 0.70 of its ceiling (equivalently, at least half of the
+ * samples are); the alarm fires when at least one resource could be judged
+ * and none is saturated: speed is provably being wasted.
+ *
+ * Pitfalls kept in view: GPU utilization.gpu / dmon sm and Ascend AICore%
+ * are busy-TIME ratios (one kernel on one SM reads 100 %), so a high value
+ * blocks the alarm only with low confidence and a low value proves
+ * headroom; DCGM sm_active_ratio is used instead when present; a single
+ * thread >= 90 % of a core in more than half of the samples blocks the
+ * alarm (single-thread bound) whatever the aggregate CPU says; disk %util
+ * counts only on rotational disks, otherwise throughput is compared with
+ * the measured sequential read ceiling; memory capacity is reported but
+ * is not a speed ceiling. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "limits.h"
+#include "pd_rec.h"
+#include "pd_stats.h"
+
+#define SAT 0.70		/* saturation threshold */
+#define THREAD_SAT 0.90		/* one thread's share of a core */
+#define THREAD_FRAC 0.50	/* of the samples */
+
+struct group {
+	char resource[16], device[64];
+	json_t *samples;	/* array, borrowed records */
+};
+
+static int
+cmp_group(const void *a, const void *b)
+{
+	const struct group *x = a, *y = b;
+	int c = strcmp(x->resource, y->resource);
+
+	return c ? c : strcmp(x->device, y->device);
+}
+
+/* Values of key (scaled by 1/div) over the samples; NaN values skipped. */
+static void
+collect(json_t *samples, const char *key, double div, struct pd_vec *v)
+{
+	size_t i;
+	json_t *s;
+
+	json_array_foreach(samples, i, s) {
+		double x = pd_rec_num(s, key, NAN);
+
+		if (!isnan(x))
+			pd_vec_push(v, x / div);
+	}
+}
+
+static int
+any(json_t *samples, const char *key)
+{
+	size_t i;
+	json_t *s;
+
+	json_array_foreach(samples, i, s)
+		if (json_is_number(json_object_get(s, key)))
+			return 1;
+	return 0;
+}
+
+static double
+frac_at_least(const struct pd_vec *v, double t)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < v->n; i++)
+		k += v->v[i] >= t;
+	return v->n ? (double)k / v->n : NAN;
+}
+
+/* The common part of a resource entry, from the ratios in v. */
+static json_t *
+entry(struct group *g, const char *metric, const char *semantics,
+    struct pd_vec *v, int counts, const char *confidence)
+{
+	json_t *o = json_object();
+	struct pd_summary s;
+
+	pd_stats(v, &s);
+	pd_set_str(o, "resource", g->resource);
+	pd_set_str(o, "device", *g->device ? g->device : NULL);
+	pd_set_str(o, "name", pd_rec_str(json_array_get(g->samples, 0),
+	    "name"));
+	pd_set_str(o, "metric", metric);
+	pd_set_str(o, "semantics", semantics);
+	pd_set_int(o, "samples", (json_int_t)v->n);
+	pd_set_real(o, "median_ratio", v->n ? s.median : NAN, 4);
+	pd_set_real(o, "p90_ratio", v->n ? s.p90 : NAN, 4);
+	pd_set_real(o, "max_ratio", v->n ? s.max : NAN, 4);
+	pd_set_real(o, "saturated_fraction", frac_at_least(v, SAT), 4);
+	if (!v->n)
+		pd_set_null(o, "saturated");
+	else
+		pd_set_bool(o, "saturated", s.median >= SAT);
+	pd_set_bool(o, "counts", counts);
+	pd_set_str(o, "confidence", v->n ? confidence : NULL);
+	pd_set_null(o, "note");
+	return o;
+}
+
+static double
+median_of(json_t *samples, const char *key, double div)
+{
+	struct pd_vec v = { 0 };
+	struct pd_summary s;
+
+	collect(samples, key, div, &v);
+	pd_stats(&v, &s);
+	pd_vec_free(&v);
+	return s.n ? s.median : NAN;
+}
+
+static json_t *
+judge_gpu(struct group *g)
+{
+	struct pd_vec v = { 0 };
+	json_t *o;
+	double pw, lim;
+
+	if (any(g->samples, "sm_active_ratio")) {
+		collect(g->samples, "sm_active_ratio", 1, &v);
+		o = entry(g, "sm_active_ratio", "sm_active", &v, 1, "high");
+		pd_vec_free(&v);
+		return o;
+	}
+	collect(g->samples, "util_ratio", 1, &v);
+	o = entry(g, "util_ratio", "busy_time", &v, 1, "low");
+	pw = median_of(g->samples, "power_w", 1);
+	lim = median_of(g->samples, "power_limit_w", 1);
+	if (json_is_true(json_object_get(o, "saturated"))) {
+		if (!isnan(pw) && lim > 0 && pw / lim < 0.3)
+			pd_set_str(o, "note", "GPU-Util is high at under 30 % "
+			    "of the power limit: busy waiting, not computing; "
+			    "utilization.gpu is the time a kernel ran, not SM "
+			    "occupancy");
+		else
+			pd_set_str(o, "note", "utilization.gpu is the time a "
+			    "kernel ran, not SM occupancy: high proves "
+			    "nothing; check SM_ACTIVE (DCGM) or a profile");
+	} else if (v.n) {
+		pd_set_str(o, "note", "utilization.gpu is an upper bound of "
+		    "SM activity: below 70 % the GPU is idle part of the "
+		    "time");
+	}
+	pd_vec_free(&v);
+	return o;
+}
+
+static json_t *
+judge_npu(struct group *g)
+{
+	struct pd_vec a = { 0 }, b = { 0 };
+	struct pd_summary sa, sb;
+	json_t *o;
+	double used, total;
+
+	collect(g->samples, "util_ratio", 1, &a);
+	collect(g->samples, "mem_util_ratio", 1, &b);
+	pd_stats(&a, &sa);
+	pd_stats(&b, &sb);
+	if (b.n && (!a.n || sb.median > sa.median))
+		o = entry(g, "mem_util_ratio", "hbm_bandwidth", &b, 1, "low");
+	else
+		o = entry(g, "util_ratio", "busy_time", &a, 1, "low");
+	used = median_of(g->samples, "mem_used_bytes", 1);
+	total = median_of(g->samples, "mem_total_bytes", 1);
+	if (a.n && sa.max == 0)
+		pd_set_str(o, "note", "AICore reads 0: also the case under "
+		    "vNPU or while msprof is attached");
+	else if (a.n && sa.median < SAT && total > 0 && used / total >= 0.8)
+		pd_set_str(o, "note", "device memory is over 80 % used while "
+		    "AICore is low: memory held is not compute busy");
+	else if (json_is_true(json_object_get(o, "saturated")))
+		pd_set_str(o, "note", "AICore(%) is a busy-time ratio, not a "
+		    "FLOP ratio: high proves nothing");
+	pd_vec_free(&a);
+	pd_vec_free(&b);
+	return o;
+}
+
+static json_t *
+judge_cpu(struct group *g)
+{
+	struct pd_vec v = { 0 }, t = { 0 };
+	json_t *o;
+	double f;
+
+	collect(g->samples, "util_ratio", 1, &v);
+	o = entry(g, "util_ratio", "busy_of_available_cpus", &v, 1, "high");
+	collect(g->samples, "top_thread_ratio", 1, &t);
+	f = frac_at_least(&t, THREAD_SAT);
+	pd_set_real(o, "top_thread_saturated_fraction", f, 4);
+	if (t.n && f > THREAD_FRAC) {
+		pd_set_bool(o, "saturated", 1);
+		pd_set_str(o, "note", "single-thread bound: one thread of the "
+		    "workload uses over 90 % of a core in most samples (GIL, "
+		    "data loader or launch thread)");
+	}
+	pd_vec_free(&v);
+	pd_vec_free(&t);
+	return o;
+}
+
+static json_t *
+judge_disk(struct group *g, json_t *limits)
+{
+	struct pd_vec v = { 0 };
+	json_t *o, *s;
+	size_t i;
+	double ceil_gb = pd_rec_num(json_object_get(limits, "disk"),
+	    "read_gb_per_s", NAN);
+	int rot = json_is_true(json_object_get(json_array_get(g->samples, 0),
+	    "rotational"));
+
+	if (!isnan(ceil_gb) && ceil_gb > 0) {
+		json_array_foreach(g->samples, i, s) {
+			double r = pd_rec_num(s, "read_bytes_per_s", NAN);
+			double w = pd_rec_num(s, "write_bytes_per_s", 0);
+
+			if (!isnan(r))
+				pd_vec_push(&v, (r + w) / (ceil_gb * 1e9));
+		}
+		o = entry(g, "throughput_of_measured_read", "throughput", &v, 1,
+		    "high");
+	} else if (rot) {
+		collect(g->samples, "busy_ratio", 1, &v);
+		o = entry(g, "busy_ratio", "busy_time", &v, 1, "high");
+	} else {
+		o = entry(g, "busy_ratio", "busy_time", &v, 1, NULL);
+		pd_set_str(o, "note", "no measured disk ceiling (pd-audit-limits"
+		    " -D) and %util does not show saturation on SSD/NVMe");
+	}
+	pd_vec_free(&v);
+	return o;
+}
+
+static json_t *
+judge_mem(struct group *g)
+{
+	struct pd_vec v = { 0 };
+	json_t *o;
+
+	collect(g->samples, "used_ratio", 1, &v);
+	o = entry(g, "used_ratio", "capacity", &v, 0, "high");
+	pd_set_str(o, "note", "memory capacity, not a speed ceiling");
+	pd_vec_free(&v);
+	return o;
+}
+
+static json_t *
+judge(struct group *g, json_t *limits)
+{
+	if (!strcmp(g->resource, "gpu"))
+		return judge_gpu(g);
+	if (!strcmp(g->resource, "npu"))
+		return judge_npu(g);
+	if (!strcmp(g->resource, "cpu"))
+		return judge_cpu(g);
+	if (!strcmp(g->resource, "disk"))
+		return judge_disk(g, limits);
+	if (!strcmp(g->resource, "mem"))
+		return judge_mem(g);
+	return NULL;
+}
+
+json_t *
+limits_verdict(json_t *samples, json_t *limits, int *alarm)
+{
+	struct group *g = NULL;
+	size_t ng = 0, i, j, nsamp = json_array_size(samples);
+	json_t *r, *res = json_array(), *sat = json_array(), *s;
+	int judged = 0;
+	char reason[512];
+
+	*alarm = 0;
+	if (!nsamp) {
+		json_decref(res);
+		json_decref(sat);
+		return NULL;
+	}
+	g = calloc(nsamp, sizeof *g);
+	json_array_foreach(samples, i, s) {
+		const char *rs = pd_rec_str(s, "resource");
+		const char *dv = pd_rec_str(s, "device");
+
+		if (!rs)
+			continue;
+		for (j = 0; j < ng; j++)
+			if (!strcmp(g[j].resource, rs) &&
+			    !strcmp(g[j].device, dv ? dv : ""))
+				break;
+		if (j == ng) {
+			snprintf(g[ng].resource, sizeof g[0].resource, "%s", rs);
+			snprintf(g[ng].device, sizeof g[0].device, "%s",
+			    dv ? dv : "");
+			g[ng++].samples = json_array();
+		}
+		json_array_append(g[j].samples, s);
+	}
+	qsort(g, ng, sizeof *g, cmp_group);
+	for (j = 0; j < ng; j++) {
+		json_t *o = judge(&g[j], limits);
+
+		if (o) {
+			json_t *st = json_object_get(o, "saturated");
+
+			if (json_is_true(json_object_get(o, "counts")) &&
+			    !json_is_null(st)) {
+				judged++;
+				if (json_is_true(st)) {
+					char nm[96];
+
+					snprintf(nm, sizeof nm, "%s%s%s",
+					    g[j].resource, *g[j].device ? ":" :
+					    "", g[j].device);
+					json_array_append_new(sat,
+					    json_string(nm));
+				}
+			}
+			json_array_append_new(res, o);
+		}
+		json_decref(g[j].samples);
+	}
+	free(g);
+	*alarm = judged > 0 && json_array_size(sat) == 0;
+	r = pd_rec_new("pd.verdict", 1, NULL);
+	pd_set_null(r, "root");
+	pd_set_null(r, "rank");
+	pd_set_bool(r, "alarm", *alarm);
+	pd_set_str(r, "verdict", *alarm ? "speedup_possible" :
+	    judged ? "saturated" : "no_evidence");
+	if (*alarm)
+		snprintf(reason, sizeof reason, "no resource reached %.0f %% of "
+		    "its ceiling in half of the samples: speed is provably "
+		    "being wasted", SAT * 100);
+	else if (judged)
+		snprintf(reason, sizeof reason, "%zu of %d judged resources "
+		    "saturated (see confidence: busy-time ratios are upper "
+		    "bounds)", json_array_size(sat), judged);
+	else
+		snprintf(reason, sizeof reason, "no resource could be judged");
+	pd_set_str(r, "reason", reason);
+	pd_set_int(r, "samples", (json_int_t)nsamp);
+	pd_set_real(r, "threshold_ratio", SAT, 2);
+	pd_set_real(r, "thread_threshold_ratio", THREAD_SAT, 2);
+	pd_set(r, "saturated", sat);
+	pd_set(r, "resources", res);
+	return r;
+}
