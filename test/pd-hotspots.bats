@@ -144,6 +144,9 @@ O2=$R2/ASCEND_PROFILER_OUTPUT
 	run_pd 3 pd-hotspots < <(root_line /r msprof 0 kernel_details=$HF/no-duration.csv)
 	[[ "$stderr" == *"pd-hotspots: error: $HF/no-duration.csv:1: unknown header variant: missing column 'Duration(us)'"* ]]
 	[ -z "$(jqr pd.hotspot .)" ]
+	printf 'Foo,Bar\n1,2\n' >"$BATS_TEST_TMPDIR/x.csv"
+	run_pd 3 pd-hotspots < <(root_line /r msprof 0 kernel_details=$BATS_TEST_TMPDIR/x.csv)
+	[[ "$stderr" == *"$BATS_TEST_TMPDIR/x.csv:1: unknown header variant: missing columns 'Name', 'Type', 'Duration(us)'"* ]]
 }
 
 @test "pd-hotspots: a bad header falls back to the next table" {

@@ -201,17 +201,17 @@ static void
 missing_cols(const char *path, const char **want, const int *idx, int n)
 {
 	char buf[512] = "";
-	int i;
+	int i, bad = 0;
 
 	for (i = 0; i < n; i++)
 		if (idx[i] < 0) {
-			if (*buf)
-				strncat(buf, ", ", sizeof buf - strlen(buf) - 1);
-			strncat(buf, "'", sizeof buf - strlen(buf) - 1);
-			strncat(buf, want[i], sizeof buf - strlen(buf) - 1);
-			strncat(buf, "'", sizeof buf - strlen(buf) - 1);
+			size_t l = strlen(buf);
+
+			snprintf(buf + l, sizeof buf - l, "%s'%s'",
+			    bad++ ? ", " : "", want[i]);
 		}
-	pd_error(path, 1, "unknown header variant: missing column %s", buf);
+	pd_error(path, 1, "unknown header variant: missing column%s %s",
+	    bad > 1 ? "s" : "", buf);
 	pd_diag_status(PD_EXIT_INPUT);
 }
 

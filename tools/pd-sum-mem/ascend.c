@@ -180,7 +180,8 @@ need(const char *path, const char **names, const int *idx, int n)
 		}
 	if (!bad)
 		return 0;
-	pd_error(path, 1, "unknown header variant: missing column %s", buf);
+	pd_error(path, 1, "unknown header variant: missing column%s %s",
+	    bad > 1 ? "s" : "", buf);
 	pd_diag_status(PD_EXIT_INPUT);
 	return -1;
 }
