@@ -1,38 +1,14 @@
-/* The Python scanner: logical lines (brackets and backslashes joined,
- * comments dropped, the inside of triple-quoted strings blanked, newlines
- * kept so an offset maps back to its line), then cues per line (pass 1,
- * every file) and the static checks of an entry script (pass 2). */
+/* The Python scanner: logical lines from lib/pd_pyscan (brackets and
+ * backslashes joined, comments dropped, the inside of triple-quoted strings
+ * blanked, newlines kept so an offset maps back to its line), then cues per
+ * line (pass 1, every file) and the static checks of an entry script
+ * (pass 2). */
 #include "pd-find-context/fc.h"
+#include "pd_pyscan.h"
 
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
-
-struct pyl {
-	long line;		/* first physical line */
-	int indent;
-	char *s;		/* the logical line, NUL-terminated */
-	char *c;		/* the same with string contents blanked */
-	size_t n;
-};
-
-struct sbuf {
-	char *s;
-	size_t n, cap;
-};
-
-static void
-put(struct sbuf *b, char c)
-{
-	if (b->n + 1 >= b->cap) {
-		b->cap = b->cap ? 2 * b->cap : 256;
-		b->s = realloc(b->s, b->cap);
-		if (!b->s)
-			abort();
-	}
-	b->s[b->n++] = c;
-	b->s[b->n] = '\0';
-}
 
 int
 fc_ident(int c)
@@ -53,190 +29,6 @@ fc_tok(const char *s, const char *pat, int whole)
 		p++;
 	}
 	return NULL;
-}
-
-/* One logical line from b[i]; returns the index after it. */
-static size_t
-logical(const char *b, size_t len, size_t i, struct sbuf *o, long *line)
-{
-	int depth = 0, triple = 0;
-	char q = 0;
-
-	while (i < len) {
-		char c = b[i];
-
-		if (q) {
-			if (c == '\\' && i + 1 < len) {
-				put(o, triple ? ' ' : c);
-				if (b[i + 1] == '\n') {
-					put(o, '\n');
-					++*line;
-				} else
-					put(o, triple ? ' ' : b[i + 1]);
-				i += 2;
-				continue;
-			}
-			if (c == q && (!triple || (i + 2 < len &&
-			    b[i + 1] == q && b[i + 2] == q))) {
-				put(o, q);
-				if (triple)
-					put(o, q), put(o, q), i += 2;
-				i++;
-				q = 0;
-				triple = 0;
-				continue;
-			}
-			if (c == '\n' && triple) {
-				put(o, '\n');
-				++*line;
-				i++;
-				continue;
-			}
-			if (c != '\n') {
-				put(o, triple ? ' ' : c);
-				i++;
-				continue;
-			}
-			q = 0;	/* unterminated string: ends with the line */
-		}
-		switch (c) {
-		case '#':
-			while (i < len && b[i] != '\n')
-				i++;
-			continue;
-		case '\'':
-		case '"':
-			q = c;
-			put(o, c);
-			if (i + 2 < len && b[i + 1] == c && b[i + 2] == c) {
-				triple = 1;
-				put(o, c), put(o, c), i += 2;
-			}
-			i++;
-			continue;
-		case '(': case '[': case '{':
-			depth++;
-			break;
-		case ')': case ']': case '}':
-			if (depth)
-				depth--;
-			break;
-		case '\\':
-			if (i + 1 < len && b[i + 1] == '\n') {
-				put(o, '\n');
-				++*line;
-				i += 2;
-				continue;
-			}
-			break;
-		case '\r':
-			i++;
-			continue;
-		case '\n':
-			++*line;
-			i++;
-			if (depth == 0)
-				return i;
-			put(o, '\n');
-			continue;
-		}
-		put(o, c);
-		i++;
-	}
-	return i;
-}
-
-/* A copy of s with the contents of string literals blanked. */
-static char *
-blank_strings(const char *s, size_t n)
-{
-	char *c = malloc(n + 1), q = 0;
-	size_t i;
-
-	if (!c)
-		abort();
-	memcpy(c, s, n + 1);
-	for (i = 0; i < n; i++) {
-		if (!q) {
-			if (c[i] == '\'' || c[i] == '"')
-				q = c[i];
-			continue;
-		}
-		if (c[i] == q) {
-			q = 0;
-			continue;
-		}
-		if (c[i] == '\\' && i + 1 < n && c[i + 1] != '\n')
-			c[i++] = ' ';
-		if (c[i] != '\n')
-			c[i] = ' ';
-	}
-	return c;
-}
-
-/* Calls cb for each logical line. */
-static void
-py_lines(const char *b, size_t len, void (*cb)(const struct pyl *, void *),
-    void *ctx)
-{
-	struct sbuf o = { NULL, 0, 0 };
-	size_t i = 0;
-	long line = 1;
-
-	while (i < len) {
-		struct pyl l;
-		int ind = 0;
-
-		while (i < len && (b[i] == ' ' || b[i] == '\t' ||
-		    b[i] == '\f' || b[i] == '\r')) {
-			if (b[i] == '\t')
-				ind = (ind / 8 + 1) * 8;
-			else if (b[i] == ' ')
-				ind++;
-			i++;
-		}
-		if (i >= len)
-			break;
-		if (b[i] == '\n') {
-			line++;
-			i++;
-			continue;
-		}
-		if (b[i] == '#') {
-			while (i < len && b[i] != '\n')
-				i++;
-			continue;
-		}
-		l.line = line;
-		l.indent = ind;
-		o.n = 0;
-		put(&o, ' ');	/* keeps o.s non-NULL */
-		o.n = 0;
-		i = logical(b, len, i, &o, &line);
-		while (o.n && (o.s[o.n - 1] == ' ' || o.s[o.n - 1] == '\t' ||
-		    o.s[o.n - 1] == '\n'))
-			o.s[--o.n] = '\0';
-		if (o.n == 0)
-			continue;
-		l.s = o.s;
-		l.n = o.n;
-		l.c = blank_strings(o.s, o.n);
-		cb(&l, ctx);
-		free(l.c);
-	}
-	free(o.s);
-}
-
-static long
-line_at(const struct pyl *l, const char *p)
-{
-	long n = l->line;
-	const char *s = p >= l->c && p <= l->c + l->n ? l->c : l->s;
-
-	for (; s < p; s++)
-		if (*s == '\n')
-			n++;
-	return n;
 }
 
 static int
@@ -336,7 +128,7 @@ skipws(const char *p)
 }
 
 static void
-imports(struct scan *sc, const struct pyl *l)
+imports(struct scan *sc, const struct pd_pyline *l)
 {
 	const char *p = l->c, *from;
 	size_t n, m;
@@ -367,7 +159,7 @@ imports(struct scan *sc, const struct pyl *l)
 		if ((k = stack_of(p)) >= 0 && !(seen & 1 << k)) {
 			seen |= 1 << k;
 			fc_ev_add(sc->f->py.imp[k], fc_ev(sc->f, &sc->t,
-			    line_at(l, p)));
+			    pd_pyscan_line_at(l, p)));
 		}
 		module(sc, p, modlen(p), "", 0);
 		if (!(p = strchr(p, ',')))
@@ -375,28 +167,8 @@ imports(struct scan *sc, const struct pyl *l)
 	}
 }
 
-/* ".step(" on something whose name says optimizer or scaler. */
-static const char *
-optim_step(const char *s)
-{
-	const char *p = s;
-
-	while ((p = strstr(p, ".step(")) != NULL) {
-		const char *b = p;
-
-		while (b > s && fc_ident(b[-1]))
-			b--;
-		if ((p - b >= 3 && strncmp(b, "opt", 3) == 0) ||
-		    (p - b >= 6 && strncmp(p - 6, "scaler", 6) == 0) ||
-		    memmem(b, (size_t)(p - b), "optim", 5))
-			return p;
-		p++;
-	}
-	return NULL;
-}
-
 static void
-cues(struct scan *sc, const struct pyl *l, const char **list, json_t *ev,
+cues(struct scan *sc, const struct pd_pyline *l, const char **list, json_t *ev,
     int optim)
 {
 	const char *p = NULL;
@@ -405,9 +177,9 @@ cues(struct scan *sc, const struct pyl *l, const char **list, json_t *ev,
 	for (i = 0; list[i] && !p; i++)
 		p = fc_tok(l->c, list[i], 0);
 	if (!p && optim)
-		p = optim_step(l->c);
+		p = pd_pyscan_optim_step(l->c);
 	if (p)
-		fc_ev_add(ev, fc_ev(sc->f, &sc->t, line_at(l, p)));
+		fc_ev_add(ev, fc_ev(sc->f, &sc->t, pd_pyscan_line_at(l, p)));
 }
 
 /* "fp16: false", "--bf16 False", "fp16=False" switch a cue off; the
@@ -465,7 +237,7 @@ fc_devvar(const char *s, size_t n)
 }
 
 static void
-device(struct scan *sc, const struct pyl *l, const char *p, size_t vn)
+device(struct scan *sc, const struct pd_pyline *l, const char *p, size_t vn)
 {
 	const char *v = p + vn, *e;
 	json_t *o;
@@ -514,12 +286,12 @@ device(struct scan *sc, const struct pyl *l, const char *p, size_t vn)
 	json_object_set_new(o, "value", fc_jstr(v, (size_t)(e - v), 200));
 	json_object_set_new(o, "file", fc_jstr(sc->f->rel,
 	    strlen(sc->f->rel), 0));
-	json_object_set_new(o, "line", json_integer(line_at(l, p)));
+	json_object_set_new(o, "line", json_integer(pd_pyscan_line_at(l, p)));
 	json_array_append_new(sc->w->devices, o);
 }
 
 static void
-devices(struct scan *sc, const struct pyl *l)
+devices(struct scan *sc, const struct pd_pyline *l)
 {
 	const char *p;
 
@@ -542,7 +314,7 @@ devices(struct scan *sc, const struct pyl *l)
 
 /* String literals naming config files. */
 static void
-configs(struct scan *sc, const struct pyl *l)
+configs(struct scan *sc, const struct pd_pyline *l)
 {
 	const char *p = l->s, *e;
 	char *name;
@@ -561,7 +333,7 @@ configs(struct scan *sc, const struct pyl *l)
 }
 
 static void
-bench(struct scan *sc, const struct pyl *l)
+bench(struct scan *sc, const struct pd_pyline *l)
 {
 	const char *p = strstr(l->c, "cudnn.benchmark");
 
@@ -584,7 +356,7 @@ bench(struct scan *sc, const struct pyl *l)
 /* torch.multiprocessing.spawn(fn, nprocs=N): a launcher in Python, above
  * a shell script running python, below a distributed launcher. */
 static void
-spawn(struct scan *sc, const struct pyl *l)
+spawn(struct scan *sc, const struct pd_pyline *l)
 {
 	struct fc_ws *w = sc->w;
 	const char *p = fc_tok(l->c, "spawn", 1), *v;
@@ -613,11 +385,11 @@ spawn(struct scan *sc, const struct pyl *l)
 	json_decref(w->world_size);
 	w->world_size = n > 0 ? json_integer(n) : json_null();
 	json_decref(w->launch_ev);
-	w->launch_ev = fc_ev(sc->f, &sc->t, line_at(l, p));
+	w->launch_ev = fc_ev(sc->f, &sc->t, pd_pyscan_line_at(l, p));
 }
 
 static void
-scan_line(const struct pyl *l, void *ctx)
+scan_line(const struct pd_pyline *l, void *ctx)
 {
 	struct scan *sc = ctx;
 	struct fc_py *py = &sc->f->py;
@@ -635,7 +407,7 @@ scan_line(const struct pyl *l, void *ctx)
 		py->accel = 1;
 	if (!py->conv && ((p = strcasestr(l->c, "conv2d")) ||
 	    (p = strcasestr(l->c, "conv3d")) || (p = strcasestr(l->c, "resnet"))))
-		py->conv = line_at(l, p);
+		py->conv = pd_pyscan_line_at(l, p);
 	bench(sc, l);
 	spawn(sc, l);
 	devices(sc, l);
@@ -648,7 +420,7 @@ fc_py_scan(struct fc_ws *w, struct fc_file *f, const char *buf, size_t len)
 	struct scan sc = { w, f, { NULL, 0, NULL, 0 } };
 
 	fc_text_init(&sc.t, buf, len);
-	py_lines(buf, len, scan_line, &sc);
+	pd_pyscan_lines(buf, len, scan_line, &sc);
 	fc_text_free(&sc.t);
 }
 
@@ -759,12 +531,12 @@ fc_finding_bench(const struct fc_file *f, long line, int off)
 }
 
 struct lines {
-	struct pyl *l;
+	struct pd_pyline *l;
 	size_t n, cap;
 };
 
 static void
-keep_line(const struct pyl *l, void *ctx)
+keep_line(const struct pd_pyline *l, void *ctx)
 {
 	struct lines *ls = ctx;
 
@@ -820,7 +592,7 @@ add(struct check_ctx *cc, int c, long line)
 }
 
 static void
-dataloader(struct check_ctx *cc, const struct pyl *l)
+dataloader(struct check_ctx *cc, const struct pd_pyline *l)
 {
 	const char *p = l->c, *a, *e, *v, *eq;
 
@@ -850,15 +622,15 @@ dataloader(struct check_ctx *cc, const struct pyl *l)
 		}
 		if (!memmem(a, (size_t)(e - a), "**", 2)) {
 			if (!(v = kwarg(a, e, "num_workers")) || v >= e)
-				add(cc, C_WORKERS_ABSENT, line_at(l, p));
+				add(cc, C_WORKERS_ABSENT, pd_pyscan_line_at(l, p));
 			else if (v[0] == '0' && !fc_ident(v[1]) && v[1] != '.')
-				add(cc, C_WORKERS_ZERO, line_at(l, v));
+				add(cc, C_WORKERS_ZERO, pd_pyscan_line_at(l, v));
 			if (cc->job->accel && cc->job->stack != FC_MS) {
 				v = kwarg(a, e, "pin_memory");
 				if (!v || v >= e)
-					add(cc, C_PIN_ABSENT, line_at(l, p));
+					add(cc, C_PIN_ABSENT, pd_pyscan_line_at(l, p));
 				else if (starts(v, "False"))
-					add(cc, C_PIN_OFF, line_at(l, v));
+					add(cc, C_PIN_OFF, pd_pyscan_line_at(l, v));
 			}
 		}
 		p = e;
@@ -888,7 +660,7 @@ loaderish(struct check_ctx *cc, const char *s, size_t n)
 
 /* "for ... in ITER:" with a data loader as ITER. */
 static int
-step_loop(struct check_ctx *cc, const struct pyl *l)
+step_loop(struct check_ctx *cc, const struct pd_pyline *l)
 {
 	const char *p = l->c, *in;
 
@@ -920,7 +692,7 @@ tensorish(const char *a, const char *e)
 }
 
 static void
-in_loop(struct check_ctx *cc, const struct pyl *l)
+in_loop(struct check_ctx *cc, const struct pd_pyline *l)
 {
 	static const char *disk[] = { "np.load(", "numpy.load(", "torch.load(",
 	    "Image.open(", "pd.read_csv(", "pandas.read_csv(", "cv2.imread(",
@@ -931,26 +703,26 @@ in_loop(struct check_ctx *cc, const struct pyl *l)
 
 	/* host-device syncs cost only on an accelerator */
 	if (cc->job->accel && (p = strstr(l->s, ".item()")))
-		add(cc, C_ITEM, line_at(l, p));
+		add(cc, C_ITEM, pd_pyscan_line_at(l, p));
 	if (cc->job->accel && ((p = strstr(l->s, ".cpu()")) ||
 	    (p = strstr(l->s, ".numpy()")) || (p = strstr(l->s, ".tolist()"))))
-		add(cc, C_CPU, line_at(l, p));
+		add(cc, C_CPU, pd_pyscan_line_at(l, p));
 	if (cc->job->accel && (p = fc_tok(l->s, "print", 1)) && p[5] == '(' &&
 	    (p == l->s || p[-1] != '.') && tensorish(p, close_paren(p + 5)))
-		add(cc, C_PRINT, line_at(l, p));
+		add(cc, C_PRINT, pd_pyscan_line_at(l, p));
 	if (cc->job->accel && (p = strstr(l->s, "synchronize(")))
-		add(cc, C_SYNC, line_at(l, p));
+		add(cc, C_SYNC, pd_pyscan_line_at(l, p));
 	p = NULL;
 	for (i = 0; disk[i] && !p; i++)
 		p = fc_tok(l->s, disk[i], 0);
 	if (!p && (p = fc_tok(l->s, "open(", 0)) && p > l->s && p[-1] == '.')
 		p = NULL;
 	if (p)
-		add(cc, C_DISK, line_at(l, p));
+		add(cc, C_DISK, pd_pyscan_line_at(l, p));
 }
 
 static int
-loop_header(const struct pyl *l)
+loop_header(const struct pd_pyline *l)
 {
 	const char *p = l->c;
 
@@ -964,7 +736,7 @@ loop_header(const struct pyl *l)
 static int
 train_step(const char *c)
 {
-	return strstr(c, ".backward(") || optim_step(c);
+	return strstr(c, ".backward(") || pd_pyscan_optim_step(c);
 }
 
 /* Mark the innermost loop around each backward() or optimizer step: a
@@ -981,7 +753,7 @@ train_loops(const struct lines *ls, char *mark)
 		if (!train_step(ls->l[j].c))
 			continue;
 		for (k = j; k-- > 0 && thr > 0;) {
-			const struct pyl *h = &ls->l[k];
+			const struct pd_pyline *h = &ls->l[k];
 
 			if (h->indent >= thr)
 				continue;
@@ -1008,7 +780,7 @@ fc_py_check(struct fc_ws *w, const struct fc_file *f, const char *buf,
 	char *mark;
 
 	(void)w;
-	py_lines(buf, len, keep_line, &ls);
+	pd_pyscan_lines(buf, len, keep_line, &ls);
 	if (!(mark = calloc(ls.n + 1, 1)))
 		abort();
 	train_loops(&ls, mark);
