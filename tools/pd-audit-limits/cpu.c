@@ -264,7 +264,7 @@ cpu_lscpu(const char *text)
 	pd_set(o, "threads_per_core", tpc > 0 ? json_integer(tpc) : NULL);
 	pd_set_null(o, "affinity_cpus");
 	pd_set_null(o, "quota_cpus");
-	pd_set(o, "available_cpus", cpus > 0 ? json_integer(cpus) : NULL);
+	pd_set_real(o, "available_cpus", cpus > 0 ? (double)cpus : NAN, 2);
 	pd_set_real(o, "max_mhz", mhz, 1);
 	pd_set_str(o, "freq_source", fs);
 	pd_set_real(o, "llc_bytes", pd_rec_num(l, "l3_bytes", NAN), 0);

@@ -1,0 +1,143 @@
+#!/usr/bin/env bats
+# lib/pd_smi on every capture in $CORPUS/smi and on small fixtures of our
+# own. Every expected value was read by hand off the capture file named in
+# the test (the row and column are given in the comment); byte values are
+# MiB/MB x 1048576.
+load helper
+
+D() { "$PD_TESTBIN/smi-dump" "$@"; }
+# jt JSON FILTER: FILTER (a comparison) holds; numbers compare as numbers,
+# so 101.0 == 101 whatever jq version prints
+jt() { jq -e "$2" <<<"$1" >/dev/null || { echo "failed: $2 on $1" >&2; return 1; }; }
+S="$CORPUS/smi"
+F="$FIX/pd-audit-limits"
+
+@test "smi: npu-smi 910B1 table: 8 NPUs, HBM used/total, power, temp" {
+	require_corpus
+	run_pd 0 D npu "$S/npu-smi_info_910B1_8npu_2proc.txt"
+	# 8 NPU rows; the process table below them adds nothing
+	[ "${#lines[@]}" -eq 8 ]
+	# NPU 0: "101.0  49" and "0  0 / 0  7324 / 65536"
+	jt "${lines[0]}" '([.index,.chip,.name,.health,.power_w,.temp_c,.util_ratio,.mem_used_bytes,.mem_total_bytes]) == [0,0,"910B1","OK",101.0,49.0,0.0,7679770624,68719476736]'
+	# NPU 7: bus 0000:42:00.0, HBM 3378 / 65536
+	jt "${lines[7]}" '([.index,.bus_id,.mem_used_bytes]) == [7,"0000:42:00.0",3542089728]'
+}
+
+@test "smi: npu-smi A3 table: 16 chips, Phy-ID, power '-', 5-digit '61609/ 65536'" {
+	require_corpus
+	run_pd 0 D npu "$S/npu-smi_info_A3_Ascend910_16chip_busy.txt"
+	[ "${#lines[@]}" -eq 16 ]
+	# NPU 0 chip 0: 211.3 W, AICore 7, HBM "61609/ 65536"
+	jt "${lines[0]}" '([.index,.chip,.phy_id,.power_w,.util_ratio,.mem_used_bytes]) == [0,0,0,211.3,0.07,64601718784]'
+	# NPU 0 chip 1 (second die): Power "-" -> null, HBM 61625
+	jt "${lines[1]}" '([.index,.chip,.phy_id,.power_w,.mem_used_bytes]) == [0,1,1,null,64618496000]'
+	# NPU 4 chip 0 (Phy-ID 8): AICore 8
+	jt "${lines[8]}" '([.index,.chip,.phy_id,.util_ratio]) == [4,0,8,0.08]'
+}
+
+@test "smi: npu-smi 910A table: DDR Memory-Usage beside HBM" {
+	require_corpus
+	run_pd 0 D npu "$S/npu-smi_info_910A_2npu.txt"
+	[ "${#lines[@]}" -eq 2 ]
+	# NPU 0: "839  / 15170" DDR, "1    / 32768" HBM, 70.9 W
+	jt "${lines[0]}" '([.name,.power_w,.ddr_used_bytes,.ddr_total_bytes,.mem_used_bytes,.mem_total_bytes]) == ["910A",70.9,879755264,15906897920,1048576,34359738368]'
+}
+
+@test "smi: npu-smi 310P3 old layout: no HBM column, Device id" {
+	require_corpus
+	run_pd 0 D npu "$S/npu-smi_info_310P3_2chip_old_layout.txt"
+	[ "${#lines[@]}" -eq 2 ]
+	# NPU 1: "0  1 | 0000:89:00.0 | 0  1070 / 21534"
+	jt "${lines[1]}" '([.index,.chip,.phy_id,.name,.mem_used_bytes,.mem_total_bytes,has("ddr_total_bytes")]) == [1,0,1,"310P3",1121976320,22580035584,false]'
+}
+
+@test "smi: npu-smi table with NA power and a Warning health (fixture)" {
+	run_pd 0 D npu "$F/npu-na-power.txt"
+	jt "$output" '([.index,.name,.health,.power_w,.util_ratio,.mem_used_bytes]) == [3,"910B3","Warning",null,0.92,68157440000]'
+}
+
+@test "smi: npu-smi -t usages: HBM and DDR-only blocks, keys by name" {
+	require_corpus
+	run_pd 0 D kv "$S/npu-smi_info_-t_usages_examples_gpustack.txt"
+	[ "${#lines[@]}" -eq 2 ]
+	# example 1: HBM Capacity 32768, HBM BW 0, DDR Capacity 15171
+	jt "${lines[0]}" '([.source,.index,.chip,.mem_total_bytes,.mem_util_ratio,.ddr_total_bytes]) == ["npu-smi-usages",0,0,34359738368,0.0,15907946496]'
+	# example 2 (310P): DDR 21534 is the device memory, DDR BW 51 %, DDR usage 4 %
+	jt "${lines[1]}" '([.index,.mem_total_bytes,.mem_util_ratio,.mem_used_ratio,.vector_util_ratio]) == [1,22580035584,0.51,0.04,0.0]'
+}
+
+@test "smi: npu-smi -t common: Aicore Count/Freq; the mcu block is not a chip" {
+	require_corpus
+	run_pd 0 D kv "$S/npu-smi_info_-t_common_and_-m_examples_gpustack.txt"
+	[ "${#lines[@]}" -eq 2 ]
+	jt "${lines[0]}" '([.source,.aicore_count,.aicore_freq_mhz,.aicore_cur_freq_mhz,.power_w]) == ["npu-smi-common",32,1000.0,1000.0,69.0]'
+	# example 2: curFreq 960 of 1080; the 13.4 W belongs to the mcu block
+	jt "${lines[1]}" '([.index,.aicore_freq_mhz,.aicore_cur_freq_mhz,has("power_w")]) == [1,1080.0,960.0,false]'
+}
+
+@test "smi: nvidia-smi table (A100 x8): name, power, memory, GPU-Util" {
+	require_corpus
+	run_pd 0 D table "$S/nvidia-smi_A100x8_matmul-loop_plus_dcgmi-stats.txt"
+	[ "${#lines[@]}" -eq 8 ]
+	# GPU 0: "64C P0 358W / 400W | 54906MiB / 81920MiB | 100%"
+	jt "${lines[0]}" '([.index,.name,.temp_c,.power_w,.power_limit_w,.mem_used_bytes,.mem_total_bytes,.util_ratio]) == [0,"NVIDIA A100-SXM4-80GB",64.0,358.0,400.0,57573113856,85899345920,1.0]'
+	# GPU 6: 313W, 91%
+	jt "${lines[6]}" '([.index,.power_w,.util_ratio]) == [6,313.0,0.91]'
+}
+
+@test "smi: --query-gpu noheader nounits (fields from the command line), N/A" {
+	require_corpus
+	run_pd 0 D parse "$S/nvidia-smi_query-gpu_pmon_dmon_RTXPRO6000x4.txt"
+	[ "${#lines[@]}" -eq 4 ]
+	# GPU 0 row: util 99, mem util 55, memory.total 97887, used 90538,
+	# temperature.gpu 81, power 299.35 / 300.00, clocks.gr 1927, max.gr 3090
+	jt "${lines[0]}" '([.source,.util_ratio,.mem_util_ratio,.mem_total_bytes,.mem_used_bytes,.temp_c,.power_w,.power_limit_w,.sm_clock_mhz,.sm_clock_max_mhz]) == ["nvidia-smi-csv",0.99,0.55,102641958912,94935973888,81.0,299.35,300.0,1927.0,3090.0]'
+}
+
+@test "smi: --query-gpu with a header and units; [N/A] and N/A are null (fixture)" {
+	run_pd 0 D csv "$F/nv-header.csv"
+	[ "${#lines[@]}" -eq 2 ]
+	jt "${lines[0]}" '([.name,.util_ratio,.mem_util_ratio,.mem_used_bytes,.power_w]) == ["NVIDIA H100 80GB HBM3",0.45,0.12,1073741824,250.5]'
+	jt "${lines[1]}" '([.util_ratio,.mem_util_ratio,.mem_used_bytes,.power_w]) == [null,null,null,null]'
+}
+
+@test "smi: pmon and dmon blocks, '-' is null" {
+	require_corpus
+	run_pd 0 D mon "$S/nvidia-smi_query-gpu_pmon_dmon_RTXPRO6000x4.txt"
+	# 6 pmon rows then 4 dmon rows
+	[ "$(jq -r .source <<<"$output" | sort | uniq -c | awk '{print $2"="$1}' | tr '\n' ' ')" = "nvidia-smi-dmon=4 nvidia-smi-pmon=6 " ]
+	# pmon row 3: "2  377306  C  -  -  ... 550  0  python3"
+	jt "${lines[2]}" '([.index,.pid,.util_ratio,.mem_util_ratio,.mem_used_bytes,.process]) == [2,377306,null,null,576716800,"python3"]'
+	# dmon GPU 0: pwr 294, gtemp 81, sm 98, mem 57, pclk 1897
+	jt "${lines[6]}" '([.index,.power_w,.temp_c,.util_ratio,.mem_util_ratio,.sm_clock_mhz]) == [0,294.0,81.0,0.98,0.57,1897.0]'
+}
+
+@test "smi: lscpu x86 (no CPU max MHz: nominal from the BIOS model)" {
+	require_corpus
+	run_pd 0 D lscpu "$S/lscpu_x86_XeonPlatinum8468_2S_avx512_amx.txt"
+	jt "$output" '([.architecture,.cpus,.threads_per_core,.cores_per_socket,.sockets,.max_mhz,.nominal_mhz,.l3_bytes,.numa_nodes]) == ["x86_64",192,2,48,2,null,2100.0,220200960,2]'
+	jt "$output" '([.flags|index("avx512f","amx_tile")|type]) == ["number","number"]'
+}
+
+@test "smi: lscpu aarch64 ('Model name: -' is null, SVE flags)" {
+	require_corpus
+	run_pd 0 D lscpu "$S/lscpu_aarch64_Kunpeng920-5250Y_4S_sve.txt"
+	jt "$output" '([.model_name,.cpus,.sockets,.max_mhz,.nominal_mhz,.l3_bytes,.numa_nodes,(.flags|index("sve")|type)]) == [null,384,4,2000.0,2000.0,352321536,8,"number"]'
+}
+
+@test "smi: every corpus capture parses to something, none crashes" {
+	require_corpus
+	for f in "$S"/*.txt; do
+		run_pd 0 D parse "$f"
+		case "$f" in *lscpu*) continue ;; esac
+		[ -n "$output" ]
+	done
+}
+
+@test "smi: empty and garbage input give no devices" {
+	run_pd 0 D parse /dev/null
+	[ -z "$output" ]
+	printf '| x | y | z |\n# gpu sm\n#Idx\nfoo\n' >"$BATS_TEST_TMPDIR/g"
+	run_pd 0 D parse "$BATS_TEST_TMPDIR/g"
+	[ -z "$output" ]
+}
