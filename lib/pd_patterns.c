@@ -9,10 +9,41 @@
 #include "pd_diag.h"
 #include "pd_share.h"
 
+/* Shapes matched without the general matcher (same results). */
+enum { G_ANY, G_EXACT, G_PREFIX, G_CONTAINS, G_SUFFIX };
+
 struct pd_patterns {
 	char **v;
+	unsigned char *kind;
+	size_t *lit;		/* length of the literal part */
 	size_t n, cap;
 };
+
+static void
+classify(const char *g, unsigned char *kind, size_t *lit)
+{
+	size_t n = strlen(g), i, stars = 0;
+	int lead = n > 0 && g[0] == '*', trail = n > 1 && g[n - 1] == '*';
+
+	for (i = 0; i < n; i++) {
+		if (g[i] == '?')
+			break;
+		if (g[i] == '*')
+			stars++;
+	}
+	*kind = G_ANY;
+	*lit = 0;
+	if (i < n)
+		return;	/* has '?' */
+	if (stars == 0)
+		*kind = G_EXACT, *lit = n;
+	else if (stars == 1 && trail)
+		*kind = G_PREFIX, *lit = n - 1;
+	else if (stars == 1 && lead)
+		*kind = G_SUFFIX, *lit = n - 1;
+	else if (stars == 2 && lead && trail)
+		*kind = G_CONTAINS, *lit = n - 2;
+}
 
 struct pd_patterns *
 pd_patterns_new(void)
@@ -30,6 +61,8 @@ pd_patterns_free(struct pd_patterns *p)
 	for (i = 0; i < p->n; i++)
 		free(p->v[i]);
 	free(p->v);
+	free(p->kind);
+	free(p->lit);
 	free(p);
 }
 
@@ -41,13 +74,22 @@ pd_patterns_add(struct pd_patterns *p, const char *glob)
 	if (p->n == p->cap) {
 		size_t nc = p->cap ? p->cap * 2 : 16;
 		char **nv = realloc(p->v, nc * sizeof *nv);
+		unsigned char *nk;
+		size_t *nl;
 		if (!nv)
 			return -1;
 		p->v = nv;
+		if (!(nk = realloc(p->kind, nc)))
+			return -1;
+		p->kind = nk;
+		if (!(nl = realloc(p->lit, nc * sizeof *nl)))
+			return -1;
+		p->lit = nl;
 		p->cap = nc;
 	}
 	if (!(s = strdup(glob)))
 		return -1;
+	classify(s, &p->kind[p->n], &p->lit[p->n]);
 	p->v[p->n++] = s;
 	return 0;
 }
@@ -127,11 +169,41 @@ pd_patterns_match(const struct pd_patterns *p, const char *name)
 {
 	size_t i;
 
+	size_t n;
+	char buf[256];
+
 	if (!p)
 		return 0;
-	for (i = 0; i < p->n; i++)
-		if (pd_glob_match(p->v[i], name))
+	n = strlen(name);
+	for (i = 0; i < p->n; i++) {
+		const char *g = p->v[i];
+		size_t l = p->lit[i];
+		int m;
+		switch (p->kind[i]) {
+		case G_EXACT:
+			m = strcmp(g, name) == 0;
+			break;
+		case G_PREFIX:
+			m = n >= l && memcmp(g, name, l) == 0;
+			break;
+		case G_SUFFIX:
+			m = n >= l && memcmp(g + 1, name + n - l, l) == 0;
+			break;
+		case G_CONTAINS:
+			if (l >= sizeof buf) {
+				m = pd_glob_match(g, name);
+				break;
+			}
+			memcpy(buf, g + 1, l);
+			buf[l] = 0;
+			m = strstr(name, buf) != NULL;
+			break;
+		default:
+			m = pd_glob_match(g, name);
+		}
+		if (m)
 			return i + 1;
+	}
 	return 0;
 }
 
