@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,34 @@
 
 #include "pd_diag.h"
 #include "report.h"
+
+/* The temporary file being written, removed if a signal ends the run. */
+static char pending[PATH_MAX + 16];
+static volatile sig_atomic_t have_pending;
+
+static void
+on_signal(int sig)
+{
+	if (have_pending)
+		unlink(pending);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void
+catch_signals(void)
+{
+	static int done;
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+	size_t i;
+
+	if (done)
+		return;
+	done = 1;
+	for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+		if (signal(sigs[i], on_signal) == SIG_IGN)
+			signal(sigs[i], SIG_IGN);
+}
 
 static int
 mkdirs(const char *path)
@@ -54,7 +83,14 @@ report_write(const char *dir, const char *name, const char *data, size_t len)
 		return -1;
 	}
 	snprintf(tmp, sizeof tmp, "%s/.%s.XXXXXX", parent, slash + 1);
-	fd = mkstemp(tmp);
+	catch_signals();
+	have_pending = 0;
+	memcpy(pending, tmp, sizeof pending);
+	fd = mkstemp(pending);
+	if (fd >= 0) {
+		memcpy(tmp, pending, sizeof tmp);
+		have_pending = 1;
+	}
 	if (fd < 0) {
 		pd_error(parent, 0, "%s", strerror(errno));
 		return -1;
@@ -79,12 +115,14 @@ report_write(const char *dir, const char *name, const char *data, size_t len)
 		fd = -1;
 		goto fail;
 	}
+	have_pending = 0;
 	return 0;
 fail:
 	err = errno ? errno : EIO;
 	if (fd >= 0)
 		close(fd);
 	unlink(tmp);
+	have_pending = 0;
 	pd_error(path, 0, "%s", strerror(err));
 	return -1;
 }
