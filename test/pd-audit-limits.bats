@@ -1,0 +1,260 @@
+#!/usr/bin/env bats
+# pd-audit-limits: the ceilings of this machine (structure and ranges only:
+# nothing here is timed), of lscpu / nvidia-smi / npu-smi captures from
+# $CORPUS/smi (values from share/limits/peaks.yaml and the captures), and
+# the red-alarm verdict on crafted pd.sample streams in fixtures/.
+load helper
+load contract
+
+F="$FIX/pd-audit-limits"
+S="$CORPUS/smi"
+A() { pd-audit-limits -n -t 0 "$@"; }
+jt() { jq -e "$2" <<<"$1" >/dev/null || { echo "failed: $2 on $1" >&2; return 1; }; }
+
+@test "pd-audit-limits: -h prints usage to stdout" { contract_h pd-audit-limits; }
+@test "pd-audit-limits: bad option is exit 2" { contract_badopt pd-audit-limits; }
+@test "pd-audit-limits: missing record file is one error line, exit 5" {
+	run_pd 5 A /nonexistent/dir
+	[[ "$stderr" == "pd-audit-limits: error: /nonexistent/dir: No such file or directory" ]]
+}
+@test "pd-audit-limits: writing to /dev/full is exit 5" {
+	contract_devfull pd-audit-limits -n -t 0 </dev/null
+}
+@test "pd-audit-limits: -t must be 0 to 600 seconds" {
+	run_pd 2 pd-audit-limits -t x
+	[[ "$stderr" == *"pd-audit-limits: error: -t: seconds must be 0 to 600, not 'x'"* ]]
+}
+
+@test "pd-audit-limits: stdin records pass through byte for byte, then pd.limits" {
+	local in out
+	in=$(mktemp)
+	printf '%s\n' '{"type":"x.other","v":9,"k":[1,2.50,"é"]}' 'not json {' \
+	    '  {"type":"x.more" ,"v":1}' >"$in"
+	printf '%s' '{"type":"x.last","v":1}' >>"$in"
+	run_pd 3 A <"$in"
+	[[ "$stderr" == *"pd-audit-limits: warning: <stdin>:2: not a JSON object"* ]]
+	out=$(mktemp)
+	A <"$in" 2>/dev/null | head -n 4 >"$out" || true
+	diff <(cat "$in"; echo) "$out"
+	[ "$(A <"$in" 2>/dev/null | tail -n 1 | jq -r .type)" = pd.limits ]
+	rm -f "$in" "$out"
+}
+
+@test "pd-audit-limits: empty input gives one pd.limits and no verdict" {
+	run_pd 0 A </dev/null
+	[ "${#lines[@]}" -eq 1 ]
+	[ "$(jqr pd.limits 'keys_unsorted|join(",")')" = '"type,v,root,rank,source,cpu,memory,disk,accelerators"' ]
+}
+
+@test "pd-audit-limits: this machine: topology, availability, SIMD, a short STREAM" {
+	run_pd 0 pd-audit-limits -n -t 0.2 </dev/null
+	jt "$output" '.cpu.logical_cpus >= 1 and .cpu.available_cpus >= 0.01
+	    and .cpu.available_cpus <= .cpu.logical_cpus
+	    and (.cpu.flops_per_cycle_fp32 == 2 * .cpu.flops_per_cycle_fp64)
+	    and (.cpu.source == "machine")'
+	# measured: positive, at least 3 passes, 8-byte elements
+	jt "$output" '.memory.stream_triad_gb_per_s > 0 and .memory.stream_passes >= 3
+	    and .memory.stream_array_bytes % 8 == 0 and .memory.total_bytes > 0'
+	jt "$output" '.disk == null and .accelerators == []'
+}
+
+@test "pd-audit-limits: -t 0 does not measure memory bandwidth" {
+	run_pd 0 A </dev/null
+	jt "$output" '.memory.stream_triad_gb_per_s == null and .memory.stream_passes == null'
+}
+
+@test "pd-audit-limits: -D DIR measures a sequential read and labels it" {
+	mkdir "$BATS_TEST_TMPDIR/d"
+	run_pd 0 pd-audit-limits -n -t 0.2 -D "$BATS_TEST_TMPDIR/d" </dev/null
+	jt "$output" '.disk.read_gb_per_s > 0 and .disk.block_bytes == 1048576
+	    and (.disk.direct|type) == "boolean" and .disk.cached_possible == (.disk.direct|not)'
+	# the test file is removed
+	[ -z "$(ls -A "$BATS_TEST_TMPDIR/d")" ]
+}
+
+@test "pd-audit-limits: -o DIR writes theoretical_limits.yaml equal to the record" {
+	run_pd 0 A -o "$BATS_TEST_TMPDIR/out" </dev/null
+	[ -f "$BATS_TEST_TMPDIR/out/theoretical_limits.yaml" ]
+	# no temporary file left behind
+	[ "$(ls -A "$BATS_TEST_TMPDIR/out")" = theoretical_limits.yaml ]
+	if python3 -c 'import yaml' 2>/dev/null; then
+		python3 -c 'import json,sys,yaml
+y = yaml.safe_load(open(sys.argv[1]))
+r = json.loads(sys.argv[2])
+for k in ("type", "v", "root", "rank"): r.pop(k)
+sys.exit(0 if y == r else 1)' "$BATS_TEST_TMPDIR/out/theoretical_limits.yaml" "$output"
+	fi
+	grep -q '^cpu:$' "$BATS_TEST_TMPDIR/out/theoretical_limits.yaml"
+}
+
+@test "pd-audit-limits: -c lscpu x86: 96 cores x 2100 MHz x AVX-512 (32 DP / 64 SP)" {
+	require_corpus
+	run_pd 0 A -c "$S/lscpu_x86_XeonPlatinum8468_2S_avx512_amx.txt" </dev/null
+	# 48 cores/socket x 2 sockets; no CPU max MHz -> "@ 2.1GHz" of the BIOS model
+	# 96 x 2100 MHz x 32 = 6451.2 GFLOP/s fp64; x 64 = 12902.4 fp32
+	jt "$output" '.source == "lscpu" and .memory == null and .cpu.physical_cores == 96
+	    and .cpu.logical_cpus == 192 and .cpu.max_mhz == 2100 and .cpu.freq_source == "model_name"
+	    and .cpu.simd == "avx512" and .cpu.peak_gflops_fp64 == 6451.2
+	    and .cpu.peak_gflops_fp32 == 12902.4 and .cpu.llc_bytes == 220200960'
+}
+
+@test "pd-audit-limits: -c lscpu aarch64: 192 cores x 2000 MHz x 2x128-bit FMA" {
+	require_corpus
+	run_pd 0 A -c "$S/lscpu_aarch64_Kunpeng920-5250Y_4S_sve.txt" </dev/null
+	# 48 x 4 = 192 cores; 2 FMA x 2 lanes x 2 = 8 DP: 192 x 2000 x 8 = 3072
+	jt "$output" '.cpu.physical_cores == 192 and .cpu.freq_source == "lscpu_max_mhz"
+	    and .cpu.simd == "sve" and .cpu.flops_per_cycle_fp64 == 8
+	    and .cpu.peak_gflops_fp64 == 3072 and .cpu.peak_gflops_fp32 == 6144
+	    and .cpu.model == "Kunpeng 920 5250Y To be filled by O.E.M. CPU @ 2.0GHz"'
+}
+
+@test "pd-audit-limits: -g A100 table capture: dense A100 SXM4 80GB peaks" {
+	require_corpus
+	run_pd 0 A -g "$S/nvidia-smi_A100x8_matmul-loop_plus_dcgmi-stats.txt" </dev/null
+	# peaks.yaml a100-sxm4-80gb: 312 dense BF16 (not 624 sparse), 2.039 TB/s;
+	# ridge 312/2.039 = 153.0 FLOP/B
+	jt "$output" '(.accelerators|length) == 8 and (.accelerators|map(.peak_key)|unique) == ["a100-sxm4-80gb"]'
+	jt "$output" '.accelerators[0] | .bf16_tflops == 312 and .tf32_tflops == 156 and .fp32_tflops == 19.5
+	    and .mem_bw_tb_per_s == 2.039 and .ridge_flop_per_byte == 153 and .confidence == "DS"
+	    and .mem_total_bytes == 85899345920 and .power_limit_w == 400'
+}
+
+@test "pd-audit-limits: -g 910B1: matched, peaks not published (null), 64 GiB HBM" {
+	require_corpus
+	run_pd 0 A -g "$S/npu-smi_info_910B1_8npu_2proc.txt" </dev/null
+	jt "$output" '(.accelerators|length) == 8 and (.accelerators|map(.peak_key)|unique) == ["ascend-910b1"]'
+	jt "$output" '.accelerators[7] | .index == 7 and .bf16_tflops == null and .fp16_tflops == null
+	    and .mem_total_bytes == 68719476736 and .confidence == "unverified"'
+}
+
+@test "pd-audit-limits: -g A3: 16 dies, the 800 TFLOP/s package split per chip" {
+	require_corpus
+	run_pd 0 A -g "$S/npu-smi_info_A3_Ascend910_16chip_busy.txt" </dev/null
+	jt "$output" '(.accelerators|length) == 16 and .accelerators[1].chip == 1
+	    and .accelerators[1].peak_key == "ascend-910c-a3" and .accelerators[1].bf16_tflops == 400
+	    and .accelerators[1].chips_per_package == 2'
+}
+
+@test "pd-audit-limits: -g 910A and 310P3: FP16-only table rows" {
+	require_corpus
+	run_pd 0 A -g "$S/npu-smi_info_910A_2npu.txt" -g "$S/npu-smi_info_310P3_2chip_old_layout.txt" </dev/null
+	jt "$output" '[.accelerators[]|[.peak_key,.fp16_tflops,.bf16_tflops,.mem_bw_tb_per_s]] ==
+	    [["ascend-910a",256,null,1.2],["ascend-910a",256,null,1.2],
+	     ["ascend-310p3",70,null,0.2],["ascend-310p3",70,null,0.2]]'
+}
+
+@test "pd-audit-limits: -g npu-smi -t common: peak derived from Aicore Count x Freq" {
+	require_corpus
+	run_pd 0 A -g "$S/npu-smi_info_-t_common_and_-m_examples_gpustack.txt" </dev/null
+	# 32 AI cores x 8192 FLOP/cycle x 1000 MHz = 262.144 TFLOP/s
+	jt "$output" '.accelerators[0] | .peak_source == "derived" and .bf16_tflops == 262.144'
+	# NPU 1 has no Aicore Count: nothing derived, no name to match
+	jt "$output" '.accelerators[1] | .peak_source == null and .bf16_tflops == null'
+}
+
+@test "pd-audit-limits: -g RTX PRO 6000 (not in the table): peaks null" {
+	require_corpus
+	run_pd 0 A -g "$S/nvidia-smi_query-gpu_pmon_dmon_RTXPRO6000x4.txt" </dev/null
+	jt "$output" '(.accelerators|length) == 4 and .accelerators[0].peak_key == null
+	    and .accelerators[0].bf16_tflops == null and .accelerators[0].power_limit_w == 300'
+}
+
+@test "pd-audit-limits: -g on a file without devices warns, exit 3" {
+	run_pd 3 A -g "$F/idle.jsonl" </dev/null
+	[[ "$stderr" == *"pd-audit-limits: warning: $F/idle.jsonl: no nvidia-smi or npu-smi device found"* ]]
+	jt "$output" '.accelerators == []'
+}
+
+@test "pd-audit-limits: a broken peak table is a configuration error, exit 4" {
+	printf 'accelerators: [\n' >"$BATS_TEST_TMPDIR/p.yaml"
+	run_pd 4 A -P "$BATS_TEST_TMPDIR/p.yaml" </dev/null
+	[[ "$stderr" == *"pd-audit-limits: error: $BATS_TEST_TMPDIR/p.yaml:"* ]]
+	printf 'x: 1\n' >"$BATS_TEST_TMPDIR/q.yaml"
+	run_pd 4 A -P "$BATS_TEST_TMPDIR/q.yaml" </dev/null
+	[[ "$stderr" == *"no 'accelerators' list"* ]]
+}
+
+@test "pd-audit-limits: peaks.yaml: specific names win (H100 NVL / PCIe / SXM, H200 NVL)" {
+	local t="$BATS_TEST_TMPDIR/n.csv"
+	printf 'index, name\n0, NVIDIA H100 NVL\n1, NVIDIA H100 PCIe\n2, NVIDIA H100 80GB HBM3\n3, NVIDIA H200\n4, NVIDIA H200 NVL\n5, NVIDIA GeForce RTX 4090\n6, NVIDIA L4\n7, NVIDIA L40S\n' >"$t"
+	run_pd 0 A -g "$t" </dev/null
+	# reference 1.2: 835 / 756 / 989.4 / 989 / 835.5 dense BF16; 4090 165.2 (FP32 acc)
+	jt "$output" '[.accelerators[]|[.peak_key,.bf16_tflops]] == [["h100-nvl",835],["h100-pcie",756],
+	    ["h100-sxm5",989.4],["h200-sxm",989],["h200-nvl",835.5],["rtx-4090",165.2],["l4",121],["l40s",362]]'
+}
+
+@test "pd-audit-limits: verdict: nothing saturated is the red alarm; -e exits 1" {
+	run_pd 0 A <"$F/idle.jsonl"
+	# idle.jsonl: CPU 0.25, GPU util 0.40 (4 samples each), memory 0.5
+	[ "$(printf '%s\n' "$output" | tail -n 1 | jq -r .type)" = pd.verdict ]
+	jt "$(jqr pd.verdict .)" '.alarm == true and .verdict == "speedup_possible" and .saturated == []
+	    and .samples == 12 and .threshold_ratio == 0.7'
+	jt "$(jqr pd.verdict .)" '[.resources[]|[.resource,.median_ratio,.saturated,.counts]] ==
+	    [["cpu",0.25,false,true],["gpu",0.4,false,true],["mem",0.5,false,false]]'
+	run_pd 1 A -e <"$F/idle.jsonl"
+}
+
+@test "pd-audit-limits: verdict: a busy GPU blocks the alarm, with low confidence" {
+	run_pd 0 A -e <"$F/gpu-busy.jsonl"
+	jt "$(jqr pd.verdict .)" '.alarm == false and .verdict == "saturated" and .saturated == ["gpu:0"]'
+	jt "$(jqr pd.verdict '.resources[]|select(.resource=="gpu")')" '.metric == "util_ratio"
+	    and .semantics == "busy_time" and .confidence == "low" and .median_ratio == 0.95
+	    and .saturated_fraction == 1 and (.note|test("not SM occupancy"))'
+}
+
+@test "pd-audit-limits: verdict: one thread pegged is single-thread bound" {
+	run_pd 0 A -e <"$F/gil.jsonl"
+	# aggregate CPU 0.13 and GPU 0.35 are low, but the top thread is 0.97
+	jt "$(jqr pd.verdict .)" '.alarm == false and .saturated == ["cpu"]'
+	jt "$(jqr pd.verdict '.resources[0]')" '.median_ratio == 0.13 and .top_thread_saturated_fraction == 1
+	    and (.note|test("single-thread bound"))'
+}
+
+@test "pd-audit-limits: verdict: 100 % GPU-Util at 90 W of 400 W is busy waiting" {
+	run_pd 0 A <"$F/gpu-lowpower.jsonl"
+	jt "$(jqr pd.verdict '.resources[0]')" '.saturated == true and (.note|test("busy waiting"))'
+}
+
+@test "pd-audit-limits: verdict: DCGM sm_active wins over GPU-Util" {
+	run_pd 1 A -e <"$F/dcgm.jsonl"
+	# sm_active 0.3, 0.4, 0.5: median 0.4 although util_ratio is 1.0
+	jt "$(jqr pd.verdict .)" '.alarm == true and .resources[0].metric == "sm_active_ratio"
+	    and .resources[0].median_ratio == 0.4 and .resources[0].confidence == "high"'
+}
+
+@test "pd-audit-limits: verdict: disk against the measured read ceiling of a pd.limits" {
+	run_pd 0 A -e <"$F/disk-ceiling.jsonl"
+	# 1.6e9 B/s of a 2.0 GB/s ceiling = 0.8 >= 0.7 (busy_ratio 0.2 ignored)
+	jt "$(jqr pd.verdict .)" '.alarm == false and .resources[0].median_ratio == 0.8
+	    and .resources[0].metric == "throughput_of_measured_read"'
+	jt "$(jqr pd.limits .disk)" '.read_gb_per_s == 2'
+}
+
+@test "pd-audit-limits: verdict: NVMe %util without a ceiling judges nothing" {
+	run_pd 0 A -e <"$F/disk-nvme-noceiling.jsonl"
+	jt "$(jqr pd.verdict .)" '.alarm == false and .verdict == "no_evidence"
+	    and .resources[0].saturated == null and (.resources[0].note|test("SSD/NVMe"))'
+}
+
+@test "pd-audit-limits: -S A3 capture: AICore 7 % with HBM full raises the alarm" {
+	require_corpus
+	run_pd 1 A -e -S "$S/npu-smi_info_A3_Ascend910_16chip_busy.txt" </dev/null
+	# 16 pd.sample (one per die), then pd.limits, then pd.verdict
+	[ "$(jqr pd.sample .device | wc -l)" -eq 16 ]
+	jt "$(jqr pd.verdict .)" '.alarm == true and (.resources|length) == 16
+	    and ([.resources[].median_ratio]|max) == 0.08
+	    and (.resources[0].note|test("memory held is not compute busy"))'
+}
+
+@test "pd-audit-limits: -S A100 capture: GPUs 0, 6, 7 busy (low confidence)" {
+	require_corpus
+	run_pd 0 A -e -S "$S/nvidia-smi_A100x8_matmul-loop_plus_dcgmi-stats.txt" </dev/null
+	# GPU-Util 100 %, 91 %, 100 % on GPUs 0, 6, 7; 0 % elsewhere
+	jt "$(jqr pd.verdict .)" '.alarm == false and .saturated == ["gpu:0","gpu:6","gpu:7"]'
+}
+
+@test "pd-audit-limits: same input, same verdict bytes" {
+	a=$(A <"$F/idle.jsonl" | tail -n 1)
+	b=$(A <"$F/idle.jsonl" | tail -n 1)
+	[ "$a" = "$b" ]
+}
