@@ -310,3 +310,12 @@ pipeline() {
 	# and the new report.json is the new content
 	[ "$(jq -r .comparison "$D/out/report.json")" = null ]
 }
+
+@test "pd-report: a pd.verdict of pd-audit-limits is shown and kept" {
+	printf '%s\n' '{"type":"pd.verdict","v":1,"root":null,"rank":null,"alarm":true,"verdict":"speedup_possible","reason":"no resource busy","samples":3}' >>"$S"
+	run_pd pd-report -o "$D/out" <"$S"
+	[ "$(jq -r .limits.verdict "$D/out/report.json")" = speedup_possible ]
+	[ "$(jq -r .limits_verdict "$D/out/meta/performance-verdict.json")" = speedup_possible ]
+	grep -qF 'Verdict: speedup_possible (no resource busy)' "$D/out/report.md"
+	grep -qF 'Verdict: <b>speedup_possible</b>' "$D/out/report.html"
+}

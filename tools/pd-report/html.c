@@ -678,6 +678,23 @@ comparison(json_t *r, FILE *f)
 }
 
 static void
+limits(json_t *r, FILE *f)
+{
+	json_t *l = get(r, "limits");
+
+	if (!json_is_object(l))
+		return;
+	fputs("<h2>Machine limits</h2>\n<p id=\"limits\">Verdict: <b>", f);
+	esc(f, str(l, "verdict"));
+	fputs("</b>", f);
+	if (str(l, "reason")) {
+		fputs(" &middot; ", f);
+		esc(f, str(l, "reason"));
+	}
+	fputs("</p>\n", f);
+}
+
+static void
 findings(json_t *r, FILE *f)
 {
 	json_t *a = get(r, "findings"), *e;
@@ -780,6 +797,7 @@ report_html(json_t *r, FILE *f)
 	hotspots(r, f);
 	memory(r, f);
 	comparison(r, f);
+	limits(r, f);
 	findings(r, f);
 	actions(r, f);
 	evidence(r, f);

@@ -296,6 +296,23 @@ comparison(json_t *r, FILE *f)
 }
 
 static void
+limits(json_t *r, FILE *f)
+{
+	json_t *l = get(r, "limits");
+
+	if (!json_is_object(l))
+		return;
+	fputs("## Machine limits\n\nVerdict: ", f);
+	md_text(f, str(l, "verdict"));
+	if (str(l, "reason")) {
+		fputs(" (", f);
+		md_text(f, str(l, "reason"));
+		fputc(')', f);
+	}
+	fputs("\n\n", f);
+}
+
+static void
 findings(json_t *r, FILE *f)
 {
 	json_t *a = get(r, "findings"), *e;
@@ -369,6 +386,7 @@ report_md(json_t *r, FILE *f)
 	hotspots(r, f);
 	memory(r, f);
 	comparison(r, f);
+	limits(r, f);
 	findings(r, f);
 	actions(r, f);
 	files(r, f);
