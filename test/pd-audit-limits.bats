@@ -258,3 +258,11 @@ sys.exit(0 if y == r else 1)' "$BATS_TEST_TMPDIR/out/theoretical_limits.yaml" "$
 	b=$(A <"$F/idle.jsonl" | tail -n 1)
 	[ "$a" = "$b" ]
 }
+
+@test "pd-audit-limits: runs nvidia-smi and npu-smi when on the PATH (stand-ins)" {
+	PATH="$FIX/pd-collect/fakebin:$PATH" run_pd 0 pd-audit-limits -t 0 </dev/null
+	# nvidia-smi stand-in: "NVIDIA H100 80GB HBM3" = SXM (989.4 dense BF16);
+	# npu-smi stand-in: 910B3 (295 derived in the table)
+	jt "$output" '[.accelerators[]|[.name,.peak_key,.bf16_tflops,.power_limit_w]] ==
+	    [["NVIDIA H100 80GB HBM3","h100-sxm5",989.4,700],["910B3","ascend-910b3",295,null]]'
+}

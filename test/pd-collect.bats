@@ -113,3 +113,20 @@ jt() { jq -e "$2" <<<"$1" >/dev/null || { echo "failed: $2 on $1" >&2; return 1;
 	[ "$(jqr pd.verdict .type)" = '"pd.verdict"' ]
 	jt "$(jqr pd.verdict .)" '(.resources|map(.resource)|index("cpu")) != null and (.alarm|type) == "boolean"'
 }
+
+@test "pd-collect: nvidia-smi --loop-ms child (a stand-in) gives gpu samples" {
+	PATH="$FIX/pd-collect/fakebin:$PATH" run_pd 0 pd-collect -i 0.1 -- sleep 0.45
+	jt "$(jqr pd.run .sources)" 'index("nvidia-smi") != null and index("npu-smi") != null'
+	# the stand-in prints util 85, mem util 40, 1024 / 81559 MiB, 500 / 700 W
+	jt "$(jqr pd.sample 'select(.resource=="gpu")' | head -n 1)" '.device == "0"
+	    and .source == "nvidia-smi-csv" and .name == "NVIDIA H100 80GB HBM3" and .util_ratio == 0.85
+	    and .mem_util_ratio == 0.4 and .mem_used_bytes == 1073741824 and .power_limit_w == 700'
+	# npu-smi info (fixture table): NPU 3 chip 0 at 92 % AICore
+	jt "$(jqr pd.sample 'select(.resource=="npu")' | head -n 1)" '.device == "3:0" and .util_ratio == 0.92'
+}
+
+@test "pd-collect: -n runs neither nvidia-smi nor npu-smi" {
+	PATH="$FIX/pd-collect/fakebin:$PATH" run_pd 0 pd-collect -n -i 0.1 -- sleep 0.2
+	jt "$(jqr pd.run .sources)" '. == ["/proc/stat","/proc/meminfo","/proc/diskstats"]'
+	[ -z "$(jqr pd.sample 'select(.resource=="gpu" or .resource=="npu")')" ]
+}

@@ -8,7 +8,8 @@
  * pd.sample records (one per interval per resource), then a pd.root per
  * profiler root the command produced below the -p directories. Wall-clock
  * fields (start, end, wall_s, t_s) differ from run to run by nature.
- * Aggregates: records are written when the command has ended. */
+ * Aggregates: records are written when the command has ended (samples
+ * wait in a temporary file meanwhile). */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -198,6 +199,11 @@ main(int argc, char **argv)
 		runid = idbuf;
 	}
 	collect_init(&col, runid, interval, !noprobe);
+	if (!col.spool) {
+		pd_error(NULL, 0, "temporary file: %s", strerror(errno));
+		pd_diag_status(PD_EXIT_SYSTEM);
+		return pd_diag_finish();
+	}
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = forward;
 	sigaction(SIGINT, &sa, NULL);
@@ -260,11 +266,22 @@ main(int argc, char **argv)
 	pd_set_str(run, "start", start);
 	pd_set_str(run, "end", end);
 	pd_set_real(run, "interval_s", interval, 3);
-	pd_set_int(run, "samples", (json_int_t)json_array_size(col.samples));
+	pd_set_int(run, "samples", (json_int_t)col.nsamples);
 	pd_set(run, "sources", json_incref(col.sources));
 	pd_rec_emit(run);
-	json_array_foreach(col.samples, k, v)
-		pd_rec_emit(json_incref(v));
+	if (col.spool) {
+		char buf[65536];
+		size_t n;
+
+		fflush(stdout);
+		rewind(col.spool);
+		while ((n = fread(buf, 1, sizeof buf, col.spool)) > 0)
+			fwrite(buf, 1, n, stdout);
+		if (ferror(col.spool)) {
+			pd_error(NULL, 0, "sample spool: %s", strerror(errno));
+			pd_diag_status(PD_EXIT_SYSTEM);
+		}
+	}
 	rts.list = json_array();
 	json_array_foreach(dirs, k, v) {
 		struct pd_locate_opts lo = { 0, 0 };

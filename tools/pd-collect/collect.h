@@ -1,11 +1,12 @@
 /* pd-collect's sampler: /proc/stat (CPU), /proc/meminfo, /proc/diskstats,
  * the workload's threads, and nvidia-smi (one long-running -lms child) or
  * npu-smi (one call per interval). Samples are kept in memory until the
- * workload ends (pd.run comes first in the output). */
+ * workload ends (pd.run comes first in the output), in a temporary file. */
 #ifndef COLLECT_H
 #define COLLECT_H
 
 #include <jansson.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #define COLLECT_MAXCPU 1024
@@ -21,7 +22,9 @@ struct collect {
 	double interval, t0, last;
 	int smi;
 	pid_t pid;			/* the workload */
-	json_t *samples, *sources;	/* arrays (owned) */
+	FILE *spool;			/* pd.sample lines, written later */
+	size_t nsamples;
+	json_t *sources;		/* array (owned) */
 	struct cputicks cpu, core[COLLECT_MAXCPU];
 	int ncore;
 	struct { char name[32]; unsigned long long rd, wr, ticks; }

@@ -40,6 +40,18 @@ sample(struct collect *c, double now, const char *resource, const char *dev,
 	return r;
 }
 
+/* Samples wait in a temporary file until pd.run is written: memory stays
+ * bounded on long runs. Steals r. */
+static void
+store(struct collect *c, json_t *r)
+{
+	if (c->spool && json_dumpf(r, c->spool, JSON_COMPACT |
+	    JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15)) == 0 &&
+	    fputc('\n', c->spool) != EOF)
+		c->nsamples++;
+	json_decref(r);
+}
+
 static void
 add_source(struct collect *c, const char *s)
 {
@@ -173,7 +185,7 @@ tick_cpu(struct collect *c, double now, double dt)
 	pd_set_real(r, "max_core_ratio", maxcore, 4);
 	pd_set_real(r, "process_cpus", nt ? proc : NAN, 3);
 	pd_set_real(r, "top_thread_ratio", top, 4);
-	json_array_append_new(c->samples, r);
+	store(c, r);
 	c->cpu = all;
 	memcpy(c->core, core, n * sizeof *core);
 	c->ncore = n;
@@ -217,7 +229,7 @@ tick_mem(struct collect *c, double now)
 	pd_set_int(r, "available_bytes", av * 1024);
 	pd_set_real(r, "used_ratio", tot > 0 ? 1 - (double)av / tot : NAN, 4);
 	pd_set_int(r, "swap_used_bytes", (st - sf) * 1024);
-	json_array_append_new(c->samples, r);
+	store(c, r);
 }
 
 static int
@@ -289,7 +301,7 @@ tick_disk(struct collect *c, double now, double dt, int emit)
 				pd_set_null(r, "rotational");
 			else
 				pd_set_bool(r, "rotational", rot);
-			json_array_append_new(c->samples, r);
+			store(c, r);
 		}
 		c->disk[i].rd = v[2];
 		c->disk[i].wr = v[6];
@@ -323,7 +335,7 @@ nv_start(struct collect *c)
 	int p[2];
 	char ms[32];
 
-	snprintf(ms, sizeof ms, "-lms=%d", (int)(c->interval * 1000));
+	snprintf(ms, sizeof ms, "--loop-ms=%d", (int)(c->interval * 1000));
 	if (pipe(p) != 0)
 		return;
 	c->nv_pid = fork();
@@ -365,7 +377,7 @@ nv_lines(struct collect *c, double now)
 			json_t *r = pd_smi_sample(x, c->run, now - c->t0,
 			    c->interval);
 
-			json_array_append_new(c->samples, r);
+			store(c, r);
 		}
 		json_decref(d);
 		free(line);
@@ -434,7 +446,7 @@ tick_npu(struct collect *c, double now)
 		return;
 	d = pd_smi_npu_table(out);
 	json_array_foreach(d, i, x)
-		json_array_append_new(c->samples, pd_smi_sample(x, c->run,
+		store(c, pd_smi_sample(x, c->run,
 		    now - c->t0, c->interval));
 	json_decref(d);
 	free(out);
@@ -450,7 +462,8 @@ collect_init(struct collect *c, const char *run, double interval, int smi)
 	c->interval = interval;
 	c->smi = smi;
 	c->nv_fd = -1;
-	c->samples = json_array();
+	if ((c->spool = tmpfile()) != NULL)
+		fcntl(fileno(c->spool), F_SETFD, FD_CLOEXEC);
 	c->sources = json_array();
 	c->avail_cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
@@ -508,6 +521,7 @@ collect_end(struct collect *c)
 void
 collect_free(struct collect *c)
 {
-	json_decref(c->samples);
+	if (c->spool)
+		fclose(c->spool);
 	json_decref(c->sources);
 }
