@@ -599,7 +599,7 @@ pd_smi_npu_table(const char *text)
 
 			while (isspace((unsigned char)*sp))
 				sp++;
-			d.k[K_UTIL] = nums(strtok(strdupa(sp), " ")) / 100;
+			d.k[K_UTIL] = num(sp, strcspn(sp, " ")) / 100;
 			nfr = fractions(sp, a, b, 3);
 			if (hbm && nfr >= 2) {
 				d.k[K_DDRUSED] = a[0] * MIB;
