@@ -37,8 +37,7 @@ stack_and_launch(const struct pd_pylines *ls, struct inj_plan *p)
 		if (strstr(c, "init_process_group(") ||
 		    strstr(s, "LOCAL_RANK"))
 			p->distributed = 1;
-		if (strstr(s, "# pd-inject: begin") || tok(c, "_pd_inject_steps",
-		    1))
+		if (tok(c, "_pd_inject_steps", 1))	/* comments are gone */
 			p->instrumented = 1;
 	}
 	p->stack = seen[INJ_NPU] ? INJ_NPU : seen[INJ_MS] ? INJ_MS :
