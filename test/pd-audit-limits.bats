@@ -266,3 +266,11 @@ sys.exit(0 if y == r else 1)' "$BATS_TEST_TMPDIR/out/theoretical_limits.yaml" "$
 	jt "$output" '[.accelerators[]|[.name,.peak_key,.bf16_tflops,.power_limit_w]] ==
 	    [["NVIDIA H100 80GB HBM3","h100-sxm5",989.4,700],["910B3","ascend-910b3",295,null]]'
 }
+
+@test "pd-audit-limits: a -t common block completes the table row of its chip" {
+	run_pd 0 A -g "$F/npu-na-power.txt" -g "$F/npu-common-910b3.txt" </dev/null
+	# one device, not two; 20 AI cores x 8192 x 1800 MHz = 294.912 TFLOP/s
+	# (the reference's "~295 derived" for 910B3)
+	jt "$output" '(.accelerators|length) == 1 and .accelerators[0].name == "910B3"
+	    and .accelerators[0].peak_source == "derived" and .accelerators[0].bf16_tflops == 294.912'
+}

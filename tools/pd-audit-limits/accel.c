@@ -1,8 +1,10 @@
 /* Accelerator peaks: each device's name matched against share/limits/
  * peaks.yaml (first entry whose pattern hits, case-insensitive substring,
  * "=" for the whole name); Ascend peaks derived from Aicore Count x 8192
- * FLOP/cycle x Aicore Freq when npu-smi -t common gave them. */
+ * FLOP/cycle x Aicore Freq when npu-smi -t common gave them (a -t common
+ * block completes the table row of the same NPU and chip). */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -87,13 +89,50 @@ one(json_t *dev, json_t *peaks)
 	return o;
 }
 
+static int
+same_chip(json_t *a, json_t *b)
+{
+	return json_equal(json_object_get(a, "index"),
+	    json_object_get(b, "index")) &&
+	    json_equal(json_object_get(a, "chip"), json_object_get(b, "chip"));
+}
+
+/* An npu-smi -t common block (no name, Aicore Count/Freq) of the same NPU
+ * and chip as a table row completes that row instead of standing alone. */
+static int
+merged(json_t *devices, size_t i)
+{
+	json_t *c = json_array_get(devices, i), *d;
+	const char *keys[] = { "aicore_count", "aicore_freq_mhz",
+		"aicore_cur_freq_mhz" };
+	size_t j, k;
+
+	if (pd_rec_str(c, "name") || !json_object_get(c, "aicore_count"))
+		return 0;
+	json_array_foreach(devices, j, d) {
+		if (j == i || !pd_rec_str(d, "name") || !same_chip(c, d))
+			continue;
+		for (k = 0; k < 3; k++)
+			if (json_object_get(c, keys[k]))
+				json_object_set(d, keys[k],
+				    json_object_get(c, keys[k]));
+		return 1;
+	}
+	return 0;
+}
+
 json_t *
 limits_accel(json_t *devices, json_t *peaks)
 {
 	json_t *out = json_array(), *d;
 	size_t i;
+	char *drop = calloc(json_array_size(devices) + 1, 1);
 
+	for (i = 0; i < json_array_size(devices); i++)
+		drop[i] = (char)merged(devices, i);
 	json_array_foreach(devices, i, d)
-		json_array_append_new(out, one(d, peaks));
+		if (!drop[i])
+			json_array_append_new(out, one(d, peaks));
+	free(drop);
 	return out;
 }
