@@ -1,6 +1,7 @@
 #include "pd_tool.h"
 
 #include <getopt.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,6 +49,26 @@ on_root(json_t *root, void *ctx)
 	return rc;
 }
 
+static void usage(const struct pd_tool *t, int code) __attribute__((noreturn));
+
+static void
+usage(const struct pd_tool *t, int code)
+{
+	char u[1024];
+
+	snprintf(u, sizeof u,
+	    "usage: %s [-q] [-d depth] [-n N] [-p patterns] [-S sharedir] [DIR|FILE|-]...\n"
+	    "  reads pd.root records on stdin (or locates roots below the operands)\n"
+	    "  and appends one %s record per root (%s)\n"
+	    "  -d depth     directory levels searched below operands (default 8)\n"
+	    "  -n N         length of top-N lists (default 20)\n"
+	    "  -p patterns  extra communication kernel patterns file\n"
+	    "  -q           no warnings\n"
+	    "  -S sharedir  where the share/ files are\n"
+	    "  -h           this help\n", t->name, t->record, t->what);
+	pd_usage_exit(u, code);
+}
+
 int
 pd_tool_main(struct pd_tool *t, int argc, char **argv)
 {
@@ -61,16 +82,16 @@ pd_tool_main(struct pd_tool *t, int argc, char **argv)
 	while ((c = getopt(argc, argv, "d:hn:p:qS:")) != -1) {
 		switch (c) {
 		case 'd': s.maxdepth = atoi(optarg); break;
-		case 'h': pd_usage_exit(t->usage, 0);
+		case 'h': usage(t, 0);
 		case 'n':
 			t->topn = atoi(optarg);
 			if (t->topn <= 0)
-				pd_usage_exit(t->usage, 2);
+				usage(t, 2);
 			break;
 		case 'p': t->patterns = optarg; break;
 		case 'q': pd_diag_quiet(1); break;
 		case 'S': pd_share_set(optarg); break;
-		default: pd_usage_exit(t->usage, 2);
+		default: usage(t, 2);
 		}
 	}
 	s.ctx = t;

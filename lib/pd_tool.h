@@ -1,5 +1,6 @@
 /* pd_tool: the shared main of the per-root evidence tools (pd-sum-*,
- * pd-hotspots). A tool supplies its usage text and one handler per input
+ * pd-hotspots). A tool supplies its name, record, one line on what it
+ * summarizes and one handler per input
  * family; everything else (options, the stream, pass-through, exit status)
  * is here.
  *
@@ -12,7 +13,9 @@
 #include <jansson.h>
 
 struct pd_tool {
-	const char *usage;
+	const char *name;	/* "pd-sum-step" */
+	const char *record;	/* "pd.step" */
+	const char *what;	/* "per-rank step breakdown" (for the usage text) */
 	/* Called per pd.root of that family (borrowed); emit records with
 	 * pd_rec_emit(). Return 0, or an exit code (also recorded). */
 	int (*ascend)(json_t *root, const struct pd_tool *t);
