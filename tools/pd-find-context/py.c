@@ -530,30 +530,6 @@ fc_finding_bench(const struct fc_file *f, long line, int off)
 	return finding(off ? C_BENCH_OFF : C_BENCH_ABSENT, f, line);
 }
 
-struct lines {
-	struct pd_pyline *l;
-	size_t n, cap;
-};
-
-static void
-keep_line(const struct pd_pyline *l, void *ctx)
-{
-	struct lines *ls = ctx;
-
-	if (ls->n == ls->cap) {
-		ls->cap = ls->cap ? 2 * ls->cap : 256;
-		ls->l = realloc(ls->l, ls->cap * sizeof *ls->l);
-		if (!ls->l)
-			abort();
-	}
-	ls->l[ls->n] = *l;
-	ls->l[ls->n].s = strdup(l->s);
-	ls->l[ls->n].c = strdup(l->c);
-	if (!ls->l[ls->n].s || !ls->l[ls->n].c)
-		abort();
-	ls->n++;
-}
-
 /* keyword=value inside args [a, e): pointer to the value or NULL. */
 static const char *
 kwarg(const char *a, const char *e, const char *kw)
@@ -743,7 +719,7 @@ train_step(const char *c)
  * training step loop even when it does not iterate a loader (for step in
  * range(n): x = next(it)). */
 static void
-train_loops(const struct lines *ls, char *mark)
+train_loops(const struct pd_pylines *ls, char *mark)
 {
 	size_t j, k;
 
@@ -773,14 +749,14 @@ void
 fc_py_check(struct fc_ws *w, const struct fc_file *f, const char *buf,
     size_t len, const struct fc_job *job, int entry, json_t *findings)
 {
-	struct lines ls = { NULL, 0, 0 };
+	struct pd_pylines ls;
 	struct check_ctx cc = { f, job, findings, NULL, 0, 0, 0 };
 	size_t i, j;
 	long guard = f->py.guard ? f->py.guard : 1;
 	char *mark;
 
 	(void)w;
-	pd_pyscan_lines(buf, len, keep_line, &ls);
+	pd_pyscan_all(buf, len, &ls);
 	if (!(mark = calloc(ls.n + 1, 1)))
 		abort();
 	train_loops(&ls, mark);
@@ -803,11 +779,7 @@ fc_py_check(struct fc_ws *w, const struct fc_file *f, const char *buf,
 	if (entry && !job->amp && job->stack >= 0 && job->accel)
 		add(&cc, C_NO_AMP, cc.train_loop ? cc.train_loop :
 		    cc.first_loop ? cc.first_loop : guard);
-	for (i = 0; i < ls.n; i++) {
-		free(ls.l[i].s);
-		free(ls.l[i].c);
-	}
-	free(ls.l);
+	pd_pyscan_free(&ls);
 	free(mark);
 	for (i = 0; i < cc.nloaders; i++)
 		free(cc.loaders[i]);
