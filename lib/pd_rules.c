@@ -277,6 +277,9 @@ load_conds(struct ld *l, yaml_node_t *n, const char *key, size_t *cnt)
 	return c;
 }
 
+static void check_template(struct ld *, yaml_node_t *, const char *,
+    const char *);
+
 static void
 load_fix(struct ld *l, yaml_node_t *n, struct pd_rule *r)
 {
@@ -292,14 +295,18 @@ load_fix(struct ld *l, yaml_node_t *n, struct pd_rule *r)
 		yaml_node_t *k = node(l, p->key), *v = node(l, p->value);
 		const char *ks = scalar(k);
 
+		char **to = NULL;
+
 		if (ks && !strcmp(ks, "proposal"))
-			r->fix_proposal = want_str(l, v, ks);
+			to = &r->fix_proposal;
 		else if (ks && !strcmp(ks, "effect"))
-			r->fix_effect = want_str(l, v, ks);
+			to = &r->fix_effect;
 		else if (ks && !strcmp(ks, "change"))
-			r->fix_change = want_str(l, v, ks);
+			to = &r->fix_change;
 		else
 			bad(l, k, "unknown key '%s' in fix", ks);
+		if (to && (*to = want_str(l, v, ks)))
+			check_template(l, v, ks, *to);
 	}
 }
 
@@ -350,23 +357,40 @@ load_impact(struct ld *l, yaml_node_t *v, struct pd_rule *r)
 		check_field(l, v, r->impact[i]);
 }
 
+static const char *filters[] = { "", "pct", "us", "ms", "s", "gib", "mib",
+    "gbps", "int", NULL };
+
+/* Every {field} or {field|fmt} of text t (the value of key) must name a
+ * valid field and a known fmt. */
 static void
-check_template(struct ld *l, yaml_node_t *n, const char *t)
+check_template(struct ld *l, yaml_node_t *n, const char *key, const char *t)
 {
 	const char *p = t;
 
-	while ((p = strchr(p, '{'))) {
+	while (t && (p = strchr(p, '{'))) {
 		const char *e = strchr(p, '}');
-		char f[160];
+		char f[160], fmt[32], m[240];
 		size_t k;
 
 		if (!e) {
-			bad(l, n, "unclosed '{' in evidence%s", NULL);
+			bad(l, n, "unclosed '{' in %s", key);
 			return;
 		}
 		k = strcspn(p + 1, "|}");
 		snprintf(f, sizeof f, "%.*s", (int)(k < 159 ? k : 159), p + 1);
 		check_field(l, n, f);
+		if (p[1 + k] == '|') {
+			size_t fl = (size_t)(e - (p + 2 + k));
+
+			snprintf(fmt, sizeof fmt, "%.*s",
+			    (int)(fl < 31 ? fl : 31), p + 2 + k);
+			if (in(fmt, filters) < 0) {
+				snprintf(m, sizeof m, "unknown filter '%s' in "
+				    "%s (pct, us, ms, s, gib, mib, gbps, int)",
+				    fmt, key);
+				bad(l, n, "%s", m);
+			}
+		}
 		p = e + 1;
 	}
 }
@@ -405,8 +429,10 @@ load_rule(struct ld *l, yaml_node_t *n, struct pd_rule *r)
 			have[w] = 1;
 		if (!strcmp(ks, "id"))
 			r->id = want_str(l, v, ks);
-		else if (!strcmp(ks, "title"))
-			r->title = want_str(l, v, ks);
+		else if (!strcmp(ks, "title")) {
+			if ((r->title = want_str(l, v, ks)))
+				check_template(l, v, ks, r->title);
+		}
 		else if (!strcmp(ks, "domain")) {
 			if ((r->domain = want_str(l, v, ks)) &&
 			    in(r->domain, domains) < 0)
@@ -427,7 +453,7 @@ load_rule(struct ld *l, yaml_node_t *n, struct pd_rule *r)
 			r->source = want_str(l, v, ks);
 		else if (!strcmp(ks, "evidence")) {
 			if ((r->evidence = want_str(l, v, ks)))
-				check_template(l, v, r->evidence);
+				check_template(l, v, ks, r->evidence);
 		} else if (!strcmp(ks, "subject"))
 			r->subject = want_field(l, v, ks);
 		else if (!strcmp(ks, "handoff")) {
@@ -467,10 +493,15 @@ load_rule(struct ld *l, yaml_node_t *n, struct pd_rule *r)
 				r->impact_else = want_field(l, v, ks);
 			}
 		}
-		else if (!strcmp(ks, "validation"))
+		else if (!strcmp(ks, "validation")) {
 			r->validation = want_strlist(l, v, ks, &r->nvalidation);
-		else if (!strcmp(ks, "hints"))
+			for (size_t i = 0; i < r->nvalidation; i++)
+				check_template(l, v, ks, r->validation[i]);
+		} else if (!strcmp(ks, "hints")) {
 			r->hints = want_strlist(l, v, ks, &r->nhints);
+			for (size_t i = 0; i < r->nhints; i++)
+				check_template(l, v, ks, r->hints[i]);
+		}
 		else if (!strcmp(ks, "fix"))
 			load_fix(l, v, r);
 		else if (!strcmp(ks, "enabled")) {
@@ -787,11 +818,26 @@ put_value(json_t *vals, json_t *o, const char *path)
 	    !json_is_array(v) ? v : json_null());
 }
 
+/* Every field a text's {field} placeholders read. */
+static void
+put_template(json_t *vals, json_t *o, const char *t)
+{
+	const char *p;
+
+	for (p = t; p && (p = strchr(p, '{')); p++) {
+		char path[160];
+		size_t k = strcspn(p + 1, "|}");
+
+		snprintf(path, sizeof path, "%.*s", (int)(k < 159 ? k : 159),
+		    p + 1);
+		put_value(vals, o, path);
+	}
+}
+
 json_t *
 pd_rules_values(const struct pd_rule *r, json_t *o)
 {
 	json_t *vals = json_object();
-	const char *p;
 	size_t i;
 
 	for (i = 0; i < r->nwhen; i++) {
@@ -811,13 +857,9 @@ pd_rules_values(const struct pd_rule *r, json_t *o)
 		put_value(vals, o, r->handoff_if[i].field);
 	if (r->subject)
 		put_value(vals, o, r->subject);
-	for (p = r->evidence; p && (p = strchr(p, '{')); p++) {
-		char path[160];
-		size_t k = strcspn(p + 1, "|}");
-
-		snprintf(path, sizeof path, "%.*s", (int)(k < 159 ? k : 159),
-		    p + 1);
-		put_value(vals, o, path);
-	}
+	put_template(vals, o, r->evidence);
+	put_template(vals, o, r->fix_proposal);
+	put_template(vals, o, r->fix_effect);
+	put_template(vals, o, r->fix_change);
 	return vals;
 }

@@ -142,6 +142,51 @@ pd-classify: error: $f:16:5: rule is missing 'source'
 pd-classify: error: $f:16:5: rule is missing 'fix'" ]
 }
 
+# Every text of a rule (title, evidence, fix, validation, hints) may hold
+# {field|fmt} placeholders: an unknown fmt is a rules error, not text that
+# reaches the report as is.
+@test "pd-classify: a placeholder with an unknown filter is exit 4 with file:line:col" {
+	cat >"$BATS_TEST_TMPDIR/filt.yaml" <<'YAML'
+version: 1
+rules:
+  - id: site.filt
+    title: "free {step.shares.free_ratio|percent}"
+    domain: host_overhead
+    source: me
+    when:
+      - { field: step.shares.free_ratio, op: ">", value: 0.1 }
+    impact: [step.shares.free_ratio]
+    evidence: "free {step.shares.free_ratio|pct}"
+    fix:
+      proposal: p
+      effect: "down by {step.shares.free_ratio|pcent}"
+    hints: ["see {stepx.a}"]
+YAML
+	run_pd 4 pd-classify -r "$BATS_TEST_TMPDIR/filt.yaml" <"$PF/two-rank.jsonl"
+	f=$BATS_TEST_TMPDIR/filt.yaml
+	[ "$stderr" = "pd-classify: error: $f:4:12: unknown filter 'percent' in title (pct, us, ms, s, gib, mib, gbps, int)
+pd-classify: error: $f:13:15: unknown filter 'pcent' in effect (pct, us, ms, s, gib, mib, gbps, int)
+pd-classify: error: $f:14:12: field 'stepx.a' does not start with a record name (step, comm, mem, input, gaps, hotspot, root, profile, context)" ]
+	[ -z "$output" ]
+}
+
+# no_placeholders: no string anywhere in a pd.bottleneck record still holds
+# a {field} or {field|fmt} placeholder (every text of a fired rule is
+# rendered the way its evidence is).
+no_placeholders() {
+	[ "$(jqr pd.bottleneck '.. | strings | select(test("\\{[A-Za-z_][^{}]*\\}"))' | head -3)" = "" ]
+	[ "$(jqr pd.bottleneck '.rule' | wc -l)" -gt 0 ]
+}
+
+# The fix effect of tb.input.highly_bound quotes the input share: 81.6 %
+# (share/examples/demo/README: 81.59 % of step time in data loading).
+@test "pd-classify: the texts of a finding are rendered (demo, before)" {
+	run_pd pd-classify "$TOP/share/examples/demo/prof/before"
+	no_placeholders
+	[ "$(jqr pd.bottleneck 'select(.dominant) | .fix.effect')" = \
+	    '"step time down by up to the input share (81.6 %); throughput up accordingly"' ]
+}
+
 @test "pd-classify: a rules file that is not a mapping, or missing, is exit 4" {
 	printf -- '- a\n' >"$BATS_TEST_TMPDIR/top.yaml"
 	run_pd 4 pd-classify -r "$BATS_TEST_TMPDIR/top.yaml" </dev/null
@@ -183,6 +228,7 @@ dominant() {
 # CNN: the step waits on communication.
 @test "pd-classify corpus: pta_2rank_level1_text is communication-bound" {
 	diagnose ascend/pta_2rank_level1_text
+	no_placeholders
 	[ "$(dominant pta_2rank_level1_text)" = '["tbprof.comm.not_overlapped",0.66]' ]
 	[ "$(jqr pd.bottleneck 'select(.dominant) | [.rank,.fired_roots,.checked_roots]')" = '[0,2,2]' ]
 }
@@ -231,6 +277,7 @@ dominant() {
 # 86808.42 + 86846.72 = 260794.52 us, all of device time: operator work.
 @test "pd-classify corpus: msprof_cli_cann85_app is one operator, handed off" {
 	diagnose ascend/msprof_cli_cann85_app
+	no_placeholders
 	[ "$(dominant msprof_cli_cann85_app)" = '["perfdiag.operator_hotspot",1]' ]
 	[ "$(jqr pd.bottleneck 'select(.dominant) | [.handoff,.operator]')" = '["operator","main_kernel"]' ]
 	[[ "$(jqr pd.bottleneck 'select(.dominant) | .evidence')" == *"260.79 ms in 3 calls"* ]]
@@ -333,6 +380,7 @@ dominant() {
 # free 70.7 %, of which the input explains 51.7 points.
 @test "pd-classify corpus: param-resnet-rtx2080ti is input-bound" {
 	diagnose pytorch/param-resnet-rtx2080ti
+	no_placeholders
 	[ "$(dominant resnet_kineto.json.gz)" = '["tb.input.highly_bound",0.5174]' ]
 	[ "$(jqr pd.bottleneck 'select(.position == 2) | [.rule,.impact]')" = '["msprof.overall.free",0.1899]' ]
 }
@@ -341,6 +389,7 @@ dominant() {
 # top); timesformer and bert-small leave the device free 58.6 % and 93.0 %.
 @test "pd-classify corpus: tracelens-h100-inference" {
 	diagnose pytorch/tracelens-h100-inference
+	no_placeholders
 	[ "$(dominant Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz)" = '["perfdiag.compute_bound",0.9135]' ]
 	[ "$(dominant facebook_timesformer-base-finetuned-k400__1016002.json.gz)" = '["msprof.overall.free",0.5858]' ]
 	[ "$(dominant gaunernst_bert-small-uncased__1016001.json.gz)" = '["msprof.overall.free",0.9301]' ]

@@ -208,14 +208,29 @@ cmp_hit(const void *a, const void *b)
 	return strcmp(x->rule->id, y->rule->id);
 }
 
+/* Set key to text t with its {field} placeholders rendered from o (null
+ * when t is NULL): no text of a finding reaches the reader unrendered. */
+static void
+pd_set_text(json_t *rec, const char *key, const char *t, json_t *o)
+{
+	char *s = t ? pd_rules_render(t, o) : NULL;
+
+	pd_set_str(rec, key, s);
+	free(s);
+}
+
 static json_t *
-strlist(char **v, size_t n)
+strlist(char **v, size_t n, json_t *o)
 {
 	json_t *a = json_array();
 	size_t i;
 
-	for (i = 0; i < n; i++)
-		json_array_append_new(a, json_string(v[i]));
+	for (i = 0; i < n; i++) {
+		char *s = pd_rules_render(v[i], o);
+
+		json_array_append_new(a, json_string(s));
+		free(s);
+	}
 	return a;
 }
 
@@ -254,7 +269,7 @@ emit(const struct hit *h, struct pd_run *u, int pos)
 		pd_set_null(b, "rank");
 	pd_set(b, "run", json_incref(u->id));
 	pd_set_str(b, "rule", r->id);
-	pd_set_str(b, "title", r->title);
+	pd_set_text(b, "title", r->title, h->obj);
 	pd_set_str(b, "domain", r->domain);
 	pd_set_int(b, "position", pos);
 	pd_set_bool(b, "dominant", pos == 1);
@@ -268,12 +283,13 @@ emit(const struct hit *h, struct pd_run *u, int pos)
 	pd_set_int(b, "fired_roots", h->fired);
 	pd_set_int(b, "checked_roots", h->checked);
 	pd_set_str(b, "source", r->source);
-	pd_set(b, "validation", strlist(r->validation, r->nvalidation));
-	pd_set(b, "hints", strlist(r->hints, r->nhints));
+	pd_set(b, "validation", strlist(r->validation, r->nvalidation,
+	    h->obj));
+	pd_set(b, "hints", strlist(r->hints, r->nhints, h->obj));
 	fix = json_object();
-	pd_set_str(fix, "proposal", r->fix_proposal);
-	pd_set_str(fix, "effect", r->fix_effect);
-	pd_set_str(fix, "change", r->fix_change);
+	pd_set_text(fix, "proposal", r->fix_proposal, h->obj);
+	pd_set_text(fix, "effect", r->fix_effect, h->obj);
+	pd_set_text(fix, "change", r->fix_change, h->obj);
 	pd_set(b, "fix", fix);
 	pd_set_str(b, "handoff", off ? "operator" : NULL);
 	pd_set_str(b, "operator", off && json_is_string(subj) ?
