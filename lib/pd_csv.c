@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "pd_diag.h"
 #include "pd_num.h"
 
 struct pd_csv {
@@ -334,4 +335,26 @@ pd_csv_int(struct pd_csv *c, int i, int64_t *v)
 	if (i < 0 || i >= c->nf)
 		return PD_NUM_MISSING;
 	return pd_num_int(pd_csv_field(c, i), pd_csv_len(c, i), v);
+}
+
+int
+pd_csv_require(const char *path, const char *const *names, const int *idx,
+    int n)
+{
+	char buf[512] = "";
+	int i, bad = 0;
+
+	for (i = 0; i < n; i++)
+		if (idx[i] < 0) {
+			size_t l = strlen(buf);
+
+			snprintf(buf + l, sizeof buf - l, "%s'%s'",
+			    bad++ ? ", " : "", names[i]);
+		}
+	if (!bad)
+		return 0;
+	pd_error(path, 1, "unknown header variant: missing column%s %s",
+	    bad > 1 ? "s" : "", buf);
+	pd_diag_status(PD_EXIT_INPUT);
+	return -1;
 }

@@ -43,6 +43,12 @@ int pd_csv_col(struct pd_csv *c, ...);
 const char *pd_csv_colname(struct pd_csv *c, int i);
 int pd_csv_ncols(struct pd_csv *c);
 
+/* An unknown header variant: when any idx[i] < 0, report one error naming
+ * every missing column ("missing column 'A'" / "missing columns 'A', 'B'"),
+ * record exit status 3 and return -1; otherwise return 0. */
+int pd_csv_require(const char *path, const char *const *names, const int *idx,
+    int n);
+
 /* Number helpers on field i (see pd_num.h for the return codes). */
 int pd_csv_double(struct pd_csv *c, int i, double *v);
 int pd_csv_us_ns(struct pd_csv *c, int i, int64_t *ns);

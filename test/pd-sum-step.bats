@@ -58,7 +58,7 @@ root_line() {
 
 @test "pd-sum-step: unknown header variant is an error naming the missing columns" {
 	run_pd 3 pd-sum-step < <(root_line /r torch_npu 0 step_trace_time=$SF/stt-unknown.csv)
-	[ "$stderr" = "pd-sum-step: error: $SF/stt-unknown.csv:1: unknown header variant: missing columns \"Communication(Not Overlapped)\", \"Overlapped\", \"Free\"" ]
+	[ "$stderr" = "pd-sum-step: error: $SF/stt-unknown.csv:1: unknown header variant: missing columns 'Communication(Not Overlapped)', 'Overlapped', 'Free'" ]
 	[ -z "$(jqr pd.step .)" ]
 }
 

@@ -197,37 +197,6 @@ add_kernel(struct hot *h, const char *name, const char *type,
 	}
 }
 
-static void
-missing_cols(const char *path, const char **want, const int *idx, int n)
-{
-	char buf[512] = "";
-	int i, bad = 0;
-
-	for (i = 0; i < n; i++)
-		if (idx[i] < 0) {
-			size_t l = strlen(buf);
-
-			snprintf(buf + l, sizeof buf - l, "%s'%s'",
-			    bad++ ? ", " : "", want[i]);
-		}
-	pd_error(path, 1, "unknown header variant: missing column%s %s",
-	    bad > 1 ? "s" : "", buf);
-	pd_diag_status(PD_EXIT_INPUT);
-}
-
-static int
-check_cols(const char *path, const char **want, const int *idx, int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		if (idx[i] < 0) {
-			missing_cols(path, want, idx, n);
-			return -1;
-		}
-	return 0;
-}
-
 /* Open a CSV and read its header; NULL (reported) on failure. */
 static struct pd_csv *
 open_csv(const char *path)
@@ -296,7 +265,7 @@ read_kernels(struct hot *h, const char *path, const struct pd_tool *t)
 	idx[1] = pd_csv_col(c, "Type", "OP Type", NULL);
 	idx[2] = pd_csv_col(c, "Duration(us)", "Task Duration(us)", NULL);
 	core = pd_csv_col(c, "Accelerator Core", "Task Type", NULL);
-	if (check_cols(path, want, idx, 3)) {
+	if (pd_csv_require(path, want, idx, 3)) {
 		pd_csv_close(c);
 		return 0;
 	}
@@ -368,7 +337,7 @@ read_legacy(struct hot *h, const char *path, int aicpu,
 		return 0;
 	idx[0] = pd_csv_col(c, aicpu ? "kernel_type" : "full_op_name", NULL);
 	idx[1] = pd_csv_col(c, aicpu ? "total_time" : "execution_time", NULL);
-	if (check_cols(path, aicpu ? want_cpu : want_aic, idx, 2)) {
+	if (pd_csv_require(path, aicpu ? want_cpu : want_aic, idx, 2)) {
 		pd_csv_close(c);
 		return 0;
 	}
@@ -409,7 +378,7 @@ read_statistic(struct hot *h, const char *path, const struct pd_tool *t)
 	idx[1] = pd_csv_col(c, "Count", NULL);
 	idx[2] = pd_csv_col(c, "Total Time(us)", NULL);
 	core = pd_csv_col(c, "Core Type", NULL);
-	if (check_cols(path, want, idx, 3)) {
+	if (pd_csv_require(path, want, idx, 3)) {
 		pd_csv_close(c);
 		return 0;
 	}
@@ -458,7 +427,7 @@ read_api(struct hot *h, const char *path)
 	idx[1] = pd_csv_col(c, "Time(us)", NULL);
 	idx[2] = pd_csv_col(c, "Count", NULL);
 	level = pd_csv_col(c, "Level", NULL);
-	if (check_cols(path, want, idx, 3)) {
+	if (pd_csv_require(path, want, idx, 3)) {
 		pd_csv_close(c);
 		return;
 	}
@@ -496,7 +465,7 @@ read_cpu_ops(struct hot *h, const char *path)
 		return;
 	idx[0] = pd_csv_col(c, "Name", NULL);
 	idx[1] = pd_csv_col(c, "Host Self Duration(us)", NULL);
-	if (check_cols(path, want, idx, 2)) {
+	if (pd_csv_require(path, want, idx, 2)) {
 		pd_csv_close(c);
 		return;
 	}

@@ -1133,7 +1133,7 @@ read_hccl_raw(struct agg *a, const char *path)
 	for (i = 0; i < 3; i++)
 		if ((col[i] = pd_csv_col(c, need[i], NULL)) < 0)
 			snprintf(miss + strlen(miss), sizeof miss - strlen(miss),
-			    "%s\"%s\"", *miss ? ", " : "", need[i]);
+			    "%s'%s'", *miss ? ", " : "", need[i]);
 	if (*miss) {
 		pd_error(path, 1, "unknown header variant: missing column%s %s",
 		    strchr(miss, ',') ? "s" : "", miss);

@@ -211,27 +211,6 @@ csv_end(struct in *x, struct pd_csv *c, int r)
 	pd_csv_close(c);
 }
 
-static int
-need(const char *path, const char **names, const int *idx, int n)
-{
-	char buf[512] = "";
-	int i, bad = 0;
-
-	for (i = 0; i < n; i++)
-		if (idx[i] < 0) {
-			size_t l = strlen(buf);
-
-			snprintf(buf + l, sizeof buf - l, "%s'%s'",
-			    bad++ ? ", " : "", names[i]);
-		}
-	if (!bad)
-		return 0;
-	pd_error(path, 1, "unknown header variant: missing column%s %s",
-	    bad > 1 ? "s" : "", buf);
-	pd_diag_status(PD_EXIT_INPUT);
-	return -1;
-}
-
 /* step_trace_time.csv: Preparing, and the step as Stage + Bubble +
  * Preparing (Stage is the device span less Bubble; Preparing is the time
  * from the step start to the first device activity). */
@@ -255,7 +234,7 @@ read_step_trace(struct in *x, const char *path)
 		pd_csv_close(c);
 		return;
 	}
-	if (need(path, names, idx, 3)) {
+	if (pd_csv_require(path, names, idx, 3)) {
 		pd_csv_close(c);
 		return;
 	}
@@ -295,7 +274,7 @@ read_step_raw(struct in *x, const char *path)
 	idx[0] = pd_csv_col(c, "step_num", NULL);
 	idx[1] = pd_csv_col(c, "total", NULL);
 	idx[2] = pd_csv_col(c, "iteration_interval", NULL);
-	if (need(path, names, idx, 3)) {
+	if (pd_csv_require(path, names, idx, 3)) {
 		pd_csv_close(c);
 		return;
 	}
@@ -370,7 +349,7 @@ read_pipeline_csv(struct in *x, const char *path)
 	idx[3] = pd_csv_col(c, "children_id", NULL);
 	par = pd_csv_col(c, "parent_id", NULL);
 	nw = pd_csv_col(c, "num_workers", NULL);
-	if (need(path, names, idx, 4)) {
+	if (pd_csv_require(path, names, idx, 4)) {
 		pd_csv_close(c);
 		return;
 	}

@@ -164,28 +164,6 @@ add_source(struct mem *m, const char *source)
 		json_array_append_new(m->sources, json_string(source));
 }
 
-/* An error naming every missing column; the file is skipped. */
-static int
-need(const char *path, const char **names, const int *idx, int n)
-{
-	char buf[512] = "";
-	int i, bad = 0;
-
-	for (i = 0; i < n; i++)
-		if (idx[i] < 0) {
-			size_t l = strlen(buf);
-
-			snprintf(buf + l, sizeof buf - l, "%s'%s'",
-			    bad++ ? ", " : "", names[i]);
-		}
-	if (!bad)
-		return 0;
-	pd_error(path, 1, "unknown header variant: missing column%s %s",
-	    bad > 1 ? "s" : "", buf);
-	pd_diag_status(PD_EXIT_INPUT);
-	return -1;
-}
-
 /* Column idx in MiB or KiB, by its header; *unit gets the multiplier. */
 static int
 col_unit(struct pd_csv *c, const char *base, double *unit)
@@ -300,7 +278,7 @@ read_record(struct mem *m, const char *path, int64_t rootdev)
 	ac = col_unit(c, "Total Active", &uc);
 	dt = pd_csv_col(c, "Device Type", "Device", NULL);
 	di = pd_csv_col(c, "Device_id", NULL);
-	if (need(path, names, idx, 3)) {
+	if (pd_csv_require(path, names, idx, 3)) {
 		pd_csv_close(c);
 		return;
 	}
@@ -340,7 +318,7 @@ read_opmem(struct mem *m, const char *path)
 	idx[1] = pd_csv_col(c, "Size(KB)", NULL);
 	idx[2] = pd_csv_col(c, "Release Time(us)", NULL);
 	dur = pd_csv_col(c, "Duration(us)", NULL);
-	if (need(path, names, idx, 3)) {
+	if (pd_csv_require(path, names, idx, 3)) {
 		pd_csv_close(c);
 		return;
 	}
@@ -384,7 +362,7 @@ read_modules(struct mem *m, const char *path)
 		return;
 	idx[0] = pd_csv_col(c, "Component", NULL);
 	idx[1] = col_unit(c, "Total Reserved", &u);
-	if (need(path, names, idx, 2)) {
+	if (pd_csv_require(path, names, idx, 2)) {
 		pd_csv_close(c);
 		return;
 	}
@@ -419,7 +397,7 @@ read_static(struct mem *m, const char *path)
 		return;
 	idx[0] = pd_csv_col(c, "Op Name", NULL);
 	idx[1] = pd_csv_col(c, "Size(KB)", NULL);
-	if (need(path, names, idx, 2)) {
+	if (pd_csv_require(path, names, idx, 2)) {
 		pd_csv_close(c);
 		return;
 	}

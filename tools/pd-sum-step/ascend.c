@@ -328,9 +328,9 @@ csv_map(struct pd_csv *c, struct csvmap *m, int cluster)
 		if (m->col[i] < 0 && i < CSV_REQUIRED) {
 			if (*miss)
 				strncat(miss, ", ", sizeof miss - strlen(miss) - 1);
-			strncat(miss, "\"", sizeof miss - strlen(miss) - 1);
+			strncat(miss, "'", sizeof miss - strlen(miss) - 1);
 			strncat(miss, csv_names[i], sizeof miss - strlen(miss) - 1);
-			strncat(miss, "\"", sizeof miss - strlen(miss) - 1);
+			strncat(miss, "'", sizeof miss - strlen(miss) - 1);
 		}
 	}
 	m->step = pd_csv_col(c, "Step", NULL);
@@ -340,11 +340,11 @@ csv_map(struct pd_csv *c, struct csvmap *m, int cluster)
 	if (cluster && (m->type < 0 || m->index < 0)) {
 		if (*miss)
 			strncat(miss, ", ", sizeof miss - strlen(miss) - 1);
-		strncat(miss, m->type < 0 ? "\"Type\"" : "\"Index\"",
+		strncat(miss, m->type < 0 ? "'Type'" : "'Index'",
 		    sizeof miss - strlen(miss) - 1);
 	}
 	if (m->step < 0 && !*miss)
-		strcpy(miss, "\"Step\"");
+		strcpy(miss, "'Step'");
 	if (*miss) {
 		pd_error(pd_csv_name(c), 1,
 		    "unknown header variant: missing column%s %s",
@@ -811,9 +811,9 @@ read_ms_legacy(const char *path, struct run *r)
 		goto bad;
 	for (i = 0; need[i]; i++)
 		if ((col[i] = pd_csv_col(c, need[i], NULL)) < 0) {
-			strncat(miss, *miss ? ", \"" : "\"", sizeof miss - strlen(miss) - 1);
+			strncat(miss, *miss ? ", '" : "'", sizeof miss - strlen(miss) - 1);
 			strncat(miss, need[i], sizeof miss - strlen(miss) - 1);
-			strncat(miss, "\"", sizeof miss - strlen(miss) - 1);
+			strncat(miss, "'", sizeof miss - strlen(miss) - 1);
 		}
 	if (*miss) {
 		pd_error(path, 1, "unknown header variant: missing column%s %s",
