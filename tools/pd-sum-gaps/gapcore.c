@@ -31,8 +31,10 @@ gaps_free(struct gaps *g)
 {
 	size_t i;
 
-	for (i = 0; i < g->ns; i++)
+	for (i = 0; i < g->ns; i++) {
 		free(g->s[i].a);
+		free(g->s[i].w);
+	}
 	free(g->s);
 	free(g->steps);
 	free(g->syncs);
@@ -61,12 +63,65 @@ stream_of(struct gaps *g, int64_t dev, int dev_known, int64_t id)
 	return g->last = g->ns++;
 }
 
-static void
-link_act(struct gap_act *a, const struct pd_i64ent *rt)
+static int64_t
+act_end(const struct gap_stream *s, const struct gap_act *a)
 {
-	a->lts = rt->v[0];
-	a->lend = rt->v[1];
-	a->lkind = rt->u ? 2 : 1;
+	return a->flags & GAP_WIDE ? s->w[a->dur].end : a->ts + a->dur;
+}
+
+static int64_t
+act_lts(const struct gap_stream *s, const struct gap_act *a)
+{
+	if (!a->lkind)
+		return GAP_NONE;
+	return a->flags & GAP_WIDE ? s->w[a->dur].lts : a->ts - a->loff;
+}
+
+static int64_t
+act_lend(const struct gap_stream *s, const struct gap_act *a)
+{
+	if (!a->lkind)
+		return GAP_NONE;
+	return a->flags & GAP_WIDE ? s->w[a->dur].lend :
+	    a->ts - a->loff + a->lcpu;
+}
+
+/* Store end and the launch call (lts, lend; lkind 0: none) of a, in the
+ * compact fields when they fit, else in the wide table. end >= a->ts and
+ * lend >= lts. */
+static void
+act_store(struct gap_stream *s, struct gap_act *a, int64_t end, int64_t lts,
+    int64_t lend, int lkind)
+{
+	struct gap_wide *w;
+	int64_t off = lkind ? a->ts - lts : 0, cpu = lkind ? lend - lts : 0;
+
+	a->lkind = (uint8_t)lkind;
+	if (!(a->flags & GAP_WIDE) && end - a->ts <= (int64_t)UINT32_MAX &&
+	    off >= INT32_MIN && off <= INT32_MAX && cpu <= (int64_t)UINT32_MAX) {
+		a->dur = (uint32_t)(end - a->ts);
+		a->loff = (int32_t)off;
+		a->lcpu = (uint32_t)cpu;
+		return;
+	}
+	if (!(a->flags & GAP_WIDE)) {
+		if (s->nw == s->capw) {
+			s->capw = s->capw ? s->capw * 2 : 16;
+			s->w = xrealloc(s->w, s->capw * sizeof *s->w);
+		}
+		a->flags |= GAP_WIDE;
+		a->dur = (uint32_t)s->nw++;
+	}
+	w = &s->w[a->dur];
+	w->end = end;
+	w->lts = lkind ? lts : GAP_NONE;
+	w->lend = lkind ? lend : GAP_NONE;
+}
+
+static void
+link_act(struct gap_stream *s, struct gap_act *a, const struct pd_i64ent *rt)
+{
+	act_store(s, a, act_end(s, a), rt->v[0], rt->v[1], rt->u ? 2 : 1);
 }
 
 void
@@ -84,12 +139,11 @@ gaps_activity(struct gaps *g, int64_t dev, int dev_known, int64_t stream,
 	}
 	a = &s->a[s->n];
 	a->ts = ts;
-	a->end = ts + (dur > 0 ? dur : 0);
-	a->lts = a->lend = GAP_NONE;
-	a->lkind = 0;
+	a->flags = 0;
+	act_store(s, a, ts + (dur > 0 ? dur : 0), 0, 0, 0);
 	if (has_corr) {
 		if ((e = pd_i64map_get(&g->link, corr, TAG_RT))) {
-			link_act(a, e);
+			link_act(s, a, e);
 			if (!e->u)
 				pd_i64map_del(&g->link, e);
 		} else {
@@ -112,7 +166,7 @@ gaps_launch(struct gaps *g, int64_t corr, int64_t ts, int64_t dur, int multi)
 	rt.v[1] = ts + (dur > 0 ? dur : 0);
 	rt.u = multi ? 1 : 0;
 	while ((e = pd_i64map_get(&g->link, corr, TAG_PEND))) {
-		link_act(&g->s[e->v[0]].a[e->v[1]], &rt);
+		link_act(&g->s[e->v[0]], &g->s[e->v[0]].a[e->v[1]], &rt);
 		pd_i64map_del(&g->link, e);
 		found = 1;
 	}
@@ -146,14 +200,35 @@ gaps_sync(struct gaps *g, int64_t ts, int64_t dur)
 	span_push(&g->syncs, &g->nsyncs, &g->capsyncs, ts, dur);
 }
 
+/* the stream being sorted (qsort has no context argument in C99) */
+static const struct gap_stream *cmp_s;
+
 static int
 cmp_act(const void *x, const void *y)
 {
 	const struct gap_act *a = x, *b = y;
+	int64_t ea, eb;
 
 	if (a->ts != b->ts)
 		return a->ts < b->ts ? -1 : 1;
-	return (a->end > b->end) - (a->end < b->end);
+	ea = act_end(cmp_s, a), eb = act_end(cmp_s, b);
+	return (ea > eb) - (ea < eb);
+}
+
+/* Sort the activities of s by start, then end; Kineto files are mostly
+ * in order already, so check first. */
+static void
+sort_stream(struct gap_stream *s)
+{
+	size_t i;
+
+	cmp_s = s;
+	for (i = 1; i < s->n; i++)
+		if (cmp_act(&s->a[i - 1], &s->a[i]) > 0)
+			break;
+	if (i < s->n)
+		qsort(s->a, s->n, sizeof *s->a, cmp_act);
+	cmp_s = NULL;
 }
 
 static int
@@ -184,36 +259,37 @@ stream_json(struct gap_stream *s)
 	size_t i, j, nl = 0, nq = 0;
 	int linked = 0;
 
-	maxend = s->a[0].end;
-	busy = s->a[0].end - s->a[0].ts;
+	maxend = act_end(s, &s->a[0]);
+	busy = maxend - s->a[0].ts;
 	for (i = 0; i < s->n; i++)
 		if (s->a[i].lkind)
 			linked = 1;
 	for (i = 1; i < s->n; i++) {
 		struct gap_act *a = &s->a[i];
+		int64_t end = act_end(s, a);
 
 		if (a->ts > maxend) {
 			int64_t gap = a->ts - maxend;
 
 			idle += gap;
-			if (a->lkind && a->lts > maxend)
+			if (a->lkind && act_lts(s, a) > maxend)
 				hw += gap;
 			else if (gap < GAP_KERNEL_WAIT_NS)
 				kw += gap;
 			else
 				other += gap;
-			busy += a->end - a->ts;
-			maxend = a->end;
-		} else if (a->end > maxend) {
-			busy += a->end - maxend;
-			maxend = a->end;
+			busy += end - a->ts;
+			maxend = end;
+		} else if (end > maxend) {
+			busy += end - maxend;
+			maxend = end;
 		}
 	}
 	/* queue length: +1 at each launch, -1 when its activity starts */
 	lq = xrealloc(NULL, s->n * sizeof *lq);
 	for (i = 0; i < s->n; i++)
 		if (s->a[i].lkind == 1)
-			lq[nl++] = s->a[i].lts;
+			lq[nl++] = act_lts(s, &s->a[i]);
 	qsort(lq, nl, sizeof *lq, cmp_i64);
 	for (i = j = 0; i < nl || j < s->n;) {
 		if (j < s->n && s->a[j].lkind != 1) {
@@ -272,6 +348,7 @@ sweep(struct gaps *g, int dev_only, int64_t dev, int64_t *first,
 	*first = *last = GAP_NONE;
 	for (;;) {
 		struct gap_act *a;
+		int64_t end;
 
 		best = g->ns;
 		for (i = 0; i < g->ns; i++) {
@@ -284,10 +361,11 @@ sweep(struct gaps *g, int dev_only, int64_t dev, int64_t *first,
 		if (best == g->ns)
 			break;
 		a = &g->s[best].a[pos[best]++];
+		end = act_end(&g->s[best], a);
 		if (!started) {
 			*first = a->ts;
-			maxend = a->end;
-			busy = a->end - a->ts;
+			maxend = end;
+			busy = end - a->ts;
 			started = 1;
 			continue;
 		}
@@ -305,11 +383,11 @@ sweep(struct gaps *g, int dev_only, int64_t dev, int64_t *first,
 				json_array_append_new(large, o);
 				(*nlarge)++;
 			}
-			busy += a->end - a->ts;
-			maxend = a->end;
-		} else if (a->end > maxend) {
-			busy += a->end - maxend;
-			maxend = a->end;
+			busy += end - a->ts;
+			maxend = end;
+		} else if (end > maxend) {
+			busy += end - maxend;
+			maxend = end;
 		}
 	}
 	*last = maxend;
@@ -366,6 +444,7 @@ chunks_json(struct gaps *g, int64_t first, int64_t last)
 	for (k = 0; k < g->ns; k++)
 		for (i = 0; i < g->s[k].n; i++) {
 			struct gap_act *a = &g->s[k].a[i];
+			int64_t end = act_end(&g->s[k], a);
 
 			c = (int)((double)(a->ts - first) / (double)len * GAP_CHUNKS);
 			if (c >= GAP_CHUNKS)
@@ -374,9 +453,9 @@ chunks_json(struct gaps *g, int64_t first, int64_t last)
 				c--;
 			while (c < GAP_CHUNKS - 1 && b[c + 1] <= a->ts)
 				c++;
-			for (; c < GAP_CHUNKS && b[c] < a->end; c++) {
+			for (; c < GAP_CHUNKS && b[c] < end; c++) {
 				int64_t s = a->ts > b[c] ? a->ts : b[c];
-				int64_t e = a->end < b[c + 1] ? a->end : b[c + 1];
+				int64_t e = end < b[c + 1] ? end : b[c + 1];
 
 				if (e > s)
 					in[c] += e - s;
@@ -419,9 +498,9 @@ launch_json(struct gaps *g)
 			if (a->lkind != 1)
 				continue;
 			n++;
-			cpu = a->lend - a->lts;
-			gpu = a->end - a->ts;
-			delay = a->ts - a->lend;
+			cpu = act_lend(&g->s[k], a) - act_lts(&g->s[k], a);
+			gpu = act_end(&g->s[k], a) - a->ts;
+			delay = a->ts - act_lend(&g->s[k], a);
 			if (delay < 0)
 				delay = 0;
 			if (cpu <= GAP_SHORT_CPU_NS && gpu < cpu)
@@ -507,7 +586,7 @@ gaps_fill(struct gaps *g, json_t *rec, int topn)
 	size_t i, j;
 
 	for (i = 0; i < g->ns; i++) {
-		qsort(g->s[i].a, g->s[i].n, sizeof *g->s[i].a, cmp_act);
+		sort_stream(&g->s[i]);
 		nact += (int64_t)g->s[i].n;
 	}
 	busy = sweep(g, 0, 0, &first, &last, NULL, NULL);

@@ -3,9 +3,10 @@
  * id), step windows and synchronize calls; gaps_fill() turns them into the
  * pd.gaps keys. All times are integer nanoseconds.
  *
- * Memory: per stream, 40 bytes per device activity (they arrive unsorted
- * and are sorted at the end), plus the launch calls not yet linked to
- * their activity. */
+ * Memory: per stream, 24 bytes per device activity (they arrive unsorted
+ * and are sorted at the end; an activity whose duration, launch offset or
+ * launch duration does not fit 32 bits keeps 24 more in a side table),
+ * plus the launch calls not yet linked to their activity. */
 #ifndef GAPCORE_H
 #define GAPCORE_H
 
@@ -17,10 +18,23 @@
 
 #define GAP_NONE INT64_MIN
 
+/* A device activity, compact: end = ts + dur; the launch call (when
+ * linked) ran from ts - loff to ts - loff + lcpu. When one of them does
+ * not fit (GAP_WIDE in flags), dur is an index into the stream's wide
+ * table, which has end, lts and lend in full. */
 struct gap_act {
-	int64_t ts, end;
-	int64_t lts, lend;	/* the launch call, GAP_NONE when not linked */
-	int lkind;		/* 0 none, 1 one launch -> one activity, 2 many */
+	int64_t ts;
+	uint32_t dur;
+	uint32_t lcpu;
+	int32_t loff;
+	uint8_t lkind;		/* 0 none, 1 one launch -> one activity, 2 many */
+	uint8_t flags;
+};
+
+#define GAP_WIDE	1
+
+struct gap_wide {
+	int64_t end, lts, lend;
 };
 
 struct gap_stream {
@@ -28,6 +42,8 @@ struct gap_stream {
 	int dev_known;
 	struct gap_act *a;
 	size_t n, cap;
+	struct gap_wide *w;
+	size_t nw, capw;
 };
 
 struct gap_span {
