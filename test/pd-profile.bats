@@ -18,7 +18,7 @@ PF=$FIX/pd-profile
 	run_pd pd-profile "$PF/two-rank.jsonl"
 	diff <(printf '%s\n' "$output" | head -n 6) "$PF/two-rank.jsonl"
 	[ "$(jqr pd.profile '[.run,.roots,.ranks,.world_size]')" = '["job1",["/d/r0_ascend_pt","/d/r1_ascend_pt"],2,2]' ]
-	[ "$(jqr pd.profile '.stack')" = '{"family":"ascend","formats":["torch_npu"],"device":"npu"}' ]
+	[ "$(jqr pd.profile '.stack')" = '{"family":"ascend","formats":["torch_npu"],"device":"npu","framework":"torch_npu"}' ]
 }
 
 # Steps pooled over both ranks: 1000, 1200, 1000, 1200 -> n 4, mean 1100,
@@ -116,4 +116,58 @@ PF=$FIX/pd-profile
 @test "pd-profile: stragglers by late start at the same collective (HTA)" {
 	run_pd pd-profile "$PF/late-start.jsonl"
 	[ "$(jqr pd.profile '.cross_rank.stragglers')" = '[{"rank":2,"method":"late_start","last_at":4,"collectives":4,"delay_us":375,"wait_us_per_step":null}]' ]
+}
+
+# pd.context (pd-find-context on a workspace) joined with pd.root records.
+# FC/torchrun_cnn: run.sh starts `torchrun --nproc_per_node=8 train.py`
+# (world size 8, launcher torchrun), train.py imports torch and calls
+# backward (stack torch, workload training): see test/pd-find-context.bats.
+FC=$FIX/pd-find-context
+
+# rootrec ROOT RANK RUN [WORLD_SIZE]: a kineto pd.root line.
+rootrec() {
+	printf '{"type":"pd.root","v":1,"root":"%s","rank":%s,"device":null,"format":"kineto","run":"%s","score":1,%s"exports":[]}\n' \
+	    "$1" "$2" "$3" "${4:+\"world_size\":$4,}"
+}
+
+# One run, one context: the context gives world size 8 (one rank seen),
+# launcher and workload; the kineto format says torch too ("both").
+@test "pd-profile: pd.context gives world size, launcher, workload, stack" {
+	rootrec "$FC/torchrun_cnn/prof/r0.json" 0 x >"$BATS_TEST_TMPDIR/s"
+	run_pd bash -c "{ cat '$BATS_TEST_TMPDIR/s'; pd-find-context '$FC/torchrun_cnn'; } | pd-profile"
+	[ "$(jqr pd.profile '[.ranks,.world_size,.workload,.workload_source,.launcher,.stack.framework,.stack.family]')" = \
+	    '[1,8,"training","context","torchrun","torch","pytorch"]' ]
+	[ "$(jqr pd.profile '[.context_root,.context_sources,.context_conflicts]')" = \
+	    "[\"$FC/torchrun_cnn\",{\"world_size\":\"context\",\"workload\":\"context\",\"stack\":\"both\",\"launcher\":\"context\"},[]]" ]
+	# the pd.finding records (root = the workspace) make no run of their own
+	[ "$(jqr pd.profile .run)" = '"x"' ]
+}
+
+# The dumps say world size 16 (Kineto distributedInfo, in pd.root) and are
+# torch_npu dumps; the context says 8 and torch: the traces win, and the
+# disagreements are recorded.
+@test "pd-profile: where traces and pd.context disagree, the traces win" {
+	{ rootrec "$FC/torchrun_cnn/prof/r0_ascend_pt" 0 x 16
+	  rootrec "$FC/torchrun_cnn/prof/r1_ascend_pt" 1 x 16; } |
+	    sed 's/"kineto"/"torch_npu"/' >"$BATS_TEST_TMPDIR/s"
+	run_pd bash -c "{ pd-find-context '$FC/torchrun_cnn'; cat '$BATS_TEST_TMPDIR/s'; } | pd-profile"
+	[ "$(jqr pd.profile '[.world_size,.stack.framework,.stack.device,.launcher,.context_sources]')" = \
+	    '[16,"torch_npu","npu","torchrun",{"world_size":"trace","workload":"context","stack":"trace","launcher":"context"}]' ]
+	[ "$(jqr pd.profile '.context_conflicts')" = \
+	    '[{"field":"world_size","trace":16,"context":8},{"field":"stack","trace":"torch_npu","context":"torch"}]' ]
+}
+
+# Two runs: the context applies to the run whose roots lie in its
+# workspace, not to the other; with two runs and no root under any
+# workspace, none gets it.
+@test "pd-profile: with several runs, pd.context attaches to the runs in its workspace" {
+	{ rootrec "$FC/torchrun_cnn/prof/r0.json" 0 in
+	  rootrec /elsewhere/t.json 0 out; } >"$BATS_TEST_TMPDIR/s"
+	run_pd bash -c "{ pd-find-context '$FC/torchrun_cnn'; cat '$BATS_TEST_TMPDIR/s'; } | pd-profile"
+	[ "$(jqr pd.profile '[.run,.world_size,.launcher,.workload_source]' | tr '\n' ' ')" = \
+	    '["in",8,"torchrun","context"] ["out",1,null,null] ' ]
+	{ rootrec /a/t.json 0 a; rootrec /b/t.json 0 b; } >"$BATS_TEST_TMPDIR/s"
+	run_pd bash -c "{ pd-find-context '$FC/torchrun_cnn'; cat '$BATS_TEST_TMPDIR/s'; } | pd-profile"
+	[ "$(jqr pd.profile '[.run,.launcher,.context_root]' | tr '\n' ' ')" = \
+	    '["a",null,null] ["b",null,null] ' ]
 }

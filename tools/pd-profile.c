@@ -61,9 +61,16 @@ static const struct { const char *type, *action; } actions[] = {
 	{ NULL, NULL }
 };
 
+/* Every pd.context of the stream (pd_runs keeps only the first). */
+static json_t *contexts;
+
 static int
 on_record(json_t *rec, void *ctx)
 {
+	const char *t = pd_rec_str(rec, "type");
+
+	if (t && !strcmp(t, "pd.context"))
+		json_array_append(contexts, rec);
 	pd_runs_add(ctx, rec);
 	return 0;
 }
@@ -178,20 +185,35 @@ names_match(json_t *list, const char *const *words)
 }
 
 static void
-set_workload(json_t *p, struct pd_run *u)
+source(json_t *srcs, const char *key, const char *from)
+{
+	pd_set_str(srcs, key, from);
+}
+
+/* A value where the traces and pd.context disagree: the trace wins. */
+static void
+conflict(json_t *confl, const char *field, json_t *trace, json_t *ctx)
+{
+	json_t *c = json_object();
+
+	pd_set_str(c, "field", field);
+	pd_set(c, "trace", trace);
+	pd_set(c, "context", ctx);
+	json_array_append_new(confl, c);
+}
+
+static void
+set_workload(json_t *p, struct pd_run *u, json_t *srcs, json_t *confl)
 {
 	static const char *const train[] = { "backward", "Backward", "Grad",
 	    "optimizer", "Optimizer", "Adam", "SGD", "zero_grad", NULL };
 	const char *w = u->context ? pd_rec_str(u->context, "workload") : NULL;
-	const char *root;
+	const char *root, *cw;
 	json_t *v;
 	int seen = 0, cue = 0;
 
-	if (w && (!strcmp(w, "training") || !strcmp(w, "inference"))) {
-		pd_set_str(p, "workload", w);
-		pd_set_str(p, "workload_source", "context");
-		return;
-	}
+	if (w && strcmp(w, "training") && strcmp(w, "inference"))
+		w = NULL;
 	json_object_foreach(u->views, root, v) {
 		json_t *h = json_object_get(v, "hotspot");
 
@@ -202,8 +224,25 @@ set_workload(json_t *p, struct pd_run *u)
 		    names_match(json_object_get(h, "cpu_ops"), train) ||
 		    names_match(json_object_get(h, "by_type"), train);
 	}
-	pd_set_str(p, "workload", !seen ? NULL : cue ? "training" : "inference");
+	cw = !seen ? NULL : cue ? "training" : "inference";
+	/* Training operators in the trace are evidence and win over the
+	 * context; "inference" from their absence does not. */
+	if (w && !cue) {
+		pd_set_str(p, "workload", w);
+		pd_set_str(p, "workload_source", "context");
+		source(srcs, "workload", cw && !strcmp(cw, w) ? "both" :
+		    "context");
+		if (cw && strcmp(cw, w))
+			conflict(confl, "workload", json_string(cw),
+			    json_string(w));
+		return;
+	}
+	pd_set_str(p, "workload", cw);
 	pd_set_str(p, "workload_source", seen ? "cues" : NULL);
+	source(srcs, "workload", !cw ? NULL : w && !strcmp(w, cw) ? "both" :
+	    "trace");
+	if (w && cw && strcmp(w, cw))
+		conflict(confl, "workload", json_string(cw), json_string(w));
 }
 
 static int
@@ -233,14 +272,32 @@ sorted_unique(json_t *arr)
 	return out;
 }
 
+/* The framework a dump format is written by, or NULL (msprof, cluster
+ * analysis: any framework). */
+static const char *
+format_framework(const char *f)
+{
+	if (!strcmp(f, "kineto") || !strcmp(f, "autograd"))
+		return "torch";
+	if (!strcmp(f, "torch_npu"))
+		return "torch_npu";
+	if (!strcmp(f, "mindspore") || !strcmp(f, "mindspore_legacy"))
+		return "mindspore";
+	return NULL;
+}
+
 static json_t *
-stack(struct pd_run *u)
+stack(struct pd_run *u, json_t *srcs, json_t *confl)
 {
 	json_t *s = json_object(), *formats = json_array();
-	const char *root, *fam = NULL, *dev = NULL;
+	const char *root, *fam = NULL, *dev = NULL, *fw = NULL, *cfw;
 	json_t *v;
-	int asc = 0, pt = 0, kernels = 0, cpu_only = 0;
+	int asc = 0, pt = 0, kernels = 0, cpu_only = 0, fwmix = 0;
 
+	cfw = u->context ? pd_rec_str(u->context, "stack") : NULL;
+	if (cfw && strcmp(cfw, "torch") && strcmp(cfw, "torch_npu") &&
+	    strcmp(cfw, "mindspore"))
+		cfw = NULL;
 	json_object_foreach(u->views, root, v) {
 		const char *f = pd_path_get(v, "root.format") ?
 		    json_string_value(pd_path_get(v, "root.format")) : NULL;
@@ -248,6 +305,12 @@ stack(struct pd_run *u)
 		double c = pd_path_num(v, "hotspot.classes.compute_us");
 
 		if (f) {
+			const char *ff = format_framework(f);
+
+			if (ff && fw && strcmp(ff, fw))
+				fwmix = 1;
+			if (ff)
+				fw = ff;
 			json_array_append_new(formats, json_string(f));
 			if (!strcmp(f, "kineto") || !strcmp(f, "autograd"))
 				pt = 1;
@@ -265,9 +328,24 @@ stack(struct pd_run *u)
 		dev = "npu";
 	else if (pt && !asc)
 		dev = kernels ? "gpu" : cpu_only ? "cpu" : NULL;
+	if (fwmix)
+		fw = NULL;
+	if (fw && cfw && strcmp(fw, cfw))
+		conflict(confl, "stack", json_string(fw), json_string(cfw));
+	source(srcs, "stack", fw ? (cfw && !strcmp(fw, cfw) ? "both" :
+	    "trace") : cfw ? "context" : NULL);
+	if (!fw && cfw) {
+		/* no dump says which framework: the code does */
+		fw = cfw;
+		if (!fam)
+			fam = strcmp(cfw, "torch") ? "ascend" : "pytorch";
+		if (!dev && strcmp(cfw, "torch"))
+			dev = "npu";
+	}
 	pd_set_str(s, "family", fam);
 	pd_set(s, "formats", sorted_unique(formats));
 	pd_set_str(s, "device", dev);
+	pd_set_str(s, "framework", fw);
 	return s;
 }
 
@@ -911,16 +989,28 @@ next_actions(struct pd_run *u)
 	return a;
 }
 
+/* The world size: the dumps' own (pd.root world_size, from Kineto
+ * distributedInfo or profiler_metadata.json), else pd.context's (what the
+ * launcher starts) unless the dumps show more ranks than that, else the
+ * number of distinct ranks seen. */
 static json_t *
-world_size(struct pd_run *u)
+world_size(struct pd_run *u, json_t *srcs, json_t *confl)
 {
-	json_t *ranks = json_object(), *v;
+	json_t *ranks = json_object(), *v, *cx;
 	const char *root, *k;
 	json_t *r;
 	size_t n;
 	char buf[32];
+	json_int_t tw = 0, cw = 0;
 
-	json_object_foreach(u->views, root, v)
+	cx = u->context ? json_object_get(u->context, "world_size") : NULL;
+	if (json_is_integer(cx) && json_integer_value(cx) > 0)
+		cw = json_integer_value(cx);
+	json_object_foreach(u->views, root, v) {
+		json_t *w = pd_path_get(v, "root.world_size");
+
+		if (json_is_integer(w) && json_integer_value(w) > tw)
+			tw = json_integer_value(w);
 		json_object_foreach(v, k, r) {
 			json_t *x = json_object_get(r, "rank");
 
@@ -930,15 +1020,61 @@ world_size(struct pd_run *u)
 				json_object_set_new(ranks, buf, json_true());
 			}
 		}
+	}
 	n = json_object_size(ranks);
 	json_decref(ranks);
-	return n ? json_integer((json_int_t)n) : json_null();
+	if (!tw && (json_int_t)n > cw)
+		tw = (json_int_t)n;	/* the dumps show more ranks */
+	if (tw && cw && tw != cw)
+		conflict(confl, "world_size", json_integer(tw),
+		    json_integer(cw));
+	source(srcs, "world_size", tw ? (tw == cw ? "both" : "trace") :
+	    cw ? "context" : NULL);
+	return tw ? json_integer(tw) : cw ? json_integer(cw) : json_null();
+}
+
+/* Whether path lies in dir (or is dir). */
+static int
+under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	return !strncmp(path, dir, n) && (path[n] == '/' || !path[n]);
+}
+
+/* The pd.context of a run: the one whose workspace dir holds every root
+ * of the run (the deepest, if several do); else, when the stream has one
+ * run and one pd.context, that one; else none. */
+static json_t *
+pick_context(struct pd_run *u, size_t nruns)
+{
+	json_t *best = NULL, *c;
+	size_t i, j, bl = 0;
+
+	json_array_foreach(contexts, i, c) {
+		const char *d = pd_rec_str(c, "root");
+		int all = d && json_array_size(u->roots) > 0;
+
+		for (j = 0; all && j < json_array_size(u->roots); j++)
+			all = under(json_string_value(json_array_get(u->roots,
+			    j)), d);
+		if (all && strlen(d) >= bl) {
+			best = c;
+			bl = strlen(d);
+		}
+	}
+	if (!best && nruns == 1 && json_array_size(contexts) == 1)
+		best = json_array_get(contexts, 0);
+	return best;
 }
 
 static void
 profile(struct pd_run *u)
 {
 	json_t *p = pd_rec_new("pd.profile", 1, NULL);
+	json_t *srcs = json_object(), *confl = json_array(), *ws;
 	struct shares s;
 	struct domain d[7];
 	double mean_step, conf;
@@ -947,10 +1083,23 @@ profile(struct pd_run *u)
 	pd_set(p, "run", json_incref(u->id));
 	pd_set(p, "roots", json_incref(u->roots));
 	pd_set_int(p, "ranks", (int64_t)json_array_size(u->roots));
-	pd_set(p, "world_size", world_size(u));
-	set_workload(p, u);
+	ws = world_size(u, srcs, confl);
+	pd_set(p, "world_size", ws);
+	set_workload(p, u, srcs, confl);
 	wl = pd_rec_str(p, "workload");
-	pd_set(p, "stack", stack(u));
+	pd_set(p, "stack", stack(u, srcs, confl));
+	pd_set(p, "launcher", json_incref(u->context ? json_object_get(
+	    u->context, "launcher") : NULL));
+	if (!json_is_string(json_object_get(p, "launcher")))
+		pd_set_null(p, "launcher");
+	source(srcs, "launcher", json_is_string(json_object_get(p,
+	    "launcher")) ? "context" : NULL);
+	pd_set(p, "context_root", json_incref(u->context ? json_object_get(
+	    u->context, "root") : NULL));
+	if (!json_is_string(json_object_get(p, "context_root")))
+		pd_set_null(p, "context_root");
+	pd_set(p, "context_sources", srcs);
+	pd_set(p, "context_conflicts", confl);
 	get_shares(u, &s);
 	domains(&s, d);
 	{
@@ -976,15 +1125,39 @@ profile(struct pd_run *u)
 	pd_rec_emit(p);
 }
 
+/* A run is profiled when a root of it has a pd.root or a summary: the
+ * pd.finding records of pd-find-context (root = the workspace dir) do not
+ * make a run. */
+static int
+profiled(struct pd_run *u)
+{
+	static const char *ev[] = { "root", "step", "comm", "mem", "input",
+	    "gaps", "hotspot", NULL };
+	const char *root;
+	json_t *v;
+	size_t i;
+
+	json_object_foreach(u->views, root, v)
+		for (i = 0; ev[i]; i++)
+			if (json_object_get(v, ev[i]))
+				return 1;
+	return 0;
+}
+
 static int
 on_end(void *ctx)
 {
 	struct pd_runs *r = ctx;
-	size_t i, n = pd_runs_group(r);
+	size_t i, n = pd_runs_group(r), nr = 0;
 
 	for (i = 0; i < n; i++)
-		if (json_array_size(pd_runs_get(r, i)->roots))
+		nr += profiled(pd_runs_get(r, i));
+	for (i = 0; i < n; i++)
+		if (profiled(pd_runs_get(r, i))) {
+			pd_runs_get(r, i)->context = pick_context(
+			    pd_runs_get(r, i), nr);
 			profile(pd_runs_get(r, i));
+		}
 	return 0;
 }
 
@@ -1004,6 +1177,7 @@ main(int argc, char **argv)
 		}
 	}
 	r = pd_runs_new();
+	contexts = json_array();
 	memset(&s, 0, sizeof s);
 	s.ctx = r;
 	s.on_record = on_record;
@@ -1011,5 +1185,6 @@ main(int argc, char **argv)
 	s.on_end = on_end;
 	pd_stream_run(&s, argc - optind, argv + optind);
 	pd_runs_free(r);
+	json_decref(contexts);
 	return pd_diag_finish();
 }
