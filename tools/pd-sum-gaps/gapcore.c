@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "pd_rec.h"
-#include "pd_stats.h"
 
 enum { TAG_RT = 1, TAG_PEND = 2 };
 
@@ -38,6 +37,8 @@ gaps_free(struct gaps *g)
 	free(g->s);
 	free(g->steps);
 	free(g->syncs);
+	free(g->d);
+	free(g->dw);
 	pd_i64map_free(&g->link);
 	memset(g, 0, sizeof *g);
 }
@@ -63,65 +64,105 @@ stream_of(struct gaps *g, int64_t dev, int dev_known, int64_t id)
 	return g->last = g->ns++;
 }
 
+static int
+act_kind(const struct gap_stream *s, const struct gap_act *a)
+{
+	int k = (int)(a->dk >> 30);
+
+	return k == GAP_WIDE ? s->w[(uint32_t)a->loff].kind : k;
+}
+
 static int64_t
 act_end(const struct gap_stream *s, const struct gap_act *a)
 {
-	return a->flags & GAP_WIDE ? s->w[a->dur].end : a->ts + a->dur;
+	if (a->dk >> 30 == GAP_WIDE)
+		return s->w[(uint32_t)a->loff].end;
+	return a->ts + (int64_t)(a->dk & GAP_DUR_MAX);
 }
 
+/* start of the launch call; GAP_NONE when not linked */
 static int64_t
 act_lts(const struct gap_stream *s, const struct gap_act *a)
 {
-	if (!a->lkind)
-		return GAP_NONE;
-	return a->flags & GAP_WIDE ? s->w[a->dur].lts : a->ts - a->loff;
+	int k = (int)(a->dk >> 30);
+
+	if (k == GAP_WIDE)
+		return s->w[(uint32_t)a->loff].lts;
+	return k ? a->ts - a->loff : GAP_NONE;
 }
 
-static int64_t
-act_lend(const struct gap_stream *s, const struct gap_act *a)
-{
-	if (!a->lkind)
-		return GAP_NONE;
-	return a->flags & GAP_WIDE ? s->w[a->dur].lend :
-	    a->ts - a->loff + a->lcpu;
-}
-
-/* Store end and the launch call (lts, lend; lkind 0: none) of a, in the
- * compact fields when they fit, else in the wide table. end >= a->ts and
- * lend >= lts. */
+/* Store end and the launch call (start lts, link kind; kind 0: none) of a,
+ * compact when they fit, else in the wide table. end >= a->ts. */
 static void
 act_store(struct gap_stream *s, struct gap_act *a, int64_t end, int64_t lts,
-    int64_t lend, int lkind)
+    int kind)
 {
 	struct gap_wide *w;
-	int64_t off = lkind ? a->ts - lts : 0, cpu = lkind ? lend - lts : 0;
+	int64_t off = kind ? a->ts - lts : 0;
 
-	a->lkind = (uint8_t)lkind;
-	if (!(a->flags & GAP_WIDE) && end - a->ts <= (int64_t)UINT32_MAX &&
-	    off >= INT32_MIN && off <= INT32_MAX && cpu <= (int64_t)UINT32_MAX) {
-		a->dur = (uint32_t)(end - a->ts);
+	if (a->dk >> 30 != GAP_WIDE && end - a->ts <= (int64_t)GAP_DUR_MAX &&
+	    off >= INT32_MIN && off <= INT32_MAX) {
+		a->dk = (uint32_t)kind << 30 | (uint32_t)(end - a->ts);
 		a->loff = (int32_t)off;
-		a->lcpu = (uint32_t)cpu;
 		return;
 	}
-	if (!(a->flags & GAP_WIDE)) {
+	if (a->dk >> 30 != GAP_WIDE) {
 		if (s->nw == s->capw) {
 			s->capw = s->capw ? s->capw * 2 : 16;
 			s->w = xrealloc(s->w, s->capw * sizeof *s->w);
 		}
-		a->flags |= GAP_WIDE;
-		a->dur = (uint32_t)s->nw++;
+		if (s->nw > INT32_MAX)
+			abort();
+		a->dk = (uint32_t)GAP_WIDE << 30;
+		a->loff = (int32_t)s->nw++;
 	}
-	w = &s->w[a->dur];
+	w = &s->w[(uint32_t)a->loff];
 	w->end = end;
-	w->lts = lkind ? lts : GAP_NONE;
-	w->lend = lkind ? lend : GAP_NONE;
+	w->lts = kind ? lts : GAP_NONE;
+	w->kind = kind;
+}
+
+/* HTA kernel launch statistics, counted when an activity (ts, end) is
+ * linked one to one to its launch call (lts, lend). */
+static void
+launch_count(struct gaps *g, int64_t ts, int64_t end, int64_t lts,
+    int64_t lend)
+{
+	int64_t cpu = lend - lts, gpu = end - ts, delay = ts - lend;
+
+	if (delay < 0)
+		delay = 0;
+	g->ln++;
+	if (cpu <= GAP_SHORT_CPU_NS && gpu < cpu)
+		g->lshort++;
+	if (cpu > GAP_SHORT_CPU_NS)
+		g->loutl++;
+	if (delay > GAP_DELAY_NS)
+		g->ldelayed++;
+	if (delay <= (int64_t)UINT32_MAX) {
+		if (g->nd == g->capd) {
+			g->capd = g->capd ? g->capd * 2 : 256;
+			g->d = xrealloc(g->d, g->capd * sizeof *g->d);
+		}
+		g->d[g->nd++] = (uint32_t)delay;
+	} else {
+		if (g->ndw == g->capdw) {
+			g->capdw = g->capdw ? g->capdw * 2 : 16;
+			g->dw = xrealloc(g->dw, g->capdw * sizeof *g->dw);
+		}
+		g->dw[g->ndw++] = delay;
+	}
 }
 
 static void
-link_act(struct gap_stream *s, struct gap_act *a, const struct pd_i64ent *rt)
+link_act(struct gaps *g, struct gap_stream *s, struct gap_act *a,
+    const struct pd_i64ent *rt)
 {
-	act_store(s, a, act_end(s, a), rt->v[0], rt->v[1], rt->u ? 2 : 1);
+	int64_t end = act_end(s, a);
+
+	act_store(s, a, end, rt->v[0], rt->u ? 2 : 1);
+	if (!rt->u)
+		launch_count(g, a->ts, end, rt->v[0], rt->v[1]);
 }
 
 void
@@ -139,11 +180,11 @@ gaps_activity(struct gaps *g, int64_t dev, int dev_known, int64_t stream,
 	}
 	a = &s->a[s->n];
 	a->ts = ts;
-	a->flags = 0;
-	act_store(s, a, ts + (dur > 0 ? dur : 0), 0, 0, 0);
+	a->dk = 0;
+	act_store(s, a, ts + (dur > 0 ? dur : 0), 0, 0);
 	if (has_corr) {
 		if ((e = pd_i64map_get(&g->link, corr, TAG_RT))) {
-			link_act(s, a, e);
+			link_act(g, s, a, e);
 			if (!e->u)
 				pd_i64map_del(&g->link, e);
 		} else {
@@ -166,7 +207,7 @@ gaps_launch(struct gaps *g, int64_t corr, int64_t ts, int64_t dur, int multi)
 	rt.v[1] = ts + (dur > 0 ? dur : 0);
 	rt.u = multi ? 1 : 0;
 	while ((e = pd_i64map_get(&g->link, corr, TAG_PEND))) {
-		link_act(&g->s[e->v[0]], &g->s[e->v[0]].a[e->v[1]], &rt);
+		link_act(g, &g->s[e->v[0]], &g->s[e->v[0]].a[e->v[1]], &rt);
 		pd_i64map_del(&g->link, e);
 		found = 1;
 	}
@@ -262,7 +303,7 @@ stream_json(struct gap_stream *s)
 	maxend = act_end(s, &s->a[0]);
 	busy = maxend - s->a[0].ts;
 	for (i = 0; i < s->n; i++)
-		if (s->a[i].lkind)
+		if (act_kind(s, &s->a[i]))
 			linked = 1;
 	for (i = 1; i < s->n; i++) {
 		struct gap_act *a = &s->a[i];
@@ -272,7 +313,7 @@ stream_json(struct gap_stream *s)
 			int64_t gap = a->ts - maxend;
 
 			idle += gap;
-			if (a->lkind && act_lts(s, a) > maxend)
+			if (act_lts(s, a) != GAP_NONE && act_lts(s, a) > maxend)
 				hw += gap;
 			else if (gap < GAP_KERNEL_WAIT_NS)
 				kw += gap;
@@ -288,11 +329,11 @@ stream_json(struct gap_stream *s)
 	/* queue length: +1 at each launch, -1 when its activity starts */
 	lq = xrealloc(NULL, s->n * sizeof *lq);
 	for (i = 0; i < s->n; i++)
-		if (s->a[i].lkind == 1)
+		if (act_kind(s, &s->a[i]) == 1)
 			lq[nl++] = act_lts(s, &s->a[i]);
 	qsort(lq, nl, sizeof *lq, cmp_i64);
 	for (i = j = 0; i < nl || j < s->n;) {
-		if (j < s->n && s->a[j].lkind != 1) {
+		if (j < s->n && act_kind(s, &s->a[j]) != 1) {
 			j++;
 			continue;
 		}
@@ -478,53 +519,64 @@ chunks_json(struct gaps *g, int64_t first, int64_t last)
 	return arr;
 }
 
+static int
+cmp_u32(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+
+	return (a > b) - (a < b);
+}
+
+/* the i-th launch delay in increasing order (us); d and dw sorted */
+static double
+delay_at(const struct gaps *g, size_t i)
+{
+	return i < g->nd ? us((int64_t)g->d[i]) : us(g->dw[i - g->nd]);
+}
+
+/* pd_quantile_sorted over the launch delays */
+static double
+delay_quantile(const struct gaps *g, double q)
+{
+	size_t n = g->nd + g->ndw, i;
+	double pos = q * (double)(n - 1), frac;
+
+	i = (size_t)floor(pos);
+	frac = pos - (double)i;
+	if (i + 1 >= n)
+		return delay_at(g, n - 1);
+	return delay_at(g, i) + (delay_at(g, i + 1) - delay_at(g, i)) * frac;
+}
+
 /* HTA kernel launch statistics over activities linked one-to-one to their
- * launch call. */
+ * launch call (counted by launch_count). */
 static json_t *
 launch_json(struct gaps *g)
 {
 	json_t *o = json_object();
-	struct pd_vec d = { 0 };
-	int64_t n = 0, shrt = 0, outl = 0, delayed = 0, unlinked = 0;
+	int64_t unlinked = 0;
 	size_t k, i;
 
 	for (k = 0; k < g->ns; k++)
-		for (i = 0; i < g->s[k].n; i++) {
-			struct gap_act *a = &g->s[k].a[i];
-			int64_t cpu, gpu, delay;
-
-			if (a->lkind == 0)
+		for (i = 0; i < g->s[k].n; i++)
+			if (act_kind(&g->s[k], &g->s[k].a[i]) == 0)
 				unlinked++;
-			if (a->lkind != 1)
-				continue;
-			n++;
-			cpu = act_lend(&g->s[k], a) - act_lts(&g->s[k], a);
-			gpu = act_end(&g->s[k], a) - a->ts;
-			delay = a->ts - act_lend(&g->s[k], a);
-			if (delay < 0)
-				delay = 0;
-			if (cpu <= GAP_SHORT_CPU_NS && gpu < cpu)
-				shrt++;
-			if (cpu > GAP_SHORT_CPU_NS)
-				outl++;
-			if (delay > GAP_DELAY_NS)
-				delayed++;
-			pd_vec_push(&d, us(delay));
-		}
 	if (g->no_launch)
 		pd_set_null(o, "kernels");
 	else
-		pd_set_int(o, "kernels", n);
-	if (n) {
-		struct pd_summary s;
-
-		pd_stats(&d, &s);
-		pd_set_int(o, "short_kernels", shrt);
-		pd_set_real(o, "short_ratio", (double)shrt / (double)n, 4);
-		pd_set_real(o, "launch_delay_p50_us", s.median, 3);
-		pd_set_real(o, "launch_delay_p90_us", s.p90, 3);
-		pd_set_int(o, "delayed_launches", delayed);
-		pd_set_int(o, "runtime_outliers", outl);
+		pd_set_int(o, "kernels", g->ln);
+	if (g->ln) {
+		if (g->nd)
+			qsort(g->d, g->nd, sizeof *g->d, cmp_u32);
+		if (g->ndw)
+			qsort(g->dw, g->ndw, sizeof *g->dw, cmp_i64);
+		pd_set_int(o, "short_kernels", g->lshort);
+		pd_set_real(o, "short_ratio", (double)g->lshort / (double)g->ln,
+		    4);
+		pd_set_real(o, "launch_delay_p50_us", delay_quantile(g, 0.5), 3);
+		pd_set_real(o, "launch_delay_p90_us", delay_quantile(g, 0.9), 3);
+		pd_set_int(o, "delayed_launches", g->ldelayed);
+		pd_set_int(o, "runtime_outliers", g->loutl);
 	} else {
 		pd_set_null(o, "short_kernels");
 		pd_set_null(o, "short_ratio");
@@ -534,7 +586,6 @@ launch_json(struct gaps *g)
 		pd_set_null(o, "runtime_outliers");
 	}
 	pd_set_int(o, "unlinked", unlinked);
-	pd_vec_free(&d);
 	return o;
 }
 

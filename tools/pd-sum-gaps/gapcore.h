@@ -3,10 +3,12 @@
  * id), step windows and synchronize calls; gaps_fill() turns them into the
  * pd.gaps keys. All times are integer nanoseconds.
  *
- * Memory: per stream, 24 bytes per device activity (they arrive unsorted
- * and are sorted at the end; an activity whose duration, launch offset or
- * launch duration does not fit 32 bits keeps 24 more in a side table),
- * plus the launch calls not yet linked to their activity. */
+ * Memory: per stream, 16 bytes per device activity (they arrive unsorted
+ * and are sorted at the end; an activity longer than 2^30 ns or launched
+ * more than 2^31 ns away keeps 24 more in a side table), 4 bytes per
+ * launch delay (8 when over 2^32 ns; the launch statistics are counted
+ * when an activity is linked), plus the launch calls not yet linked to
+ * their activity. */
 #ifndef GAPCORE_H
 #define GAPCORE_H
 
@@ -18,23 +20,23 @@
 
 #define GAP_NONE INT64_MIN
 
-/* A device activity, compact: end = ts + dur; the launch call (when
- * linked) ran from ts - loff to ts - loff + lcpu. When one of them does
- * not fit (GAP_WIDE in flags), dur is an index into the stream's wide
- * table, which has end, lts and lend in full. */
+/* A device activity, compact: dk is the link kind (0 none, 1 one launch
+ * -> one activity, 2 a launch of many) << 30 | the duration; the launch
+ * call (kinds 1 and 2) started at ts - loff. When the duration or loff
+ * does not fit, the kind is GAP_WIDE and loff indexes the stream's wide
+ * table. */
 struct gap_act {
 	int64_t ts;
-	uint32_t dur;
-	uint32_t lcpu;
+	uint32_t dk;
 	int32_t loff;
-	uint8_t lkind;		/* 0 none, 1 one launch -> one activity, 2 many */
-	uint8_t flags;
 };
 
-#define GAP_WIDE	1
+#define GAP_WIDE	3
+#define GAP_DUR_MAX	((UINT32_C(1) << 30) - 1)
 
 struct gap_wide {
-	int64_t end, lts, lend;
+	int64_t end, lts;
+	int kind;
 };
 
 struct gap_stream {
@@ -60,6 +62,11 @@ struct gaps {
 	int64_t pageable_n, pageable_ns;
 	int no_pageable;	/* the family has no pageable memcpy notion */
 	int no_launch;		/* nor one launch call per activity */
+	/* launch statistics over activities linked one to one */
+	int64_t ln, lshort, loutl, ldelayed;
+	uint32_t *d;		/* launch delays (ns) up to UINT32_MAX */
+	int64_t *dw;		/* and longer ones */
+	size_t nd, capd, ndw, capdw;
 };
 
 void gaps_init(struct gaps *g);
