@@ -382,6 +382,12 @@ dominant() {
 	diagnose pytorch/param-resnet-rtx2080ti
 	no_placeholders
 	[ "$(dominant resnet_kineto.json.gz)" = '["tb.input.highly_bound",0.5174]' ]
+	# 30 __next__ spans sum 8204993 us (awk over pd.input steps) = 273.50
+	# ms per call; the first, 1938874 us, is the worker start-up (reference
+	# pytorch-kineto-hta.md: 1.94 s). Without it input is still 6266119 /
+	# 11407304 = 54.9 % of the time: input-bound in steady state too.
+	[ "$(jqr pd.bottleneck 'select(.dominant) | .evidence')" = \
+	    '"data loading takes 51.7 % of step time (273.50 ms per step); the first of 30 _MultiProcessingDataLoaderIter calls takes 1938.87 ms"' ]
 	[ "$(jqr pd.bottleneck 'select(.position == 2) | [.rule,.impact]')" = '["msprof.overall.free",0.1899]' ]
 }
 
