@@ -548,6 +548,25 @@ delay_quantile(const struct gaps *g, double q)
 	return delay_at(g, i) + (delay_at(g, i + 1) - delay_at(g, i)) * frac;
 }
 
+/* The median and 90th percentile of the launch delays into g->p50 and
+ * g->p90; the delays are freed (room for the queue pass). */
+static void
+delay_fill(struct gaps *g)
+{
+	if (g->ln) {
+		if (g->nd)
+			qsort(g->d, g->nd, sizeof *g->d, cmp_u32);
+		if (g->ndw)
+			qsort(g->dw, g->ndw, sizeof *g->dw, cmp_i64);
+		g->p50 = delay_quantile(g, 0.5);
+		g->p90 = delay_quantile(g, 0.9);
+	}
+	free(g->d);
+	free(g->dw);
+	g->d = NULL, g->dw = NULL;
+	g->nd = g->capd = g->ndw = g->capdw = 0;
+}
+
 /* HTA kernel launch statistics over activities linked one-to-one to their
  * launch call (counted by launch_count). */
 static json_t *
@@ -566,15 +585,11 @@ launch_json(struct gaps *g)
 	else
 		pd_set_int(o, "kernels", g->ln);
 	if (g->ln) {
-		if (g->nd)
-			qsort(g->d, g->nd, sizeof *g->d, cmp_u32);
-		if (g->ndw)
-			qsort(g->dw, g->ndw, sizeof *g->dw, cmp_i64);
 		pd_set_int(o, "short_kernels", g->lshort);
 		pd_set_real(o, "short_ratio", (double)g->lshort / (double)g->ln,
 		    4);
-		pd_set_real(o, "launch_delay_p50_us", delay_quantile(g, 0.5), 3);
-		pd_set_real(o, "launch_delay_p90_us", delay_quantile(g, 0.9), 3);
+		pd_set_real(o, "launch_delay_p50_us", g->p50, 3);
+		pd_set_real(o, "launch_delay_p90_us", g->p90, 3);
 		pd_set_int(o, "delayed_launches", g->ldelayed);
 		pd_set_int(o, "runtime_outliers", g->loutl);
 	} else {
@@ -640,6 +655,7 @@ gaps_fill(struct gaps *g, json_t *rec, int topn)
 		sort_stream(&g->s[i]);
 		nact += (int64_t)g->s[i].n;
 	}
+	delay_fill(g);
 	busy = sweep(g, 0, 0, &first, &last, NULL, NULL);
 	for (i = 0; i < g->ns; i++) {
 		for (j = 0; j < i; j++)

@@ -7,8 +7,9 @@
  * and are sorted at the end; an activity longer than 2^30 ns or launched
  * more than 2^31 ns away keeps 24 more in a side table), 4 bytes per
  * launch delay (8 when over 2^32 ns; the launch statistics are counted
- * when an activity is linked), plus the launch calls not yet linked to
- * their activity. */
+ * when an activity is linked; the delays are freed at the end before the
+ * queue pass takes 8 bytes per linked activity of one stream), plus the
+ * launch calls not yet linked to their activity. */
 #ifndef GAPCORE_H
 #define GAPCORE_H
 
@@ -67,6 +68,7 @@ struct gaps {
 	uint32_t *d;		/* launch delays (ns) up to UINT32_MAX */
 	int64_t *dw;		/* and longer ones */
 	size_t nd, capd, ndw, capdw;
+	double p50, p90;	/* of the delays (us), once they are freed */
 };
 
 void gaps_init(struct gaps *g);
