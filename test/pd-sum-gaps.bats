@@ -196,3 +196,21 @@ gaps() {
 	gaps autograd kineto_trace "$K/gaps-autograd.json"
 	[ "$(jqr pd.gaps '[.span_us,.busy_us,.idle_us,.streams[0].device,.streams[0].host_wait_us,.streams[0].kernel_wait_us,.launch.kernels]')" = '[13,6,7,null,null,7,0]' ]
 }
+
+# gaps-wide.json: times that do not fit the compact 32-bit fields.
+# Stream 7: A 1020+5000000 (launch 1000+10; longer than 2^30 ns),
+# B 5001100+10 (launch 1100+20, seen after B; 5 s before it),
+# C 5001210+30 (launch 5001200+5).
+#   gap A->B 80: B's launch 1100 < A's end 5001020, 80 >= 30 -> other 80
+#   gap B->C 100: C's launch 5001200 > 5001110 -> host wait 100
+#   busy 5000000+10+30 = 5000040, span 5001240-1020 = 5000220, idle 180
+# Delays 10, 4999980 (over 2^32 ns), 5: sorted 5, 10, 4999980: p50 10,
+# p90 10 + 0.8*(4999980-10) = 3999986; > 100: B. Short: B (cpu 20, gpu
+# 10). Queue: +1 1000, -1 1020, +1 1100, -1 5001100, +1 5001200,
+# -1 5001210: max 1, mean 3/6.
+@test "pd-sum-gaps: durations and launch offsets beyond 32 bits" {
+	gaps kineto kineto_trace "$K/gaps-wide.json"
+	[ "$(jqr pd.gaps '[.span_us,.busy_us,.idle_us]')" = '[5000220,5000040,180]' ]
+	[ "$(jqr pd.gaps '.streams[0]|[.busy_us,.idle_us,.host_wait_us,.kernel_wait_us,.other_us,.activities,.queue_max,.queue_mean]')" = '[5000040,180,100,0,80,3,1,0.5]' ]
+	[ "$(jqr pd.gaps '.launch|[.kernels,.short_kernels,.launch_delay_p50_us,.launch_delay_p90_us,.delayed_launches,.unlinked]')" = '[3,1,10,3999986,1,0]' ]
+}
