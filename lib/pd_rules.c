@@ -724,6 +724,8 @@ fmt_value(char *buf, size_t n, json_t *v, const char *fmt)
 	x = json_number_value(v);
 	if (!strcmp(fmt, "pct"))
 		snprintf(buf, n, "%.1f %%", x * 100);
+	else if (!strcmp(fmt, "us") && fabs(x) >= 10000)
+		snprintf(buf, n, "%.2f ms", x / 1e3);	/* readable */
 	else if (!strcmp(fmt, "us"))
 		snprintf(buf, n, "%.1f us", x);
 	else if (!strcmp(fmt, "ms"))

@@ -389,6 +389,13 @@ dominant() {
 	[ "$(jqr pd.bottleneck 'select(.dominant) | .evidence')" = \
 	    '"data loading takes 51.7 % of step time (273.50 ms per step); the first of 30 _MultiProcessingDataLoaderIter calls takes 1938.87 ms"' ]
 	[ "$(jqr pd.bottleneck 'select(.position == 2) | [.rule,.impact]')" = '["msprof.overall.free",0.1899]' ]
+	# pd.step totals: free 11438230 of 16172052 us (one "step": the trace
+	# has no ProfilerStep); pd.gaps launch: p90 delay 81450.2 us (>= 10 ms
+	# reads in ms), 9984 delayed launches.
+	[ "$(jqr pd.bottleneck 'select(.position == 2) | .evidence')" = \
+	    '"the device is free (no compute, no communication) for 70.7 % of step time (11438.23 ms of 16172.05 ms)"' ]
+	[ "$(jqr pd.bottleneck 'select(.rule == "hta.launch_delay") | .evidence')" = \
+	    '"90 % of kernels start within 81.45 ms of their launch (9984 launches delayed)"' ]
 }
 
 # Single-H100 inference: Qwen computes 91.3 % of its step (bf16 GEMMs on
