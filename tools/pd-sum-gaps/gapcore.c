@@ -651,11 +651,11 @@ gaps_fill(struct gaps *g, json_t *rec, int topn)
 	int64_t busy, first, last, nlarge = 0, nact = 0;
 	size_t i, j;
 
+	delay_fill(g);
 	for (i = 0; i < g->ns; i++) {
 		sort_stream(&g->s[i]);
 		nact += (int64_t)g->s[i].n;
 	}
-	delay_fill(g);
 	busy = sweep(g, 0, 0, &first, &last, NULL, NULL);
 	for (i = 0; i < g->ns; i++) {
 		for (j = 0; j < i; j++)
