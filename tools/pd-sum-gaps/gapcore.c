@@ -280,6 +280,63 @@ cmp_i64(const void *x, const void *y)
 	return (a > b) - (a < b);
 }
 
+/* launch times are mostly in order already */
+static void
+sort_i64(int64_t *v, size_t n)
+{
+	size_t i;
+
+	for (i = 1; i < n; i++)
+		if (v[i - 1] > v[i])
+			break;
+	if (i < n)
+		qsort(v, n, sizeof *v, cmp_i64);
+}
+
+static int
+cmp_u32(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+
+	return (a > b) - (a < b);
+}
+
+/* LSD radix sort, 3 passes of 11 bits (a temporary copy of v). */
+static void
+sort_u32(uint32_t *v, size_t n)
+{
+	uint32_t *t, *src = v, *dst, *x;
+	size_t cnt[2048], i, sum;
+	int pass;
+
+	if (n < 256) {
+		if (n)
+			qsort(v, n, sizeof *v, cmp_u32);
+		return;
+	}
+	t = xrealloc(NULL, n * sizeof *t);
+	dst = t;
+	for (pass = 0; pass < 3; pass++) {
+		int sh = pass * 11;
+
+		memset(cnt, 0, sizeof cnt);
+		for (i = 0; i < n; i++)
+			cnt[src[i] >> sh & 2047]++;
+		for (i = 0, sum = 0; i < 2048; i++) {
+			size_t c = cnt[i];
+
+			cnt[i] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			dst[cnt[src[i] >> sh & 2047]++] = src[i];
+		x = src, src = dst, dst = x;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof *v);
+	free(t);
+}
+
 static double
 us(int64_t ns)
 {
@@ -331,7 +388,7 @@ stream_json(struct gap_stream *s)
 	for (i = 0; i < s->n; i++)
 		if (act_kind(s, &s->a[i]) == 1)
 			lq[nl++] = act_lts(s, &s->a[i]);
-	qsort(lq, nl, sizeof *lq, cmp_i64);
+	sort_i64(lq, nl);
 	for (i = j = 0; i < nl || j < s->n;) {
 		if (j < s->n && act_kind(s, &s->a[j]) != 1) {
 			j++;
@@ -519,14 +576,6 @@ chunks_json(struct gaps *g, int64_t first, int64_t last)
 	return arr;
 }
 
-static int
-cmp_u32(const void *x, const void *y)
-{
-	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-
-	return (a > b) - (a < b);
-}
-
 /* the i-th launch delay in increasing order (us); d and dw sorted */
 static double
 delay_at(const struct gaps *g, size_t i)
@@ -554,8 +603,7 @@ static void
 delay_fill(struct gaps *g)
 {
 	if (g->ln) {
-		if (g->nd)
-			qsort(g->d, g->nd, sizeof *g->d, cmp_u32);
+		sort_u32(g->d, g->nd);
 		if (g->ndw)
 			qsort(g->dw, g->ndw, sizeof *g->dw, cmp_i64);
 		g->p50 = delay_quantile(g, 0.5);
