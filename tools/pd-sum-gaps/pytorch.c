@@ -92,9 +92,12 @@ on_event(const struct pd_ev *ev, void *ctx)
 	if (pd_kineto_is_gpu(kc)) {
 		on_activity(p, ev, kc);
 	} else if (kc == PD_KC_RUNTIME) {
-		if (is_any(ev->name, syncs))
+		/* cheap tests first: every name in syncs has "Synchronize",
+		 * every name in launches and graph_launches "Launch" or "Mem" */
+		if (strstr(ev->name, "Synchronize") && is_any(ev->name, syncs))
 			gaps_sync(&p->g, ev->ts_ns, ev->dur_ns);
-		else if (pd_ev_arg_int(ev, "correlation", &corr)) {
+		else if ((strstr(ev->name, "Launch") || strstr(ev->name, "Mem")) &&
+		    pd_ev_arg_int(ev, "correlation", &corr)) {
 			if (is_any(ev->name, launches))
 				gaps_launch(&p->g, corr, ev->ts_ns, ev->dur_ns, 0);
 			else if (is_any(ev->name, graph_launches))
