@@ -608,12 +608,13 @@ symptom(const struct domain *top, struct pd_run *u, const char *workload)
 static json_t *
 metric(const char *sym, const struct shares *s, double mean_step)
 {
-	json_t *m = json_object();
+	json_t *m;
 	const char *name = "step_us", *unit = "us";
 	double v = mean_step;
 
 	if (!sym)
 		return json_null();
+	m = json_object();
 	if (!strcmp(sym, "dataloader_stall"))
 		name = "input_ratio", v = s->input;
 	else if (!strcmp(sym, "communication"))
@@ -920,11 +921,12 @@ static json_t *
 step_skew(struct pd_run *u)
 {
 	struct acc a = over_roots(u, "step.step_stats.mean");
-	json_t *o = json_object();
+	json_t *o;
 	double mean = acc_mean(&a);
 
 	if (a.n < 2)
 		return json_null();
+	o = json_object();
 	pd_set_real(o, "max_us", a.max, 3);
 	pd_set_real(o, "min_us", a.min, 3);
 	pd_set_real(o, "ratio", mean > 0 ? (a.max - a.min) / mean : NAN, 4);
