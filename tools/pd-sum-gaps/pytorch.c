@@ -51,20 +51,55 @@ static const char *const syncs[] = {
 	"hipStreamSynchronize", "hipEventSynchronize", NULL
 };
 
+/* pd_ev_arg_int with a fast path for the common plain digits (the same
+ * value pd_num_int gives them); anything else goes the full way. */
+static int
+arg_int(const struct pd_ev *ev, const char *key, int64_t *out)
+{
+	const char *v;
+	size_t n, i;
+	int64_t x = 0;
+
+	if (!pd_ev_arg_raw(ev, key, &v, &n))
+		return 0;
+	if (n >= 2 && *v == '"')
+		v++, n -= 2;
+	if (n == 0 || n > 18)
+		return pd_ev_arg_int(ev, key, out);
+	for (i = 0; i < n; i++) {
+		if (v[i] < '0' || v[i] > '9')
+			return pd_ev_arg_int(ev, key, out);
+		x = x * 10 + (v[i] - '0');
+	}
+	*out = x;
+	return 1;
+}
+
+/* pd_kineto_stream, with arg_int for the common case */
+static int64_t
+stream_of_ev(const struct pd_ev *ev)
+{
+	int64_t v;
+
+	if (arg_int(ev, "stream", &v))
+		return v;
+	return pd_kineto_stream(ev);
+}
+
 static void
 on_activity(struct pt *p, const struct pd_ev *ev, int kc)
 {
 	int64_t dev = 0, corr = 0;
 	int dev_known = 1, has_corr;
 
-	if (!pd_ev_arg_int(ev, "device", &dev)) {
+	if (!arg_int(ev, "device", &dev)) {
 		if (ev->pid_is_num)
 			dev = ev->pid_num;
 		else
 			dev = 0, dev_known = 0;
 	}
-	has_corr = pd_ev_arg_int(ev, "correlation", &corr);
-	gaps_activity(&p->g, dev, dev_known, pd_kineto_stream(ev), ev->ts_ns,
+	has_corr = arg_int(ev, "correlation", &corr);
+	gaps_activity(&p->g, dev, dev_known, stream_of_ev(ev), ev->ts_ns,
 	    ev->dur_ns, has_corr, corr);
 	if (kc == PD_KC_MEMCPY && strstr(ev->name, "Pageable")) {
 		p->g.pageable_n++;
@@ -97,7 +132,7 @@ on_event(const struct pd_ev *ev, void *ctx)
 		if (strstr(ev->name, "Synchronize") && is_any(ev->name, syncs))
 			gaps_sync(&p->g, ev->ts_ns, ev->dur_ns);
 		else if ((strstr(ev->name, "Launch") || strstr(ev->name, "Mem")) &&
-		    pd_ev_arg_int(ev, "correlation", &corr)) {
+		    arg_int(ev, "correlation", &corr)) {
 			if (is_any(ev->name, launches))
 				gaps_launch(&p->g, corr, ev->ts_ns, ev->dur_ns, 0);
 			else if (is_any(ev->name, graph_launches))
