@@ -30,7 +30,7 @@ LIBOBJ := $(patsubst lib/%.c,$(OBJ)/%.o,$(LIBSRC))
 HDRS := $(wildcard lib/*.h)
 TESTBINS := $(patsubst test/%.c,$(OBJ)/test/%,$(wildcard test/*.c))
 
-.PHONY: all deps check sancheck bench demo install clean lint fuzz
+.PHONY: all deps check-deps check sancheck bench demo install clean lint fuzz
 all: deps $(BINS) $(TESTBINS)
 
 # Say exactly what is missing; install it when run as root.
@@ -67,8 +67,22 @@ $(OBJ)/test/%: test/%.c $(OBJ)/lib.a $(HDRS)
 	@mkdir -p $(OBJ)/test
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(OBJ)/lib.a $(LDLIBS)
 
-check: all
-	@command -v bats >/dev/null || { echo "perfdiag: bats is missing: sudo apt-get install bats" >&2; exit 1; }
+# The test tools: installed when run as root, otherwise named exactly.
+TESTDEBS = bats jq perl
+check-deps:
+	@missing=; \
+	for c in bats jq prove; do command -v $$c >/dev/null || missing="$$missing $$c"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "perfdiag: installing missing test tools:$$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(TESTDEBS) >/dev/null || exit 1; \
+	  else \
+	    echo "perfdiag: missing test tools:$$missing" >&2; \
+	    echo "perfdiag: install them with: sudo apt-get install $(TESTDEBS)" >&2; exit 1; \
+	  fi; \
+	fi
+
+check: all check-deps
 	PD_BIN=$(CURDIR)/$(BIN) PD_TESTBIN=$(CURDIR)/$(OBJ)/test \
 	  prove --exec 'bats --tap' test/*.bats
 
