@@ -358,3 +358,25 @@ pd_csv_require(const char *path, const char *const *names, const int *idx,
 	pd_diag_status(PD_EXIT_INPUT);
 	return -1;
 }
+
+struct pd_csv *
+pd_csv_open_header(const char *path)
+{
+	struct pd_csv *c = pd_csv_open(path);
+	int r;
+
+	if (!c) {
+		pd_error(path, 0, "%s", strerror(errno));
+		pd_diag_status(PD_EXIT_SYSTEM);
+		return NULL;
+	}
+	if ((r = pd_csv_header(c)) <= 0) {
+		if (r < 0) {
+			pd_warn(path, pd_csv_line(c), "cannot read the header");
+			pd_diag_status(PD_EXIT_INPUT);
+		}
+		pd_csv_close(c);
+		return NULL;
+	}
+	return c;
+}

@@ -43,6 +43,11 @@ int pd_csv_col(struct pd_csv *c, ...);
 const char *pd_csv_colname(struct pd_csv *c, int i);
 int pd_csv_ncols(struct pd_csv *c);
 
+/* Open a CSV and read its header row. On failure reports it (an error and
+ * status 5 when the file cannot be opened; a warning and status 3 when the
+ * header cannot be read; nothing for an empty file) and returns NULL. */
+struct pd_csv *pd_csv_open_header(const char *path);
+
 /* An unknown header variant: when any idx[i] < 0, report one error naming
  * every missing column ("missing column 'A'" / "missing columns 'A', 'B'"),
  * record exit status 3 and return -1; otherwise return 0. */

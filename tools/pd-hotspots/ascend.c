@@ -197,30 +197,6 @@ add_kernel(struct hot *h, const char *name, const char *type,
 	}
 }
 
-/* Open a CSV and read its header; NULL (reported) on failure. */
-static struct pd_csv *
-open_csv(const char *path)
-{
-	struct pd_csv *c = pd_csv_open(path);
-	int r;
-
-	if (!c) {
-		pd_error(path, 0, "%s", strerror(errno));
-		pd_diag_status(PD_EXIT_SYSTEM);
-		return NULL;
-	}
-	r = pd_csv_header(c);
-	if (r <= 0) {
-		if (r < 0) {
-			pd_warn(path, pd_csv_line(c), "cannot read the header");
-			pd_diag_status(PD_EXIT_INPUT);
-		}
-		pd_csv_close(c);
-		return NULL;
-	}
-	return c;
-}
-
 static void
 bad_row(struct hot *h, struct pd_csv *c, const char *what)
 {
@@ -255,7 +231,7 @@ static int
 read_kernels(struct hot *h, const char *path, const struct pd_tool *t)
 {
 	static const char *want[] = { "Name", "Type", "Duration(us)" };
-	struct pd_csv *c = open_csv(path);
+	struct pd_csv *c = pd_csv_open_header(path);
 	int idx[3], core, pmu[NPIPE][2], i, j, r, npmu = 0;
 	double dur, p[NPIPE], v;
 
@@ -328,7 +304,7 @@ read_legacy(struct hot *h, const char *path, int aicpu,
 {
 	static const char *want_aic[] = { "full_op_name", "execution_time" };
 	static const char *want_cpu[] = { "kernel_type", "total_time" };
-	struct pd_csv *c = open_csv(path);
+	struct pd_csv *c = pd_csv_open_header(path);
 	int idx[2], r;
 	double ms;
 	char type[256];
@@ -365,7 +341,7 @@ static int
 read_statistic(struct hot *h, const char *path, const struct pd_tool *t)
 {
 	static const char *want[] = { "OP Type", "Count", "Total Time(us)" };
-	struct pd_csv *c = open_csv(path);
+	struct pd_csv *c = pd_csv_open_header(path);
 	int idx[3], core, r;
 	int64_t n;
 	double us;
@@ -415,7 +391,7 @@ static void
 read_api(struct hot *h, const char *path)
 {
 	static const char *want[] = { "API Name", "Time(us)", "Count" };
-	struct pd_csv *c = open_csv(path);
+	struct pd_csv *c = pd_csv_open_header(path);
 	int idx[3], level, r;
 	int64_t n;
 	double us;
@@ -456,7 +432,7 @@ static void
 read_cpu_ops(struct hot *h, const char *path)
 {
 	static const char *want[] = { "Name", "Host Self Duration(us)" };
-	struct pd_csv *c = open_csv(path);
+	struct pd_csv *c = pd_csv_open_header(path);
 	int idx[2], r;
 	double us;
 	struct agg *g;

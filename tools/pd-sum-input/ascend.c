@@ -178,28 +178,6 @@ skip_row(struct in *x, const char *file, long line, const char *what)
 	x->skipped++;
 }
 
-static struct pd_csv *
-open_csv(const char *path)
-{
-	struct pd_csv *c = pd_csv_open(path);
-	int r;
-
-	if (!c) {
-		pd_error(path, 0, "%s", strerror(errno));
-		pd_diag_status(PD_EXIT_SYSTEM);
-		return NULL;
-	}
-	if ((r = pd_csv_header(c)) <= 0) {
-		if (r < 0) {
-			pd_warn(path, pd_csv_line(c), "cannot read the header");
-			pd_diag_status(PD_EXIT_INPUT);
-		}
-		pd_csv_close(c);
-		return NULL;
-	}
-	return c;
-}
-
 static void
 csv_end(struct in *x, struct pd_csv *c, int r)
 {
@@ -218,7 +196,7 @@ static void
 read_step_trace(struct in *x, const char *path)
 {
 	static const char *names[] = { "Step", "Stage", "Preparing" };
-	struct pd_csv *c = open_csv(path);
+	struct pd_csv *c = pd_csv_open_header(path);
 	int idx[3], bub, r;
 	double prep, stage, bubble;
 	json_t *v;
@@ -265,7 +243,7 @@ read_step_raw(struct in *x, const char *path)
 {
 	static const char *names[] = { "step_num", "total",
 	    "iteration_interval" };
-	struct pd_csv *c = open_csv(path);
+	struct pd_csv *c = pd_csv_open_header(path);
 	int idx[3], r, first = 1;
 	int64_t step, total, gap;
 
@@ -336,7 +314,7 @@ read_pipeline_csv(struct in *x, const char *path)
 {
 	static const char *names[] = { "op_id", "op_type",
 	    "output_queue_usage_rate", "children_id" };
-	struct pd_csv *c = open_csv(path);
+	struct pd_csv *c = pd_csv_open_header(path);
 	int idx[4], par, nw, r;
 	struct pipe_op *o;
 	int64_t id;

@@ -131,28 +131,6 @@ csv_end(struct mem *m, struct pd_csv *c, int r)
 	pd_csv_close(c);
 }
 
-static struct pd_csv *
-open_csv(const char *path)
-{
-	struct pd_csv *c = pd_csv_open(path);
-	int r;
-
-	if (!c) {
-		pd_error(path, 0, "%s", strerror(errno));
-		pd_diag_status(PD_EXIT_SYSTEM);
-		return NULL;
-	}
-	if ((r = pd_csv_header(c)) <= 0) {
-		if (r < 0) {
-			pd_warn(path, pd_csv_line(c), "cannot read the header");
-			pd_diag_status(PD_EXIT_INPUT);
-		}
-		pd_csv_close(c);
-		return NULL;
-	}
-	return c;
-}
-
 /* Name a file kind in "source" once its header was understood. */
 static void
 add_source(struct mem *m, const char *source)
@@ -263,7 +241,7 @@ read_record(struct mem *m, const char *path, int64_t rootdev)
 {
 	static const char *names[] = { "Component", "Timestamp(us)",
 	    "Total Reserved(MB)' or 'Total Reserved(KB)" };
-	struct pd_csv *c = open_csv(path);
+	struct pd_csv *c = pd_csv_open_header(path);
 	int idx[3], al, ac, dt, di, r, ha, hr, hac;
 	double ua = MIB, ur = MIB, uc = MIB, va, vr, vc;
 	long inexact = 0;
@@ -307,7 +285,7 @@ read_opmem(struct mem *m, const char *path)
 {
 	static const char *names[] = { "Name", "Size(KB)",
 	    "Release Time(us)" };
-	struct pd_csv *c = open_csv(path);
+	struct pd_csv *c = pd_csv_open_header(path);
 	int idx[3], dur, r;
 	double kb, us;
 	struct alloc *a;
@@ -353,7 +331,7 @@ read_modules(struct mem *m, const char *path)
 {
 	static const char *names[] = { "Component",
 	    "Total Reserved(MB)' or 'Total Reserved(KB)" };
-	struct pd_csv *c = open_csv(path);
+	struct pd_csv *c = pd_csv_open_header(path);
 	int idx[2], r;
 	double u, v;
 	json_t *old;
@@ -389,7 +367,7 @@ static void
 read_static(struct mem *m, const char *path)
 {
 	static const char *names[] = { "Op Name", "Size(KB)" };
-	struct pd_csv *c = open_csv(path);
+	struct pd_csv *c = pd_csv_open_header(path);
 	int idx[2], r;
 	double kb;
 
