@@ -26,7 +26,7 @@ hot() {
 	contract_devfull pd-hotspots "$K/hot-basic.json"
 }
 
-# GPU time: nccl 300, sgemm 2 x 100, DeepEP dispatch 50, memcpy 20,
+# GPU time: nccl 300, sgemm 2 x 100, custom all-to-all dispatch 50, memcpy 20,
 # elementwise 3 x 4, memset 1. Only NCCL matches the default patterns and
 # communication is kept out of total_us and top (as for Ascend): total
 # 583 - 300 = 283 over 8 activities. Ratios 200/283 = 0.7067, 50/283 =
@@ -44,7 +44,7 @@ hot() {
 	[ "$(jqr pd.hotspot '[.top[0].core,.top[0].bound,.by_core,.aicpu]')" = '[null,null,null,null]' ]
 }
 
-# -n 2 keeps two; -p adds "*dpsk::ep::*": the dispatch kernel moves to
+# -n 2 keeps two; -p adds "*myteam::a2a::*": the dispatch kernel moves to
 # communication: 300 + 50 = 350; total 583 - 350 = 233, compute 212 =
 # 0.9099; top sgemm 200/233 = 0.8584, memcpy 20/233 = 0.0858.
 @test "pd-hotspots (kineto): -n and extra communication patterns with -p" {

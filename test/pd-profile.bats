@@ -171,3 +171,41 @@ rootrec() {
 	[ "$(jqr pd.profile '[.run,.launcher,.context_root]' | tr '\n' ' ')" = \
 	    '["a",null,null] ["b",null,null] ' ]
 }
+
+# Communication kernel families of share/comm-patterns.txt beyond NCCL
+# (issue: they counted as compute, as in HTA). kfam NAME writes a trace
+# with a gemm [100, 200) and the kernel NAME [150, 250) on another stream:
+# the kernel is one collective of 100 us, and pd-sum-step counts 100 us of
+# communication, 50 of them under the gemm.
+kfam() {
+	printf '{"schemaVersion": 1, "traceEvents": [\n{"ph": "X", "cat": "kernel", "name": "void gemm_kernel<float>(float*)", "pid": 0, "tid": 7, "ts": 100, "dur": 100, "args": {"stream": 7}},\n{"ph": "X", "cat": "kernel", "name": "%s", "pid": 0, "tid": 21, "ts": 150, "dur": 100, "args": {"stream": 21}}\n]}\n' "$1" >"$BATS_TEST_TMPDIR/k.json"
+	run_pd pd-sum-comm "$BATS_TEST_TMPDIR/k.json"
+	[ "$(jqr pd.comm '[.op_count,.total_us]')" = '[1,100]' ]
+	run_pd pd-sum-step "$BATS_TEST_TMPDIR/k.json"
+	[ "$(jqr pd.step '.gpu | [.compute_us,.comm_us,.overlap_us]')" = '[100,100,50]' ]
+}
+
+@test "comm patterns: DeepEP dispatch/combine kernels are communication" {
+	kfam 'void dpsk::ep::internode::dispatch<8>(int*)'
+	kfam 'void deep_ep::intranode::combine<__nv_bfloat16, 8, 768>(int*)'
+}
+
+@test "comm patterns: NVSHMEM kernels are communication" {
+	kfam 'void nvshmemi_transfer_rma_kernel<NVSHMEMI_OP_PUT>(void*)'
+	kfam 'nvshmemx_barrier_all_on_stream_kernel'
+}
+
+@test "comm patterns: symmetric-memory multimem all-reduce is communication" {
+	kfam 'void c10d::symmetric_memory::multimem_all_reduce_kernel<float, 16>(float*)'
+}
+
+@test "comm patterns: Ascend all-to-all (hcom_*, HcclAllToAll*) is communication" {
+	kfam 'hcom_alltoallv__123_0_1'
+	kfam 'HcclAllToAllV'
+}
+
+@test "comm patterns: a gemm is not communication" {
+	printf '{"schemaVersion": 1, "traceEvents": [\n{"ph": "X", "cat": "kernel", "name": "void gemm_kernel<float>(float*)", "pid": 0, "tid": 7, "ts": 100, "dur": 100, "args": {"stream": 7}}\n]}\n' >"$BATS_TEST_TMPDIR/k.json"
+	run_pd pd-sum-comm "$BATS_TEST_TMPDIR/k.json"
+	[ "$(jqr pd.comm '.op_count')" = 0 ]
+}

@@ -56,10 +56,10 @@ PT=$CORPUS/pytorch
 	[ "$(jqr pd.comm '[.total_us,.ops,.slowest,.lane,.collectives_total]')" = '[null,[],[],null,0]' ]
 }
 
-@test "pd-sum-comm kineto: -p makes a DeepEP kernel a collective" {
+@test "pd-sum-comm kineto: -p makes a kernel of ones own a collective" {
 	run_pd 0 pd-sum-comm -p "$KF/sum-ep-patterns.txt" "$KF/sum-deepep.json"
 	[ "$(jqr pd.comm '[.ops[] | [.op_type,.count,.total_us]]')" = \
-	    '[["void dpsk::ep::internode::dispatch<8>",1,100]]' ]
+	    '[["void myteam::a2a::dispatch<8>",1,100]]' ]
 }
 
 @test "pd-sum-comm kineto: -n limits the slowest list" {

@@ -106,7 +106,7 @@ kroot() {	# kroot FILE [KIND]: a pd.root for a trace file
 	[ "$(jqr pd.step '[.rank,.gpu,.shares.computing_ratio]')" = '[5,null,null]' ]
 }
 
-# sum-deepep.json: gemm [100, 200), DeepEP dispatch [150, 250). Default
+# sum-deepep.json: gemm [100, 200), a custom all-to-all dispatch [150, 250) (not in the default patterns). Default
 # patterns: both compute. With -p: dispatch is communication, overlap 50.
 @test "pd-sum-step kineto: -p adds communication patterns" {
 	run_pd 0 pd-sum-step "$KF/sum-deepep.json"
