@@ -863,7 +863,14 @@ legacy_root(struct loc *l, const char *path, char **names, int n)
 		return 0;
 	qsort(devs, (size_t)ndev, sizeof *devs, by_int);
 	for (j = 0; j < ndev; j++) {
-		root_init(&r, path, "mindspore_legacy");
+		/* several devices share the dir: each is a root of its own,
+		 * named DIR#device=N (the join key must differ) */
+		if (ndev > 1) {
+			snprintf(p, sizeof p, "%s#device=%d", path, devs[j]);
+			root_init(&r, p, "mindspore_legacy");
+			parent_of(path, r.run, sizeof r.run);
+		} else
+			root_init(&r, path, "mindspore_legacy");
 		r.device = devs[j];
 		for (i = 0; i < n; i++) {
 			if (!(k = legacy_kind(names[i], &d, &c)) || d != devs[j])

@@ -69,8 +69,8 @@ rel() {
 job/host_1_20250101_ascend_pt torch_npu;\
 job/host_2_20250101_ascend_pt torch_npu;\
 job/old_ascend_pt torch_npu;\
-legacy/profiler mindspore_legacy;\
-legacy/profiler mindspore_legacy;\
+legacy/profiler#device=0 mindspore_legacy;\
+legacy/profiler#device=1 mindspore_legacy;\
 loose torch_npu;\
 mixed/r_ascend_pt torch_npu;\
 ms/rank0_ascend_ms mindspore;\
@@ -153,9 +153,32 @@ job/host_1_20250101_ascend_pt/profiler_info_2.json\"" ]
 	# files carry no rank, and a device id is never taken for a rank;
 	# datasets_only/ (minddata_pipeline_raw alone) is not a profiler dir
 	[ "$(jqr pd.root '[.device,.rank]' | tr -d '\n')" = '[0,null][1,null]' ]
-	[ "$(rel '.root' | sort -u)" = '"legacy/profiler"' ]
+	# the devices share the directory: each root is named DIR#device=N so
+	# that the records of the two devices do not join into one; both are
+	# one run (the directory above profiler/)
+	[ "$(rel '.root' | tr '\n' ' ')" = '"legacy/profiler#device=0" "legacy/profiler#device=1" ' ]
+	[ "$(jqr pd.root .run | sort -u)" = "\"$T/legacy\"" ]
 	[ "$(jqr pd.root '[.exports[].kind]|join(",")' | tr '\n' ' ')" = \
 	    '"framework_raw,step_trace_raw_detail_time" "minddata_pipeline_raw,step_trace_raw_detail_time" ' ]
+}
+
+@test "pd-locate: MindSpore legacy dir with one device keeps the plain dir as root" {
+	mkdir -p "$BATS_TEST_TMPDIR/one/profiler"
+	cp "$FIX/pd-sum-step/ms-legacy.csv" \
+	    "$BATS_TEST_TMPDIR/one/profiler/step_trace_raw_3_detail_time.csv"
+	run_pd 0 pd-locate "$BATS_TEST_TMPDIR/one"
+	[ "$(jqr pd.root '[.root,.device]')" = "[\"$BATS_TEST_TMPDIR/one/profiler\",3]" ]
+}
+
+@test "pd-locate: MindSpore legacy devices reach pd-sum-step as separate roots" {
+	local d=$BATS_TEST_TMPDIR/ms/profiler
+	mkdir -p "$d"
+	# ms-legacy.csv (ticks at 100 MHz): steps 1 and 2 of 25 and 20 us
+	cp "$FIX/pd-sum-step/ms-legacy.csv" "$d/step_trace_raw_0_detail_time.csv"
+	cp "$FIX/pd-sum-step/ms-legacy.csv" "$d/step_trace_raw_2_detail_time.csv"
+	output=$(pd-locate "$d" | pd-sum-step)
+	[ "$(jqr pd.step '[.root,.device,.totals.step_us]' | tr -d '\n')" = \
+	    "[\"$d#device=0\",0,45][\"$d#device=2\",2,45]" ]
 }
 
 @test "pd-locate: a PROF dir with two device dirs is two roots" {

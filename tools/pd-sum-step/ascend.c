@@ -289,6 +289,9 @@ emit(json_t *root, struct run *r, int64_t rank, const char *scope,
 	pd_set(rec, "stage", stage ? stage : json_null());
 	if (r->has_device)
 		pd_set_int(rec, "device", r->device);
+	else if (json_is_integer(json_object_get(root, "device")))
+		pd_set(rec, "device", json_incref(json_object_get(root,
+		    "device")));
 	else
 		pd_set_null(rec, "device");
 	pd_set_int(rec, "inexact_values", r->inexact);
