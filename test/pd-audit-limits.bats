@@ -274,3 +274,48 @@ sys.exit(0 if y == r else 1)' "$BATS_TEST_TMPDIR/out/theoretical_limits.yaml" "$
 	jt "$output" '(.accelerators|length) == 1 and .accelerators[0].name == "910B3"
 	    and .accelerators[0].peak_source == "derived" and .accelerators[0].bf16_tflops == 294.912'
 }
+
+# Recorded on a 2-CPU machine that other builds kept busy: pd-collect -i 0.5
+# of one busy loop per CPU for 3 s, and of sleep 3 (cpu and io samples).
+@test "pd-audit-limits: recorded CPU-bound job on a busy host: saturated: cpu (the job)" {
+	local f="$F/job-cpu-contended.jsonl"
+	run_pd 0 A -e <"$f"
+	# the job's demand (run + run-queue wait over the CPUs): median of the
+	# recorded job_demand_ratio, taken with jq
+	med=$(jq -s '[.[]|select(.resource=="cpu")|.job_demand_ratio]|sort|.[length/2|floor]' "$f")
+	jt "$(jqr pd.verdict .)" ".alarm == false and .saturated == [\"cpu\"]
+	    and .resources[0].metric == \"job_demand_ratio\" and .resources[0].scope == \"job\"
+	    and .resources[0].median_ratio == $med and (.summary|startswith(\"saturated: cpu (the job); contention: the host was 100 % busy\"))"
+	# the job itself used under 70 % of the CPUs: host saturation is the others'
+	jt "$(jqr pd.verdict .contention)" '.contended == true and .job_ratio < 0.7 and .host_busy_ratio == 1'
+}
+
+@test "pd-audit-limits: recorded sleep on a busy host: red alarm, with contention" {
+	local f="$F/job-sleep-contended.jsonl"
+	run_pd 1 A -e <"$f"
+	# host util_ratio 1 in every sample, the job's 0: the text from the medians
+	jt "$(jqr pd.verdict .)" '.alarm == true and .bound.resource == "cpu"
+	    and .summary == "red alarm, with contention: the host was 100 % busy, the job used 0 %: other processes"'
+	# the io entry (the job's) has no ceiling without -D: not judged
+	jt "$(jqr pd.verdict '.resources[]|select(.resource=="io")')" '.saturated == null and .scope == "job"'
+}
+
+@test "pd-audit-limits: the host busy, the job not: no longer 'saturated'" {
+	# the issue's case: util_ratio (host) 1.0, job 0.225 of 2 CPUs
+	printf '%s\n' '{"type":"pd.sample","v":1,"run":"x","resource":"cpu","device":null,"util_ratio":1,"busy_cpus":2,"available_cpus":2,"process_cpus":0.45,"top_thread_ratio":0.4,"job_util_ratio":0.225,"job_wait_cpus":0.05,"job_demand_ratio":0.25,"other_cpus":1.55}' >"$BATS_TEST_TMPDIR/s.jsonl"
+	run_pd 1 A -e "$BATS_TEST_TMPDIR/s.jsonl" </dev/null
+	jt "$(jqr pd.verdict .)" '.summary == "red alarm, with contention: the host was 100 % busy, the job used 22 %: other processes"'
+}
+
+@test "pd-audit-limits: samples without the job's figures are judged host-wide" {
+	run_pd 0 A <"$F/idle.jsonl"
+	jt "$(jqr pd.verdict '.resources[0]')" '.scope == "host" and (.note|test("host-wide"))'
+	jt "$(jqr pd.verdict .)" '.contention == null and .summary == "red alarm"'
+}
+
+@test "pd-audit-limits: steal of 20-30 % says the host throttles" {
+	run_pd 1 A -e <"$F/job-throttled.jsonl"
+	# steal 0.2, 0.3, 0.25: median 0.25 >= 0.10
+	jt "$(jqr pd.verdict .)" '.contention.throttling == true and .contention.steal_ratio == 0.25
+	    and .summary == "red alarm; the host throttles (steal or cgroup quota)"'
+}

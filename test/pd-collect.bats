@@ -127,6 +127,78 @@ jt() { jq -e "$2" <<<"$1" >/dev/null || { echo "failed: $2 on $1" >&2; return 1;
 
 @test "pd-collect: -n runs neither nvidia-smi nor npu-smi" {
 	PATH="$FIX/pd-collect/fakebin:$PATH" run_pd 0 pd-collect -n -i 0.1 -- sleep 0.2
-	jt "$(jqr pd.run .sources)" '. == ["/proc/stat","/proc/meminfo","/proc/diskstats"]'
+	jt "$(jqr pd.run .sources)" '. == ["/proc/stat","/proc/meminfo","/proc/diskstats","/proc/PID","/proc/net/dev"]'
 	[ -z "$(jqr pd.sample 'select(.resource=="gpu" or .resource=="npu")')" ]
+}
+
+@test "pd-collect: the job is the whole process tree (sh -c, grandchildren)" {
+	# bash runs a 0.6 s busy loop in a grandchild, then prints its own and
+	# its children's CPU time (the builtin times): an independent account
+	run_pd 0 C -r tree -- bash -c '( t=$((SECONDS+1)); while [ $SECONDS -lt $t ]; do :; done ) & wait; times'
+	# the subshell is a second process of the job
+	[ "$(jqr pd.sample 'select(.resource=="cpu")|.job_processes' | sort -n | tail -n 1)" -ge 2 ]
+	# CPU seconds of the job = sum of process_cpus x interval_s; times says
+	# user+sys of the shell and its children (lines "XmY.YYYs XmY.YYYs");
+	# the last partial interval (under a quarter of -i) may be missing
+	mine=$(jqr pd.sample 'select(.resource=="cpu")|.process_cpus * .interval_s' | awk '{s+=$1} END {printf "%.3f", s}')
+	theirs=$(printf '%s\n' "$stderr" | grep -E '^[0-9]+m[0-9.]+s [0-9]+m[0-9.]+s$' |
+	    awk '{ for (i = 1; i <= 2; i++) { split($i, a, "m"); s += a[1] * 60 + a[2] } } END { printf "%.3f", s }')
+	echo "samples: $mine s, times: $theirs s" >&2
+	awk -v a="$mine" -v b="$theirs" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && d <= 0.06) }'
+}
+
+@test "pd-collect: threads of the job's processes are counted" {
+	run_pd 0 C -- python3 -c 'import threading, time
+ts = [threading.Thread(target=time.sleep, args=(0.6,)) for _ in range(3)]
+[t.start() for t in ts]; [t.join() for t in ts]'
+	# the main thread and three sleepers
+	[ "$(jqr pd.sample 'select(.resource=="cpu")|.job_threads' | sort -n | tail -n 1)" -ge 4 ]
+}
+
+@test "pd-collect: CPU samples carry the job's use, wait, and the others' use" {
+	run_pd 0 C -- sleep 0.35
+	jt "$(jqr pd.sample 'select(.resource=="cpu")' | head -n 1)" '(keys_unsorted[10:]|join(",")) ==
+	    "util_ratio,busy_cpus,available_cpus,steal_ratio,iowait_ratio,max_core_ratio,process_cpus,top_thread_ratio,job_processes,job_threads,job_util_ratio,job_wait_cpus,job_demand_ratio,other_cpus,throttled_ratio,freq_ratio"'
+	[ -z "$(jqr pd.sample 'select(.resource=="cpu") | select((.job_util_ratio >= 0 and .job_util_ratio <= 1
+	    and .job_demand_ratio >= 0 and .job_demand_ratio <= 1 and .job_wait_cpus >= 0 and .other_cpus >= 0)|not)')" ]
+	# the job's storage I/O and resident memory
+	jt "$(jqr pd.sample 'select(.resource=="io")' | head -n 1)" '.device == "job" and .read_bytes_per_s >= 0 and .write_bytes_per_s >= 0'
+	jt "$(jqr pd.sample 'select(.resource=="mem")' | head -n 1)" '.job_rss_bytes >= 0'
+}
+
+# A load of busy loops outside the job, one per CPU, for the contention
+# tests; stopped by teardown.
+load_start() {
+	local i
+	LOADPIDS=
+	for i in $(seq "$(nproc)"); do
+		sh -c 'while :; do :; done' &
+		LOADPIDS="$LOADPIDS $!"
+	done
+}
+teardown() {
+	local p
+	for p in ${LOADPIDS:-}; do kill "$p" 2>/dev/null || true; done
+}
+
+@test "pd-collect | pd-audit-limits: CPU-bound job under load is saturated: cpu (the job)" {
+	load_start
+	# the job: one busy loop per CPU for 2 s; whatever share the load and
+	# the rest of the host leave it, its threads run or wait to run
+	out=$(pd-collect -n -i 0.25 -- sh -c 'for i in $(seq $(nproc)); do timeout 2 sh -c "while :; do :; done" & done; wait' |
+	    pd-audit-limits -n -t 0)
+	output=$out
+	jqr pd.verdict '{summary, contention}' >&2
+	jt "$(jqr pd.verdict .)" '.alarm == false and (.summary|startswith("saturated: cpu (the job)"))
+	    and .bound.resource == "cpu" and .saturated == ["cpu"]'
+}
+
+@test "pd-collect | pd-audit-limits: sleep-bound job under load is the red alarm, with contention" {
+	load_start
+	out=$(pd-collect -n -i 0.25 -- sleep 2 | pd-audit-limits -n -t 0)
+	output=$out
+	jqr pd.verdict '{summary, contention}' >&2
+	jt "$(jqr pd.verdict .)" '.alarm == true and (.summary|startswith("red alarm, with contention: the host was"))
+	    and .contention.contended == true and .contention.other_ratio >= 0.25'
+	run_pd 1 pd-audit-limits -n -t 0 -e <<<"$out"
 }

@@ -2,8 +2,10 @@
  *
  * Reads: a command after "--" (run as a child; it keeps stdin and stderr,
  * its stdout goes to our stderr so the record stream stays clean), /proc/
- * stat, /proc/meminfo, /proc/diskstats and the child's threads every
- * interval, and nvidia-smi --query-gpu -lms / npu-smi info when present.
+ * stat, /proc/meminfo, /proc/diskstats, /proc/net/dev and the job (every
+ * process descended from us, each thread of each: CPU, run-queue wait,
+ * memory, storage I/O) every interval, and nvidia-smi --query-gpu -lms /
+ * npu-smi info when present.
  * Writes: one pd.run (command, exit status, wall time, start/end), then the
  * pd.sample records (one per interval per resource), then a pd.root per
  * profiler root the command produced below the -p directories. Wall-clock
@@ -19,6 +21,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -127,6 +131,40 @@ signame(int sig)
 	return "signal";
 }
 
+/* Reap what ended: the command (1, its status in *st), the nvidia-smi
+ * child, orphans of the job adopted as subreaper (their CPU time and I/O
+ * stay the job's). */
+static int
+reap(struct collect *col, int *st)
+{
+	int done = 0;
+
+	for (;;) {
+		struct rusage ru;
+		int s;
+		pid_t w = wait4(-1, &s, WNOHANG, &ru);
+
+		if (w <= 0) {
+			if (w < 0 && errno == ECHILD)
+				done = 1;
+			if (w < 0 && errno == EINTR)
+				continue;
+			return done;
+		}
+		if (w == col->nv_pid) {
+			col->nv_pid = 0;
+			continue;
+		}
+		collect_reaped(col, ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
+		    (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6,
+		    ru.ru_inblock * 512.0, ru.ru_oublock * 512.0);
+		if (w == child) {
+			*st = s;
+			done = 1;
+		}
+	}
+}
+
 struct roots {
 	json_t *list;
 	double start;	/* wall-clock epoch seconds */
@@ -212,6 +250,8 @@ main(int argc, char **argv)
 	sigaction(SIGQUIT, &sa, NULL);
 	sigaction(SIGUSR1, &sa, NULL);
 	sigaction(SIGUSR2, &sa, NULL);
+	/* orphans of the job are re-parented to us, not to init */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	t0 = mono();
 	collect_begin(&col, t0);
 	child = spawn(argv + optind);
@@ -225,14 +265,9 @@ main(int argc, char **argv)
 	next = t0 + interval;
 	while (!done) {
 		double now = mono();
-		pid_t w;
 
 		collect_wait(&col, next > now ? next - now : 0);
-		w = waitpid(child, &st, WNOHANG);
-		if (w == child)
-			done = 1;
-		else if (w < 0 && errno != EINTR)
-			done = 1;
+		done = reap(&col, &st);
 		now = mono();
 		if (now >= next || (done && now - (next - interval) >=
 		    interval / 4)) {

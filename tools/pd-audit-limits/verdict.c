@@ -9,7 +9,9 @@
  * blocks the alarm only with low confidence and a low value proves
  * headroom; DCGM sm_active_ratio is used instead when present; a single
  * thread >= 90 % of a core in more than half of the samples blocks the
- * alarm (single-thread bound) whatever the aggregate CPU says; disk %util
+ * alarm (single-thread bound) whatever the aggregate CPU says; the CPU is
+ * judged from the job's own demand (run + run-queue wait of its process
+ * tree), the host's business reported apart as contention; disk %util
  * counts only on rotational disks, otherwise throughput is compared with
  * the measured sequential read ceiling; memory capacity is reported but
  * is not a speed ceiling. */
@@ -24,6 +26,8 @@
 #define SAT 0.70		/* saturation threshold */
 #define THREAD_SAT 0.90		/* one thread's share of a core */
 #define THREAD_FRAC 0.50	/* of the samples */
+#define CONTEND 0.25		/* others' share of the job's CPUs */
+#define THROTTLE 0.10		/* steal / throttled / clock lost */
 
 struct group {
 	char resource[16], device[64];
@@ -186,15 +190,29 @@ judge_npu(struct group *g)
 	return o;
 }
 
+/* The job's CPU: run + run-queue wait of its process tree over the CPUs
+ * it may use (what it asked for, whatever others took); samples without
+ * the job's figures (captures, older pd-collect) fall back to the host. */
 static json_t *
 judge_cpu(struct group *g)
 {
 	struct pd_vec v = { 0 }, t = { 0 };
 	json_t *o;
 	double f;
+	int job = any(g->samples, "job_demand_ratio");
 
-	collect(g->samples, "util_ratio", 1, &v);
-	o = entry(g, "util_ratio", "busy_of_available_cpus", &v, 1, "high");
+	if (job) {
+		collect(g->samples, "job_demand_ratio", 1, &v);
+		o = entry(g, "job_demand_ratio", "job_cpu_demand", &v, 1,
+		    "high");
+	} else {
+		collect(g->samples, "util_ratio", 1, &v);
+		o = entry(g, "util_ratio", "busy_of_available_cpus", &v, 1,
+		    "high");
+		pd_set_str(o, "note", "host-wide: the samples do not say what "
+		    "the job itself used");
+	}
+	pd_set_str(o, "scope", job ? "job" : "host");
 	collect(g->samples, "top_thread_ratio", 1, &t);
 	f = frac_at_least(&t, THREAD_SAT);
 	pd_set_real(o, "top_thread_saturated_fraction", f, 4);
@@ -209,8 +227,54 @@ judge_cpu(struct group *g)
 	return o;
 }
 
+/* The job's own storage I/O against the measured read ceiling. */
 static json_t *
-judge_disk(struct group *g, json_t *limits)
+judge_io(struct group *g, json_t *limits)
+{
+	struct pd_vec v = { 0 };
+	json_t *o, *s;
+	size_t i;
+	double ceil_gb = pd_rec_num(json_object_get(limits, "disk"),
+	    "read_gb_per_s", NAN);
+
+	if (!isnan(ceil_gb) && ceil_gb > 0)
+		json_array_foreach(g->samples, i, s) {
+			double r = pd_rec_num(s, "read_bytes_per_s", NAN);
+			double w = pd_rec_num(s, "write_bytes_per_s", 0);
+
+			if (!isnan(r))
+				pd_vec_push(&v, (r + w) / (ceil_gb * 1e9));
+		}
+	o = entry(g, "throughput_of_measured_read", "throughput", &v, 1,
+	    v.n ? "high" : NULL);
+	pd_set_str(o, "scope", "job");
+	if (!v.n)
+		pd_set_str(o, "note", "no measured disk ceiling "
+		    "(pd-audit-limits -D): the job's I/O is not judged");
+	pd_vec_free(&v);
+	return o;
+}
+
+/* A network interface against its link speed (host-wide: /proc does not
+ * tell the job's traffic from the host's). */
+static json_t *
+judge_net(struct group *g)
+{
+	struct pd_vec v = { 0 };
+	json_t *o;
+
+	collect(g->samples, "util_ratio", 1, &v);
+	o = entry(g, "util_ratio", "throughput_of_link", &v, 1,
+	    v.n ? "medium" : NULL);
+	pd_set_str(o, "scope", "host");
+	pd_set_str(o, "note", v.n ? "host-wide traffic of the interface" :
+	    "link speed unknown: not judged");
+	pd_vec_free(&v);
+	return o;
+}
+
+static json_t *
+judge_disk(struct group *g, json_t *limits, int job_io)
 {
 	struct pd_vec v = { 0 };
 	json_t *o, *s;
@@ -238,6 +302,12 @@ judge_disk(struct group *g, json_t *limits)
 		pd_set_str(o, "note", "no measured disk ceiling (pd-audit-limits"
 		    " -D) and %util does not show saturation on SSD/NVMe");
 	}
+	pd_set_str(o, "scope", "host");
+	if (job_io) {
+		pd_set_bool(o, "counts", 0);
+		pd_set_str(o, "note", "host-wide: the job's own I/O is the io "
+		    "entry");
+	}
 	pd_vec_free(&v);
 	return o;
 }
@@ -256,7 +326,7 @@ judge_mem(struct group *g)
 }
 
 static json_t *
-judge(struct group *g, json_t *limits)
+judge(struct group *g, json_t *limits, int job_io)
 {
 	if (!strcmp(g->resource, "gpu"))
 		return judge_gpu(g);
@@ -265,10 +335,126 @@ judge(struct group *g, json_t *limits)
 	if (!strcmp(g->resource, "cpu"))
 		return judge_cpu(g);
 	if (!strcmp(g->resource, "disk"))
-		return judge_disk(g, limits);
+		return judge_disk(g, limits, job_io);
+	if (!strcmp(g->resource, "io"))
+		return judge_io(g, limits);
+	if (!strcmp(g->resource, "net"))
+		return judge_net(g);
 	if (!strcmp(g->resource, "mem"))
 		return judge_mem(g);
 	return NULL;
+}
+
+/* The cpu pd.sample records (NEW array of borrowed records). */
+static json_t *
+cpu_samples(json_t *samples)
+{
+	json_t *a = json_array(), *s;
+	size_t i;
+
+	json_array_foreach(samples, i, s)
+		if (pd_rec_str(s, "resource") && !strcmp(pd_rec_str(s,
+		    "resource"), "cpu"))
+			json_array_append(a, s);
+	return a;
+}
+
+/* Medians of the host's and the job's CPU; contention when others used
+ * at least CONTEND of the CPUs the job may use; throttling when the
+ * hypervisor (steal) or the cgroup quota took THROTTLE (the clock's
+ * ratio is reported only: under load it is below the turbo maximum).
+ * Steals cpu; NULL when no sample has the job's figures. */
+static json_t *
+contention(json_t *cpu)
+{
+	json_t *o;
+	double host, job, other, wait, steal, thr, freq, avail;
+	char text[256];
+	int contended, throttling;
+
+	if (!any(cpu, "process_cpus")) {
+		json_decref(cpu);
+		return NULL;
+	}
+	avail = median_of(cpu, "available_cpus", 1);
+	host = median_of(cpu, "util_ratio", 1);
+	job = median_of(cpu, "job_util_ratio", 1);
+	other = fmin(1, median_of(cpu, "other_cpus", avail));
+	wait = fmin(1, median_of(cpu, "job_wait_cpus", avail));
+	steal = median_of(cpu, "steal_ratio", 1);
+	thr = median_of(cpu, "throttled_ratio", 1);
+	freq = median_of(cpu, "freq_ratio", 1);
+	json_decref(cpu);
+	contended = !isnan(other) && other >= CONTEND;
+	throttling = (!isnan(steal) && steal >= THROTTLE) ||
+	    (!isnan(thr) && thr >= THROTTLE);
+	o = json_object();
+	pd_set_real(o, "host_busy_ratio", host, 4);
+	pd_set_real(o, "job_ratio", job, 4);
+	pd_set_real(o, "other_ratio", other, 4);
+	pd_set_real(o, "job_wait_ratio", wait, 4);
+	pd_set_bool(o, "contended", contended);
+	pd_set_real(o, "steal_ratio", steal, 4);
+	pd_set_real(o, "throttled_ratio", thr, 4);
+	pd_set_real(o, "freq_ratio", freq, 4);
+	pd_set_bool(o, "throttling", throttling);
+	if (contended)
+		snprintf(text, sizeof text, "the host was %.0f %% busy, the job "
+		    "used %.0f %%: other processes", host * 100, job * 100);
+	else
+		snprintf(text, sizeof text, "the host was %.0f %% busy, the job "
+		    "used %.0f %%", host * 100, job * 100);
+	pd_set_str(o, "text", text);
+	return o;
+}
+
+/* One line: "saturated: cpu (the job)", "red alarm, with contention:
+ * ...", "no evidence". */
+static char *
+summary(int alarm, int judged, json_t *sat, json_t *res, json_t *cont)
+{
+	static char buf[1024];
+	size_t i, j, n = 0;
+	json_t *x, *o;
+	int contended = json_is_true(json_object_get(cont, "contended"));
+
+	if (alarm)
+		n = (size_t)snprintf(buf, sizeof buf, "red alarm%s%s",
+		    contended ? ", with contention: " : "", contended ?
+		    pd_rec_str(cont, "text") : "");
+	else if (!judged)
+		n = (size_t)snprintf(buf, sizeof buf, "no evidence");
+	else {
+		n = (size_t)snprintf(buf, sizeof buf, "saturated:");
+		json_array_foreach(sat, i, x) {
+			const char *scope = NULL, *nm = json_string_value(x);
+
+			json_array_foreach(res, j, o) {
+				char id[96];
+				const char *d = pd_rec_str(o, "device");
+
+				snprintf(id, sizeof id, "%s%s%s",
+				    pd_rec_str(o, "resource"), d ? ":" : "",
+				    d ? d : "");
+				if (!strcmp(id, nm))
+					scope = pd_rec_str(o, "scope");
+			}
+			n += (size_t)snprintf(buf + n, n < sizeof buf ?
+			    sizeof buf - n : 0, "%s %s%s", i ? "," : "", nm,
+			    !scope ? "" : !strcmp(scope, "job") ?
+			    " (the job)" : " (host-wide)");
+			if (n >= sizeof buf)
+				break;
+		}
+		if (contended && n < sizeof buf)
+			n += (size_t)snprintf(buf + n, sizeof buf - n,
+			    "; contention: %s", pd_rec_str(cont, "text"));
+	}
+	if (json_is_true(json_object_get(cont, "throttling")) &&
+	    n < sizeof buf)
+		snprintf(buf + n, sizeof buf - n, "; the host throttles "
+		    "(steal or cgroup quota)");
+	return buf;
 }
 
 json_t *
@@ -277,8 +463,10 @@ limits_verdict(json_t *samples, json_t *limits, int *alarm)
 	struct group *g = NULL;
 	size_t ng = 0, i, j, nsamp = json_array_size(samples);
 	json_t *r, *res = json_array(), *sat = json_array(), *s;
-	int judged = 0;
+	int judged = 0, job_io = 0;
 	char reason[512];
+	json_t *cont, *bound = NULL;
+	double bound_r = -1;
 
 	*alarm = 0;
 	if (!nsamp) {
@@ -306,15 +494,25 @@ limits_verdict(json_t *samples, json_t *limits, int *alarm)
 		json_array_append(g[j].samples, s);
 	}
 	qsort(g, ng, sizeof *g, cmp_group);
+	for (j = 0; j < ng; j++)
+		job_io |= !strcmp(g[j].resource, "io");
 	for (j = 0; j < ng; j++) {
-		json_t *o = judge(&g[j], limits);
+		json_t *o = judge(&g[j], limits, job_io);
 
 		if (o) {
 			json_t *st = json_object_get(o, "saturated");
 
 			if (json_is_true(json_object_get(o, "counts")) &&
 			    !json_is_null(st)) {
+				double m = pd_rec_num(o, "median_ratio", -1);
+
 				judged++;
+				/* the bound: saturated first, then the closest
+				 * to its ceiling (sorted order breaks ties) */
+				if ((json_is_true(st) ? m + 10 : m) > bound_r) {
+					bound_r = json_is_true(st) ? m + 10 : m;
+					bound = o;
+				}
 				if (json_is_true(st)) {
 					char nm[96];
 
@@ -331,6 +529,7 @@ limits_verdict(json_t *samples, json_t *limits, int *alarm)
 	}
 	free(g);
 	*alarm = judged > 0 && json_array_size(sat) == 0;
+	cont = contention(cpu_samples(samples));
 	r = pd_rec_new("pd.verdict", 1, NULL);
 	pd_set_null(r, "root");
 	pd_set_null(r, "rank");
@@ -351,7 +550,13 @@ limits_verdict(json_t *samples, json_t *limits, int *alarm)
 	pd_set_int(r, "samples", (json_int_t)nsamp);
 	pd_set_real(r, "threshold_ratio", SAT, 2);
 	pd_set_real(r, "thread_threshold_ratio", THREAD_SAT, 2);
+	pd_set_str(r, "summary", summary(*alarm, judged, sat, res, cont));
+	pd_set(r, "bound", bound ? json_pack("{s:o,s:o,s:o}", "resource",
+	    json_incref(json_object_get(bound, "resource")), "device",
+	    json_incref(json_object_get(bound, "device")), "median_ratio",
+	    json_incref(json_object_get(bound, "median_ratio"))) : NULL);
 	pd_set(r, "saturated", sat);
+	pd_set(r, "contention", cont);
 	pd_set(r, "resources", res);
 	return r;
 }

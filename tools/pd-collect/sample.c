@@ -1,4 +1,5 @@
 /* The samplers; every delta is over the time since the previous tick. */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -102,51 +103,325 @@ ratio(unsigned long long a1, unsigned long long a0, unsigned long long b1,
 	return b1 > b0 ? (double)(a1 - a0) / (double)(b1 - b0) : NAN;
 }
 
-/* Ticks (utime+stime) of each thread of pid. */
+/* ---- the job: pd-collect's descendants ---- */
+
+struct proc {
+	int pid, ppid, in;
+	unsigned long long ticks;	/* utime+stime+cutime+cstime */
+	long long rss;			/* pages */
+};
+
 static int
-threads(pid_t pid, int *tid, unsigned long long *ticks, int max)
+cmp_pid(const void *a, const void *b)
+{
+	const struct proc *x = a, *y = b;
+
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/* The fields after "(comm)" of a /proc stat line, NULL when malformed. */
+static const char *
+stat_rest(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "r");
+	char *rp;
+
+	if (!f)
+		return NULL;
+	if (!fgets(buf, (int)size, f) || !(rp = strrchr(buf, ')')) ||
+	    rp[1] != ' ') {
+		fclose(f);
+		return NULL;
+	}
+	fclose(f);
+	return rp + 2;
+}
+
+/* Every process of the host with its parent and CPU ticks. */
+static struct proc *
+all_procs(size_t *np)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	struct proc *p = NULL;
+	size_t n = 0, cap = 0;
+
+	*np = 0;
+	if (!d)
+		return NULL;
+	while ((de = readdir(d)) != NULL) {
+		char path[300], buf[1024];
+		const char *r;
+		unsigned long long ut, st, cut, cst;
+		long long rss;
+		int ppid;
+
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		snprintf(path, sizeof path, "/proc/%.200s/stat", de->d_name);
+		if (!(r = stat_rest(path, buf, sizeof buf)) ||
+		    sscanf(r, "%*c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu "
+		    "%llu %llu %llu %*d %*d %*d %*d %*u %*u %lld", &ppid, &ut,
+		    &st, &cut, &cst, &rss) != 6)
+			continue;
+		if (n == cap) {
+			struct proc *q = realloc(p, (cap = cap ? 2 * cap : 256) *
+			    sizeof *p);
+
+			if (!q)
+				break;
+			p = q;
+		}
+		p[n].pid = atoi(de->d_name);
+		p[n].ppid = ppid;
+		p[n].in = 0;
+		p[n].ticks = ut + st + cut + cst;
+		p[n].rss = rss;
+		n++;
+	}
+	closedir(d);
+	qsort(p, n, sizeof *p, cmp_pid);
+	*np = n;
+	return p;
+}
+
+/* Mark the descendants of self, the nvidia-smi child's tree left out. */
+static void
+mark_tree(struct proc *p, size_t n, int self, int skip)
+{
+	int more = 1;
+
+	while (more) {
+		size_t i;
+
+		more = 0;
+		for (i = 0; i < n; i++) {
+			struct proc key, *par;
+
+			if (p[i].in || p[i].pid == self || p[i].pid == skip)
+				continue;
+			key.pid = p[i].ppid;
+			par = p[i].ppid == self ? NULL : bsearch(&key, p, n,
+			    sizeof *p, cmp_pid);
+			if (p[i].ppid == self || (par && par->in)) {
+				p[i].in = 1;
+				more = 1;
+			}
+		}
+	}
+}
+
+static void
+proc_io(int pid, double *rd, double *wr)
+{
+	char path[64], line[128];
+	FILE *f;
+
+	snprintf(path, sizeof path, "/proc/%d/io", pid);
+	if (!(f = fopen(path, "r")))
+		return;
+	while (fgets(line, sizeof line, f)) {
+		if (!strncmp(line, "read_bytes: ", 12))
+			*rd += atof(line + 12);
+		else if (!strncmp(line, "write_bytes: ", 13))
+			*wr += atof(line + 13);
+	}
+	fclose(f);
+}
+
+static int
+cmp_tid(const void *a, const void *b)
+{
+	const struct thr *x = a, *y = b;
+
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+/* Threads of pid: utime+stime ticks and run-queue wait (schedstat). */
+static int
+threads(int pid, struct thr *t, int room)
 {
 	char path[64];
 	DIR *d;
 	struct dirent *de;
 	int n = 0;
 
-	snprintf(path, sizeof path, "/proc/%ld/task", (long)pid);
+	snprintf(path, sizeof path, "/proc/%d/task", pid);
 	if (!(d = opendir(path)))
 		return 0;
-	while ((de = readdir(d)) != NULL && n < max) {
-		char p[320], buf[1024], *rp;
-		unsigned long long ut, stt;
+	while ((de = readdir(d)) != NULL && n < room) {
+		char p[320], buf[1024];
+		const char *r;
+		unsigned long long ut, stt, run, wait;
 		FILE *f;
 
 		if (de->d_name[0] == '.')
 			continue;
 		snprintf(p, sizeof p, "%s/%.200s/stat", path, de->d_name);
-		if (!(f = fopen(p, "r")))
+		if (!(r = stat_rest(p, buf, sizeof buf)) ||
+		    sscanf(r, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u "
+		    "%*u %llu %llu", &ut, &stt) != 2)
 			continue;
-		if (!fgets(buf, sizeof buf, f) || !(rp = strrchr(buf, ')')) ||
-		    sscanf(rp + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u "
-		    "%*u %llu %llu", &ut, &stt) != 2) {
+		t[n].tid = atoi(de->d_name);
+		t[n].ticks = ut + stt;
+		t[n].wait_ns = 0;
+		snprintf(p, sizeof p, "%s/%.200s/schedstat", path, de->d_name);
+		if ((f = fopen(p, "r"))) {
+			if (fscanf(f, "%llu %llu", &run, &wait) == 2)
+				t[n].wait_ns = wait;
 			fclose(f);
-			continue;
 		}
-		fclose(f);
-		tid[n] = atoi(de->d_name);
-		ticks[n++] = ut + stt;
+		n++;
 	}
 	closedir(d);
 	return n;
+}
+
+struct job {
+	int nproc, nthr;
+	double cpus, wait_cpus, top, rss_bytes, rd_per_s, wr_per_s;
+};
+
+/* One look at the job: CPU, run-queue wait, busiest thread, memory and
+ * storage I/O over dt. A process's cutime/cstime and /proc io include
+ * the children it reaped, so the sum over the live tree plus what
+ * pd-collect reaped itself only grows. */
+static void
+job_scan(struct collect *c, double dt, struct job *j)
+{
+	static struct thr t[COLLECT_MAXTHR];
+	size_t n, i;
+	struct proc *p = all_procs(&n);
+	long hz = sysconf(_SC_CLK_TCK), page = sysconf(_SC_PAGESIZE);
+	double ticks = 0, rd = 0, wr = 0, tot, iord, iowr;
+	int nt = 0, k;
+
+	memset(j, 0, sizeof *j);
+	j->top = NAN;
+	mark_tree(p, n, (int)getpid(), (int)c->nv_pid);
+	for (i = 0; i < n; i++) {
+		if (!p[i].in)
+			continue;
+		j->nproc++;
+		ticks += (double)p[i].ticks;
+		j->rss_bytes += (double)p[i].rss * page;
+		proc_io(p[i].pid, &rd, &wr);
+		nt += threads(p[i].pid, t + nt, COLLECT_MAXTHR - nt);
+	}
+	free(p);
+	j->nthr = nt;
+	tot = ticks / hz + c->reaped_s;
+	iord = rd + c->reaped_rd;
+	iowr = wr + c->reaped_wr;
+	if (dt > 0) {
+		j->cpus = fmax(0, (tot - c->job_s) / dt);
+		j->rd_per_s = fmax(0, (iord - c->job_io_rd) / dt);
+		j->wr_per_s = fmax(0, (iowr - c->job_io_wr) / dt);
+	}
+	c->job_s = tot;
+	c->job_io_rd = iord;
+	c->job_io_wr = iowr;
+	/* threads: new ones (born since the last look) count whole */
+	for (k = 0; k < nt && dt > 0; k++) {
+		struct thr key, *o;
+		unsigned long long t0 = 0, w0 = 0;
+		double x;
+
+		key.tid = t[k].tid;
+		if ((o = bsearch(&key, c->thr, (size_t)c->nthr, sizeof *c->thr,
+		    cmp_tid)) != NULL) {
+			t0 = o->ticks <= t[k].ticks ? o->ticks : t[k].ticks;
+			w0 = o->wait_ns <= t[k].wait_ns ? o->wait_ns :
+			    t[k].wait_ns;
+		}
+		x = (t[k].ticks - t0) / (double)hz / dt;
+		if (isnan(j->top) || x > j->top)
+			j->top = x;
+		j->wait_cpus += (t[k].wait_ns - w0) / 1e9 / dt;
+	}
+	qsort(t, (size_t)nt, sizeof *t, cmp_tid);
+	memcpy(c->thr, t, (size_t)nt * sizeof *t);
+	c->nthr = nt;
+}
+
+void
+collect_reaped(struct collect *c, double cpu_s, double rd, double wr)
+{
+	c->reaped_s += cpu_s;
+	c->reaped_rd += rd;
+	c->reaped_wr += wr;
+}
+
+/* cgroup v2 cpu.stat throttled_usec of our cgroup; 0 when absent. */
+static int
+throttled(unsigned long long *us)
+{
+	char cg[512] = "", path[700], line[256];
+	FILE *f = fopen("/proc/self/cgroup", "r");
+	int ok = 0;
+
+	if (f) {
+		while (fgets(line, sizeof line, f))
+			if (!strncmp(line, "0::", 3)) {
+				snprintf(cg, sizeof cg, "%s", line + 3);
+				cg[strcspn(cg, "\n")] = 0;
+			}
+		fclose(f);
+	}
+	snprintf(path, sizeof path, "/sys/fs/cgroup%s/cpu.stat",
+	    strcmp(cg, "/") ? cg : "");
+	if (!(f = fopen(path, "r")) && !(f = fopen("/sys/fs/cgroup/cpu.stat",
+	    "r")))
+		return 0;
+	while (fgets(line, sizeof line, f))
+		if (sscanf(line, "throttled_usec %llu", us) == 1)
+			ok = 1;
+	fclose(f);
+	return ok;
+}
+
+/* Mean current frequency over the maximum, cpufreq CPUs; NaN without. */
+static double
+freq_ratio(int ncpu)
+{
+	double sum = 0;
+	int i, k = 0;
+
+	for (i = 0; i < ncpu && i < 512; i++) {
+		char p[128];
+		FILE *f;
+		double cur = 0, max = 0;
+
+		snprintf(p, sizeof p, "/sys/devices/system/cpu/cpu%d/cpufreq/"
+		    "scaling_cur_freq", i);
+		if (!(f = fopen(p, "r")))
+			continue;
+		if (fscanf(f, "%lf", &cur) != 1)
+			cur = 0;
+		fclose(f);
+		snprintf(p, sizeof p, "/sys/devices/system/cpu/cpu%d/cpufreq/"
+		    "cpuinfo_max_freq", i);
+		if (!(f = fopen(p, "r")))
+			continue;
+		if (fscanf(f, "%lf", &max) != 1)
+			max = 0;
+		fclose(f);
+		if (cur > 0 && max > 0) {
+			sum += cur / max;
+			k++;
+		}
+	}
+	return k ? sum / k : NAN;
 }
 
 static void
 tick_cpu(struct collect *c, double now, double dt)
 {
 	struct cputicks all, core[COLLECT_MAXCPU];
-	int n = read_stat(&all, core, COLLECT_MAXCPU), i, nt;
-	double maxcore = NAN, busy, top = NAN, proc = 0;
-	static int tid[COLLECT_MAXTHR];
-	static unsigned long long tk[COLLECT_MAXTHR];
-	long hz = sysconf(_SC_CLK_TCK);
+	int n = read_stat(&all, core, COLLECT_MAXCPU), i;
+	double maxcore = NAN, busy, thr = NAN;
+	unsigned long long tus = 0;
+	struct job j;
 	json_t *r;
 
 	if (n < 0)
@@ -158,19 +433,12 @@ tick_cpu(struct collect *c, double now, double dt)
 		if (!isnan(x) && (isnan(maxcore) || x > maxcore))
 			maxcore = x;
 	}
-	nt = threads(c->pid, tid, tk, COLLECT_MAXTHR);
-	for (i = 0; i < nt; i++) {
-		int j;
-
-		for (j = 0; j < c->nthr && c->thr[j].tid != tid[i]; j++)
-			;
-		if (j < c->nthr && dt > 0) {
-			double x = (tk[i] - c->thr[j].ticks) / (double)hz / dt;
-
-			proc += x;
-			if (isnan(top) || x > top)
-				top = x;
-		}
+	job_scan(c, dt, &j);
+	if (throttled(&tus)) {
+		if (c->has_throttle && dt > 0 && tus >= c->throttled_us)
+			thr = (tus - c->throttled_us) / 1e6 / dt;
+		c->throttled_us = tus;
+		c->has_throttle = 1;
 	}
 	busy = ratio(all.busy, c->cpu.busy, all.total, c->cpu.total);
 	r = sample(c, now, "cpu", NULL, "/proc/stat");
@@ -183,17 +451,25 @@ tick_cpu(struct collect *c, double now, double dt)
 	pd_set_real(r, "iowait_ratio", ratio(all.iowait, c->cpu.iowait,
 	    all.total, c->cpu.total), 4);
 	pd_set_real(r, "max_core_ratio", maxcore, 4);
-	pd_set_real(r, "process_cpus", nt ? proc : NAN, 3);
-	pd_set_real(r, "top_thread_ratio", top, 4);
+	/* the job's own: its whole process tree */
+	pd_set_real(r, "process_cpus", j.cpus, 3);
+	pd_set_real(r, "top_thread_ratio", j.nthr ? j.top : NAN, 4);
+	pd_set_int(r, "job_processes", j.nproc);
+	pd_set_int(r, "job_threads", j.nthr);
+	pd_set_real(r, "job_util_ratio", fmin(1, j.cpus / c->avail_cpus), 4);
+	pd_set_real(r, "job_wait_cpus", j.wait_cpus, 3);
+	pd_set_real(r, "job_demand_ratio", fmin(1, (j.cpus + j.wait_cpus) /
+	    c->avail_cpus), 4);
+	pd_set_real(r, "other_cpus", fmax(0, busy * n - j.cpus), 3);
+	pd_set_real(r, "throttled_ratio", thr, 4);
+	pd_set_real(r, "freq_ratio", freq_ratio(n), 4);
 	store(c, r);
 	c->cpu = all;
 	memcpy(c->core, core, n * sizeof *core);
 	c->ncore = n;
-	for (i = 0; i < nt; i++) {
-		c->thr[i].tid = tid[i];
-		c->thr[i].ticks = tk[i];
-	}
-	c->nthr = nt;
+	c->job_rss = j.rss_bytes;
+	c->job_rd_per_s = j.rd_per_s;
+	c->job_wr_per_s = j.wr_per_s;
 }
 
 static long long
@@ -229,7 +505,96 @@ tick_mem(struct collect *c, double now)
 	pd_set_int(r, "available_bytes", av * 1024);
 	pd_set_real(r, "used_ratio", tot > 0 ? 1 - (double)av / tot : NAN, 4);
 	pd_set_int(r, "swap_used_bytes", (st - sf) * 1024);
+	/* resident pages of the job's processes (shared ones per process) */
+	pd_set_int(r, "job_rss_bytes", (json_int_t)c->job_rss);
 	store(c, r);
+}
+
+/* The job's storage I/O (/proc/PID/io read_bytes, write_bytes: what
+ * reached the block layer, page-cache hits not included). */
+static void
+tick_io(struct collect *c, double now)
+{
+	json_t *r = sample(c, now, "io", "job", "/proc/PID/io");
+
+	pd_set_real(r, "read_bytes_per_s", c->job_rd_per_s, 0);
+	pd_set_real(r, "write_bytes_per_s", c->job_wr_per_s, 0);
+	store(c, r);
+}
+
+/* Link speed in bytes/s from /sys/class/net/IF/speed (Mb/s); NaN. */
+static double
+link_speed(const char *ifname)
+{
+	char p[128];
+	FILE *f;
+	long mb = -1;
+
+	snprintf(p, sizeof p, "/sys/class/net/%s/speed", ifname);
+	if (!(f = fopen(p, "r")))
+		return NAN;
+	if (fscanf(f, "%ld", &mb) != 1)
+		mb = -1;
+	fclose(f);
+	return mb > 0 ? mb * 1e6 / 8 : NAN;
+}
+
+static int
+link_down(const char *ifname)
+{
+	char p[128], st[16] = "";
+	FILE *f;
+
+	snprintf(p, sizeof p, "/sys/class/net/%s/operstate", ifname);
+	if (!(f = fopen(p, "r")))
+		return 0;
+	if (fscanf(f, "%15s", st) != 1)
+		st[0] = 0;
+	fclose(f);
+	return !strcmp(st, "down");
+}
+
+/* Host network interfaces (lo and those down left out): the job's own share of the
+ * traffic cannot be told apart from /proc. */
+static void
+tick_net(struct collect *c, double now, double dt, int emit)
+{
+	FILE *f = fopen("/proc/net/dev", "r");
+	char line[512];
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof line, f)) {
+		char name[32], *colon = strchr(line, ':');
+		unsigned long long rx, tx;
+		int i;
+
+		if (!colon || sscanf(line, " %31[^:]: %llu %*u %*u %*u %*u %*u "
+		    "%*u %*u %llu", name, &rx, &tx) != 3 || !strcmp(name, "lo") ||
+		    link_down(name))
+			continue;
+		for (i = 0; i < c->nnet && strcmp(c->net[i].name, name); i++)
+			;
+		if (i == c->nnet) {
+			if (c->nnet == COLLECT_MAXDISK)
+				continue;
+			snprintf(c->net[c->nnet++].name, 32, "%s", name);
+		} else if (emit && dt > 0) {
+			json_t *r = sample(c, now, "net", name, "/proc/net/dev");
+			double sp = link_speed(name);
+			double a = (rx - c->net[i].rx) / dt;
+			double b = (tx - c->net[i].tx) / dt;
+
+			pd_set_real(r, "rx_bytes_per_s", a, 0);
+			pd_set_real(r, "tx_bytes_per_s", b, 0);
+			pd_set_real(r, "speed_bytes_per_s", sp, 0);
+			pd_set_real(r, "util_ratio", fmax(a, b) / sp, 4);
+			store(c, r);
+		}
+		c->net[i].rx = rx;
+		c->net[i].tx = tx;
+	}
+	fclose(f);
 }
 
 static int
@@ -471,6 +836,8 @@ collect_init(struct collect *c, const char *run, double interval, int smi)
 	add_source(c, "/proc/stat");
 	add_source(c, "/proc/meminfo");
 	add_source(c, "/proc/diskstats");
+	add_source(c, "/proc/PID");
+	add_source(c, "/proc/net/dev");
 }
 
 void
@@ -481,6 +848,7 @@ collect_begin(struct collect *c, double t0)
 	if (c->ncore < 0)
 		c->ncore = 0;
 	tick_disk(c, t0, 0, 0);
+	tick_net(c, t0, 0, 0);
 	if (c->smi && in_path("nvidia-smi"))
 		nv_start(c);
 	if (c->smi && in_path("npu-smi")) {
@@ -498,7 +866,9 @@ collect_tick(struct collect *c, double now)
 		c->last = c->t0;
 	tick_cpu(c, now, dt);
 	tick_mem(c, now);
+	tick_io(c, now);
 	tick_disk(c, now, dt, 1);
+	tick_net(c, now, dt, 1);
 	if (c->npu)
 		tick_npu(c, now);
 	c->last = now;
