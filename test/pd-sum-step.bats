@@ -165,18 +165,50 @@ root_line() {
 	[ "$(jqr pd.step '.shares.comm_not_overlapped_ratio > 10 * .shares.computing_ratio')" = "$(printf 'true\ntrue')" ]
 }
 
-# cluster_step_trace_time.csv of the 16-rank PP=2 fixture: 16 rank records
-# then 2 stage records. Rank 8 (stage 2): Stage 195753.4851640625 + Bubble
-# 178320.2648359375 = 374073.75 (awk -F, '$3==8{print $9+$10}').
-@test "pd-sum-step: cluster_step_trace_time.csv gives rank and stage records" {
+# cluster_step_trace_time.csv of the 16-rank PP=2 fixture: one record per
+# rank row (16), none for the two stage rows; every number below is read
+# off the file. Rank 8: Stage 195753.4851640625 + Bubble 178320.2648359375
+# = 374073.75 us.
+@test "pd-sum-step: cluster_step_trace_time.csv gives one record per rank, with its stage" {
 	require_corpus
 	local k=$ASC/msinsight_server_fixtures/cluster_analysis_output
 	run_pd 0 pd-sum-step < <(root_line $k cluster_analysis null cluster_step_trace_time=$k/cluster_step_trace_time.csv)
-	[ "$(jqr pd.step .scope | sort | uniq -c | awk '{print $1 $2}' | tr '\n' ' ')" = '16"rank" 2"stage" ' ]
+	[ "$(jqr pd.step .rank | tr '\n' ' ')" = '0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 ' ]
+	[ "$(jqr pd.step '[.root,.scope]' | sort -u)" = "[\"$k\",\"rank\"]" ]
 	[ "$(jqr pd.step 'select(.rank == 8) | [.steps[0].step,.steps[0].step_us,.steps[0].bubble_us]')" = '[2,374073.75,178320.265]' ]
-	[ "$(jqr pd.step 'select(.scope == "stage") | .stage | length')" = "$(printf '8\n8')" ]
-	# a rank row names the stage that holds it
-	[ "$(jqr pd.step 'select(.rank == 8) | .stage')" = '[8,9,10,11,12,13,14,15]' ]
+	# stage rows "(0, ..., 7)" and "(8, ..., 15)": numbered by lowest rank
+	[ "$(jqr pd.step '[.rank,.stage]|map(tostring)|join(":")' | tr -d '"' | tr '\n' ' ')" = \
+	    '0:0 1:0 2:0 3:0 4:0 5:0 6:0 7:0 8:1 9:1 10:1 11:1 12:1 13:1 14:1 15:1 ' ]
+	# every rank record carries the stage rows (column maxima over the
+	# stage's ranks): stage 1 Computing 80072.45015234381 (rank 8's),
+	# Bubble 195498.28 (rank 11's), Stage 203701.7357578125 (rank 14's)
+	[ "$(jqr pd.step '.stages' | sort -u | wc -l)" -eq 1 ]
+	[ "$(jqr pd.step 'select(.rank == 0) | .stages | map([.stage, (.ranks|length), .totals.computing_us, .totals.bubble_us, .totals.stage_us, .totals.step_us])')" = \
+	    '[[0,8,76310.94,0,304017.5,null],[1,8,80072.45,195498.28,203701.736,null]]' ]
+}
+
+@test "pd-sum-step: cluster ranks a per-rank root covers are left to it" {
+	require_corpus
+	local k=$ASC/msinsight_server_fixtures/cluster_analysis_output
+	root_line $k cluster_analysis null cluster_step_trace_time=$k/cluster_step_trace_time.csv |
+	    jq -c '.covers = [{"rank":0,"root":"/x/r0"},{"rank":9,"root":"/x/r9"}]' >"$BATS_TEST_TMPDIR/in"
+	run_pd 0 pd-sum-step <"$BATS_TEST_TMPDIR/in"
+	[ "$(jqr pd.step .rank | tr '\n' ' ')" = '1 2 3 4 5 6 7 8 10 11 12 13 14 15 ' ]
+	# the stage numbers and the stage summary do not change
+	[ "$(jqr pd.step 'select(.rank == 8) | [.stage, (.stages|length)]')" = '[1,2]' ]
+}
+
+# A PP Index column (msprof-analyze with a parallel layout) gives the stage;
+# hand-made file, no stage rows.
+@test "pd-sum-step: cluster PP Index column is the stage" {
+	cat >"$BATS_TEST_TMPDIR/c.csv" <<'EOF'
+Step,Type,Index,Computing,Communication(Not Overlapped),Overlapped,Communication,Free,Stage,Bubble,Communication(Not Overlapped and Exclude Receive),Preparing,DP Index,PP Index,TP Index
+1,rank,0,10,2,1,3,1,13,0,2,0,0,0,0
+1,rank,1,10,2,1,3,1,13,0,2,0,0,1,0
+1,rank,2,10,2,1,3,1,13,0,2,0,NA,NA,NA
+EOF
+	run_pd 0 pd-sum-step < <(root_line /c cluster_analysis null cluster_step_trace_time=$BATS_TEST_TMPDIR/c.csv)
+	[ "$(jqr pd.step '[.rank,.stage,.stages]' | tr -d '\n')" = '[0,0,null][1,1,null][2,null,null]' ]
 }
 
 # Empty Step column (mstt cluster fixture): steps with a null step.

@@ -5,8 +5,8 @@
  *   the Overlap Analysis lanes of trace_view.json summed per ProfilerStep#N,
  *   MindSpore legacy step_trace_raw_{dev}_detail_time.csv (counter ticks),
  *   CANN PROF_ legacy timeline/step_trace_*.json (Iteration Time, FP_BP),
- *   msprof-analyze cluster_step_trace_time.csv (one record per rank row and
- *   per stage row).
+ *   msprof-analyze cluster_step_trace_time.csv (one record per rank row,
+ *   the stage rows summarised on each).
  * Streams: CSVs row by row, traces event by event (two passes over
  * trace_view.json: metadata and steps first, then the lanes); memory is the
  * per-step sums. Values are summed as int64 ns. */
@@ -258,11 +258,12 @@ cmp_step(const void *a, const void *b)
 	return 0;
 }
 
-/* Emit one pd.step. rank < -1: keep the root's rank. scope/stage: the
- * cluster keys (stage is stolen, may be NULL). */
+/* Emit one pd.step. rank < -1: keep the root's rank. scope/stage/stages:
+ * the cluster keys (stage is stolen, may be NULL; stages is borrowed, may
+ * be NULL). */
 static void
 emit(json_t *root, struct run *r, int64_t rank, const char *scope,
-    json_t *stage)
+    json_t *stage, json_t *stages)
 {
 	json_t *rec = pd_rec_new("pd.step", 1, root), *a = json_array();
 	struct step sum;
@@ -287,6 +288,7 @@ emit(json_t *root, struct run *r, int64_t rank, const char *scope,
 	pd_set_str(rec, "path", r->path);
 	pd_set_str(rec, "scope", scope);
 	pd_set(rec, "stage", stage ? stage : json_null());
+	pd_set(rec, "stages", stages ? json_incref(stages) : json_null());
 	if (r->has_device)
 		pd_set_int(rec, "device", r->device);
 	else if (json_is_integer(json_object_get(root, "device")))
@@ -937,12 +939,22 @@ read_legacy_timelines(json_t *root, struct run *r)
 	return r->n > 0;
 }
 
-/* ---- msprof-analyze cluster_step_trace_time.csv ---- */
+/* ---- msprof-analyze cluster_step_trace_time.csv ----
+ *
+ * One pd.step per rank row (the root is the cluster dir, the rank its own).
+ * The stage rows (Index = the rank tuple, each column the maximum over the
+ * stage's ranks) are numbered by their lowest rank and summarised in the
+ * `stages` array of every rank record; a rank's `stage` is its PP Index
+ * column when the file has one, else the number of the stage row holding
+ * it. Ranks a per-rank root of the same run also holds (pd.root `covers`)
+ * are left to that root. */
 
 struct crow {
 	int stage;		/* 0 rank row, 1 stage row */
-	int64_t rank;
+	int64_t rank;		/* rank rows: the rank; stage rows: lowest */
+	int64_t pp;		/* PP Index, -1 when none */
 	char *index;		/* stage rows: "(0, 1, 2)" */
+	json_t *ranks;		/* stage rows: the ranks */
 	struct run r;
 };
 
@@ -964,23 +976,16 @@ stage_ranks(const char *s)
 	return a;
 }
 
-/* The ranks of the stage row holding rank, or NULL. */
-static json_t *
-stage_of(struct crow *v, size_t n, int64_t rank)
+static int
+in_ranks(json_t *a, int64_t rank)
 {
-	json_t *a, *x;
-	size_t i, j;
+	json_t *x;
+	size_t j;
 
-	for (i = 0; i < n; i++) {
-		if (!v[i].stage)
-			continue;
-		a = stage_ranks(v[i].index);
-		json_array_foreach(a, j, x)
-			if (json_integer_value(x) == rank)
-				return a;
-		json_decref(a);
-	}
-	return NULL;
+	json_array_foreach(a, j, x)
+		if (json_integer_value(x) == rank)
+			return 1;
+	return 0;
 }
 
 static struct crow *
@@ -999,7 +1004,18 @@ crow_get(struct crow **v, size_t *n, int stage, int64_t rank,
 	memset(&(*v)[*n], 0, sizeof **v);
 	(*v)[*n].stage = stage;
 	(*v)[*n].rank = rank;
+	(*v)[*n].pp = -1;
 	(*v)[*n].index = strdup(index);
+	if (stage) {
+		json_t *a = stage_ranks(index), *x;
+		size_t j;
+
+		(*v)[*n].ranks = a;
+		(*v)[*n].rank = INT64_MAX;
+		json_array_foreach(a, j, x)
+			if (json_integer_value(x) < (*v)[*n].rank)
+				(*v)[*n].rank = json_integer_value(x);
+	}
 	return &(*v)[(*n)++];
 }
 
@@ -1010,9 +1026,68 @@ cmp_crow(const void *a, const void *b)
 
 	if (x->stage != y->stage)
 		return x->stage - y->stage;
-	if (!x->stage)
-		return x->rank < y->rank ? -1 : x->rank > y->rank;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return x->stage ? strcmp(x->index, y->index) : 0;
+}
+
+/* The ranks of the cluster that the pd.root says per-rank roots hold. */
+static int
+covered(json_t *root, int64_t rank)
+{
+	json_t *c = json_object_get(root, "covers"), *x;
+	size_t i;
+
+	json_array_foreach(c, i, x)
+		if (pd_rec_int(x, "rank", -1) == rank)
+			return 1;
 	return 0;
+}
+
+/* [{stage, ranks, totals}] of the stage rows (numbered from 0), or null. */
+static json_t *
+stages_json(struct crow *v, size_t n)
+{
+	json_t *a = json_array(), *o;
+	struct step sum;
+	size_t i;
+	int k = 0;
+
+	for (i = 0; i < n; i++) {
+		if (!v[i].stage)
+			continue;
+		o = json_object();
+		pd_set_int(o, "stage", k++);
+		pd_set(o, "ranks", json_incref(v[i].ranks));
+		/* the column maxima come from different ranks: their sum is
+		 * no step time */
+		pd_set(o, "totals", totals_json(&v[i].r, &sum));
+		pd_set_null(json_object_get(o, "totals"), "step_us");
+		json_array_append_new(a, o);
+	}
+	if (!k) {
+		json_decref(a);
+		return json_null();
+	}
+	return a;
+}
+
+static json_t *
+stage_index(struct crow *v, size_t n, const struct crow *r)
+{
+	size_t i;
+	int k = 0;
+
+	if (r->pp >= 0)
+		return json_integer(r->pp);
+	for (i = 0; i < n; i++) {
+		if (!v[i].stage)
+			continue;
+		if (in_ranks(v[i].ranks, r->rank))
+			return json_integer(k);
+		k++;
+	}
+	return json_null();
 }
 
 static int
@@ -1024,9 +1099,10 @@ read_cluster(json_t *root, const char *path)
 	struct run whole = { 0 };
 	struct step tmp;
 	size_t n = 0, i;
-	int rc, stage;
-	int64_t rank = -1;
+	int rc, stage, ppcol;
+	int64_t rank = -1, pp;
 	const char *type;
+	json_t *stages;
 
 	if (!c)
 		return 0;
@@ -1035,6 +1111,7 @@ read_cluster(json_t *root, const char *path)
 		pd_csv_close(c);
 		return 0;
 	}
+	ppcol = pd_csv_col(c, "PP Index", NULL);
 	while ((rc = pd_csv_next(c)) > 0) {
 		type = pd_csv_field(c, m.type);
 		stage = strcmp(type, "stage") == 0;
@@ -1052,25 +1129,32 @@ read_cluster(json_t *root, const char *path)
 			csv_reject(&whole);
 			continue;
 		}
+		/* "NA" when msprof-analyze had no parallel layout */
+		if (!stage && ppcol >= 0 &&
+		    pd_csv_int(c, ppcol, &pp) == PD_NUM_OK && pp >= 0)
+			cr->pp = pp;
 		*step_add(&cr->r) = tmp;
 	}
 	csv_end(c, rc, &whole);
 	pd_csv_close(c);
 	if (n)
 		qsort(v, n, sizeof *v, cmp_crow);
+	stages = stages_json(v, n);
 	for (i = 0; i < n; i++) {
 		v[i].r.source = "cluster_step_trace_time";
 		v[i].r.path = path;
 		v[i].r.skipped = whole.skipped;
 		v[i].r.truncated = whole.truncated;
-		if (v[i].stage)
-			emit(root, &v[i].r, -1, "stage", stage_ranks(v[i].index));
-		else
+		if (!v[i].stage && !covered(root, v[i].rank))
 			emit(root, &v[i].r, v[i].rank, "rank",
-			    stage_of(v, n, v[i].rank));
+			    stage_index(v, n, &v[i]), stages);
+	}
+	for (i = 0; i < n; i++) {
 		run_free(&v[i].r);
 		free(v[i].index);
+		json_decref(v[i].ranks);
 	}
+	json_decref(stages);
 	free(v);
 	return 1;
 }
@@ -1114,7 +1198,7 @@ sum_step_ascend(json_t *root, const struct pd_tool *t)
 		read_cluster(root, p);
 	return 0;
 found:
-	emit(root, &r, -2, "rank", NULL);
+	emit(root, &r, -2, "rank", NULL, NULL);
 	run_free(&r);
 	return 0;
 }
