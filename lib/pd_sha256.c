@@ -1,4 +1,5 @@
 #include "pd_sha256.h"
+#include "pd_file.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -126,7 +127,7 @@ pd_sha256_file(const char *path, char hex[65], uint64_t *bytes)
 	struct pd_sha256 c;
 	unsigned char buf[65536];
 	size_t n;
-	FILE *f = fopen(path, "rb");
+	FILE *f = pd_file_fopen(path);
 	int err;
 
 	if (!f)

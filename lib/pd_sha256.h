@@ -25,7 +25,8 @@ void pd_sha256_final(struct pd_sha256 *c, char hex[65]);
 /* One call for a buffer. */
 void pd_sha256_hex(const void *data, size_t n, char hex[65]);
 
-/* Hash a file; *bytes gets its size. Returns 0, or -1 with errno set. */
+/* Hash a regular file (pd_file_open: a FIFO or a device is refused, with
+ * errno PD_ENOTREG); *bytes gets its size. Returns 0, or -1 with errno set. */
 int pd_sha256_file(const char *path, char hex[65], uint64_t *bytes);
 
 #endif

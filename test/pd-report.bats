@@ -230,7 +230,7 @@ agree() {
 
 @test "pd-report: an output directory that cannot be made is exit 5" {
 	run_pd 5 pd-report -o /dev/null/out <"$S"
-	[[ "$stderr" == "pd-report: error: /dev/null/out/artifacts: Not a directory"* ]]
+	[ "$stderr" = "pd-report: error: /dev/null/out: Not a directory" ]
 	[ -z "$(jqr pd.report .dir)" ]
 }
 
@@ -318,4 +318,117 @@ pipeline() {
 	[ "$(jq -r .limits_verdict "$D/out/meta/performance-verdict.json")" = speedup_possible ]
 	grep -qF 'Verdict: speedup_possible (no resource busy)' "$D/out/report.md"
 	grep -qF 'Verdict: <b>speedup_possible</b>' "$D/out/report.html"
+}
+
+# The output set: written beside the output directory and renamed into its
+# place as a whole; nothing below it is followed.
+
+@test "pd-report: a symbolic link below the output directory is not followed" {
+	run_pd pd-report -o "$D/out" <"$S"
+	cp -R "$D/out" "$D/out0"
+	grep -v pd.comparison "$S" >"$D/nocmp.jsonl"
+	mkdir "$D/elsewhere"
+	echo keep >"$D/elsewhere/validation-comparison.json"
+	echo keep >"$D/victim"
+	# a planted directory link (a rerun would write and delete through it)
+	rm -rf "$D/out/meta"
+	ln -s ../elsewhere "$D/out/meta"
+	run_pd 5 pd-report -o "$D/out" <"$D/nocmp.jsonl"
+	[ "$stderr" = "pd-report: error: $D/out: 'meta' is a symbolic link; pd-report does not follow links below its output directory" ]
+	[ -z "$(jqr pd.report .dir)" ]
+	[ "$(ls "$D/elsewhere")" = validation-comparison.json ]
+	[ "$(cat "$D/elsewhere/validation-comparison.json")" = keep ]
+	[ -L "$D/out/meta" ]
+	cmp "$D/out0/report.json" "$D/out/report.json"
+	# a file link inside meta/
+	rm "$D/out/meta"
+	cp -R "$D/out0/meta" "$D/out/meta"
+	ln -sf ../../victim "$D/out/meta/bottlenecks.json"
+	run_pd 5 pd-report -o "$D/out" <"$D/nocmp.jsonl"
+	[ "$stderr" = "pd-report: error: $D/out/meta: 'bottlenecks.json' is a symbolic link; pd-report does not follow links below its output directory" ]
+	[ "$(cat "$D/victim")" = keep ]
+	# no temporary directory is left beside it
+	[ -z "$(find "$D" -maxdepth 1 -name '.*' ! -name .)" ]
+}
+
+@test "pd-report: a directory holding other files is not replaced" {
+	mkdir "$D/out"
+	echo notes >"$D/out/notes.txt"
+	run_pd 5 pd-report -o "$D/out" <"$S"
+	[ "$stderr" = "pd-report: error: $D/out: 'notes.txt' is not a file pd-report writes; not replacing '$D/out' (choose a new or empty directory with -o)" ]
+	[ "$(ls "$D/out")" = notes.txt ]
+	# an empty directory is taken, its mode kept
+	rm "$D/out/notes.txt"
+	chmod 750 "$D/out"
+	run_pd pd-report -o "$D/out" <"$S"
+	[ -s "$D/out/report.json" ]
+	[ "$(stat -c %a "$D/out")" = 750 ]
+}
+
+@test "pd-report: -o naming a link to a directory writes there and keeps the link" {
+	mkdir "$D/real"
+	ln -s real "$D/out"
+	run_pd pd-report -o "$D/out" <"$S"
+	[ -L "$D/out" ]
+	[ -s "$D/real/report.json" ]
+	[ "$(jqr pd.report .dir)" = "\"$D/real\"" ]
+}
+
+@test "pd-report: an export that is a FIFO or a device is not read (no hang)" {
+	mkfifo "$D/fifo"
+	grep pd.root "$S" | head -1 | jq -c --arg f "$D/fifo" \
+	    '.exports += [{"kind":"trace","path":$f},{"kind":"trace","path":"/dev/zero"}]' >"$D/odd.jsonl"
+	run_pd 3 timeout 20 pd-report -o "$D/out" <"$D/odd.jsonl"
+	[[ "$stderr" == *"pd-report: warning: $D/fifo: cannot hash: not a regular file"* ]]
+	[[ "$stderr" == *"pd-report: warning: /dev/zero: cannot hash: not a regular file"* ]]
+	l=$D/out/artifacts/perf.lock.json
+	[ "$(jq -c '[.inputs[] | select(.sha256 == null) | .path]' "$l")" = "[\"/dev/zero\",\"$D/fifo\"]" ]
+	# the regular export is still hashed (sha256sum's answer)
+	p=$(jq -r '.inputs[] | select(.kind == "step_trace_time") | .path' "$l")
+	[ "$(jq -r '.inputs[] | select(.kind == "step_trace_time") | .sha256' "$l")" = "$(sha256sum "$p" | cut -d' ' -f1)" ]
+}
+
+@test "pd-report: on a full disk the previous set stays whole" {
+	run_pd pd-report -o "$D/out" <"$S"
+	cp -R "$D/out" "$D/out0"
+	grep -v pd.comparison "$S" >"$D/nocmp.jsonl"
+	# a 4 KiB file size limit: the small meta files fit, report.html
+	# (12 KiB) does not, as on a disk that fills up half way
+	run_pd 5 bash -c 'ulimit -f 4; exec pd-report -o "$1" <"$2"' _ "$D/out" "$D/nocmp.jsonl"
+	[[ "$stderr" == "pd-report: error: $D/out/report.html: File too large" ]]
+	[ -z "$(jqr pd.report .dir)" ]
+	diff -r "$D/out0" "$D/out"
+	[ -z "$(find "$D" -maxdepth 1 -name '.*' ! -name .)" ]
+}
+
+@test "pd-report: concurrent runs into one directory take turns" {
+	grep -v pd.comparison "$S" >"$D/nocmp.jsonl"
+	# the lock is on the parent directory: hold it, and pd-report waits
+	exec 9<"$D"
+	flock -x 9
+	pd-report -o "$D/out" <"$S" >"$D/o1" 2>"$D/e1" 9<&- &
+	pid=$!
+	sleep 1
+	kill -0 "$pid"
+	[ ! -e "$D/out" ]
+	flock -u 9
+	exec 9<&-
+	wait "$pid"
+	[ -s "$D/out/report.json" ]
+	[ "$(cat "$D/e1")" = "pd-report: waiting for another run writing next to '$D/out'" ]
+	# runs with and without a comparison at once: every set is whole
+	for i in 1 2 3 4 5 6; do
+		if [ $((i % 2)) = 0 ]; then f=$S; else f=$D/nocmp.jsonl; fi
+		pd-report -q -o "$D/out" <"$f" >/dev/null &
+	done
+	wait
+	c=$(jq -r '.comparison == null' "$D/out/report.json")
+	if [ "$c" = true ]; then
+		[ ! -e "$D/out/meta/validation-comparison.json" ]
+		[ "$(jq -r .comparison_verdict "$D/out/meta/performance-verdict.json")" = null ]
+	else
+		[ -s "$D/out/meta/validation-comparison.json" ]
+		[ "$(jq -r .comparison_verdict "$D/out/meta/performance-verdict.json")" = improved ]
+	fi
+	[ -z "$(find "$D" -maxdepth 1 -name '.*' ! -name .)" ]
 }

@@ -140,22 +140,22 @@ choose(struct ctx *c, size_t n)
 }
 
 static int
-write_doc(const char *dir, const char *name, json_t *doc)
+write_doc(const char *name, json_t *doc)
 {
 	char *s = report_dump(doc);
 	int rc;
 
 	if (!s) {
-		pd_error(dir, 0, "%s: cannot encode", name);
+		pd_error(report_out_dir(), 0, "%s: cannot encode", name);
 		return -1;
 	}
-	rc = report_write(dir, name, s, strlen(s));
+	rc = report_write(name, s, strlen(s));
 	free(s);
 	return rc;
 }
 
 static int
-write_page(const char *dir, const char *name, json_t *report,
+write_page(const char *name, json_t *report,
     void (*draw)(json_t *, FILE *))
 {
 	char *buf = NULL;
@@ -173,7 +173,7 @@ write_page(const char *dir, const char *name, json_t *report,
 		pd_error(NULL, 0, "out of memory");
 		return -1;
 	}
-	rc = report_write(dir, name, buf, len);
+	rc = report_write(name, buf, len);
 	free(buf);
 	return rc;
 }
@@ -236,7 +236,6 @@ on_end(void *arg)
 	struct pd_run *run;
 	json_t *report, *doc;
 	int compared = json_array_size(c->in.comparisons) > 0, bad = 0;
-	char absdir[PATH_MAX];
 
 	if (json_object_size(c->in.counts) == 0)
 		return 0;	/* nothing to report */
@@ -248,35 +247,35 @@ on_end(void *arg)
 		    "-R)", nruns, json_is_string(run->id) ?
 		    json_string_value(run->id) : "the run without an id");
 	report = report_build(&c->in, run, &c->o);
-	/* The lock and the meta files first: report.json, written last,
-	 * marks a complete set. */
+	if (report_out_begin(dir) != 0) {
+		pd_diag_status(PD_EXIT_SYSTEM);
+		json_decref(report);
+		return 0;
+	}
 	doc = report_lock(&c->in, &c->o);
-	bad |= write_doc(dir, "artifacts/perf.lock.json", doc);
+	bad |= write_doc("artifacts/perf.lock.json", doc);
 	json_decref(doc);
 	doc = report_meta_profile(run);
-	bad |= write_doc(dir, "meta/performance-profile.json", doc);
+	bad |= write_doc("meta/performance-profile.json", doc);
 	json_decref(doc);
 	doc = report_meta_bottlenecks(run);
-	bad |= write_doc(dir, "meta/bottlenecks.json", doc);
+	bad |= write_doc("meta/bottlenecks.json", doc);
 	json_decref(doc);
 	doc = report_meta_verdict(report);
-	bad |= write_doc(dir, "meta/performance-verdict.json", doc);
+	bad |= write_doc("meta/performance-verdict.json", doc);
 	json_decref(doc);
 	if (compared)
-		bad |= write_doc(dir, "meta/validation-comparison.json",
+		bad |= write_doc("meta/validation-comparison.json",
 		    json_array_get(c->in.comparisons, 0));
-	else
-		bad |= report_unlink(dir, "meta/validation-comparison.json");
-	bad |= write_page(dir, "report.md", report, report_md);
-	bad |= write_page(dir, "report.html", report, report_html);
-	bad |= write_doc(dir, "report.json", report);
-	if (bad) {
+	bad |= write_page("report.md", report, report_md);
+	bad |= write_page("report.html", report, report_html);
+	bad |= write_doc("report.json", report);
+	if (bad)
+		report_out_abort();
+	if (bad || report_out_commit() != 0)
 		pd_diag_status(PD_EXIT_SYSTEM);
-	} else {
-		if (!realpath(dir, absdir))
-			snprintf(absdir, sizeof absdir, "%s", dir);
-		emit(report, absdir);
-	}
+	else
+		emit(report, report_out_dir());
 	json_decref(report);
 	return 0;
 }

@@ -1,27 +1,64 @@
-/* Writing the report's files: temporary file in the same directory, then
- * rename(2), so a reader (or an interrupted run) never sees half a file. */
+/* Writing the report's files as one set. Everything is written into a
+ * fresh temporary directory next to the output directory (same file
+ * system), then that directory takes the output directory's place with one
+ * rename(2) (renameat2 RENAME_EXCHANGE when a previous set is there), so a
+ * reader sees the old set or the new one, never a mix, and a run that fails
+ * (a full disk, a signal) leaves the old set as it was. The parent directory
+ * is locked (flock) while this happens, so concurrent runs into one
+ * directory take turns. Nothing below the output directory is followed: a
+ * previous set holding a symbolic link, or anything pd-report does not
+ * write, is refused, and the old set is removed without following links. */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "pd_diag.h"
 #include "report.h"
 
-/* The temporary file being written, removed if a signal ends the run. */
-static char pending[PATH_MAX + 16];
-static volatile sig_atomic_t have_pending;
+#define MAXMADE 32
+
+/* The output in progress; static so that a signal handler can remove the
+ * temporary directory with async-signal-safe calls only. */
+static struct {
+	char abs[PATH_MAX];	/* the output directory, absolute */
+	char base[NAME_MAX + 1];	/* its last component */
+	char tmp[NAME_MAX + 1];	/* the temporary sibling's name */
+	int pfd, tfd;		/* parent (locked), temporary directory */
+	int exists;		/* a previous set is in place */
+	int failed;		/* a write failed: the set is not made */
+	mode_t mode;		/* mode the set's directory gets */
+	char made[MAXMADE][64];	/* created below tmp, in order */
+	int made_dir[MAXMADE];
+	volatile sig_atomic_t nmade, active;
+} out = { .pfd = -1, .tfd = -1 };
+
+static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+
+/* Remove what this run created: the files, then the directories. */
+static void
+remove_made(void)
+{
+	int i;
+
+	for (i = out.nmade - 1; i >= 0; i--)
+		unlinkat(out.tfd, out.made[i], out.made_dir[i] ? AT_REMOVEDIR : 0);
+	unlinkat(out.pfd, out.tmp, AT_REMOVEDIR);
+}
 
 static void
 on_signal(int sig)
 {
-	if (have_pending)
-		unlink(pending);
+	if (out.active)
+		remove_made();
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -29,16 +66,26 @@ on_signal(int sig)
 static void
 catch_signals(void)
 {
-	static int done;
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
 	size_t i;
 
-	if (done)
-		return;
-	done = 1;
 	for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
 		if (signal(sigs[i], on_signal) == SIG_IGN)
 			signal(sigs[i], SIG_IGN);
+	/* Past a file size limit, write(2) fails (EFBIG) and is reported
+	 * like a full disk, instead of the signal ending the run. */
+	signal(SIGXFSZ, SIG_IGN);
+}
+
+static void
+block_signals(int how)
+{
+	sigset_t set;
+	size_t i;
+
+	sigemptyset(&set);
+	for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+		sigaddset(&set, sigs[i]);
+	sigprocmask(how, &set, NULL);
 }
 
 static int
@@ -64,44 +111,279 @@ mkdirs(const char *path)
 	return 0;
 }
 
-int
-report_write(const char *dir, const char *name, const char *data, size_t len)
+/* out.abs from dir: the directory itself when it exists (a link to it is
+ * followed), else its parent, made with its parents, plus the last name. */
+static int
+resolve(const char *dir)
 {
-	char path[PATH_MAX], tmp[PATH_MAX + 16], parent[PATH_MAX];
+	char buf[PATH_MAX], par[PATH_MAX];
+	const char *base;
 	char *slash;
-	int fd, err;
+	struct stat st;
+	size_t n;
 
-	if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path) {
-		pd_error(dir, 0, "path too long");
+	if (snprintf(buf, sizeof buf, "%s", dir) >= (int)sizeof buf) {
+		pd_error(dir, 0, "%s", strerror(ENAMETOOLONG));
 		return -1;
 	}
-	snprintf(parent, sizeof parent, "%s", path);
-	slash = strrchr(parent, '/');
-	*slash = 0;
-	if (mkdirs(parent) != 0) {
-		pd_error(parent, 0, "%s", strerror(errno));
+	for (n = strlen(buf); n > 1 && buf[n - 1] == '/'; )
+		buf[--n] = 0;
+	if (!realpath(buf, out.abs)) {
+		if (errno != ENOENT || lstat(buf, &st) == 0) {
+			pd_error(dir, 0, "%s", strerror(errno));
+			return -1;
+		}
+		slash = strrchr(buf, '/');
+		base = slash ? slash + 1 : buf;
+		if (slash == buf)
+			snprintf(par, sizeof par, "/");
+		else if (slash) {
+			*slash = 0;
+			snprintf(par, sizeof par, "%s", buf);
+		} else
+			snprintf(par, sizeof par, ".");
+		if (strcmp(base, ".") == 0 || strcmp(base, "..") == 0) {
+			pd_error(dir, 0, "%s", strerror(ENOENT));
+			return -1;
+		}
+		if (mkdirs(par) != 0 || !realpath(par, out.abs)) {
+			pd_error(par, 0, "%s", strerror(errno));
+			return -1;
+		}
+		n = strlen(out.abs);
+		if (snprintf(out.abs + n, sizeof out.abs - n, "%s%s",
+		    n > 1 ? "/" : "", base) >= (int)(sizeof out.abs - n)) {
+			pd_error(dir, 0, "%s", strerror(ENAMETOOLONG));
+			return -1;
+		}
+	}
+	slash = strrchr(out.abs, '/');
+	if (!slash[1] || strlen(slash + 1) > NAME_MAX) {
+		pd_error(dir, 0, "not a directory pd-report can replace");
 		return -1;
 	}
-	snprintf(tmp, sizeof tmp, "%s/.%s.XXXXXX", parent, slash + 1);
-	catch_signals();
-	have_pending = 0;
-	memcpy(pending, tmp, sizeof pending);
-	fd = mkstemp(pending);
-	if (fd >= 0) {
-		memcpy(tmp, pending, sizeof tmp);
-		have_pending = 1;
+	snprintf(out.base, sizeof out.base, "%s", slash + 1);
+	snprintf(par, sizeof par, "%.*s", slash == out.abs ? 1 :
+	    (int)(slash - out.abs), out.abs);
+	out.pfd = open(par, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (out.pfd < 0) {
+		pd_error(dir, 0, "%s", strerror(errno));
+		return -1;
 	}
+	return 0;
+}
+
+static int
+is_one_of(const char *name, const char *const *names)
+{
+	for (; *names; names++)
+		if (strcmp(name, *names) == 0)
+			return 1;
+	return 0;
+}
+
+/* Whether the directory at fd (path p) holds only what pd-report writes:
+ * at the top the report files and meta/, artifacts/; in those, regular
+ * files. A symbolic link anywhere is refused, never followed. */
+static int
+check_set(int fd, const char *p, int top)
+{
+	static const char *const files[] = { "report.json", "report.md",
+		"report.html", NULL };
+	static const char *const dirs[] = { "meta", "artifacts", NULL };
+	DIR *d = fdopendir(fd);
+	struct dirent *e;
+	struct stat st;
+	int bad = 0;
+
+	if (!d) {
+		pd_error(p, 0, "%s", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	while (!bad && (e = readdir(d))) {
+		const char *n = e->d_name;
+		int ok;
+
+		if (strcmp(n, ".") == 0 || strcmp(n, "..") == 0)
+			continue;
+		if (fstatat(fd, n, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+			pd_error(p, 0, "'%s': %s", n, strerror(errno));
+			bad = -1;
+		} else if (S_ISLNK(st.st_mode)) {
+			pd_error(p, 0, "'%s' is a symbolic link; pd-report does "
+			    "not follow links below its output directory", n);
+			bad = -1;
+		} else if (top && S_ISDIR(st.st_mode) && is_one_of(n, dirs)) {
+			char sub[PATH_MAX];
+			int sfd = openat(fd, n, O_RDONLY | O_DIRECTORY |
+			    O_NOFOLLOW | O_CLOEXEC);
+
+			snprintf(sub, sizeof sub, "%s/%s", p, n);
+			if (sfd < 0) {
+				pd_error(sub, 0, "%s", strerror(errno));
+				bad = -1;
+			} else
+				bad = check_set(sfd, sub, 0);
+		} else {
+			ok = S_ISREG(st.st_mode) && (!top || is_one_of(n, files));
+			if (!ok) {
+				pd_error(p, 0, "'%s' is not a file pd-report "
+				    "writes; not replacing '%s' (choose a new "
+				    "or empty directory with -o)", n, out.abs);
+				bad = -1;
+			}
+		}
+	}
+	closedir(d);
+	return bad;
+}
+
+/* What is at the output directory now (under the lock): nothing, or a
+ * previous set that may be replaced. */
+static int
+check_old(void)
+{
+	struct stat st;
+	int fd;
+
+	if (fstatat(out.pfd, out.base, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+		if (errno == ENOENT)
+			return 0;
+		pd_error(out.abs, 0, "%s", strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		pd_error(out.abs, 0, "%s", strerror(S_ISLNK(st.st_mode) ?
+		    ELOOP : ENOTDIR));
+		return -1;
+	}
+	out.exists = 1;
+	out.mode = st.st_mode & 07777;
+	fd = openat(out.pfd, out.base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
 	if (fd < 0) {
-		pd_error(parent, 0, "%s", strerror(errno));
+		pd_error(out.abs, 0, "%s", strerror(errno));
 		return -1;
 	}
+	return check_set(fd, out.abs, 1);
+}
+
+static void
+lock_parent(void)
+{
+	if (flock(out.pfd, LOCK_EX | LOCK_NB) == 0)
+		return;
+	if (errno == EWOULDBLOCK) {
+		pd_note("waiting for another run writing next to '%s'", out.abs);
+		while (flock(out.pfd, LOCK_EX) != 0 && errno == EINTR)
+			;
+	}
+	/* Other errors (a file system without locks): go on unlocked. */
+}
+
+static void
+close_out(void)
+{
+	if (out.tfd >= 0)
+		close(out.tfd);
+	if (out.pfd >= 0)
+		close(out.pfd);	/* releases the lock */
+	out.tfd = out.pfd = -1;
+}
+
+int
+report_out_begin(const char *dir)
+{
+	char tmp[PATH_MAX];
+	const char *slash;
+	mode_t mask;
+
+	memset(&out, 0, sizeof out);
+	out.pfd = out.tfd = -1;
+	mask = umask(0);
+	umask(mask);
+	out.mode = 0777 & ~mask;
+	if (resolve(dir) != 0)
+		goto fail;
+	lock_parent();
+	if (check_old() != 0)
+		goto fail;
+	catch_signals();
+	snprintf(tmp, sizeof tmp, "%.*s/.%s.XXXXXX", (int)(strrchr(out.abs,
+	    '/') - out.abs), out.abs, out.base);
+	block_signals(SIG_BLOCK);
+	if (!mkdtemp(tmp)) {
+		block_signals(SIG_UNBLOCK);
+		pd_error(out.abs, 0, "cannot make a temporary directory next "
+		    "to it: %s", strerror(errno));
+		goto fail;
+	}
+	slash = strrchr(tmp, '/');
+	snprintf(out.tmp, sizeof out.tmp, "%s", slash + 1);
+	out.active = 1;
+	block_signals(SIG_UNBLOCK);
+	out.tfd = openat(out.pfd, out.tmp, O_RDONLY | O_DIRECTORY |
+	    O_NOFOLLOW | O_CLOEXEC);
+	if (out.tfd < 0) {
+		pd_error(tmp, 0, "%s", strerror(errno));
+		report_out_abort();
+		return -1;
+	}
+	return 0;
+fail:
+	close_out();
+	return -1;
+}
+
+/* Note a name about to be created below the temporary directory. */
+static int
+note_made(const char *name, int isdir)
+{
+	if (out.nmade >= MAXMADE || strlen(name) >= sizeof out.made[0]) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	snprintf(out.made[out.nmade], sizeof out.made[0], "%s", name);
+	out.made_dir[out.nmade] = isdir;
+	out.nmade++;
+	return 0;
+}
+
+int
+report_write(const char *name, const char *data, size_t len)
+{
+	char sub[64];
+	const char *slash = strchr(name, '/');
+	int fd = -1, i, err;
+
+	if (out.failed)
+		return -1;
+	if (slash) {
+		snprintf(sub, sizeof sub, "%.*s", (int)(slash - name), name);
+		for (i = 0; i < out.nmade; i++)
+			if (out.made_dir[i] && strcmp(out.made[i], sub) == 0)
+				break;
+		if (i == out.nmade && (note_made(sub, 1) != 0 ||
+		    mkdirat(out.tfd, sub, 0777) != 0))
+			goto fail;
+	}
+	if (note_made(name, 0) != 0)
+		goto fail;
+	fd = openat(out.tfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0644);
+	if (fd < 0)
+		goto fail;
 	while (len > 0) {
 		ssize_t n = write(fd, data, len);
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0)
+		if (n <= 0) {
+			if (n == 0)
+				errno = ENOSPC;
 			goto fail;
+		}
 		data += n;
 		len -= (size_t)n;
 	}
@@ -111,33 +393,146 @@ report_write(const char *dir, const char *name, const char *data, size_t len)
 		fd = -1;
 		goto fail;
 	}
-	if (rename(tmp, path) != 0) {
-		fd = -1;
-		goto fail;
-	}
-	have_pending = 0;
 	return 0;
 fail:
 	err = errno ? errno : EIO;
 	if (fd >= 0)
 		close(fd);
-	unlink(tmp);
-	have_pending = 0;
-	pd_error(path, 0, "%s", strerror(err));
+	out.failed = 1;
+	pd_error(NULL, 0, "%s/%s: %s", out.abs, name, strerror(err));
 	return -1;
 }
 
-int
-report_unlink(const char *dir, const char *name)
+/* Remove the directory name below dfd and everything in it, following no
+ * symbolic link (a link is removed, not what it names). */
+static int
+remove_tree(int dfd, const char *name, int depth)
 {
-	char path[PATH_MAX];
+	int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+	struct dirent *e;
+	struct stat st;
+	DIR *d;
 
-	snprintf(path, sizeof path, "%s/%s", dir, name);
-	if (unlink(path) != 0 && errno != ENOENT) {
-		pd_error(path, 0, "%s", strerror(errno));
+	if (fd < 0)
+		return errno == ENOTDIR || errno == ELOOP ?
+		    unlinkat(dfd, name, 0) : -1;
+	if (!(d = fdopendir(fd))) {
+		close(fd);
 		return -1;
 	}
+	while ((e = readdir(d))) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (depth < 8 && fstatat(fd, e->d_name, &st,
+		    AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode))
+			remove_tree(fd, e->d_name, depth + 1);
+		else
+			unlinkat(fd, e->d_name, 0);
+	}
+	closedir(d);
+	return unlinkat(dfd, name, AT_REMOVEDIR);
+}
+
+static int
+sync_dirs(void)
+{
+	int i, fd, rc = 0;
+
+	for (i = 0; i < out.nmade; i++) {
+		if (!out.made_dir[i])
+			continue;
+		fd = openat(out.tfd, out.made[i], O_RDONLY | O_DIRECTORY |
+		    O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0 || fsync(fd) != 0)
+			rc = -1;
+		if (fd >= 0)
+			close(fd);
+	}
+	if (fchmod(out.tfd, out.mode) != 0 || fsync(out.tfd) != 0)
+		rc = -1;
+	return rc;
+}
+
+/* Put the temporary directory in the place of the output directory; the
+ * previous set, if any, ends up under the temporary name. */
+static int
+swap_in(void)
+{
+	char old[PATH_MAX];
+	const char *slash;
+	int n = (int)(strrchr(out.abs, '/') - out.abs);
+
+	if (!out.exists)
+		return renameat(out.pfd, out.tmp, out.pfd, out.base);
+	if (renameat2(out.pfd, out.tmp, out.pfd, out.base,
+	    RENAME_EXCHANGE) == 0)
+		return 0;
+	if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP)
+		return -1;
+	/* No exchange on this file system: move the old set aside (onto an
+	 * empty directory of ours), then the new one in. */
+	snprintf(old, sizeof old, "%.*s/.%s.XXXXXX", n, out.abs, out.base);
+	if (!mkdtemp(old))
+		return -1;
+	slash = strrchr(old, '/') + 1;
+	if (renameat(out.pfd, out.base, out.pfd, slash) != 0) {
+		unlinkat(out.pfd, slash, AT_REMOVEDIR);
+		return -1;
+	}
+	if (renameat(out.pfd, out.tmp, out.pfd, out.base) != 0) {
+		int err = errno;
+
+		renameat(out.pfd, slash, out.pfd, out.base);
+		errno = err;
+		return -1;
+	}
+	/* The empty temporary name now stands for the old set. */
+	renameat(out.pfd, slash, out.pfd, out.tmp);
 	return 0;
+}
+
+int
+report_out_commit(void)
+{
+	int rc = 0;
+
+	if (sync_dirs() != 0) {
+		pd_error(out.abs, 0, "%s", strerror(errno));
+		report_out_abort();
+		return -1;
+	}
+	block_signals(SIG_BLOCK);
+	if (swap_in() != 0) {
+		pd_error(out.abs, 0, "cannot put the new report in place: %s",
+		    strerror(errno));
+		remove_made();
+		rc = -1;
+	} else if (out.exists && remove_tree(out.pfd, out.tmp, 0) != 0)
+		pd_warn(out.abs, 0, "cannot remove the previous report, "
+		    "left in '%s': %s", out.tmp, strerror(errno));
+	fsync(out.pfd);
+	out.active = 0;
+	block_signals(SIG_UNBLOCK);
+	close_out();
+	return rc;
+}
+
+void
+report_out_abort(void)
+{
+	block_signals(SIG_BLOCK);
+	if (out.active)
+		remove_made();
+	out.active = 0;
+	block_signals(SIG_UNBLOCK);
+	close_out();
+}
+
+const char *
+report_out_dir(void)
+{
+	return out.abs;
 }
 
 char *

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "pd_diag.h"
+#include "pd_file.h"
 #include "pd_rec.h"
 #include "pd_sha256.h"
 #include "pd_share.h"
@@ -25,7 +26,7 @@ hash_file(const char *path, int quiet_missing)
 	pd_set_str(o, "path", path);
 	if (pd_sha256_file(path, hex, &bytes) != 0) {
 		if (!quiet_missing) {
-			pd_warn(path, 0, "cannot hash: %s", strerror(errno));
+			pd_warn(path, 0, "cannot hash: %s", pd_file_strerror(errno));
 			pd_diag_status(PD_EXIT_INPUT);
 		}
 		pd_set_null(o, "bytes");

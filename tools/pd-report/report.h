@@ -44,13 +44,20 @@ json_t *report_lock(struct report_in *in, const struct report_opts *o);
 void report_md(json_t *report, FILE *f);
 void report_html(json_t *report, FILE *f);
 
-/* atomic.c: write data to dir/name through a temporary file in the same
- * directory and rename(2); creates the parent directory. 0 or -1 (error
+/* atomic.c: the files appear as one set. report_out_begin resolves dir
+ * (made with its parents), locks its parent, checks that what is there is
+ * a previous set (no symbolic link, nothing pd-report does not write) and
+ * makes a temporary directory next to it; report_write puts one file
+ * ("report.json", "meta/x.json") there; report_out_commit renames the set
+ * into the place of dir and removes the previous one; report_out_abort
+ * removes the temporary directory and leaves dir as it was. 0 or -1 (error
  * printed). */
-int report_write(const char *dir, const char *name, const char *data,
-    size_t len);
-/* Remove dir/name if it exists (a stale file of an earlier run). */
-int report_unlink(const char *dir, const char *name);
+int report_out_begin(const char *dir);
+int report_write(const char *name, const char *data, size_t len);
+int report_out_commit(void);
+void report_out_abort(void);
+/* The output directory, absolute (after report_out_begin). */
+const char *report_out_dir(void);
 /* json_dumps with the report's formatting (2-space indent, order kept),
  * newline-terminated; caller frees. */
 char *report_dump(json_t *doc);
