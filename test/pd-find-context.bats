@@ -58,7 +58,7 @@ with_stdin() {
 
 @test "torchrun_cnn: record keys in the documented order" {
 	run_pd 0 pd-find-context "$W/torchrun_cnn"
-	[ "$(jqr pd.context 'keys_unsorted | join(",")')" = '"type,v,root,rank,entry_scripts,stack,stack_evidence,workload,workload_evidence,launcher,world_size,visible_devices,configs,env_lock,metrics,launcher_evidence,metrics_omitted,skipped"' ]
+	[ "$(jqr pd.context 'keys_unsorted | join(",")')" = '"type,v,root,rank,entry_scripts,stack,stack_evidence,workload,workload_evidence,device_evidence,launcher,world_size,visible_devices,configs,env_lock,metrics,launcher_evidence,metrics_omitted,skipped"' ]
 	[ "$(jqr pd.finding 'keys_unsorted | join(",")' | sort -u)" = '"type,v,root,rank,check,file,line,severity,text,hint"' ]
 	[ "$(jqr pd.context .rank)" = null ]
 }
@@ -426,4 +426,12 @@ with_stdin() {
 	echo 'args = dict(bf16=True, fp16=False)' >>"$d/train.py"
 	run_pd 0 pd-find-context "$d"
 	[ -z "$(jqr pd.finding 'select(.check == "no_amp") | .line')" ]
+}
+
+@test "pd-find-context: device_evidence: the lines that put work on an accelerator" {
+	run_pd 0 pd-find-context "$FIX/pd-find-context/llm_infer"
+	# generate.py line 23 .to("cuda"), line 34 .cuda()
+	[ "$(jqr pd.context '[.device_evidence[]|[.file,.line]]')" = '[["generate.py",23],["generate.py",34]]' ]
+	run_pd 0 pd-find-context "$FIX/pd-find-context/ms_msrun"
+	[ "$(jqr pd.context .device_evidence)" = '[]' ]
 }

@@ -153,8 +153,9 @@ gather(struct fc_ws *w, const char *in, int stack, int train)
 
 		if (!in[i])
 			continue;
-		src = stack >= 0 ? w->f[i].py.imp[stack] :
-		    train ? w->f[i].py.train : w->f[i].py.infer;
+		src = stack == -2 ? w->f[i].py.device : stack >= 0 ?
+		    w->f[i].py.imp[stack] : train ? w->f[i].py.train :
+		    w->f[i].py.infer;
 		json_array_foreach(src, j, ev)
 			fc_ev_add(a, json_incref(ev));
 	}
@@ -536,6 +537,8 @@ context(struct fc_ws *w)
 	pd_set_str(r, "workload", wl);
 	pd_set(r, "workload_evidence", strcmp(wl, "unknown") == 0 ?
 	    json_array() : gather(w, in, -1, train));
+	/* lines that put work on an accelerator, in the job's scripts */
+	pd_set(r, "device_evidence", gather(w, in, -2, 0));
 	pd_set_str(r, "launcher", w->launcher);
 	if (json_is_null(w->world_size) && w->rank_size >= 0)
 		pd_set_int(r, "world_size", w->rank_size);
@@ -568,6 +571,7 @@ ws_free(struct fc_ws *w)
 			json_decref(w->f[i].py.imp[k]);
 		json_decref(w->f[i].py.train);
 		json_decref(w->f[i].py.infer);
+		json_decref(w->f[i].py.device);
 		json_decref(w->f[i].py.mods);
 	}
 	free(w->f);
@@ -616,6 +620,7 @@ workspace(const char *path, void *ctx)
 			w.f[i].py.imp[k] = json_array();
 		w.f[i].py.train = json_array();
 		w.f[i].py.infer = json_array();
+		w.f[i].py.device = json_array();
 		w.f[i].py.mods = json_array();
 	}
 	default_configs(&w);

@@ -19,6 +19,7 @@ enum fc_stack { FC_MS, FC_NPU, FC_TORCH, FC_NSTACK };
 struct fc_py {
 	json_t *imp[FC_NSTACK];	/* import evidence per stack */
 	json_t *train, *infer;	/* workload cue evidence */
+	json_t *device;		/* .cuda() / .to('cuda') / .npu() evidence */
 	json_t *mods;		/* imported module names (strings) */
 	long guard;		/* line of if __name__ == "__main__", 0 none */
 	long conv;		/* first conv-net cue */

@@ -405,6 +405,11 @@ scan_line(const struct pd_pyline *l, void *ctx)
 		py->amp = 1;
 	if (!py->accel && (fc_tok(l->s, "cuda", 0) || fc_tok(l->s, "npu", 0)))
 		py->accel = 1;
+	if ((p = strstr(l->c, ".cuda(")) || (p = strstr(l->c, ".npu(")) ||
+	    (p = strstr(l->s, "'cuda")) || (p = strstr(l->s, "\"cuda")) ||
+	    (p = strstr(l->s, "'npu")) || (p = strstr(l->s, "\"npu")))
+		fc_ev_add(py->device, fc_ev(sc->f, &sc->t,
+		    pd_pyscan_line_at(l, p)));
 	if (!py->conv && ((p = strcasestr(l->c, "conv2d")) ||
 	    (p = strcasestr(l->c, "conv3d")) || (p = strcasestr(l->c, "resnet"))))
 		py->conv = pd_pyscan_line_at(l, p);
