@@ -43,7 +43,7 @@ jt() { jq -e "$2" <<<"$1" >/dev/null || { echo "failed: $2 on $1" >&2; return 1;
 @test "pd-audit-limits: empty input gives one pd.limits and no verdict" {
 	run_pd 0 A </dev/null
 	[ "${#lines[@]}" -eq 1 ]
-	[ "$(jqr pd.limits 'keys_unsorted|join(",")')" = '"type,v,root,rank,source,cpu,memory,disk,accelerators"' ]
+	[ "$(jqr pd.limits 'keys_unsorted|join(",")')" = '"type,v,root,rank,source,cpu,memory,disk,accelerators,network,warnings"' ]
 }
 
 @test "pd-audit-limits: this machine: topology, availability, SIMD, a short STREAM" {
@@ -55,7 +55,10 @@ jt() { jq -e "$2" <<<"$1" >/dev/null || { echo "failed: $2 on $1" >&2; return 1;
 	# measured: positive, at least 3 passes, 8-byte elements
 	jt "$output" '.memory.stream_triad_gb_per_s > 0 and .memory.stream_passes >= 3
 	    and .memory.stream_array_bytes % 8 == 0 and .memory.total_bytes > 0'
-	jt "$output" '.disk == null and .accelerators == []'
+	jt "$output" '.disk == null and .accelerators == [] and (.network|type) == "array" and .warnings == []'
+	# an FMA loop per usable CPU, its rate per CPU-second the threads got
+	jt "$output" '.cpu.measured_gflops_fp64 > 0 and .cpu.measured_threads >= 1
+	    and (.cpu.measured_kernel == "avx2_fma" or .cpu.measured_kernel == "scalar")'
 }
 
 @test "pd-audit-limits: -t 0 does not measure memory bandwidth" {
@@ -318,4 +321,41 @@ sys.exit(0 if y == r else 1)' "$BATS_TEST_TMPDIR/out/theoretical_limits.yaml" "$
 	# steal 0.2, 0.3, 0.25: median 0.25 >= 0.10
 	jt "$(jqr pd.verdict .)" '.contention.throttling == true and .contention.steal_ratio == 0.25
 	    and .summary == "red alarm; the host throttles (steal or cgroup quota)"'
+}
+
+@test "pd-audit-limits: -t 0 measures no CPU rate either" {
+	run_pd 0 A </dev/null
+	jt "$output" '.cpu.measured_gflops_fp64 == null and .cpu.measured_threads == null'
+}
+
+@test "pd-audit-limits: code that expects a GPU, none visible: the warning, the audit goes on" {
+	local ws="$BATS_TEST_TMPDIR/ws"
+	mkdir -p "$ws"
+	printf '%s\n' 'import torch' 'model = torch.nn.Linear(4, 4).cuda()' 'opt = torch.optim.SGD(model.parameters(), lr=0.1)' \
+	    'for x in range(3):' '    loss = model(torch.ones(4).to("cuda")).sum()' '    loss.backward()' '    opt.step()' >"$ws/train.py"
+	# nvidia-smi and npu-smi stand-ins that find no driver
+	pd-find-context "$ws" >"$BATS_TEST_TMPDIR/ctx.jsonl"
+	PATH="$F/nogpu:$PATH" run_pd 0 pd-audit-limits -t 0 -o "$BATS_TEST_TMPDIR/out" "$BATS_TEST_TMPDIR/ctx.jsonl"
+	[[ "$stderr" == *"pd-audit-limits: warning: train.py:2: no GPU detected but code expects one; the audit continues on CPU and I/O"* ]]
+	jt "$(jqr pd.limits .warnings)" '. == ["[WARNING] No GPU detected but code expects one: train.py:2: model = torch.nn.Linear(4, 4).cuda(); the audit continues on CPU and I/O"]'
+	grep -q 'No GPU detected but code expects one' "$BATS_TEST_TMPDIR/out/theoretical_limits.yaml"
+	# the stand-in nvidia-smi (a GPU) silences it
+	PATH="$FIX/pd-collect/fakebin:$PATH" run_pd 0 pd-audit-limits -t 0 "$BATS_TEST_TMPDIR/ctx.jsonl"
+	jt "$(jqr pd.limits .warnings)" '. == []'
+	# code that names no device: no warning
+	printf 'print(1)\n' >"$ws/train.py"
+	PATH="$F/nogpu:$PATH" run_pd 0 sh -c "pd-find-context '$ws' | pd-audit-limits -t 0"
+	jt "$(jqr pd.limits .warnings)" '. == []'
+}
+
+@test "pd-audit-limits: theoretical_limits.yaml: unknown peaks say UNKNOWN, fill in manually" {
+	require_corpus
+	run_pd 0 A -g "$S/nvidia-smi_query-gpu_pmon_dmon_RTXPRO6000x4.txt" -o "$BATS_TEST_TMPDIR/o" </dev/null
+	# the record keeps null; the YAML for people says what to do
+	jt "$output" '.accelerators[0].bf16_tflops == null'
+	[ "$(grep -c 'bf16_tflops: UNKNOWN — fill in manually' "$BATS_TEST_TMPDIR/o/theoretical_limits.yaml")" -eq 4 ]
+	# a GPU of the table keeps its numbers
+	run_pd 0 A -g "$S/nvidia-smi_A100x8_matmul-loop_plus_dcgmi-stats.txt" -o "$BATS_TEST_TMPDIR/p" </dev/null
+	! grep -q 'bf16_tflops: UNKNOWN' "$BATS_TEST_TMPDIR/p/theoretical_limits.yaml"
+	grep -q 'bf16_tflops: 312' "$BATS_TEST_TMPDIR/p/theoretical_limits.yaml"
 }

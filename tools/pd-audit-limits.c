@@ -35,13 +35,14 @@ static const char usage[] =
     "  -o DIR      write DIR/theoretical_limits.yaml\n"
     "  -P PEAKS    peak table (default: share/limits/peaks.yaml)\n"
     "  -S SMI      an nvidia-smi / npu-smi capture as one pd.sample per device\n"
-    "  -t SECONDS  time for the memory bandwidth run (default 1; 0: skip)\n"
+    "  -t SECONDS  time for the memory and CPU rate runs (default 1; 0: skip)\n"
     "  -h          this help\n"
     "  FILE|-      records with pd.sample (default: stdin unless a terminal)\n";
 
 struct st {
 	json_t *samples;	/* pd.sample records */
 	json_t *limits_in;	/* last pd.limits read (disk ceiling) */
+	json_t *device_ev;	/* pd.context device_evidence (first) */
 };
 
 static int
@@ -51,6 +52,11 @@ on_record(json_t *rec, void *ctx)
 
 	if (pd_rec_is(rec, "pd.sample") && pd_rec_int(rec, "v", 0) == 1)
 		json_array_append(s->samples, rec);
+	else if (pd_rec_is(rec, "pd.context") && pd_rec_int(rec, "v", 0) == 1 &&
+	    !s->device_ev && json_array_size(json_object_get(rec,
+	    "device_evidence")))
+		s->device_ev = json_incref(json_object_get(rec,
+		    "device_evidence"));
 	else if (pd_rec_is(rec, "pd.limits") && pd_rec_int(rec, "v", 0) == 1) {
 		json_decref(s->limits_in);
 		s->limits_in = json_incref(rec);
@@ -125,6 +131,55 @@ load_peaks(const char *path)
 	return p;
 }
 
+/* The audit's warnings: the code puts work on a GPU/NPU (pd-find-context's
+ * device_evidence) and none is visible (nvidia-smi / npu-smi found none,
+ * no accelerator sample). Not judged when probing was switched off. */
+static json_t *
+warnings(struct st *s, json_t *devs, int unprobed)
+{
+	json_t *a = json_array(), *x, *ev;
+	size_t i;
+	char buf[512];
+
+	if (!s->device_ev || unprobed || json_array_size(devs))
+		return a;
+	json_array_foreach(s->samples, i, x) {
+		const char *r = pd_rec_str(x, "resource");
+
+		if (r && (!strcmp(r, "gpu") || !strcmp(r, "npu")))
+			return a;
+	}
+	ev = json_array_get(s->device_ev, 0);
+	snprintf(buf, sizeof buf, "[WARNING] No GPU detected but code expects "
+	    "one: %.200s:%lld: %.200s; the audit continues on CPU and I/O",
+	    pd_rec_str(ev, "file") ? pd_rec_str(ev, "file") : "?",
+	    (long long)pd_rec_int(ev, "line", 0), pd_rec_str(ev, "text") ?
+	    pd_rec_str(ev, "text") : "");
+	json_array_append_new(a, json_string(buf));
+	pd_warn(pd_rec_str(ev, "file"), (long)pd_rec_int(ev, "line", 0),
+	    "no GPU detected but code expects one; the audit continues on "
+	    "CPU and I/O");
+	return a;
+}
+
+/* theoretical_limits.yaml is for people: a peak the table does not know
+ * says so instead of being null. */
+static void
+unknown_peaks(json_t *accel)
+{
+	static const char *const keys[] = { "fp32_tflops", "tf32_tflops",
+		"fp16_tflops", "bf16_tflops", "fp8_tflops", "mem_bw_tb_per_s",
+		"ridge_flop_per_byte" };
+	json_t *a;
+	size_t i, k;
+
+	json_array_foreach(accel, i, a)
+		for (k = 0; k < sizeof keys / sizeof keys[0]; k++)
+			if (json_is_null(json_object_get(a, keys[k])))
+				json_object_set_new(a, keys[k], json_string(
+				    "UNKNOWN \xe2\x80\x94 fill in manually"));
+}
+
 static double
 seconds_arg(const char *s)
 {
@@ -141,7 +196,7 @@ seconds_arg(const char *s)
 int
 main(int argc, char **argv)
 {
-	struct st s = { json_array(), NULL };
+	struct st s = { json_array(), NULL, NULL };
 	struct pd_stream ps;
 	json_t *gfiles = json_array(), *sfiles = json_array(), *devs, *peaks;
 	json_t *lim, *cpu, *v, *yaml;
@@ -205,6 +260,13 @@ main(int argc, char **argv)
 		return pd_diag_finish();
 	}
 	cpu = limits_cpu(lscpu_text);
+	if (!lscpu) {
+		json_t *m = limits_cpu_measure(secs, (int)ceil(pd_rec_num(cpu,
+		    "available_cpus", 1)));
+
+		json_object_update(cpu, m);
+		json_decref(m);
+	}
 	lim = pd_rec_new("pd.limits", 1, NULL);
 	pd_set_null(lim, "root");
 	pd_set_null(lim, "rank");
@@ -224,12 +286,16 @@ main(int argc, char **argv)
 	else
 		pd_set_null(lim, "disk");
 	pd_set(lim, "accelerators", limits_accel(devs, peaks));
+	pd_set(lim, "network", lscpu ? json_null() : limits_network());
+	pd_set(lim, "warnings", warnings(&s, devs, noprobe &&
+	    !json_array_size(gfiles)));
 	if (outdir) {
 		yaml = json_deep_copy(lim);
 		json_object_del(yaml, "type");
 		json_object_del(yaml, "v");
 		json_object_del(yaml, "root");
 		json_object_del(yaml, "rank");
+		unknown_peaks(json_object_get(yaml, "accelerators"));
 		if (pd_yamlio_write(outdir, "theoretical_limits.yaml", yaml))
 			pd_diag_status(PD_EXIT_SYSTEM);
 		json_decref(yaml);
@@ -248,6 +314,7 @@ main(int argc, char **argv)
 	json_decref(sfiles);
 	json_decref(s.samples);
 	json_decref(s.limits_in);
+	json_decref(s.device_ev);
 	free(lscpu_text);
 	return pd_diag_finish();
 }

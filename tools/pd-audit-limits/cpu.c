@@ -2,6 +2,7 @@
  * from sysfs/procfs (or an lscpu capture), memory bandwidth from a short
  * STREAM triad, disk sequential read. Measured values are wall-clock
  * results and differ from run to run. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
@@ -14,6 +15,9 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #include "limits.h"
 #include "pd_diag.h"
@@ -555,4 +559,182 @@ limits_disk(const char *dir, double seconds)
 	pd_set_bool(o, "direct", direct);
 	pd_set_bool(o, "cached_possible", !direct);
 	return o;
+}
+
+/* ---- CPU: a measured FMA rate, fp64, on every usable core, per second
+ * of CPU time each thread got ---- */
+
+struct flop {
+	double seconds, gflop;
+	pthread_barrier_t *bar;
+};
+
+static volatile double flop_sink;
+
+/* 12 independent accumulators hide the FMA latency; 2 FLOP per lane. */
+/* CPU time of the calling thread: the rate per second of CPU the thread
+ * got is the cores' capacity even when other processes take turns. */
+static double
+thread_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+#if defined(__x86_64__)
+__attribute__((target("avx2,fma"))) static void
+fma_avx2(struct flop *f)
+{
+	__m256d acc[12], m = _mm256_set1_pd(0.999999), a = _mm256_set1_pd(1e-7);
+	double n = 0, t0, c0, out[4];
+	int i, k;
+
+	for (i = 0; i < 12; i++)
+		acc[i] = _mm256_set1_pd(1e-3 * i);
+	pthread_barrier_wait(f->bar);
+	t0 = now_s();
+	c0 = thread_s();
+	do {
+		for (k = 0; k < 4096; k++)
+			for (i = 0; i < 12; i++)
+				acc[i] = _mm256_fmadd_pd(acc[i], m, a);
+		n += 4096.0 * 12 * 2 * 4;
+	} while (now_s() - t0 < f->seconds);
+	f->gflop = n / (thread_s() - c0) / 1e9;
+	for (i = 1; i < 12; i++)
+		acc[0] = _mm256_add_pd(acc[0], acc[i]);
+	_mm256_storeu_pd(out, acc[0]);
+	flop_sink = out[0];
+}
+#endif
+
+static void
+fma_scalar(struct flop *f)
+{
+	double acc[12], m = 0.999999, a = 1e-7, n = 0, t0, c0;
+	int i, k;
+
+	for (i = 0; i < 12; i++)
+		acc[i] = a * i;
+	pthread_barrier_wait(f->bar);
+	t0 = now_s();
+	c0 = thread_s();
+	do {
+		for (k = 0; k < 4096; k++)
+			for (i = 0; i < 12; i++)
+				acc[i] = acc[i] * m + a;
+		n += 4096.0 * 12 * 2;
+	} while (now_s() - t0 < f->seconds);
+	f->gflop = n / (thread_s() - c0) / 1e9;
+	for (i = 1; i < 12; i++)
+		acc[0] += acc[i];
+	flop_sink = acc[0];
+}
+
+static int
+has_avx2_fma(void)
+{
+#if defined(__x86_64__)
+	return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+	return 0;
+#endif
+}
+
+static void *
+flop_worker(void *arg)
+{
+	struct flop *f = arg;
+
+#if defined(__x86_64__)
+	if (has_avx2_fma()) {
+		fma_avx2(f);
+		return NULL;
+	}
+#endif
+	fma_scalar(f);
+	return NULL;
+}
+
+json_t *
+limits_cpu_measure(double seconds, int threads)
+{
+	json_t *o = json_object();
+	struct flop *f = NULL;
+	pthread_t *t = NULL;
+	pthread_barrier_t bar;
+	double sum = 0;
+	int i;
+
+	if (seconds > 0 && threads > 0) {
+		f = calloc(threads, sizeof *f);
+		t = calloc(threads, sizeof *t);
+	}
+	if (!f || !t) {
+		free(f);
+		free(t);
+		pd_set_null(o, "measured_gflops_fp64");
+		pd_set_null(o, "measured_threads");
+		pd_set_null(o, "measured_kernel");
+		return o;
+	}
+	pthread_barrier_init(&bar, NULL, threads);
+	for (i = 0; i < threads; i++) {
+		f[i].seconds = seconds;
+		f[i].bar = &bar;
+		pthread_create(&t[i], NULL, flop_worker, &f[i]);
+	}
+	for (i = 0; i < threads; i++) {
+		pthread_join(t[i], NULL);
+		sum += f[i].gflop;
+	}
+	pthread_barrier_destroy(&bar);
+	free(f);
+	free(t);
+	pd_set_real(o, "measured_gflops_fp64", sum, 1);
+	pd_set_int(o, "measured_threads", threads);
+	pd_set_str(o, "measured_kernel", has_avx2_fma() ? "avx2_fma" :
+	    "scalar");
+	return o;
+}
+
+/* ---- network: link speeds ---- */
+
+json_t *
+limits_network(void)
+{
+	json_t *a = json_array();
+	DIR *d = opendir("/sys/class/net");
+	struct dirent *de;
+	char names[64][64];
+	int n = 0, i, j;
+
+	while (d && (de = readdir(d)) != NULL && n < 64)
+		if (de->d_name[0] != '.' && strcmp(de->d_name, "lo"))
+			snprintf(names[n++], sizeof names[0], "%.63s", de->d_name);
+	if (d)
+		closedir(d);
+	for (i = 1; i < n; i++)		/* sorted: deterministic */
+		for (j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
+			char t[64];
+
+			memcpy(t, names[j], sizeof t);
+			memcpy(names[j], names[j - 1], sizeof t);
+			memcpy(names[j - 1], t, sizeof t);
+		}
+	for (i = 0; i < n; i++) {
+		char p[160], buf[32];
+		json_t *o;
+
+		snprintf(p, sizeof p, "/sys/class/net/%.63s/speed", names[i]);
+		if (!read_line(p, buf, sizeof buf) || atol(buf) <= 0)
+			continue;
+		o = json_object();
+		pd_set_str(o, "interface", names[i]);
+		pd_set_real(o, "speed_gb_per_s", atol(buf) / 8e3, 4);
+		json_array_append_new(a, o);
+	}
+	return a;
 }

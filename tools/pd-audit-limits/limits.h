@@ -10,6 +10,14 @@
  * (lscpu != NULL, then affinity/quota are null). */
 json_t *limits_cpu(const char *lscpu_text);
 
+/* {measured_gflops_fp64, measured_threads, measured_kernel}: an FMA loop
+ * on threads threads for about seconds (0: values null). */
+json_t *limits_cpu_measure(double seconds, int threads);
+
+/* The "network" array: {interface, speed_gb_per_s} of the interfaces up
+ * with a known link speed. */
+json_t *limits_network(void);
+
 /* The "memory" object; the STREAM triad runs for about seconds (0: not
  * run, measured values null) on threads threads. */
 json_t *limits_memory(double seconds, int threads, double llc_bytes);
