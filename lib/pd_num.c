@@ -162,3 +162,58 @@ pd_num_double(const char *s, size_t len, double *v)
 	*v = d;
 	return PD_NUM_OK;
 }
+
+int
+pd_num_opt_int(const char *s, long long min, long long max, long long *v)
+{
+	const char *p = s;
+	char *end;
+	long long x;
+
+	if (*p == '+' || *p == '-')
+		p++;
+	if (*p < '0' || *p > '9')
+		return PD_NUM_BAD;
+	errno = 0;
+	x = strtoll(s, &end, 10);
+	if (errno || *end || x < min || x > max)
+		return PD_NUM_BAD;
+	*v = x;
+	return PD_NUM_OK;
+}
+
+int
+pd_num_opt_real(const char *s, double min, double max, double *v)
+{
+	const char *p = s;
+	char *end;
+	int digits = 0;
+	double x;
+
+	if (*p == '+' || *p == '-')
+		p++;
+	for (; *p >= '0' && *p <= '9'; p++)
+		digits++;
+	if (*p == '.')
+		for (p++; *p >= '0' && *p <= '9'; p++)
+			digits++;
+	if (!digits)
+		return PD_NUM_BAD;
+	if (*p == 'e' || *p == 'E') {
+		p++;
+		if (*p == '+' || *p == '-')
+			p++;
+		if (*p < '0' || *p > '9')
+			return PD_NUM_BAD;
+		while (*p >= '0' && *p <= '9')
+			p++;
+	}
+	if (*p)
+		return PD_NUM_BAD;
+	errno = 0;
+	x = strtod(s, &end);
+	if (*end || errno == ERANGE || !isfinite(x) || !(x >= min && x <= max))
+		return PD_NUM_BAD;
+	*v = x;
+	return PD_NUM_OK;
+}

@@ -31,4 +31,12 @@ int pd_num_double(const char *s, size_t len, double *v);
 /* Is the text one of the "no value" spellings? */
 int pd_num_is_missing(const char *s, size_t len);
 
+/* Strict values for command-line options: the whole string, nothing
+ * around it (no spaces, quotes or "N/A"). An integer is [+-]digits; a real
+ * is [+-]digits[.digits][e[+-]digits] (no hex, inf or nan). Either must lie
+ * in [min, max]. Returns PD_NUM_OK, or PD_NUM_BAD (not such a number, too
+ * large for the type, or out of range); *v is set only on PD_NUM_OK. */
+int pd_num_opt_int(const char *s, long long min, long long max, long long *v);
+int pd_num_opt_real(const char *s, double min, double max, double *v);
+
 #endif

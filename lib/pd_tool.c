@@ -1,13 +1,99 @@
 #include "pd_tool.h"
 
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pd_diag.h"
+#include "pd_num.h"
 #include "pd_rec.h"
 #include "pd_share.h"
+
+#ifndef PD_VERSION
+#define PD_VERSION "unknown"
+#endif
+
+static const char *opt_usage = "";
+
+int
+pd_getopt(int argc, char *const argv[], const char *optstring,
+    const struct option *longopts, const char *usage)
+{
+	static struct option all[16];
+	size_t n = 0;
+	int c;
+
+	opt_usage = usage;
+	while (longopts && longopts[n].name && n < 13) {
+		all[n] = longopts[n];
+		n++;
+	}
+	all[n++] = (struct option){ "help", no_argument, NULL, 'h' };
+	all[n++] = (struct option){ "version", no_argument, NULL, 1 };
+	all[n] = (struct option){ NULL, 0, NULL, 0 };
+	opterr = 0;
+	c = getopt_long(argc, argv, optstring, all, NULL);
+	if (c == '?') {
+		const char *q = optopt > 1 && optopt != ':' && optopt != '+' ?
+		    strchr(optstring, optopt) : NULL;
+
+		const char *a = optind > 1 ? argv[optind - 1] : "";
+
+		if (strncmp(a, "--", 2) == 0)
+			pd_error(NULL, 0, "bad option '%.64s'", a);
+		else if (q && q[1] == ':')
+			pd_error(NULL, 0, "option '-%c' needs a value", optopt);
+		else
+			pd_error(NULL, 0, "unknown option '-%c'", optopt);
+	}
+	if (c == 1) {
+		printf("%s %s\n", pd_diag_prog(), PD_VERSION);
+		exit(pd_diag_finish());
+	}
+	return c;
+}
+
+static void bad_value(int, const char *, const char *, const char *,
+    const char *) __attribute__((noreturn));
+
+/* Long values are cut in the message (a value may be anything). */
+static void
+bad_value(int opt, const char *arg, const char *what, const char *range,
+    const char *unit)
+{
+	pd_error(NULL, 0, "-%c: %s must be %s%s%s, not '%.64s%s'", opt, what,
+	    range, unit ? " " : "", unit ? unit : "", arg,
+	    strlen(arg) > 64 ? "..." : "");
+	pd_usage_exit(opt_usage, 2);
+}
+
+long long
+pd_opt_int(int opt, const char *arg, long long min, long long max,
+    const char *what, const char *unit)
+{
+	char range[64];
+	long long v;
+
+	if (pd_num_opt_int(arg, min, max, &v) == PD_NUM_OK)
+		return v;
+	snprintf(range, sizeof range, "%lld to %lld", min, max);
+	bad_value(opt, arg, what, range, unit);
+}
+
+double
+pd_opt_real(int opt, const char *arg, double min, double max,
+    const char *what, const char *unit)
+{
+	char range[64];
+	double v;
+
+	if (pd_num_opt_real(arg, min, max, &v) == PD_NUM_OK)
+		return v;
+	snprintf(range, sizeof range, "%g to %g", min, max);
+	bad_value(opt, arg, what, range, unit);
+}
 
 static const char *ascend_formats[] = {
 	"torch_npu", "mindspore", "mindspore_legacy", "msprof",
@@ -49,49 +135,66 @@ on_root(json_t *root, void *ctx)
 	return rc;
 }
 
-static void usage(const struct pd_tool *t, int code) __attribute__((noreturn));
-
-static void
-usage(const struct pd_tool *t, int code)
+static int
+uses(const struct pd_tool *t, int opt)
 {
-	char u[1024];
+	return t->opts && strchr(t->opts, opt) != NULL;
+}
 
-	snprintf(u, sizeof u,
-	    "usage: %s [-q] [-d depth] [-n N] [-p patterns] [-S sharedir] [DIR|FILE|-]...\n"
+/* The usage text, from the options the tool uses. */
+static void
+usage_text(const struct pd_tool *t, char *u, size_t size)
+{
+	snprintf(u, size,
+	    "usage: %s [-q] [-d depth]%s%s%s [DIR|FILE|-]...\n"
 	    "  reads pd.root records on stdin (or locates roots below the operands)\n"
 	    "  and appends one %s record per root (%s)\n"
 	    "  -d depth     directory levels searched below operands (default 8)\n"
-	    "  -n N         length of top-N lists (default 20)\n"
-	    "  -p patterns  extra communication kernel patterns file\n"
+	    "%s%s"
 	    "  -q           no warnings\n"
-	    "  -S sharedir  where the share/ files are\n"
-	    "  -h           this help\n", t->name, t->record, t->what);
-	pd_usage_exit(u, code);
+	    "%s"
+	    "  -h, --help   this help\n"
+	    "  --version    the version\n", t->name,
+	    uses(t, 'n') ? " [-n N]" : "", uses(t, 'p') ? " [-p patterns]" : "",
+	    uses(t, 'S') ? " [-S sharedir]" : "", t->record, t->what,
+	    uses(t, 'n') ? "  -n N         length of top-N lists (default 20)\n" : "",
+	    uses(t, 'p') ? "  -p patterns  extra communication kernel patterns file\n" : "",
+	    uses(t, 'S') ? "  -S sharedir  where the share/ files are\n" : "");
 }
 
 int
 pd_tool_main(struct pd_tool *t, int argc, char **argv)
 {
 	struct pd_stream s;
+	char u[1024], optstring[16] = "d:hq";
 	int c;
 
 	pd_diag_init(argv[0]);
 	memset(&s, 0, sizeof s);
 	if (t->topn <= 0)
 		t->topn = 20;
-	while ((c = getopt(argc, argv, "d:hn:p:qS:")) != -1) {
+	if (uses(t, 'n'))
+		strcat(optstring, "n:");
+	if (uses(t, 'p'))
+		strcat(optstring, "p:");
+	if (uses(t, 'S'))
+		strcat(optstring, "S:");
+	usage_text(t, u, sizeof u);
+	while ((c = pd_getopt(argc, argv, optstring, NULL, u)) != -1) {
 		switch (c) {
-		case 'd': s.maxdepth = atoi(optarg); break;
-		case 'h': usage(t, 0);
+		case 'd':
+			s.maxdepth = (int)pd_opt_int('d', optarg, 1, 64, "depth",
+			    NULL);
+			break;
+		case 'h': pd_usage_exit(u, 0);
 		case 'n':
-			t->topn = atoi(optarg);
-			if (t->topn <= 0)
-				usage(t, 2);
+			t->topn = (int)pd_opt_int('n', optarg, 1, INT_MAX,
+			    "length", NULL);
 			break;
 		case 'p': t->patterns = optarg; break;
 		case 'q': pd_diag_quiet(1); break;
 		case 'S': pd_share_set(optarg); break;
-		default: usage(t, 2);
+		default: pd_usage_exit(u, 2);
 		}
 	}
 	s.ctx = t;

@@ -46,3 +46,32 @@ contract_devfull() {
 	[ "$status" -eq 5 ]
 	[[ "$stderr" == *"$tool: error: write error on standard output"* ]]
 }
+
+# --help is -h; --version prints "TOOL VERSION" (the Makefile's VERSION).
+contract_help_long() {
+	local short
+	run_pd 0 "$1" -h
+	short=$output
+	run_pd 0 "$1" --help
+	[ "$output" = "$short" ]
+	[ -z "$stderr" ]
+}
+
+contract_version() {
+	local v
+	v=$(sed -n 's/^VERSION = //p' "$TOP/Makefile")
+	[ -n "$v" ]
+	run_pd 0 "$1" --version
+	[ "$output" = "$1 $v" ]
+	[ -z "$stderr" ]
+}
+
+# contract_badnum TOOL OPT VALUE [ARG...]: a value that is not a number in
+# the option's range is a usage error naming the option and the value.
+contract_badnum() {
+	local tool=$1 opt=$2 val=$3; shift 3
+	run_pd 2 "$tool" "$opt" "$val" "$@" </dev/null
+	[ -z "$output" ]
+	[[ "${stderr%%$'\n'*}" == "$tool: error: $opt: "*" must be "*", not '$val'" ]]
+	[[ "$stderr" == *usage:* ]]
+}

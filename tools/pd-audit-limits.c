@@ -18,6 +18,7 @@
 
 #include "pd-audit-limits/limits.h"
 #include "pd_diag.h"
+#include "pd_tool.h"
 #include "pd_rec.h"
 #include "pd_recfile.h"
 #include "pd_share.h"
@@ -36,7 +37,8 @@ static const char usage[] =
     "  -P PEAKS    peak table (default: share/limits/peaks.yaml)\n"
     "  -S SMI      an nvidia-smi / npu-smi capture as one pd.sample per device\n"
     "  -t SECONDS  time for the memory and CPU rate runs (default 1; 0: skip)\n"
-    "  -h          this help\n"
+    "  -h, --help  this help\n"
+    "  --version   the version\n"
     "  FILE|-      records with pd.sample (default: stdin unless a terminal)\n";
 
 struct st {
@@ -180,19 +182,6 @@ unknown_peaks(json_t *accel)
 				    "UNKNOWN \xe2\x80\x94 fill in manually"));
 }
 
-static double
-seconds_arg(const char *s)
-{
-	char *end;
-	double v = strtod(s, &end);
-
-	if (*end || end == s || !(v >= 0 && v <= 600)) {
-		pd_error(NULL, 0, "-t: seconds must be 0 to 600, not '%s'", s);
-		pd_usage_exit(usage, 2);
-	}
-	return v;
-}
-
 int
 main(int argc, char **argv)
 {
@@ -207,7 +196,7 @@ main(int argc, char **argv)
 	size_t k;
 
 	pd_diag_init(argv[0]);
-	while ((c = getopt(argc, argv, "c:D:eg:hno:P:S:t:")) != -1) {
+	while ((c = pd_getopt(argc, argv, "c:D:eg:hno:P:S:t:", NULL, usage)) != -1) {
 		switch (c) {
 		case 'c': lscpu = optarg; break;
 		case 'D': disk = optarg; break;
@@ -219,7 +208,8 @@ main(int argc, char **argv)
 		case 'P': peakfile = optarg; break;
 		case 'S': json_array_append_new(sfiles, json_string(optarg));
 			break;
-		case 't': secs = seconds_arg(optarg); break;
+		case 't': secs = pd_opt_real('t', optarg, 0, 600, "seconds", NULL);
+			break;
 		case 'h': pd_usage_exit(usage, 0);
 		default: pd_usage_exit(usage, 2);
 		}

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "pd_diag.h"
+#include "pd_tool.h"
 #include "pd_path.h"
 #include "pd_rec.h"
 #include "pd_recfile.h"
@@ -31,7 +32,8 @@ static const char usage[] =
     "  -R           do not load the default rules\n"
     "  -q           no warnings\n"
     "  -S sharedir  where share/rules/default.yaml is\n"
-    "  -h           this help\n";
+    "  -h, --help   this help\n"
+    "  --version    the version\n";
 
 struct ctx {
 	struct pd_runs *runs;
@@ -389,7 +391,7 @@ main(int argc, char **argv)
 
 	pd_diag_init(argv[0]);
 	memset(&c, 0, sizeof c);
-	while ((ch = getopt(argc, argv, "ehqRr:S:")) != -1) {
+	while ((ch = pd_getopt(argc, argv, "ehqRr:S:", NULL, usage)) != -1) {
 		switch (ch) {
 		case 'e': found = 1; break;
 		case 'h': pd_usage_exit(usage, 0);

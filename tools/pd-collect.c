@@ -30,6 +30,7 @@
 
 #include "pd-collect/collect.h"
 #include "pd_diag.h"
+#include "pd_tool.h"
 #include "pd_locate.h"
 #include "pd_rec.h"
 #include "pd_smi.h"
@@ -41,7 +42,8 @@ static const char usage[] =
     "  -n          do not run nvidia-smi / npu-smi\n"
     "  -p DIR      search DIR for profiler output the command wrote\n"
     "  -r RUN      run id for the records (default collect-<start>-<pid>)\n"
-    "  -h          this help\n";
+    "  -h, --help  this help\n"
+    "  --version   the version\n";
 
 static volatile pid_t child;
 
@@ -192,7 +194,7 @@ main(int argc, char **argv)
 	struct roots rts;
 	json_t *dirs = json_array(), *run, *cmd, *v;
 	const char *runid = NULL;
-	char start[40], end[40], idbuf[80], *e;
+	char start[40], end[40], idbuf[80];
 	double interval = 1, t0, next, wall;
 	int c, noprobe = 0, st = 0, done = 0;
 	size_t k;
@@ -200,17 +202,12 @@ main(int argc, char **argv)
 
 	pd_diag_init(argv[0]);
 	memset(&rts, 0, sizeof rts);
-	while ((c = getopt(argc, argv, "+ahi:np:r:")) != -1) {
+	while ((c = pd_getopt(argc, argv, "+ahi:np:r:", NULL, usage)) != -1) {
 		switch (c) {
 		case 'a': rts.all = 1; break;
 		case 'i':
-			interval = strtod(optarg, &e);
-			if (*e || e == optarg || !(interval >= 0.05 &&
-			    interval <= 3600)) {
-				pd_error(NULL, 0, "-i: interval must be 0.05 to "
-				    "3600 seconds, not '%s'", optarg);
-				pd_usage_exit(usage, 2);
-			}
+			interval = pd_opt_real('i', optarg, 0.05, 3600, "interval",
+			    "seconds");
 			break;
 		case 'n': noprobe = 1; break;
 		case 'p': json_array_append_new(dirs, json_string(optarg));

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 
 #include "pd_diag.h"
+#include "pd_tool.h"
 #include "pd_path.h"
 #include "pd_rec.h"
 #include "pd_recfile.h"
@@ -36,7 +37,8 @@ static const char usage[] =
     "  -t X         relative tolerance for metrics without per-step spread\n"
     "               (default 0.01); shares use it as absolute points\n"
     "  -q           no warnings\n"
-    "  -h           this help\n";
+    "  -h, --help   this help\n"
+    "  --version    the version\n";
 
 #define OP_CHANGE 0.05	/* an operator is slower/faster beyond 5 % ... */
 #define OP_MIN_US 1.0	/* ... and 1 us */
@@ -627,20 +629,17 @@ main(int argc, char **argv)
 {
 	struct side b = { 0 }, a = { 0 }, all = { 0 };
 	const char *bp = NULL, *ap = NULL;
-	char *end;
 	int c;
 
 	pd_diag_init(argv[0]);
-	while ((c = getopt(argc, argv, "a:b:hqt:")) != -1) {
+	while ((c = pd_getopt(argc, argv, "a:b:hqt:", NULL, usage)) != -1) {
 		switch (c) {
 		case 'a': ap = optarg; break;
 		case 'b': bp = optarg; break;
 		case 'h': pd_usage_exit(usage, 0);
 		case 'q': pd_diag_quiet(1); break;
 		case 't':
-			tol = strtod(optarg, &end);
-			if (*end || !(tol >= 0))
-				pd_usage_exit(usage, 2);
+			tol = pd_opt_real('t', optarg, 0, 1, "tolerance", NULL);
 			break;
 		default: pd_usage_exit(usage, 2);
 		}

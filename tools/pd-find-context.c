@@ -14,13 +14,15 @@
 #include <sys/stat.h>
 
 #include "pd_diag.h"
+#include "pd_tool.h"
 #include "pd_rec.h"
 #include "pd-find-context/fc.h"
 
 static const char usage[] =
     "usage: pd-find-context [-q] [-d depth] DIR... [-]\n"
     "  -d depth  directory levels to search below DIR (default 4)\n"
-    "  -h        this help\n"
+    "  -h, --help this help\n"
+    "  --version the version\n"
     "  -q        no warnings\n"
     "  -         also pass the records on stdin through\n";
 
@@ -637,19 +639,13 @@ int
 main(int argc, char **argv)
 {
 	struct pd_stream s;
-	char *end;
-	long l;
 	int c;
 
 	pd_diag_init(argv[0]);
-	while ((c = getopt(argc, argv, "d:hq")) != -1) {
+	while ((c = pd_getopt(argc, argv, "d:hq", NULL, usage)) != -1) {
 		switch (c) {
 		case 'd':
-			errno = 0;
-			l = strtol(optarg, &end, 10);
-			if (errno || *end || end == optarg || l < 0 || l > 64)
-				pd_usage_exit(usage, 2);
-			maxdepth = (int)l;
+			maxdepth = (int)pd_opt_int('d', optarg, 0, 64, "depth", NULL);
 			break;
 		case 'h': pd_usage_exit(usage, 0);
 		case 'q': pd_diag_quiet(1); break;

@@ -10,8 +10,12 @@
 int
 main(int argc, char **argv)
 {
-	struct pd_tool t = { "pd-hotspots", "pd.hotspot", "top operators and kernels",
-	    hotspots_ascend, hotspots_pytorch, 0, 0, 0 };
+	struct pd_tool t = {
+		.name = "pd-hotspots", .record = "pd.hotspot",
+		.what = "top operators and kernels",
+		.ascend = hotspots_ascend, .pytorch = hotspots_pytorch,
+		.opts = "npS"
+	};
 
 	return pd_tool_main(&t, argc, argv);
 }

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "pd_diag.h"
+#include "pd_tool.h"
 #include "pd_rec.h"
 #include "pd_share.h"
 #include "pd-inject/inject.h"
@@ -32,7 +33,8 @@ static const char usage[] =
     "                 [-a active] [-d outdir] [-S sharedir] SCRIPT [-]\n"
     "  -a active  profiled steps (default 5)\n"
     "  -d outdir  where the profiler writes (default pd_trace next to out)\n"
-    "  -h         this help\n"
+    "  -h, --help this help\n"
+    "  --version  the version\n"
     "  -k         record Python stacks (with_stack=True)\n"
     "  -o out     instrumented copy (default SCRIPT with _pd before .py)\n"
     "  -q         no warnings\n"
@@ -385,19 +387,6 @@ inject(const char *path, void *ctx)
 	return rc == 0 ? 0 : pd_diag_get_status();
 }
 
-static long
-num(const char *s, long max)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || *end || end == s || v < 0 || v > max)
-		pd_usage_exit(usage, 2);
-	return v;
-}
-
 int
 main(int argc, char **argv)
 {
@@ -405,9 +394,12 @@ main(int argc, char **argv)
 	int c, i, n = 0;
 
 	pd_diag_init(argv[0]);
-	while ((c = getopt(argc, argv, "a:d:hkqo:S:s:w:W:")) != -1) {
+	while ((c = pd_getopt(argc, argv, "a:d:hkqo:S:s:w:W:", NULL, usage)) != -1) {
 		switch (c) {
-		case 'a': opt.active = num(optarg, 100000); break;
+		case 'a':
+			opt.active = (int)pd_opt_int('a', optarg, 0, 100000, "steps",
+			    NULL);
+			break;
 		case 'd': opt.outdir = optarg; break;
 		case 'h': pd_usage_exit(usage, 0);
 		case 'k': opt.with_stack = 1; break;
@@ -421,8 +413,14 @@ main(int argc, char **argv)
 			if (opt.stack == INJ_NSTACK)
 				pd_usage_exit(usage, 2);
 			break;
-		case 'w': opt.wait = num(optarg, 100000); break;
-		case 'W': opt.warmup = num(optarg, 100000); break;
+		case 'w':
+			opt.wait = (int)pd_opt_int('w', optarg, 0, 100000, "steps",
+			    NULL);
+			break;
+		case 'W':
+			opt.warmup = (int)pd_opt_int('W', optarg, 0, 100000, "steps",
+			    NULL);
+			break;
 		default: pd_usage_exit(usage, 2);
 		}
 	}

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "pd_diag.h"
+#include "pd_tool.h"
 #include "pd_locate.h"
 #include "pd_rec.h"
 
@@ -19,7 +20,8 @@ static const char usage[] =
     "usage: pd-locate [-b] [-d depth] DIR|FILE|-...\n"
     "  -b, --best   one root per (run, rank): the newest when several exist\n"
     "  -d depth     directory levels to search below each operand (default 8)\n"
-    "  -h           this help\n"
+    "  -h, --help   this help\n"
+    "  --version    the version\n"
     "  -            pass the records on stdin through\n";
 
 static int
@@ -35,28 +37,21 @@ main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "best", no_argument, NULL, 'b' },
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct pd_locate_opts o = { 0, 0 };
 	struct pd_stream s;
-	char *end;
 	int c, i, used_stdin = 0;
 
 	pd_diag_init(argv[0]);
-	while ((c = getopt_long(argc, argv, "bd:h", longopts, NULL)) != -1) {
+	while ((c = pd_getopt(argc, argv, "bd:h", longopts, usage)) != -1) {
 		switch (c) {
 		case 'b':
 			o.best = 1;
 			break;
 		case 'd':
-			o.maxdepth = (int)strtol(optarg, &end, 10);
-			if (*end || end == optarg || o.maxdepth < 1 ||
-			    o.maxdepth > 64) {
-				pd_error(NULL, 0, "-d: depth must be 1 to 64, "
-				    "not '%s'", optarg);
-				pd_usage_exit(usage, 2);
-			}
+			o.maxdepth = (int)pd_opt_int('d', optarg, 1, 64, "depth",
+			    NULL);
 			break;
 		case 'h':
 			pd_usage_exit(usage, 0);

@@ -16,6 +16,7 @@
 #include <strings.h>
 
 #include "pd_diag.h"
+#include "pd_tool.h"
 #include "pd_path.h"
 #include "pd_rec.h"
 #include "pd_recfile.h"
@@ -28,7 +29,8 @@ static const char usage[] =
     "  through the evidence tools) and appends one pd.profile per run:\n"
     "  symptom, ranked domains, confidence, cross-rank analysis\n"
     "  -q  no warnings\n"
-    "  -h  this help\n";
+    "  -h, --help this help\n"
+    "  --version the version\n";
 
 #define SLOW_RATIO 0.05	/* msprof-analyze advisor: (max - min) / mean > 5 % */
 #define MEM_HIGH 0.90	/* torch-tb-profiler: peak memory > 90 % */
@@ -1171,7 +1173,7 @@ main(int argc, char **argv)
 	int c;
 
 	pd_diag_init(argv[0]);
-	while ((c = getopt(argc, argv, "hq")) != -1) {
+	while ((c = pd_getopt(argc, argv, "hq", NULL, usage)) != -1) {
 		switch (c) {
 		case 'h': pd_usage_exit(usage, 0);
 		case 'q': pd_diag_quiet(1); break;

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "pd_diag.h"
+#include "pd_tool.h"
 #include "pd_rec.h"
 #include "pd_recfile.h"
 #include "pd_runs.h"
@@ -35,7 +36,8 @@ static const char usage[] =
     "  -t           write the generation time (the files then differ per run)\n"
     "  -q           no warnings\n"
     "  -S sharedir  where the share/ files are\n"
-    "  -h           this help\n";
+    "  -h, --help   this help\n"
+    "  --version    the version\n";
 
 struct ctx {
 	struct report_in in;
@@ -292,13 +294,12 @@ main(int argc, char **argv)
 	memset(&s, 0, sizeof s);
 	c.o.outdir = "perfdiag-report";
 	c.o.topn = 10;
-	while ((ch = getopt(argc, argv, "hn:o:qR:r:S:t")) != -1) {
+	while ((ch = pd_getopt(argc, argv, "hn:o:qR:r:S:t", NULL, usage)) != -1) {
 		switch (ch) {
 		case 'h': pd_usage_exit(usage, 0);
 		case 'n':
-			c.o.topn = atoi(optarg);
-			if (c.o.topn <= 0)
-				pd_usage_exit(usage, 2);
+			c.o.topn = (int)pd_opt_int('n', optarg, 1, INT_MAX, "length",
+			    NULL);
 			break;
 		case 'o': c.o.outdir = optarg; break;
 		case 'q': pd_diag_quiet(1); break;

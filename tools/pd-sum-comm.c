@@ -10,8 +10,12 @@
 int
 main(int argc, char **argv)
 {
-	struct pd_tool t = { "pd-sum-comm", "pd.comm", "communication: collectives, transports, links",
-	    sum_comm_ascend, sum_comm_pytorch, 0, 0, 0 };
+	struct pd_tool t = {
+		.name = "pd-sum-comm", .record = "pd.comm",
+		.what = "communication: collectives, transports, links",
+		.ascend = sum_comm_ascend, .pytorch = sum_comm_pytorch,
+		.opts = "npS"
+	};
 
 	return pd_tool_main(&t, argc, argv);
 }

@@ -10,8 +10,12 @@
 int
 main(int argc, char **argv)
 {
-	struct pd_tool t = { "pd-sum-gaps", "pd.gaps", "device idle gaps and host-bound evidence",
-	    sum_gaps_ascend, sum_gaps_pytorch, 0, 0, 0 };
+	struct pd_tool t = {
+		.name = "pd-sum-gaps", .record = "pd.gaps",
+		.what = "device idle gaps and host-bound evidence",
+		.ascend = sum_gaps_ascend, .pytorch = sum_gaps_pytorch,
+		.opts = "n"
+	};
 
 	return pd_tool_main(&t, argc, argv);
 }

@@ -10,8 +10,12 @@
 int
 main(int argc, char **argv)
 {
-	struct pd_tool t = { "pd-sum-input", "pd.input", "input pipeline: data-loading time per step",
-	    sum_input_ascend, sum_input_pytorch, 0, 0, 0 };
+	struct pd_tool t = {
+		.name = "pd-sum-input", .record = "pd.input",
+		.what = "input pipeline: data-loading time per step",
+		.ascend = sum_input_ascend, .pytorch = sum_input_pytorch,
+		.opts = ""
+	};
 
 	return pd_tool_main(&t, argc, argv);
 }

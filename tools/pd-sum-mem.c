@@ -10,8 +10,12 @@
 int
 main(int argc, char **argv)
 {
-	struct pd_tool t = { "pd-sum-mem", "pd.mem", "memory: peaks, fragmentation, growth, top allocators",
-	    sum_mem_ascend, sum_mem_pytorch, 0, 0, 0 };
+	struct pd_tool t = {
+		.name = "pd-sum-mem", .record = "pd.mem",
+		.what = "memory: peaks, fragmentation, growth, top allocators",
+		.ascend = sum_mem_ascend, .pytorch = sum_mem_pytorch,
+		.opts = "n"
+	};
 
 	return pd_tool_main(&t, argc, argv);
 }

@@ -10,8 +10,12 @@
 int
 main(int argc, char **argv)
 {
-	struct pd_tool t = { "pd-sum-step", "pd.step", "per-rank step breakdown",
-	    sum_step_ascend, sum_step_pytorch, 0, 0, 0 };
+	struct pd_tool t = {
+		.name = "pd-sum-step", .record = "pd.step",
+		.what = "per-rank step breakdown",
+		.ascend = sum_step_ascend, .pytorch = sum_step_pytorch,
+		.opts = "pS"
+	};
 
 	return pd_tool_main(&t, argc, argv);
 }
