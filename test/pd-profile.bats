@@ -53,14 +53,16 @@ PF=$FIX/pd-profile
 
 # Slow link: HCCS 20 and 25 GB/s, mean 22.5, (25 - 20) / 22.5 = 0.2222
 # fires, slowest rank 0; RDMA 10 and 9.804, mean 9.902, 0.196 / 9.902 =
-# 0.0198 does not. Stragglers: wait per step r0 780 * 0.6 / 2 = 234, r1 380
-# * 0.1 / 2 = 19; spread 215 / 1100 = 0.195 > 0.05; only r1 is within a
-# quarter of the spread (19 + 53.75) of the least. Step skew: both ranks
+# 0.0198 does not; the fixture has no links, so no slowest pair. Wait:
+# the measured wait (pd.comm wait_us) over 2 steps: r0 468 / 2 = 234, r1
+# 38 / 2 = 19 per step; r1 waits least, so the others wait 234 - 19 = 215
+# us per step for it, 215 / 1100 = 0.1955 > 0.05. Step skew: both ranks
 # average 1100.
-@test "pd-profile: slow link, stragglers, step skew" {
+@test "pd-profile: slow link, measured wait, stragglers, step skew" {
 	run_pd pd-profile <"$PF/two-rank.jsonl"
-	[ "$(jqr pd.profile '.cross_rank.slow_link')" = '[{"transport":"HCCS","max_gb_per_s":25,"min_gb_per_s":20,"mean_gb_per_s":22.5,"ratio":0.2222,"slow_rank":0,"fires":true},{"transport":"RDMA","max_gb_per_s":10,"min_gb_per_s":9.804,"mean_gb_per_s":9.902,"ratio":0.0198,"slow_rank":1,"fires":false}]' ]
-	[ "$(jqr pd.profile '.cross_rank.stragglers')" = '[{"rank":1,"method":"least_wait","last_at":null,"collectives":null,"delay_us":null,"wait_us_per_step":19}]' ]
+	[ "$(jqr pd.profile '.cross_rank.slow_link')" = '[{"transport":"HCCS","max_gb_per_s":25,"min_gb_per_s":20,"mean_gb_per_s":22.5,"ratio":0.2222,"slow_rank":0,"slow_pair":null,"fires":true},{"transport":"RDMA","max_gb_per_s":10,"min_gb_per_s":9.804,"mean_gb_per_s":9.902,"ratio":0.0198,"slow_rank":1,"slow_pair":null,"fires":false}]' ]
+	[ "$(jqr pd.profile '.cross_rank.wait | [.source,.ranks]')" = '["measured",[{"rank":0,"wait_us_per_step":234},{"rank":1,"wait_us_per_step":19}]]' ]
+	[ "$(jqr pd.profile '.cross_rank.stragglers')" = '[{"rank":1,"method":"measured_wait","last_at":null,"collectives":null,"delay_us":null,"wait_us_per_step":19,"caused_wait_us_per_step":215,"ratio":0.1955}]' ]
 	[ "$(jqr pd.profile '.cross_rank.step_skew | [.max_us,.min_us,.ratio]')" = '[1100,1100,0]' ]
 }
 
@@ -108,14 +110,85 @@ PF=$FIX/pd-profile
 	[ "$(jqr pd.step '.step_stats.mean')" = 32402 ]
 }
 
-# late-start.jsonl: 3 ranks, 4 allreduces; start offsets from the step
-# start: r0 100 300 500 700, r1 110 310 505 690, r2 200 400 600 800. r2
-# starts all 4 last (4 * 3 ranks > 4: more often than chance); its
-# lateness over the next-latest: 90 + 90 + 95 + 100 = 375 us; mean spread
-# (100 + 100 + 100 + 110) / 4 = 102.5 us = 0.1025 of the 1000 us step > 0.05.
-@test "pd-profile: stragglers by late start at the same collective (HTA)" {
-	run_pd pd-profile "$PF/late-start.jsonl"
-	[ "$(jqr pd.profile '.cross_rank.stragglers')" = '[{"rank":2,"method":"late_start","last_at":4,"collectives":4,"delay_us":375,"wait_us_per_step":null}]' ]
+# aligned.jsonl (issue 9 item 1): 3 ranks whose steps start at 0, 300 and
+# 400 us of aligned trace time; 4 allreduces, the k-th at B = 500 + 200k:
+# r0 starts it at B, r1 at B + 10, r2 at B + 100, all end at B + 150.
+# From each rank's own step start r0 looks latest (500 + 200k against
+# 210 + 200k and 200 + 200k): the old measure named rank 0. In aligned
+# time r2 starts all 4 last; r0 waits 100 and r1 90 at each: 400 and 360
+# us per step (1 step); r2 is 90 later than the next-latest, 360 in all;
+# the others wait (100 + 90) / 2 = 95 for it at each, 380 per step = 0.38
+# of the 1000 us step. Skew 100 us per collective = 0.1 of the step.
+@test "pd-profile: stragglers by late start in aligned time, not from each rank's step start" {
+	run_pd pd-profile "$PF/aligned.jsonl"
+	[ "$(jqr pd.profile '.cross_rank.stragglers')" = '[{"rank":2,"method":"late_start","last_at":4,"collectives":4,"delay_us":360,"wait_us_per_step":0,"caused_wait_us_per_step":380,"ratio":0.38}]' ]
+	[ "$(jqr pd.profile '.cross_rank.wait | [.source,[.ranks[].wait_us_per_step]]')" = '["aligned",[400,360,0]]' ]
+	[ "$(jqr pd.profile '.cross_rank.collective_skew')" = '{"collectives":4,"unmatched":0,"mean_us":100,"max_us":100,"ratio":0.1}' ]
+}
+
+# aligned-drift.jsonl: the same, but rank 1 has one collective of its own
+# first (at 300 us, ending at 350), so its sequence numbers are one ahead.
+# Its collectives do not end with the others' and are left out: the 4
+# allreduces match on r0 and r2 only; r2 is last at each, 100 later than
+# r0: 400 us per step caused, 0.4 of the step.
+@test "pd-profile: a rank whose sequence drifted is left out of the match" {
+	run_pd pd-profile "$PF/aligned-drift.jsonl"
+	[ "$(jqr pd.profile '.cross_rank.stragglers | map([.rank,.last_at,.collectives,.delay_us,.caused_wait_us_per_step])')" = '[[2,4,4,400,400]]' ]
+	[ "$(jqr pd.profile '[.cross_rank.wait.ranks[].rank]')" = '[0,2]' ]
+}
+
+# job.jsonl: one msprof-analyze-style cluster root holding ranks 0-3
+# (PP = 2 by pd.step "stage", TP = 2 by pd.comm groups, links on global
+# ranks) and a per-rank root of rank 0 with only a pd.hotspot; a stage row
+# (scope "stage", no rank) that is not a rank.
+@test "pd-profile: the job model: ranks, layout, groups, stages, where each came from" {
+	run_pd pd-profile "$PF/job.jsonl"
+	[ "$(jqr pd.profile '[.ranks,.world_size,.job.ranks_text,.job.ranks_missing,.job.layout]')" = '[4,4,"0-3",0,{"dp":null,"tp":2,"pp":2,"ep":null,"cp":null}]' ]
+	[ "$(jqr pd.profile '.job.stages')" = '[{"stage":0,"ranks_text":"0,1","ranks":[0,1]},{"stage":1,"ranks_text":"2,3","ranks":[2,3]}]' ]
+	[ "$(jqr pd.profile '[.job.groups[] | [.name,.kind,.ranks]]')" = '[["pp-a","pp",[0,2]],["pp-b","pp",[1,3]],["tp-a","tp",[0,1]],["tp-b","tp",[2,3]]]' ]
+	[ "$(jqr pd.profile '.job.sources | [.world_size,.tp,.pp,.groups,.stages]')" = '["trace","pd.comm groups","pd.step stage","pd.comm groups","pd.step stage"]' ]
+	# rank 0 is in both roots: the cluster root (4 ranks) gives its step,
+	# the rank's own root the hotspot it lacks
+	[ "$(jqr pd.profile '.job.duplicate_ranks')" = '[{"rank":0,"roots":["/j/cluster_analysis_output","/j/rank0_ascend_pt"],"used":"/j/cluster_analysis_output"}]' ]
+	[ "$(jqr pd.profile '.shares.hotspot_ratio')" = 0.5 ]
+	# slowest link of RDMA over every rank's links, on global ranks
+	[ "$(jqr pd.profile '.cross_rank.slow_link[0] | [.slow_rank,.slow_pair]')" = '[1,{"src":1,"dst":3,"bandwidth_gb_per_s":5}]' ]
+}
+
+# job.jsonl, stages: stage 0 (ranks 0, 1) step 1000 = computing 700 +
+# comm 200 + free 100, no receive; stage 1 (ranks 2, 3) computing 400 +
+# comm 500 + free 100 with 400 of the comm in receive (Bubble). Own time
+# 1000 against 1000 - 400 = 600: ratio 1.6667; stage 1 waits 400 of its
+# 1000 us step (0.4) for stage 0; the excess 400 is 300 computing + 100
+# communication (200 against 500 - 400). The communication domain leaves
+# the receive wait out: mean comm share (0.2 + 0.2 + 0.5 + 0.5) / 4 = 0.35
+# less bubble (0 + 0 + 0.4 + 0.4) / 4 = 0.2.
+@test "pd-profile: the slow pipeline stage is the one the other stages wait for" {
+	run_pd pd-profile "$PF/job.jsonl"
+	[ "$(jqr pd.profile '.cross_rank.slow_stage | [.stage,.ranks_text,.busy_us,.fast_stage,.fast_busy_us,.ratio,.wait_us_per_step,.wait_ratio,.impact,.fires]')" = '[0,"0,1",1000,1,600,1.6667,400,0.4,0.4,true]' ]
+	[ "$(jqr pd.profile '.cross_rank.slow_stage | [.excess_us,.excess_from,.excess_computing_us,.excess_comm_us,.excess_free_us]')" = '[400,"computing",300,100,0]' ]
+	[ "$(jqr pd.profile '[.shares.bubble_ratio, (.domains[] | select(.domain == "communication") | [.score,.basis])]')" = '[0.2,[0.15,"shares.comm_not_overlapped_ratio - shares.bubble_ratio"]]' ]
+}
+
+# Issue 10 item 19: the records of a root in any order give the same
+# profile. The order: one unit per (root, rank); of two records of one
+# type for a unit the one whose key-sorted text sorts first.
+@test "pd-profile: record order within a root does not change the output" {
+	# a second pd.step of rank 0 of the cluster root, different from the first
+	{ cat "$PF/job.jsonl"
+	  printf '%s\n' '{"type":"pd.step","v":1,"root":"/j/cluster_analysis_output","rank":0,"steps":[{"step":2,"step_us":900}],"totals":{"step_us":900},"shares":{},"step_stats":{"n":1,"mean":900}}'
+	} >"$BATS_TEST_TMPDIR/base"
+	run_pd pd-profile "$BATS_TEST_TMPDIR/base"
+	want=$(jqr pd.profile .)
+	[ -n "$want" ]
+	tac "$BATS_TEST_TMPDIR/base" >"$BATS_TEST_TMPDIR/s"
+	run_pd pd-profile "$BATS_TEST_TMPDIR/s"
+	[ "$(jqr pd.profile .)" = "$want" ]
+	for seed in 1 2 3 4; do
+		shuf --random-source=<(yes $seed) "$BATS_TEST_TMPDIR/base" >"$BATS_TEST_TMPDIR/s"
+		run_pd pd-profile "$BATS_TEST_TMPDIR/s"
+		[ "$(jqr pd.profile .)" = "$want" ]
+	done
 }
 
 # pd.context (pd-find-context on a workspace) joined with pd.root records.
@@ -208,4 +281,80 @@ kfam() {
 	printf '{"schemaVersion": 1, "traceEvents": [\n{"ph": "X", "cat": "kernel", "name": "void gemm_kernel<float>(float*)", "pid": 0, "tid": 7, "ts": 100, "dur": 100, "args": {"stream": 7}}\n]}\n' >"$BATS_TEST_TMPDIR/k.json"
 	run_pd pd-sum-comm "$BATS_TEST_TMPDIR/k.json"
 	[ "$(jqr pd.comm '.op_count')" = 0 ]
+}
+
+# ---- the real corpus (issue 9 items 1, 2, 5) ----
+
+# pta_2rank_level1_text, issue 9 item 2: the wait is HCCL's measured Wait
+# Time ('Total Op Info' of communication.json; msprof-analyze's
+# cluster_communication.json in ../shared/peers: 5.9406 ms on rank 0,
+# 0.1914 ms on rank 1, one step), not communication x wait_ratio (65.4 ms).
+# The others wait 5749.2 us for rank 1, 0.0428 of the 134246.813 us mean
+# of Computing + Communication(Not Overlapped) + Free (the advisor's basis,
+# which finds the job balanced: "There is no slow rank issues"): no
+# straggler, and hta.straggler does not fire. The advisor's slow-rank
+# ratio for communication is 5604.156 / 134246.8 = 0.0417, not flagged.
+@test "corpus pta_2rank_level1_text: measured wait, no straggler on a balanced job" {
+	require_corpus
+	run_pd pd-profile "$CORPUS/ascend/pta_2rank_level1_text"
+	[ "$(jqr pd.profile '.cross_rank.wait | [.source,.ranks]')" = '["measured",[{"rank":0,"wait_us_per_step":5940.619},{"rank":1,"wait_us_per_step":191.384}]]' ]
+	[ "$(jqr pd.profile '.cross_rank.stragglers')" = '[]' ]
+	[ "$(jqr pd.profile '.cross_rank.slow_rank[] | select(.dimension == "comm_not_overlapped") | [.diff_us,.mean_step_us,.ratio,.fires]')" = '[5604.156,134246.813,0.0417,false]' ]
+	run_pd bash -c "pd-profile '$CORPUS/ascend/pta_2rank_level1_text' | pd-classify"
+	[ -z "$(jqr pd.bottleneck 'select(.rule == "hta.straggler") | .rule')" ]
+}
+
+# msinsight_server_fixtures, issue 9 items 4-5: msprof-analyze's cluster
+# output of a 16-rank PP=2 job read as 16 ranks (test_rank_0/1 repeat
+# ranks 0 and 1 and are merged into them). Stages from the stage rows:
+# 0-7 and 8-15. Slow rank (advisor formula, numbers in ../shared/peers
+# README): computing 4943.2 us 0.0146, communication 88476.0 us 0.2620,
+# free 29223.9 us 0.0865. Slow stage, from cluster_step_trace_time.csv
+# (means over each stage's rank rows, checked with a script): stage 0's
+# Stage column 293807.625 us, Bubble 0; stage 1's Stage 200085.130, Bubble
+# 181582.526 of a 381667.620 us step (0.4758): stage 1 waits in receive for
+# stage 0; 293807.625 / 200085.130 = 1.4684. Stage 0 computes less
+# (75514.589 against 79885.012) and communicates more outside receive
+# (150583.851 against 34508.467): its excess is communication.
+@test "corpus msinsight_server_fixtures: 16 ranks, PP=2, the slow stage is named" {
+	require_corpus
+	run_pd pd-profile "$CORPUS/ascend/msinsight_server_fixtures"
+	[ "$(jqr pd.profile '[.ranks,.job.ranks_text,.job.layout.pp,[.job.stages[].ranks_text],[.job.duplicate_ranks[].rank]]')" = '[16,"0-15",2,["0-7","8-15"],[0,1]]' ]
+	[ "$(jqr pd.profile '[.cross_rank.slow_rank[] | [.dimension,.diff_us,.ratio,.fires]]')" = \
+	    '[["computing",4943.15,0.0146,false],["comm_not_overlapped",88476.02,0.262,true],["free",29223.92,0.0865,true]]' ]
+	[ "$(jqr pd.profile '.cross_rank.slow_stage | [.stage,.ranks_text,.busy_us,.fast_stage,.fast_busy_us,.ratio,.wait_us_per_step,.wait_ratio,.excess_from,.fires]')" = \
+	    '[0,"0-7",293807.625,1,200085.13,1.4684,181582.526,0.4758,"communication",true]' ]
+	[ "$(jqr pd.profile '.cross_rank.slow_stage | [.computing_us,.comm_us,.other_stages[0].computing_us,.other_stages[0].comm_us]')" = \
+	    '[75514.589,150583.851,79885.012,34508.467]' ]
+	run_pd bash -c "pd-profile '$CORPUS/ascend/msinsight_server_fixtures' | pd-classify"
+	b=$(jqr pd.bottleneck 'select(.rule == "perfdiag.pp.slow_stage")')
+	[[ "$b" == *'pipeline stage 0 (ranks 0-7) is the one the other stages wait for'* ]]
+	[[ "$b" == *'move layers off stage 0'* ]]
+}
+
+# hta-sampled-2of128rank, issue 9 item 1: 10 NCCL kernels per rank, matched
+# by sequence in aligned time. A blocking collective ends together on both
+# ranks; 4 of the 10 do (sequence 2, 4, 8, 9: ends 55, 332, 8 and 189 us
+# apart), the 6 others do not (rank 1's first kernel ends with rank 0's
+# second). In those 4 rank 1 starts last, by 3302 + 84 + 22328 + 1292 =
+# 27006 us over 2 steps = 13503 us per step, 2.2 % of the step: no
+# straggler (HTA's late-start list is both ranks of two, no ranking).
+@test "corpus hta-sampled-2of128rank: aligned match, unmatched sequences left out, no straggler" {
+	require_corpus
+	run_pd pd-profile "$CORPUS/pytorch/hta-sampled-2of128rank"
+	[ "$(jqr pd.profile '.cross_rank.collective_skew | [.collectives,.unmatched]')" = '[4,6]' ]
+	[ "$(jqr pd.profile '.cross_rank.wait | [.source,.ranks]')" = '["aligned",[{"rank":0,"wait_us_per_step":13503},{"rank":1,"wait_us_per_step":0}]]' ]
+	[ "$(jqr pd.profile '.cross_rank.stragglers')" = '[]' ]
+	# world size 128 from distributedInfo, 2 ranks seen
+	[ "$(jqr pd.profile '[.job.world_size,.job.ranks_seen,.job.ranks_missing]')" = '[128,2,126]' ]
+}
+
+# One rank of a bigger job (distributedInfo world_size 2 and 16): the job
+# model says how many ranks are missing; no cross-rank analysis.
+@test "corpus hta-nccl-2rank-a100, hta-queue-length-a100-16rank: world size and missing ranks" {
+	require_corpus
+	run_pd pd-profile "$CORPUS/pytorch/hta-nccl-2rank-a100"
+	[ "$(jqr pd.profile '[.job.world_size,.job.ranks,.job.ranks_missing,.cross_rank]')" = '[2,[0],1,null]' ]
+	run_pd pd-profile "$CORPUS/pytorch/hta-queue-length-a100-16rank"
+	[ "$(jqr pd.profile '[.job.world_size,.job.ranks,.job.ranks_missing,.cross_rank]')" = '[16,[0],15,null]' ]
 }
