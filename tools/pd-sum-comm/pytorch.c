@@ -15,6 +15,9 @@
  * Keeps: per op type the sums, and 32 bytes per collective (for the slowest
  * list and the per-collective start times that pd-profile compares across
  * ranks); the ProfilerStep windows.
+ * Groups: distributedInfo.pg_config (name, description, ranks), the kind
+ * read from the description (Megatron's TENSOR_MODEL_PARALLEL_GROUP,
+ * DeviceMesh's mesh_tp, ...).
  * Writes: one pd.comm (transit/wait/sync/transports/links are Ascend
  * evidence: null here). */
 #include "sum_comm.h"
@@ -58,7 +61,88 @@ struct acc {
 	struct pd_ksteps steps;
 	struct lane gpu, gloo, cpu;	/* cpu: "nccl:" annotations */
 	uint64_t bad, gpu_events;
+	json_t *groups;		/* from distributedInfo.pg_config, or NULL */
 };
+
+/* The kind of parallelism a process group's description names:
+ * "dp", "tp", "pp", "ep", "cp", else "unknown" (also for groups that
+ * combine kinds, as TENSOR_AND_DATA_PARALLEL_GROUP). */
+static const char *
+group_kind(const char *desc)
+{
+	static const struct { const char *word, *kind; } words[] = {
+		{ "expert", "ep" }, { "tensor", "tp" }, { "pipeline", "pp" },
+		{ "context", "cp" }, { "data", "dp" }, { NULL, NULL }
+	};
+	static const struct { const char *tok, *kind; } toks[] = {
+		{ "dp", "dp" }, { "ddp", "dp" }, { "fsdp", "dp" }, { "tp", "tp" },
+		{ "pp", "pp" }, { "ep", "ep" }, { "cp", "cp" }, { NULL, NULL }
+	};
+	char low[128], *t, *save;
+	const char *kind = NULL;
+	size_t i, n = 0;
+
+	if (!desc)
+		return "unknown";
+	snprintf(low, sizeof low, "%s", desc);
+	for (i = 0; low[i]; i++)
+		low[i] = (char)tolower((unsigned char)low[i]);
+	for (i = 0; words[i].word; i++)
+		if (strstr(low, words[i].word)) {
+			kind = words[i].kind;
+			n++;
+		}
+	if (n)
+		return n == 1 ? kind : "unknown";
+	for (t = strtok_r(low, "_-. :/", &save); t; t = strtok_r(NULL,
+	    "_-. :/", &save))
+		for (i = 0; toks[i].tok; i++)
+			if (!strcmp(t, toks[i].tok)) {
+				if (kind && strcmp(kind, toks[i].kind))
+					return "unknown";
+				kind = toks[i].kind;
+			}
+	return kind ? kind : "unknown";
+}
+
+static void
+on_meta(const char *key, json_t *v, void *ctx)
+{
+	struct acc *a = ctx;
+	json_t *pg = json_object_get(v, "pg_config"), *e;
+	size_t i, j;
+
+	if (strcmp(key, "distributedInfo") || !json_is_array(pg) || a->groups)
+		return;
+	a->groups = json_array();
+	json_array_foreach(pg, i, e) {
+		json_t *rs = json_object_get(e, "ranks"), *g, *out;
+		json_t *name = json_object_get(e, "pg_name");
+		int ok = json_is_array(rs) && json_array_size(rs) > 0;
+
+		for (j = 0; ok && j < json_array_size(rs); j++)
+			ok = json_is_integer(json_array_get(rs, j));
+		if (!ok)
+			continue;
+		out = json_array();
+		for (j = 0; j < json_array_size(rs); j++)
+			json_array_append(out, json_array_get(rs, j));
+		g = json_object();
+		if (json_is_string(name))
+			pd_set_str(g, "name", json_string_value(name));
+		else if (json_is_integer(name)) {
+			char buf[32];
+
+			snprintf(buf, sizeof buf, "%lld",
+			    (long long)json_integer_value(name));
+			pd_set_str(g, "name", buf);
+		} else
+			pd_set_null(g, "name");
+		pd_set_str(g, "kind", group_kind(pd_rec_str(e, "pg_desc")));
+		pd_set(g, "ranks", out);
+		json_array_append_new(a->groups, g);
+	}
+}
 
 static size_t
 op_index(struct lane *l, const char *type, const char *name)
@@ -438,6 +522,7 @@ emit(json_t *root, struct acc *a, const struct pd_kineto_info *info,
 	    "cpu_annotations");
 	pd_set_int(rec, "collectives_total", (int64_t)l->n);
 	pd_set(rec, "collectives", colls_json(l, &a->steps));
+	pd_set(rec, "groups", a->groups ? json_incref(a->groups) : json_null());
 	pd_set_int(rec, "skipped", (int64_t)(a->bad + st->skipped));
 	pd_set_str(rec, "path", a->path);
 	pd_set_bool(rec, "truncated", truncated);
@@ -461,7 +546,7 @@ int
 sum_comm_pytorch(json_t *root, const struct pd_tool *t)
 {
 	struct acc a;
-	struct pd_trace_cb cb = { &a, on_event, NULL };
+	struct pd_trace_cb cb = { &a, on_event, on_meta };
 	struct pd_kineto_info info;
 	struct pd_trace_stats st;
 	int rc;
@@ -476,6 +561,7 @@ sum_comm_pytorch(json_t *root, const struct pd_tool *t)
 		emit(root, &a, &info, &st, rc == 1, t->topn);
 	pd_kineto_info_free(&info);
 	pd_ksteps_free(&a.steps);
+	json_decref(a.groups);
 	lane_free(&a.gpu);
 	lane_free(&a.gloo);
 	lane_free(&a.cpu);
