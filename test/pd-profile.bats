@@ -387,3 +387,33 @@ JSON
 	run_pd pd-profile "$CORPUS/pytorch/hta-nccl-2rank-a100"
 	[ "$(jqr pd.profile '.job.groups')" = '[{"name":"0","kind":"unknown","ranks":[0,1]}]' ]
 }
+
+# ktrace RANK "TS DUR GROUP RANKS"...: a Kineto trace of one rank with a
+# 1000 us ProfilerStep and NCCL all-reduce kernels carrying the process
+# group args of PyTorch >= 2.3.
+ktrace() {
+	local r=$1 k
+	shift
+	{ printf '{"schemaVersion": 1, "distributedInfo": {"backend": "nccl", "rank": %s, "world_size": 3},\n "traceEvents": [\n{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, "dur": 1000}' "$r"
+	  for k in "$@"; do
+		set -- $k
+		printf ',\n{"ph": "X", "cat": "kernel", "name": "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)", "pid": 0, "tid": 7, "ts": %s, "dur": %s, "args": {"stream": 7, "Collective name": "allreduce", "Process Group Name": "%s", "Process Group Ranks": "%s"}}' "$1" "$2" "$3" "$4"
+	  done
+	  printf '\n]}\n'; } >"$BATS_TEST_TMPDIR/g/r$r.json"
+}
+
+# Rank 0 runs all-reduces on group 1 (ranks 0, 1) at 100 and 500 us and one
+# on group 2 (ranks 0, 2) at 300 between them; rank 1 only group 1's, at
+# 150 and 590, ending with rank 0's (200 and 600). Matched by group, op
+# and sequence: rank 1 starts both last, rank 0 waits 50 + 90 = 140 us of
+# its 1000 us step for it (0.14). By op type and sequence alone rank 0's
+# group-2 all-reduce would be paired with rank 1's second one.
+@test "pd-profile: collectives are matched within their process group" {
+	mkdir -p "$BATS_TEST_TMPDIR/g"
+	ktrace 0 "100 100 1 [0,1]" "300 50 2 [0,2]" "500 100 1 [0,1]"
+	ktrace 1 "150 50 1 [0,1]" "590 10 1 [0,1]"
+	run_pd bash -c "pd-locate '$BATS_TEST_TMPDIR/g' | pd-sum-step | pd-sum-comm | pd-profile"
+	[ "$(jqr pd.comm 'select(.rank == 0) | [.collectives[] | [.group,.seq]]')" = '[["1/[0,1]",0],["2/[0,2]",0],["1/[0,1]",1]]' ]
+	[ "$(jqr pd.profile '.cross_rank.collective_skew | [.collectives,.unmatched]')" = '[2,0]' ]
+	[ "$(jqr pd.profile '.cross_rank.stragglers | map([.rank,.last_at,.caused_wait_us_per_step,.ratio])')" = '[[1,2,140,0.14]]' ]
+}

@@ -46,6 +46,7 @@ struct coll {
 	int64_t s, dur, bytes;	/* bytes < 0: unknown */
 	uint32_t op, seq;
 	int64_t name_op;	/* index of op, for the slowest list's name */
+	int32_t grp;		/* index into the lane's groups, -1: none */
 };
 
 struct lane {
@@ -53,7 +54,38 @@ struct lane {
 	size_t nop, capop;
 	struct coll *c;
 	size_t n, cap;
+	char **grp;		/* "Process Group Name" + "/" + its ranks */
+	size_t ngrp;
 };
+
+/* The index of a collective's process group (kernel args "Process Group
+ * Name" and "Process Group Ranks", PyTorch >= 2.3), -1 when it has none. */
+static int32_t
+grp_index(struct lane *l, const struct pd_ev *ev)
+{
+	char name[64], ranks[192], key[260], *p, *q;
+	size_t i;
+
+	if (!pd_ev_arg_str(ev, "Process Group Name", name, sizeof name) ||
+	    !*name)
+		return -1;
+	if (!pd_ev_arg_str(ev, "Process Group Ranks", ranks, sizeof ranks))
+		*ranks = 0;
+	for (p = q = ranks; *p; p++)	/* "[0, 1]" -> "[0,1]" */
+		if (*p != ' ')
+			*q++ = *p;
+	*q = 0;
+	snprintf(key, sizeof key, "%s%s%s", name, *ranks ? "/" : "", ranks);
+	for (i = 0; i < l->ngrp; i++)
+		if (!strcmp(l->grp[i], key))
+			return (int32_t)i;
+	if (l->ngrp >= 65536)
+		return -1;
+	l->grp = realloc(l->grp, (l->ngrp + 1) * sizeof *l->grp);
+	if (!l->grp || !(l->grp[l->ngrp] = strdup(key)))
+		abort();
+	return (int32_t)l->ngrp++;
+}
 
 struct acc {
 	const char *path;
@@ -195,6 +227,7 @@ add(struct lane *l, const char *type, const char *name, int64_t s,
 	c->bytes = bytes;
 	c->op = (uint32_t)i;
 	c->seq = 0;
+	c->grp = -1;
 }
 
 /* Lower-case letters of the collective in an NCCL kernel name. */
@@ -314,6 +347,7 @@ on_event(const struct pd_ev *ev, void *ctx)
 		}
 		add(&a->gpu, type, ev->name, ev->ts_ns, ev->dur_ns,
 		    kernel_bytes(ev));
+		a->gpu.c[a->gpu.n - 1].grp = grp_index(&a->gpu, ev);
 	} else if (n >= 0) {
 		pd_ksteps_add(&a->steps, n, ev->ts_ns, ev->ts_ns + ev->dur_ns);
 	} else {
@@ -458,12 +492,14 @@ slowest_json(struct lane *l, const struct pd_ksteps *st, int topn)
 }
 
 /* Every collective in start order (the first MAX_COLL): what pd-profile
- * lines up across ranks by (op_type, seq) for the start skew. */
+ * lines up across ranks by (group, op_type, seq) for the start skew; seq
+ * counts per op type and process group. */
 static json_t *
 colls_json(struct lane *l, const struct pd_ksteps *st)
 {
 	json_t *arr = json_array();
-	uint32_t *seq = calloc(l->nop + 1, sizeof *seq);
+	size_t ng = l->ngrp + 1;
+	uint32_t *seq = calloc(l->nop * ng + 1, sizeof *seq);
 	size_t i;
 	int64_t s0;
 
@@ -475,7 +511,8 @@ colls_json(struct lane *l, const struct pd_ksteps *st)
 		struct coll *c = &l->c[i];
 		json_t *o = json_object();
 		pd_set_str(o, "op_type", l->op[c->op].type);
-		pd_set_int(o, "seq", seq[c->op]++);
+		pd_set_str(o, "group", c->grp >= 0 ? l->grp[c->grp] : NULL);
+		pd_set_int(o, "seq", seq[c->op * ng + (size_t)(c->grp + 1)]++);
 		set_step(o, st, c->s, &s0);
 		pd_set_int(o, "start_ns", c->s);
 		if (s0 != INT64_MIN)
@@ -540,6 +577,9 @@ lane_free(struct lane *l)
 	}
 	free(l->op);
 	free(l->c);
+	for (i = 0; i < l->ngrp; i++)
+		free(l->grp[i]);
+	free(l->grp);
 }
 
 int
