@@ -590,6 +590,69 @@ dominant_fix() {
 	[ "$(jqr pd.profile 'select(.run | endswith("1016005.json.gz")) | .workload')" = '"inference"' ]
 }
 
+# A real CPU training run: fixtures/pd-classify/cpu_train.py (ours: an
+# MNIST-shaped CNN, two convolutions and two linear layers, SGD on
+# synthetic data), instrumented by pd-inject (torch.profiler, 1 wait + 1
+# warm-up + 5 active steps) and run under pd-collect with Debian's
+# python3-torch (CI installs it, see .ci/run). Nothing runs on a device, so
+# the step is the CPU's operators: the verdict is compute-bound on the host,
+# naming the aten operators that take the time, with a CPU fix (threads,
+# oneDNN layouts), never a CUDA or Ascend one.
+torch_python() {
+	local p
+	for p in python3 /usr/bin/python3; do
+		if "$p" -c 'import torch' 2>/dev/null; then echo "$p"; return; fi
+	done
+}
+
+@test "pd-classify: a real CPU training run is compute-bound on the host, with its operators" {
+	PY=$(torch_python)
+	if [ -z "$PY" ]; then
+		[ "${CI:-}" != true ] || { echo "python3-torch missing in CI" >&2; return 1; }
+		skip "python3-torch is not installed"
+	fi
+	d=$BATS_TEST_TMPDIR
+	pd-inject -q -o "$d/train_pd.py" -d "$d/prof" "$CF/cpu_train.py" >/dev/null
+	pd-collect -n -i 0.5 -p "$d/prof" -- "$PY" "$d/train_pd.py" 10 >"$d/run.jsonl" 2>"$d/run.err"
+	grep '"pd.root"' "$d/run.jsonl" >"$d/roots.jsonl"
+	[ "$(wc -l <"$d/roots.jsonl")" = 1 ]
+	run_pd bash -c "pd-sum-step -q <'$d/roots.jsonl' | pd-sum-comm -q | pd-sum-mem -q \
+	    | pd-sum-input -q | pd-sum-gaps -q | pd-hotspots -q | pd-profile | pd-classify"
+	no_placeholders
+	[ "$(jqr pd.profile '[.stack.device,.stack.framework,.workload,.step.n]')" = '["cpu","torch","training",5]' ]
+	[ "$(jqr pd.bottleneck 'select(.dominant) | [.rule,.domain,.fallback]')" = '["perfdiag.host_compute_bound","compute",false]' ]
+	# the impact is the operators' share of the step, recomputed here from
+	# the trace itself: the union of the top-level aten:: spans inside each
+	# ProfilerStep#N span over the sum of those spans (jq; ts and dur in
+	# us). pd-sum-step also counts the other top-level spans (the
+	# DataLoader's __next__, Optimizer.step), so it may read a little more:
+	# within 0.05.
+	trace=$(jq -r '.exports[0].path' "$d/roots.jsonl")
+	share=$(jq -r '(if type == "array" then . else .traceEvents end) as $e
+	    | [$e[] | select(.ph == "X" and (.name | test("^ProfilerStep#")))] as $steps
+	    | [$steps[] | . as $s | [$e[] | select(.ph == "X" and (.name | startswith("aten::"))
+	        and .tid == $s.tid and .ts >= $s.ts and .ts + .dur <= $s.ts + $s.dur)]
+	        | sort_by(.ts) | reduce .[] as $x ({end: 0, sum: 0};
+	            if $x.ts >= .end then {end: ($x.ts + $x.dur), sum: (.sum + $x.dur)}
+	            elif $x.ts + $x.dur > .end then {end: ($x.ts + $x.dur), sum: (.sum + $x.ts + $x.dur - .end)}
+	            else . end) | .sum] as $ops
+	    | ($ops | add) / ([$steps[].dur] | add)' "$trace")
+	impact=$(jqr pd.bottleneck 'select(.dominant) | .impact')
+	echo "operators' share: trace $share, verdict $impact" >&2
+	jq -e ". >= 0.5 and (. - $share | fabs) < 0.05" <<<"$impact" >/dev/null
+	# the operators named are the model's: by self time, the GEMMs of the
+	# Linear layers and the oneDNN convolutions and their backward
+	ops=$(jqr pd.hotspot '[.cpu_ops[0:5][].name]')
+	jq -e 'map(select(test("^aten::(mm|addmm|mkldnn_convolution|convolution_backward|threshold_backward|max_pool2d_with_indices|_convolution|conv2d|linear)$"))) | length >= 4' <<<"$ops" >/dev/null
+	ev=$(jqr pd.bottleneck 'select(.dominant) | .evidence')
+	for o in $(echo "$ops" | jq -r '.[0:3][]'); do [[ "$ev" == *"$o"* ]]; done
+	[[ "$(jqr pd.bottleneck 'select(.dominant) | .fix.change')" == *"torch.set_num_threads"* ]]
+	# no accelerator words in any finding of a CPU run
+	[ "$(jqr pd.bottleneck '[.fix.proposal, .fix.change, .hints[]] | map(select(test("CUDA|TASK_QUEUE|torch_npu|\\.npu|cudnn"))) | length' | sort -u)" = 0 ]
+	# 5 steps: the confidence says so
+	[[ "$(jqr pd.bottleneck 'select(.dominant) | .confidence_basis')" == '"5 steps, step time cv '* ]]
+}
+
 # A dump dir operand: evidence tools and pd-profile run first.
 @test "pd-classify: a dump directory operand is diagnosed" {
 	run_pd pd-classify "$TOP/share/examples/demo/prof/before"
