@@ -651,6 +651,13 @@ torch_python() {
 	[ "$(jqr pd.bottleneck '[.fix.proposal, .fix.change, .hints[]] | map(select(test("CUDA|TASK_QUEUE|torch_npu|\\.npu|cudnn"))) | length' | sort -u)" = 0 ]
 	# 5 steps: the confidence says so
 	[[ "$(jqr pd.bottleneck 'select(.dominant) | .confidence_basis')" == '"5 steps, step time cv '* ]]
+	# report.md's first lines: the finding's title, fix and confidence
+	# with its basis, in the job's terms (its stack, its operators)
+	printf '%s\n' "$output" | pd-report -o "$d/rep" >/dev/null
+	sed -n 3p "$d/rep/report.md" | grep -q '^\*\*Dominant bottleneck:\*\* Compute-bound on the host CPU (no accelerator in the run): impact .* (torch on cpu)$'
+	sed -n 5p "$d/rep/report.md" | grep -q '^\*\*Fix:\*\* Give the CPU operators more compute: every physical core to intra-op threads'
+	sed -n 7p "$d/rep/report.md" | grep -q '^\*\*Confidence:\*\* [a-z]* ([0-9.]* %): 5 steps, step time cv '
+	sed -n 9p "$d/rep/report.md" | grep -qF "$(echo "$ops" | jq -r '.[0]')"
 }
 
 # A dump dir operand: evidence tools and pd-profile run first.
