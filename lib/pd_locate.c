@@ -1175,6 +1175,83 @@ best_only(struct loc *l)
 	}
 }
 
+/* ---- a cluster_analysis root and the per-rank roots of its run ---- */
+
+static int
+by_cover(const void *a, const void *b)
+{
+	json_t *const *x = a, *const *y = b;
+	int64_t p = pd_rec_int(*x, "rank", -1), q = pd_rec_int(*y, "rank", -1);
+
+	if (p != q)
+		return p < q ? -1 : 1;
+	return strcmp(pd_rec_str(*x, "root"), pd_rec_str(*y, "root"));
+}
+
+static int
+is_cluster(json_t *rec)
+{
+	const char *f = pd_rec_str(rec, "format");
+
+	return f && strcmp(f, "cluster_analysis") == 0;
+}
+
+/* Add an export to a record, keeping the exports sorted by path. */
+static void
+add_export_rec(json_t *rec, json_t *e)
+{
+	json_t *ex = json_object_get(rec, "exports"), *x;
+	size_t i;
+
+	json_array_foreach(ex, i, x)
+		if (strcmp(pd_rec_str(x, "path"), pd_rec_str(e, "path")) > 0)
+			break;
+	json_array_insert(ex, i, e);
+}
+
+/* The cluster root of a run covers the per-rank roots (known rank) of the
+ * same run: its "covers" lists them, and they get its communication_group
+ * export (the job's groups, for mapping group-local ranks). Every other
+ * record has "covers": null. */
+static void
+cover(struct loc *l)
+{
+	size_t i, j, k, n;
+	json_t **v, *ri, *cg, *e, *a, *o;
+
+	for (i = 0; i < l->n; i++)
+		if ((ri = l->c[i].rec) && !is_cluster(ri))
+			pd_set_null(ri, "covers");
+	v = calloc(l->n + 1, sizeof *v);
+	for (i = 0; i < l->n; i++) {
+		if (!(ri = l->c[i].rec) || !is_cluster(ri))
+			continue;
+		cg = NULL;
+		json_array_foreach(json_object_get(ri, "exports"), k, e)
+			if (strcmp(pd_rec_str(e, "kind"), "communication_group") == 0)
+				cg = e;
+		for (n = 0, j = 0; j < l->n; j++) {
+			json_t *rj = l->c[j].rec;
+			if (!rj || is_cluster(rj) || pd_rec_int(rj, "rank", -1) < 0 ||
+			    strcmp(pd_rec_str(rj, "run"), pd_rec_str(ri, "run")))
+				continue;
+			v[n++] = rj;
+			if (cg)
+				add_export_rec(rj, json_deep_copy(cg));
+		}
+		qsort(v, n, sizeof *v, by_cover);
+		a = json_array();
+		for (j = 0; j < n; j++) {
+			o = json_object();
+			pd_set_int(o, "rank", pd_rec_int(v[j], "rank", -1));
+			pd_set_str(o, "root", pd_rec_str(v[j], "root"));
+			json_array_append_new(a, o);
+		}
+		pd_set(ri, "covers", a);
+	}
+	free(v);
+}
+
 /* An operand inside a root (ASCEND_PROFILER_OUTPUT/, a PROF dir's
  * mindstudio_profiler_output/ or device_N/) stands for that root. */
 static void
@@ -1217,6 +1294,7 @@ pd_locate(const char *path, const struct pd_locate_opts *o, pd_root_cb cb,
 		qsort(l.c, l.n, sizeof *l.c, by_root);
 	if (o && o->best)
 		best_only(&l);
+	cover(&l);
 	for (i = 0; i < l.n; i++) {
 		if (l.c[i].rec)
 			cb(l.c[i].rec, ctx);

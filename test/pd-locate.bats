@@ -63,7 +63,7 @@ rel() {
 	[ "$(jqr pd.root .root | wc -l)" -eq 15 ]
 	jqr pd.root .root | sort -c
 	[ "$(jqr pd.root 'keys_unsorted|join(",")' | sort -u)" = \
-	    '"type,v,root,rank,device,format,run,score,exports,world_size"' ]
+	    '"type,v,root,rank,device,format,run,score,exports,world_size,covers"' ]
 	[ "$(rel '[.root,.format]|join(" ")' | tr -d '"' | tr '\n' ';')" = \
 "job/cluster_analysis_output cluster_analysis;\
 job/host_1_20250101_ascend_pt torch_npu;\
@@ -138,6 +138,22 @@ job/host_1_20250101_ascend_pt/profiler_info_2.json\"" ]
 	[ "$(jqr pd.root '[.format,.rank,.device]')" = '["cluster_analysis",null,null]' ]
 	[ "$(jqr pd.root '[.exports[].kind]|join(",")')" = \
 	    '"cluster_step_trace_time,communication_group"' ]
+}
+
+@test "pd-locate: a cluster_analysis root covers the per-rank roots of its run" {
+	run_pd 0 pd-locate "$T/job"
+	# job/ holds cluster_analysis_output/ and host_1 (rank 2), host_2 and
+	# old (both rank 3): the cluster lists them by rank, then path
+	[ "$(jqr pd.root 'select(.format == "cluster_analysis") | .covers | map("\(.rank) \(.root)") | join(";")' | sed "s|$T/||g")" = \
+	    '"2 job/host_1_20250101_ascend_pt;3 job/host_2_20250101_ascend_pt;3 job/old_ascend_pt"' ]
+	[ "$(jqr pd.root 'select(.format != "cluster_analysis") | .covers' | sort -u)" = null ]
+	# each covered root gets the cluster's communication_group export
+	# (the job's groups), kept in path order
+	[ "$(jqr pd.root 'select(.rank == 2) | [.exports[].kind] | join(",")')" = \
+	    '"communication_group,kernel_details,npu_module_mem,step_trace_time,trace_view,profiler_info"' ]
+	# the cluster alone covers nothing
+	run_pd 0 pd-locate "$T/job/cluster_analysis_output"
+	[ "$(jqr pd.root .covers)" = '[]' ]
 }
 
 @test "pd-locate: MindSpore *_ascend_ms with a db export" {
