@@ -112,3 +112,14 @@ PAIR=$FIX/pairs/dataloader
 	# aten::mm: 1092 calls on the control rank, 276 on the test rank
 	[ "$(jqr pd.comparison '.ops.faster[] | select(.name == "aten::mm") | [.before_count,.after_count]')" = '[1092,276]' ]
 }
+
+# -e: before -> after is the 100 -> 90 improvement above; after -> before
+# is the same change the other way round, a regression (exit 1).
+@test "pd-compare: -e exits 1 on a regression, 0 otherwise" {
+	run_pd 0 pd-compare -e "$CF/before.jsonl" "$CF/after.jsonl"
+	[ "$(jqr pd.comparison '.verdict')" = '"improved"' ]
+	run_pd 1 pd-compare -e -b "$CF/after.jsonl" -a "$CF/before.jsonl"
+	[ "$(jqr pd.comparison '.verdict')" = '"regressed"' ]
+	run_pd 0 pd-compare -b "$CF/after.jsonl" -a "$CF/before.jsonl"
+	run_pd 0 pd-compare -e "$CF/before.jsonl" "$CF/noise.jsonl"
+}

@@ -27,15 +27,16 @@
 #include "pd_stats.h"
 
 static const char usage[] =
-    "usage: pd-compare [-q] [-t tolerance] -b BEFORE -a AFTER\n"
-    "       pd-compare [-q] [-t tolerance] BEFORE AFTER\n"
-    "       pd-compare [-q] [-t tolerance] < both.jsonl\n"
+    "usage: pd-compare [-eq] [-t tolerance] -b BEFORE -a AFTER\n"
+    "       pd-compare [-eq] [-t tolerance] BEFORE AFTER\n"
+    "       pd-compare [-eq] [-t tolerance] < both.jsonl\n"
     "  compares two runs (files of records, or dump directories that are\n"
     "  diagnosed first) and appends one pd.comparison\n"
     "  -b FILE|DIR  the run before the change\n"
     "  -a FILE|DIR  the run after the change\n"
     "  -t X         relative tolerance for metrics without per-step spread\n"
     "               (default 0.01); shares use it as absolute points\n"
+    "  -e           exit 1 when the run regressed\n"
     "  -q           no warnings\n"
     "  -h, --help   this help\n"
     "  --version    the version\n";
@@ -44,6 +45,7 @@ static const char usage[] =
 #define OP_MIN_US 1.0	/* ... and 1 us */
 
 static double tol = 0.01;
+static int found;	/* -e: exit 1 on a regression */
 
 struct side {
 	const char *src;
@@ -597,6 +599,8 @@ compare(struct side *b, struct side *a)
 	pd_set(c, "metrics", ms);
 	pd_set(c, "dominant", dominant(b->run, a->run, noises));
 	pd_set_str(c, "verdict", overall(ms));
+	if (found && !strcmp(overall(ms), "regressed"))
+		pd_diag_status(PD_EXIT_FOUND);
 	pd_set(c, "ops", ops_diff(b->run, a->run));
 	json_decref(noises);
 	pd_rec_emit(c);
@@ -632,10 +636,11 @@ main(int argc, char **argv)
 	int c;
 
 	pd_diag_init(argv[0]);
-	while ((c = pd_getopt(argc, argv, "a:b:hqt:", NULL, usage)) != -1) {
+	while ((c = pd_getopt(argc, argv, "a:b:ehqt:", NULL, usage)) != -1) {
 		switch (c) {
 		case 'a': ap = optarg; break;
 		case 'b': bp = optarg; break;
+		case 'e': found = 1; break;
 		case 'h': pd_usage_exit(usage, 0);
 		case 'q': pd_diag_quiet(1); break;
 		case 't':
