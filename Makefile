@@ -17,8 +17,7 @@ CC ?= cc
 CFLAGS ?= -O2 -g
 OBJ ?= build
 BIN ?= bin
-PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+PKG_CONFIG ?= pkg-config
 override CFLAGS += -std=c99 -D_GNU_SOURCE -Wall -Wextra -Werror -Ilib \
 	$(PKG_CFLAGS) -DPD_SHAREDIR='"$(SHAREDIR)"' -DPD_VERSION='"$(VERSION)"'
 LDLIBS += $(PKG_LIBS) -lm
@@ -33,21 +32,43 @@ TESTBINS := $(patsubst test/%.c,$(OBJ)/test/%,$(wildcard test/*.c))
 .PHONY: all deps check-deps check sancheck bench demo install clean lint fuzz
 all: deps $(BINS) $(TESTBINS)
 
-# Say exactly what is missing; install it when run as root.
-deps:
-	@missing=; \
-	for p in $(PKGS); do pkg-config --exists $$p || missing="$$missing $$p"; done; \
+# Missing Debian packages: installed when run as root (with APT_INSTALL),
+# otherwise named with the command to run.
+ifeq ($(shell id -u),0)
+APT_INSTALL ?= apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+	apt-get install -y -qq
+endif
+# need WHAT CHECK PACKAGES: run CHECK; on failure install or name PACKAGES.
+need = missing=$$($(2)); \
 	if [ -n "$$missing" ]; then \
-	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-	    echo "perfdiag: installing missing build dependencies:$$missing"; \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEBS) >/dev/null || exit 1; \
+	  if [ -n '$(APT_INSTALL)' ]; then \
+	    echo "perfdiag: installing missing $(1):$$missing"; \
+	    $(APT_INSTALL) $(3) >/dev/null || exit 1; \
+	    missing=$$($(2)); \
+	    if [ -n "$$missing" ]; then \
+	      echo "perfdiag: still missing after the install:$$missing" >&2; exit 1; fi; \
 	  else \
-	    echo "perfdiag: missing pkg-config packages:$$missing" >&2; \
-	    echo "perfdiag: install them with: sudo apt-get install $(DEBS)" >&2; exit 1; \
+	    echo "perfdiag: missing $(1):$$missing" >&2; \
+	    echo "perfdiag: install them with: sudo apt-get install $(3)" >&2; exit 1; \
 	  fi; \
 	fi
-	@if [ -z "$(PKG_LIBS)" ] && pkg-config --exists $(PKGS); then \
-	  echo "perfdiag: dependencies were just installed; run make again" >&2; exit 1; fi
+
+# The pkg-config flags live in $(OBJ)/config.mk. GNU make remakes an
+# included makefile first and then reads the Makefile again, so a bare
+# machine goes from missing packages to a build in one `make`.
+ifeq ($(filter-out clean lint,$(or $(MAKECMDGOALS),all)),)
+else
+include $(OBJ)/config.mk
+endif
+$(OBJ)/config.mk: Makefile
+	@mkdir -p $(OBJ)
+	@$(call need,build dependencies,for p in $(PKGS); do \
+	  $(PKG_CONFIG) --exists $$p 2>/dev/null || printf ' %s' $$p; done,$(DEBS))
+	@{ echo "PKG_CFLAGS = $$($(PKG_CONFIG) --cflags $(PKGS))"; \
+	  echo "PKG_LIBS = $$($(PKG_CONFIG) --libs $(PKGS))"; } >$@.tmp
+	@mv $@.tmp $@
+
+deps: $(OBJ)/config.mk
 
 $(OBJ)/%.o: lib/%.c $(HDRS)
 	@mkdir -p $(OBJ)
@@ -67,24 +88,22 @@ $(OBJ)/test/%: test/%.c $(OBJ)/lib.a $(HDRS)
 	@mkdir -p $(OBJ)/test
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(OBJ)/lib.a $(LDLIBS)
 
-# The test tools: installed when run as root, otherwise named exactly.
+# The test tools.
 TESTDEBS = bats jq perl
 check-deps:
-	@missing=; \
-	for c in bats jq prove; do command -v $$c >/dev/null || missing="$$missing $$c"; done; \
-	if [ -n "$$missing" ]; then \
-	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-	    echo "perfdiag: installing missing test tools:$$missing"; \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(TESTDEBS) >/dev/null || exit 1; \
-	  else \
-	    echo "perfdiag: missing test tools:$$missing" >&2; \
-	    echo "perfdiag: install them with: sudo apt-get install $(TESTDEBS)" >&2; exit 1; \
-	  fi; \
-	fi
+	@$(call need,test tools,for c in bats jq prove; do \
+	  command -v $$c >/dev/null || printf ' %s' $$c; done,$(TESTDEBS))
 
+# The bats files run PROVE_JOBS at a time; each one's TAP is kept under
+# $(OBJ)/check-tap/ so that the summary can say how many tests were
+# skipped and why.
+PROVE_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 check: all check-deps
+	@rm -rf $(OBJ)/check-tap && mkdir -p $(OBJ)/check-tap
 	PD_BIN=$(CURDIR)/$(BIN) PD_TESTBIN=$(CURDIR)/$(OBJ)/test \
-	  prove --exec 'bats --tap' test/*.bats
+	  PD_TAPLOG=$(CURDIR)/$(OBJ)/check-tap \
+	  prove -j$(PROVE_JOBS) --exec "bash test/tap-log" test/*.bats; \
+	  rc=$$?; cat $(OBJ)/check-tap/*.tap | sh test/skips.sh; exit $$rc
 
 SANFLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 sancheck:

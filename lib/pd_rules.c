@@ -11,12 +11,17 @@
 #include "pd_path.h"
 
 static const char *domains[] = {
-	"compute", "input_pipeline", "communication", "memory",
+	"compute", "input_pipeline", "communication", "memory", "evidence",
 	"graph_compile", "host_overhead", "operator_hotspot", NULL
 };
 static const char *prefixes[] = {
 	"step", "comm", "mem", "input", "gaps", "hotspot", "root", "profile",
 	"context", NULL
+};
+/* The stacks a rule may name (pd-rules(5)). */
+static const char *stack_names[] = {
+	"any", "cpu", "gpu", "npu", "torch", "torch_npu", "mindspore", "cann",
+	"pytorch-cuda", "pytorch-cpu", NULL
 };
 static const char *ops[] = { ">", ">=", "<", "<=", "==", "!=", "exists",
 	"absent", NULL };
@@ -281,7 +286,125 @@ static void check_template(struct ld *, yaml_node_t *, const char *,
     const char *);
 
 static void
-load_fix(struct ld *l, yaml_node_t *n, struct pd_rule *r)
+free_texts(struct pd_text *t, size_t n)
+{
+	size_t i;
+
+	for (i = 0; t && i < n; i++) {
+		free(t[i].text);
+		free_conds(t[i].when, t[i].nwhen);
+		free_conds(t[i].any, t[i].nany);
+	}
+	free(t);
+}
+
+/* A list of stack names (or one name); every name must be known. */
+static char **
+load_stacks(struct ld *l, yaml_node_t *n, size_t *cnt)
+{
+	char **v = want_strlist(l, n, "stacks", cnt);
+	yaml_node_item_t *it;
+	size_t i;
+
+	for (i = 0; v && i < *cnt; i++) {
+		yaml_node_t *e = n;
+
+		if (n->type == YAML_SEQUENCE_NODE)	/* the element's place */
+			for (it = n->data.sequence.items.start;
+			    it < n->data.sequence.items.top; it++)
+				if (scalar(node(l, *it)) &&
+				    !strcmp(scalar(node(l, *it)), v[i]))
+					e = node(l, *it);
+		if (in(v[i], stack_names) < 0) {
+			char m[200];
+
+			snprintf(m, sizeof m, "unknown stack '%.60s' (any, cpu, "
+			    "gpu, npu, torch, torch_npu, mindspore, cann, "
+			    "pytorch-cuda, pytorch-cpu)", v[i]);
+			bad(l, e, "%s", m);
+		}
+	}
+	if (v && *cnt == 0)
+		bad(l, n, "'stacks' must name at least one stack%s", NULL);
+	return v;
+}
+
+/* hints / validation: a list whose items are a text, or a mapping
+ * {text, when, any} shown only when its conditions hold. */
+static struct pd_text *
+load_texts(struct ld *l, yaml_node_t *n, const char *key, size_t *cnt)
+{
+	yaml_node_item_t *it;
+	struct pd_text *t;
+	size_t i = 0;
+
+	*cnt = 0;
+	if (scalar(n)) {
+		t = calloc(1, sizeof *t);
+		if (!t)
+			abort();
+		t->text = xstrdup(scalar(n));
+		check_template(l, n, key, t->text);
+		*cnt = 1;
+		return t;
+	}
+	if (!n || n->type != YAML_SEQUENCE_NODE) {
+		bad(l, n, "'%s' must be a list of texts", key);
+		return NULL;
+	}
+	t = calloc((size_t)(n->data.sequence.items.top -
+	    n->data.sequence.items.start) + 1, sizeof *t);
+	if (!t)
+		abort();
+	for (it = n->data.sequence.items.start;
+	    it < n->data.sequence.items.top; it++) {
+		yaml_node_t *e = node(l, *it);
+		yaml_node_pair_t *p;
+
+		if (scalar(e)) {
+			t[i].text = xstrdup(scalar(e));
+			check_template(l, e, key, t[i].text);
+			i++;
+			continue;
+		}
+		if (!e || e->type != YAML_MAPPING_NODE) {
+			bad(l, e, "'%s' must be a list of texts", key);
+			continue;
+		}
+		for (p = e->data.mapping.pairs.start;
+		    p < e->data.mapping.pairs.top; p++) {
+			yaml_node_t *k = node(l, p->key), *v = node(l, p->value);
+			const char *ks = scalar(k);
+
+			if (ks && !strcmp(ks, "text")) {
+				free(t[i].text);
+				if ((t[i].text = want_str(l, v, ks)))
+					check_template(l, v, key, t[i].text);
+			} else if (ks && !strcmp(ks, "when")) {
+				free_conds(t[i].when, t[i].nwhen);
+				t[i].when = load_conds(l, v, ks, &t[i].nwhen);
+			} else if (ks && !strcmp(ks, "any")) {
+				free_conds(t[i].any, t[i].nany);
+				t[i].any = load_conds(l, v, ks, &t[i].nany);
+			} else
+				bad(l, k, "unknown key '%s' in a text", ks);
+		}
+		if (!t[i].text) {
+			bad(l, e, "a text of '%s' needs 'text'", key);
+			free_conds(t[i].when, t[i].nwhen);
+			free_conds(t[i].any, t[i].nany);
+			memset(&t[i], 0, sizeof t[i]);
+			continue;
+		}
+		i++;
+	}
+	*cnt = i;
+	return t;
+}
+
+static void
+load_fix(struct ld *l, yaml_node_t *n, char **proposal, char **effect,
+    char **change)
 {
 	yaml_node_pair_t *p;
 
@@ -298,15 +421,18 @@ load_fix(struct ld *l, yaml_node_t *n, struct pd_rule *r)
 		char **to = NULL;
 
 		if (ks && !strcmp(ks, "proposal"))
-			to = &r->fix_proposal;
+			to = proposal;
 		else if (ks && !strcmp(ks, "effect"))
-			to = &r->fix_effect;
+			to = effect;
 		else if (ks && !strcmp(ks, "change"))
-			to = &r->fix_change;
+			to = change;
 		else
 			bad(l, k, "unknown key '%s' in fix", ks);
-		if (to && (*to = want_str(l, v, ks)))
-			check_template(l, v, ks, *to);
+		if (to) {
+			free(*to);
+			if ((*to = want_str(l, v, ks)))
+				check_template(l, v, ks, *to);
+		}
 	}
 }
 
@@ -330,9 +456,20 @@ free_rule(struct pd_rule *r)
 	free_conds(r->when, r->nwhen);
 	free_conds(r->handoff_if, r->nhandoff_if);
 	free_list(r->impact, r->nimpact);
-	free_list(r->validation, r->nvalidation);
-	free_list(r->hints, r->nhints);
+	free_texts(r->validation, r->nvalidation);
+	free_texts(r->hints, r->nhints);
 	free(r->fix_proposal); free(r->fix_effect); free(r->fix_change);
+	free_list(r->stacks, r->nstacks);
+	for (size_t i = 0; i < r->nvariants; i++) {
+		struct pd_variant *x = &r->variants[i];
+
+		free_list(x->stacks, x->nstacks);
+		free(x->title);
+		free(x->fix_proposal); free(x->fix_effect); free(x->fix_change);
+		free_texts(x->validation, x->nvalidation);
+		free_texts(x->hints, x->nhints);
+	}
+	free(r->variants);
 	free(r->file);
 	memset(r, 0, sizeof *r);
 }
@@ -358,7 +495,7 @@ load_impact(struct ld *l, yaml_node_t *v, struct pd_rule *r)
 }
 
 static const char *filters[] = { "", "pct", "us", "ms", "s", "gib", "mib",
-    "gbps", "int", NULL };
+    "gbps", "int", "op", "list", NULL };
 
 /* Every {field} or {field|fmt} of text t (the value of key) must name a
  * valid field and a known fmt. */
@@ -386,12 +523,69 @@ check_template(struct ld *l, yaml_node_t *n, const char *key, const char *t)
 			    (int)(fl < 31 ? fl : 31), p + 2 + k);
 			if (in(fmt, filters) < 0) {
 				snprintf(m, sizeof m, "unknown filter '%s' in "
-				    "%s (pct, us, ms, s, gib, mib, gbps, int)",
+				    "%s (pct, us, ms, s, gib, mib, gbps, int, op, "
+				    "list)",
 				    fmt, key);
 				bad(l, n, "%s", m);
 			}
 		}
 		p = e + 1;
+	}
+}
+
+/* variants: a list of {stacks, title, fix, validation, hints}. */
+static void
+load_variants(struct ld *l, yaml_node_t *n, struct pd_rule *r)
+{
+	yaml_node_item_t *it;
+
+	if (!n || n->type != YAML_SEQUENCE_NODE) {
+		bad(l, n, "'variants' must be a list of mappings with "
+		    "stacks%s", NULL);
+		return;
+	}
+	r->variants = calloc((size_t)(n->data.sequence.items.top -
+	    n->data.sequence.items.start) + 1, sizeof *r->variants);
+	if (!r->variants)
+		abort();
+	for (it = n->data.sequence.items.start;
+	    it < n->data.sequence.items.top; it++) {
+		yaml_node_t *e = node(l, *it);
+		struct pd_variant *x = &r->variants[r->nvariants++];
+		yaml_node_pair_t *p;
+
+		if (!e || e->type != YAML_MAPPING_NODE) {
+			bad(l, e, "a variant must be a mapping with stacks%s",
+			    NULL);
+			continue;
+		}
+		for (p = e->data.mapping.pairs.start;
+		    p < e->data.mapping.pairs.top; p++) {
+			yaml_node_t *k = node(l, p->key), *v = node(l, p->value);
+			const char *ks = scalar(k);
+
+			if (ks && !strcmp(ks, "stacks")) {
+				free_list(x->stacks, x->nstacks);
+				x->stacks = load_stacks(l, v, &x->nstacks);
+			} else if (ks && !strcmp(ks, "title")) {
+				free(x->title);
+				if ((x->title = want_str(l, v, ks)))
+					check_template(l, v, ks, x->title);
+			} else if (ks && !strcmp(ks, "fix"))
+				load_fix(l, v, &x->fix_proposal, &x->fix_effect,
+				    &x->fix_change);
+			else if (ks && !strcmp(ks, "validation")) {
+				free_texts(x->validation, x->nvalidation);
+				x->validation = load_texts(l, v, ks,
+				    &x->nvalidation);
+			} else if (ks && !strcmp(ks, "hints")) {
+				free_texts(x->hints, x->nhints);
+				x->hints = load_texts(l, v, ks, &x->nhints);
+			} else
+				bad(l, k, "unknown key '%s' in variant", ks);
+		}
+		if (!x->stacks)
+			bad(l, e, "variant without 'stacks'%s", NULL);
 	}
 }
 
@@ -409,6 +603,7 @@ load_rule(struct ld *l, yaml_node_t *n, struct pd_rule *r)
 	r->impact_scale = 1;
 	r->impact_value = NAN;
 	r->impact_else_value = NAN;
+	r->confidence_max = 1;
 	r->line = (int)n->start_mark.line + 1;
 	r->file = xstrdup(l->file);
 	if (n->type != YAML_MAPPING_NODE) {
@@ -494,16 +689,40 @@ load_rule(struct ld *l, yaml_node_t *n, struct pd_rule *r)
 			}
 		}
 		else if (!strcmp(ks, "validation")) {
-			r->validation = want_strlist(l, v, ks, &r->nvalidation);
-			for (size_t i = 0; i < r->nvalidation; i++)
-				check_template(l, v, ks, r->validation[i]);
+			free_texts(r->validation, r->nvalidation);
+			r->validation = load_texts(l, v, ks, &r->nvalidation);
 		} else if (!strcmp(ks, "hints")) {
-			r->hints = want_strlist(l, v, ks, &r->nhints);
-			for (size_t i = 0; i < r->nhints; i++)
-				check_template(l, v, ks, r->hints[i]);
+			free_texts(r->hints, r->nhints);
+			r->hints = load_texts(l, v, ks, &r->nhints);
+		} else if (!strcmp(ks, "fix"))
+			load_fix(l, v, &r->fix_proposal, &r->fix_effect,
+			    &r->fix_change);
+		else if (!strcmp(ks, "stacks")) {
+			free_list(r->stacks, r->nstacks);
+			r->stacks = load_stacks(l, v, &r->nstacks);
+		} else if (!strcmp(ks, "variants")) {
+			if (r->variants)
+				bad(l, k, "'variants' given twice%s", NULL);
+			else
+				load_variants(l, v, r);
+		} else if (!strcmp(ks, "fallback")) {
+			const char *sv = scalar(v);
+
+			if (sv && !strcmp(sv, "true"))
+				r->fallback = 1;
+			else if (!sv || strcmp(sv, "false"))
+				bad(l, v, "'fallback' must be true or false%s",
+				    NULL);
+		} else if (!strcmp(ks, "confidence_max")) {
+			const char *sv = scalar(v);
+			char *end;
+
+			r->confidence_max = sv ? strtod(sv, &end) : NAN;
+			if (!sv || !*sv || *end || !(r->confidence_max >= 0 &&
+			    r->confidence_max <= 1))
+				bad(l, v, "'confidence_max' must be a number "
+				    "within 0..1%s", NULL);
 		}
-		else if (!strcmp(ks, "fix"))
-			load_fix(l, v, r);
 		else if (!strcmp(ks, "enabled")) {
 			const char *s = scalar(v);
 
@@ -635,6 +854,56 @@ pd_rules_free(struct pd_rules *rs)
 
 /* ---- evaluation ---- */
 
+int
+pd_rules_stack_match(char *const *stacks, size_t n, json_t *stack)
+{
+	const char *dev = json_string_value(json_object_get(stack, "device"));
+	const char *fw = json_string_value(json_object_get(stack,
+	    "framework"));
+	size_t i;
+
+	if (!stacks)
+		return 1;
+	for (i = 0; i < n; i++) {
+		const char *s = stacks[i];
+
+		if (!strcmp(s, "any") ||
+		    (dev && !strcmp(s, dev)) || (fw && !strcmp(s, fw)) ||
+		    (dev && !strcmp(s, "cann") && !strcmp(dev, "npu")) ||
+		    (dev && fw && !strcmp(fw, "torch") &&
+		    ((!strcmp(s, "pytorch-cuda") && !strcmp(dev, "gpu")) ||
+		    (!strcmp(s, "pytorch-cpu") && !strcmp(dev, "cpu")))))
+			return 1;
+	}
+	return 0;
+}
+
+const struct pd_variant *
+pd_rules_variant(const struct pd_rule *r, json_t *stack)
+{
+	size_t i;
+
+	for (i = 0; i < r->nvariants; i++)
+		if (r->variants[i].stacks && pd_rules_stack_match(
+		    r->variants[i].stacks, r->variants[i].nstacks, stack))
+			return &r->variants[i];
+	return NULL;
+}
+
+int
+pd_rules_text_holds(const struct pd_text *t, json_t *o)
+{
+	size_t i;
+	int ck, one = t->nany == 0;
+
+	for (i = 0; i < t->nwhen; i++)
+		if (!pd_rules_test(&t->when[i], o, &ck))
+			return 0;
+	for (i = 0; i < t->nany && !one; i++)
+		one = pd_rules_test(&t->any[i], o, &ck);
+	return one;
+}
+
 /* The value a condition compares: the field, or field / over. */
 static double
 cond_num(const struct pd_cond *c, json_t *o)
@@ -700,6 +969,64 @@ pd_rules_margin(const struct pd_cond *c, json_t *o)
 	return fmin(1, fabs(a - b) / fabs(b));
 }
 
+/* An operator or kernel name without its C++ decoration: no "void ",
+ * no "(anonymous namespace)::", no template or parameter list (but a
+ * template argument that is itself a kernel's name, as in cutlass's
+ * Kernel<name>, is kept). */
+static void
+op_name(char *buf, size_t n, const char *s)
+{
+	static const char anon[] = "(anonymous namespace)::";
+	char t[512];
+	size_t k = 0, cut;
+	const char *p = s;
+
+	if (!strncmp(p, "void ", 5))
+		p += 5;
+	while (*p && k + 1 < sizeof t) {
+		if (!strncmp(p, anon, sizeof anon - 1)) {
+			p += sizeof anon - 1;
+			continue;
+		}
+		t[k++] = *p++;
+	}
+	t[k] = 0;
+	cut = strcspn(t, "<(");
+	if (cut == 0 || !t[cut])
+		cut = k;
+	if (t[cut] == '<') {
+		size_t a = strspn(t + cut + 1, "abcdefghijklmnopqrstuvwxyz"
+		    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+		int letters = 0;
+
+		for (size_t i = 0; i < a; i++)
+			letters |= (t[cut + 1 + i] > '9');
+		if (a > 8 && letters && t[cut + 1 + a] == '>')
+			cut += a + 2;
+	}
+	if (cut >= n)
+		cut = n - 1;
+	memcpy(buf, t, cut);
+	buf[cut] = 0;
+}
+
+/* The strings of array a joined by "; " (numbers as they print). */
+static void
+put_list(FILE *m, json_t *a)
+{
+	json_t *e;
+	size_t i;
+
+	json_array_foreach(a, i, e) {
+		if (i)
+			fputs("; ", m);
+		if (json_is_string(e))
+			fputs(json_string_value(e), m);
+		else if (json_is_number(e))
+			fprintf(m, "%.6g", json_number_value(e));
+	}
+}
+
 static void
 fmt_value(char *buf, size_t n, json_t *v, const char *fmt)
 {
@@ -710,11 +1037,18 @@ fmt_value(char *buf, size_t n, json_t *v, const char *fmt)
 		return;
 	}
 	if (json_is_string(v)) {
-		snprintf(buf, n, "%s", json_string_value(v));
+		if (!strcmp(fmt, "op"))
+			op_name(buf, n, json_string_value(v));
+		else
+			snprintf(buf, n, "%s", json_string_value(v));
 		return;
 	}
 	if (json_is_boolean(v)) {
 		snprintf(buf, n, "%s", json_is_true(v) ? "true" : "false");
+		return;
+	}
+	if (json_is_array(v) && !strcmp(fmt, "list")) {
+		snprintf(buf, n, "none");	/* an empty list */
 		return;
 	}
 	if (!json_is_number(v)) {
@@ -769,9 +1103,15 @@ render_span(FILE *m, const char *t, size_t n, json_t *o)
 			    (int)(e - (p + 2 + k)) < 15 ? (int)(e - (p + 2 + k)) :
 			    15, p + 2 + k);
 		v = pd_path_get(o, path);
-		nulls += !v || json_is_null(v);
-		fmt_value(buf, sizeof buf, v, fmt);
-		fputs(buf, m);
+		nulls += !v || json_is_null(v) ||
+		    (json_is_array(v) && !json_array_size(v));
+		if (json_is_array(v) && !strcmp(fmt, "list") &&
+		    json_array_size(v))
+			put_list(m, v);
+		else {
+			fmt_value(buf, sizeof buf, v, fmt);
+			fputs(buf, m);
+		}
 		p = e + 1;
 	}
 	return nulls;

@@ -26,6 +26,24 @@ struct pd_cond {
 	char *over;		/* compare field / over (a ratio), or NULL */
 };
 
+/* A hint or validation step: text shown when all of when[] hold and, if
+ * any[] is not empty, at least one of any[] does. */
+struct pd_text {
+	char *text;
+	struct pd_cond *when, *any;
+	size_t nwhen, nany;
+};
+
+/* Texts of a rule for some stacks: what is not NULL (or not empty)
+ * replaces the rule's own on a run of one of those stacks. */
+struct pd_variant {
+	char **stacks;
+	size_t nstacks;
+	char *title, *fix_proposal, *fix_effect, *fix_change;
+	struct pd_text *validation, *hints;
+	size_t nvalidation, nhints;
+};
+
 struct pd_rule {
 	char *id, *title, *domain, *scope, *severity, *source, *evidence;
 	char *subject, *handoff;
@@ -39,9 +57,15 @@ struct pd_rule {
 	char *impact_minus;	/* subtracted field (null counts as 0), or NULL */
 	char *impact_else;	/* field used as is when impact has no value */
 	double impact_else_value;	/* or this constant (NaN: none) */
-	char **validation, **hints;
+	struct pd_text *validation, *hints;
 	size_t nvalidation, nhints;
 	char *fix_proposal, *fix_effect, *fix_change;
+	char **stacks;		/* the stacks it applies to; NULL: any */
+	size_t nstacks;
+	struct pd_variant *variants;
+	size_t nvariants;
+	int fallback;		/* evaluated only when no other rule fires */
+	double confidence_max;	/* cap on the finding's confidence */
 	int enabled;
 	char *file;
 	int line;
@@ -56,6 +80,17 @@ struct pd_rules {
 int pd_rules_load(struct pd_rules *r, const char *path);
 void pd_rules_free(struct pd_rules *r);
 
+/* Whether a rule (or variant) with these stacks applies to a run whose
+ * pd.profile stack object is stack (NULL: unknown, only "any" applies). */
+int pd_rules_stack_match(char *const *stacks, size_t n, json_t *stack);
+
+/* The first variant of r that matches stack, or NULL. */
+const struct pd_variant *pd_rules_variant(const struct pd_rule *r,
+    json_t *stack);
+
+/* Whether a hint or validation text applies on o. */
+int pd_rules_text_holds(const struct pd_text *t, json_t *o);
+
 /* Whether a condition holds on o; *checked is set when its field has a
  * value (evidence exists). */
 int pd_rules_test(const struct pd_cond *c, json_t *o, int *checked);
@@ -64,7 +99,8 @@ int pd_rules_test(const struct pd_cond *c, json_t *o, int *checked);
 double pd_rules_margin(const struct pd_cond *c, json_t *o);
 
 /* The evidence text with every {path} or {path|fmt} replaced by the value
- * read from o (fmt: pct, us, ms, s, gib, mib, gbps, int; null -> "n/a").
+ * read from o (fmt: pct, us, ms, s, gib, mib, gbps, int, op, list; null ->
+ * "n/a").
  * Caller frees. */
 char *pd_rules_render(const char *tmpl, json_t *o);
 

@@ -1,3 +1,4 @@
+#include "pd_atomic.h"
 #include "pd_yamlio.h"
 
 #include <errno.h>
@@ -242,57 +243,15 @@ to_yaml(json_t *doc, struct buf *b)
 int
 pd_yamlio_write(const char *dir, const char *name, json_t *doc)
 {
-	char path[PATH_MAX], tmp[PATH_MAX + 16];
 	struct buf b = { NULL, 0, 0 };
-	size_t off = 0;
-	int fd, err;
+	int r;
 
-	if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path) {
-		pd_error(dir, 0, "path too long");
-		return -1;
-	}
-	if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-		pd_error(dir, 0, "%s", strerror(errno));
-		return -1;
-	}
 	if (to_yaml(doc, &b) != 0) {
 		free(b.p);
-		pd_error(path, 0, "cannot emit YAML");
+		pd_error(dir, 0, "%s: cannot emit YAML", name);
 		return -1;
 	}
-	snprintf(tmp, sizeof tmp, "%s/.%s.XXXXXX", dir, name);
-	if ((fd = mkstemp(tmp)) < 0) {
-		err = errno;
-		free(b.p);
-		pd_error(dir, 0, "%s", strerror(err));
-		return -1;
-	}
-	while (off < b.n) {
-		ssize_t w = write(fd, b.p + off, b.n - off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			goto fail;
-		off += (size_t)w;
-	}
-	if (fchmod(fd, 0644) != 0 || fsync(fd) != 0)
-		goto fail;
-	if (close(fd) != 0) {
-		fd = -1;
-		goto fail;
-	}
-	fd = -1;
-	if (rename(tmp, path) != 0)
-		goto fail;
+	r = pd_atomic_write(dir, name, b.p, b.n);
 	free(b.p);
-	return 0;
-fail:
-	err = errno ? errno : EIO;
-	if (fd >= 0)
-		close(fd);
-	unlink(tmp);
-	free(b.p);
-	pd_error(path, 0, "%s", strerror(err));
-	return -1;
+	return r;
 }

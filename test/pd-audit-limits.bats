@@ -359,3 +359,188 @@ sys.exit(0 if y == r else 1)' "$BATS_TEST_TMPDIR/out/theoretical_limits.yaml" "$
 	! grep -q 'bf16_tflops: UNKNOWN' "$BATS_TEST_TMPDIR/p/theoretical_limits.yaml"
 	grep -q 'bf16_tflops: 312' "$BATS_TEST_TMPDIR/p/theoretical_limits.yaml"
 }
+
+# ---- the audit's steps 3 to 5 ----
+
+@test "pd-audit-limits: -s, -x and -R need -o; -x needs -b and -a; -N and -x are checked" {
+	run_pd 2 A -s </dev/null
+	[[ "$stderr" == *"pd-audit-limits: error: -s needs -o DIR"* ]]
+	run_pd 2 A -R </dev/null
+	[[ "$stderr" == *"pd-audit-limits: error: -R needs -o DIR"* ]]
+	run_pd 2 A -o "$BATS_TEST_TMPDIR/o" -x e1 -b true </dev/null
+	[[ "$stderr" == *"pd-audit-limits: error: -x needs -b BEFORE and -a AFTER"* ]]
+	run_pd 2 A -o "$BATS_TEST_TMPDIR/o" -x e1 -N 1 -b true -a true </dev/null
+	[[ "$stderr" == *"pd-audit-limits: error: -N: runs must be 2 to 50, not '1'"* ]]
+	run_pd 2 A -o "$BATS_TEST_TMPDIR/o" -x ../up -b true -a true </dev/null
+	[[ "$stderr" == *"pd-audit-limits: error: -x: name must be letters, digits, '-', '_' or '.', not '../up'"* ]]
+}
+
+@test "pd-audit-limits: -s ranks at least 5 basic and 3 advanced strategies with evidence" {
+	local ws="$BATS_TEST_TMPDIR/ws" o="$BATS_TEST_TMPDIR/report/efficiency"
+	mkdir -p "$ws"
+	cp "$F/train/train.py" "$ws/"
+	sed "s|@WS@|$ws|" "$F/audit-in.jsonl" >"$BATS_TEST_TMPDIR/in.jsonl"
+	cat "$F/idle.jsonl" "$BATS_TEST_TMPDIR/in.jsonl" >"$BATS_TEST_TMPDIR/all.jsonl"
+	run_pd 0 A -s -o "$o" "$BATS_TEST_TMPDIR/all.jsonl"
+	[ "$(jqr pd.strategy 'select(.level=="basic")|.id' | wc -l)" -ge 5 ]
+	[ "$(jqr pd.strategy 'select(.level=="advanced")|.id' | wc -l)" -ge 3 ]
+	# expected gains: the fired rule's impact 0.42 (audit-in.jsonl); the
+	# priors of share/limits/strategies.yaml for the warn findings (0.30
+	# dataloader_workers, 0.20 prefetch_more, 0.15 no_sync_in_step); the
+	# verdict is the red alarm, and all four address waiting ("idle")
+	[ "$(jqr pd.strategy '[.position,.id,.expected_gain_ratio,.gain_from]' | head -n 4 | tr -d '\n')" = \
+	    '[1,"compile_graphs",0.42,"bottleneck"][2,"dataloader_workers",0.3,"finding"][3,"prefetch_more",0.2,"finding"][4,"no_sync_in_step",0.15,"finding"]' ]
+	# the text is the rules' fix: the bottleneck's rendered one, else the rule's own
+	jt "$(jqr pd.strategy 'select(.id=="compile_graphs")')" '.proposal == "Cut host launch overhead" and .change == "model = torch.compile(model)"
+	    and (.evidence[0]|startswith("perfdiag.device_idle: the device is idle 42 %"))'
+	p=$(jqr pd.strategy 'select(.id=="dataloader_workers")|.proposal' | jq -r .)
+	grep -qF "proposal: \"$p\"" "$TOP/share/rules/default.yaml"
+	jt "$(jqr pd.strategy 'select(.id=="dataloader_workers")')" '.rule == "tbprof.dataloader"
+	    and (.evidence|index("train.py:33: dataloader_workers (warn)")) != null
+	    and (.evidence|map(startswith("verdict: red alarm"))|any)
+	    and .edited_copy == "experiments/dataloader_workers/train.py"'
+	# strategies.md and analysis.html; the copy is edited, the original is not
+	grep -q '^| 1 | advanced | compile_graphs | 42.0 % | bottleneck | perfdiag.device_idle |$' "$o/strategies.md"
+	grep -q '<h2>Data loading</h2>' "$o/analysis.html"
+	cmp "$F/train/train.py" "$ws/train.py"
+	# 2 workers: the usable CPUs of this machine, at least 2 and at most 8
+	n=$(jqr pd.limits '.cpu.available_cpus|floor|if . < 2 then 2 elif . > 8 then 8 else . end')
+	diff <(sed -n 33p "$ws/train.py" | sed "s/shuffle=False)/shuffle=False, num_workers=$n)/") \
+	    <(sed -n 33p "$o/experiments/dataloader_workers/train.py")
+	[ "$(diff "$ws/train.py" "$o/experiments/dataloader_workers/train.py" | grep -c '^[<>]')" -eq 2 ]
+}
+
+@test "pd-audit-limits: -x: no measurable gain is FAILED, a failing command is tried 3 times" {
+	local o="$BATS_TEST_TMPDIR/o"
+	run_pd 0 A -o "$o" -x same -N 2 -b 'sleep 0.1' -a 'sleep 0.1' </dev/null
+	jt "$output" '.type == "pd.experiment" and .status == "FAILED" and (.reason|startswith("no measurable gain"))
+	    and (.before_wall_s|length) == 2 and (.after_wall_s|length) == 2 and .log == "experiments/same.log"'
+	[ "$(grep -c ': ok, exit status 0' "$o/experiments/same.log")" -eq 4 ]
+	run_pd 0 A -o "$o" -x broken -N 2 -b 'true' -a 'exit 3' </dev/null
+	jt "$output" '.status == "FAILED" and .reason == "the changed command failed 3 times" and .after_wall_s == []'
+	[ "$(grep -c 'run broken-after-1-try[123]: failed, exit status 3' "$o/experiments/broken.log")" -eq 3 ]
+}
+
+@test "pd-audit-limits: -x: a faster variant is measured, with the diff of the files" {
+	local o="$BATS_TEST_TMPDIR/o" d="$BATS_TEST_TMPDIR/d"
+	mkdir -p "$d"
+	printf 'sleep 1.2\n' >"$d/job.sh"
+	printf 'sleep 0.2\n' >"$d/fast.sh"
+	run_pd 0 A -o "$o" -x faster -N 3 -b "sh $d/job.sh" -a "sh $d/fast.sh" </dev/null
+	# sleeps of 1.2 s and 0.2 s: a gain of about 1 s, far above the noise
+	jt "$output" '.status == "measured" and .metric.verdict == "improved" and .speedup > 1.5
+	    and .metric.delta < -0.5 and .metric.noise < 0.5'
+	jt "$output" ".diff == \"- sh $d/job.sh\\n+ sh $d/fast.sh\\n--- $d/job.sh\\n+++ $d/fast.sh\\n@@ -1,1 +1,1 @@\\n-sleep 1.2\\n+sleep 0.2\\n\""
+}
+
+# Headless Chromium, as test/report-browser.bats runs it: nothing from
+# outside the page, console messages on stderr.
+chrome() {
+	timeout 120 "$B" --headless --no-sandbox --disable-gpu --disable-quic \
+	    --no-first-run --disable-background-networking \
+	    --disable-component-update --disable-sync --hide-scrollbars \
+	    --user-data-dir="$(mktemp -d "$BATS_TEST_TMPDIR/profile.XXXXXX")" \
+	    --enable-logging=stderr --v=0 "$@"
+}
+
+# check_final HTML: no console line, both charts with bars in the DOM, a
+# screenshot that is not blank.
+check_final() {
+	local d=$BATS_TEST_TMPDIR
+	B=$(command -v chromium || command -v chromium-browser || true)
+	if [ -z "$B" ]; then
+		[ "${CI:-}" != true ] || { echo "chromium missing in CI" >&2; return 1; }
+		skip "chromium is not installed"
+	fi
+	chrome --dump-dom "file://$1" >"$d/dom.html" 2>"$d/dom.err"
+	! grep -E 'CONSOLE|Refused to|ERR_' "$d/dom.err"
+	grep -q '<svg id="chart-limits"' "$d/dom.html"
+	grep -q '<svg id="chart-speedups"' "$d/dom.html"
+	[ "$(grep -o '<rect ' "$d/dom.html" | wc -l)" -ge 6 ]
+	! grep -q '<script' "$d/dom.html"
+	chrome --window-size=1000,1400 --screenshot="$d/shot.png" "file://$1" >/dev/null 2>"$d/shot.err"
+	! grep -E 'CONSOLE|Refused to' "$d/shot.err"
+	read -r w h colors bg < <("$PD_TESTBIN/png-check" "$d/shot.png")
+	echo "screenshot: ${w}x$h, $colors colours, background $bg" >&2
+	[ "$w" = 1000 ] && [ "${colors%+}" -ge 20 ]
+	awk -v b="$bg" 'BEGIN { exit !(b < 0.97) }'
+}
+
+@test "pd-audit-limits: -R writes final_report.md and .html from the audit's records" {
+	local o="$BATS_TEST_TMPDIR/report/efficiency" d="$BATS_TEST_TMPDIR/d"
+	mkdir -p "$d"
+	printf 'sleep 1.2\n' >"$d/job.sh"
+	printf 'sleep 0.2\n' >"$d/fast.sh"
+	A -s -o "$o" "$F/idle.jsonl" >"$BATS_TEST_TMPDIR/audit.jsonl"
+	A -o "$o" -x faster -N 3 -b "sh $d/job.sh" -a "sh $d/fast.sh" </dev/null >>"$BATS_TEST_TMPDIR/audit.jsonl"
+	A -o "$o" -x same -N 2 -b 'sleep 0.1' -a 'sleep 0.1' </dev/null >>"$BATS_TEST_TMPDIR/audit.jsonl"
+	run_pd 0 A -R -o "$o" "$BATS_TEST_TMPDIR/audit.jsonl"
+	# the input passes through; nothing is added
+	[ "$output" = "$(cat "$BATS_TEST_TMPDIR/audit.jsonl")" ]
+	md="$o/final_report.md"
+	# idle.jsonl: the red alarm; GPU 0.40 is the nearest its ceiling (CPU 0.25)
+	grep -qx '## Verdict: RED' "$md"
+	grep -qx 'red alarm. Bound resource: gpu:0.' "$md"
+	grep -qx '| cpu | util_ratio | 25 % | no |' "$md"
+	# the measured change first, with its diff; the FAILED one listed
+	grep -q '^### 1\. faster: ' "$md"
+	grep -qx -- '-sleep 1.2' "$md"
+	grep -qx -- '+sleep 0.2' "$md"
+	grep -q '^| same | FAILED |' "$md"
+	grep -q "^pd-audit-limits -o report/efficiency -x faster -N 3 -b 'sh $d/job.sh' -a 'sh $d/fast.sh'" "$md"
+	grep -q '<p class="verdict RED">RED</p>' "$o/final_report.html"
+	check_final "$o/final_report.html"
+}
+
+# A real CPU training run (Debian python3-torch): a DataLoader without
+# workers whose reads wait (fixtures/pd-audit-limits/train/train.py),
+# through the whole audit.
+torch_python() {
+	local p
+	for p in python3 /usr/bin/python3; do
+		if "$p" -c 'import torch' 2>/dev/null; then echo "$p"; return; fi
+	done
+}
+
+@test "pd-audit-limits: the whole audit of a CPU training run (torch, num_workers=0)" {
+	PY=$(torch_python)
+	if [ -z "$PY" ]; then
+		[ "${CI:-}" != true ] || { echo "python3-torch missing in CI" >&2; return 1; }
+		skip "python3-torch is not installed"
+	fi
+	local ws="$BATS_TEST_TMPDIR/ws" o="$BATS_TEST_TMPDIR/report/efficiency" a="$BATS_TEST_TMPDIR/audit.jsonl"
+	mkdir -p "$ws"
+	cp "$F/train/train.py" "$ws/"
+	pd-find-context "$ws" >"$BATS_TEST_TMPDIR/ctx.jsonl"
+	pd-collect -n -i 0.5 -- "$PY" "$ws/train.py" >"$BATS_TEST_TMPDIR/run.jsonl"
+	cat "$BATS_TEST_TMPDIR/ctx.jsonl" "$BATS_TEST_TMPDIR/run.jsonl" |
+	    pd-audit-limits -n -t 0.2 -D "$o" -s -o "$o" >"$a"
+	[ -f "$o/theoretical_limits.yaml" ] && [ -f "$o/strategies.md" ] && [ -f "$o/analysis.html" ]
+	output=$(cat "$a")
+	# the verdict follows from the samples: the job's CPU demand (median,
+	# linear interpolation as pd_stats) and the busiest thread, with jq
+	med=$(jq -s '[.[]|select(.type=="pd.sample" and .resource=="cpu")|.job_demand_ratio]|sort|
+	    if length % 2 == 1 then .[length/2|floor] else (.[length/2-1] + .[length/2]) / 2 end' "$a")
+	top=$(jq -s '[.[]|select(.type=="pd.sample" and .resource=="cpu" and .top_thread_ratio != null)|.top_thread_ratio]|
+	    (map(select(. >= 0.9))|length) / length' "$a")
+	cpu_sat=$(jq -n "$med >= 0.7 or $top > 0.5")
+	jt "$(jqr pd.verdict '.resources[]|select(.resource=="cpu")')" ".scope == \"job\" and .saturated == $cpu_sat"
+	alarm=$(jqr pd.verdict .alarm)
+	echo "cpu demand median $med, busy-thread share $top, alarm $alarm" >&2
+	jt "$(jqr pd.verdict .)" '.alarm == (.saturated == [])'
+	# the finding of pd-find-context leads: num_workers in an edited copy
+	jt "$(jqr pd.strategy 'select(.id=="dataloader_workers")')" '.gain_from == "finding" and .edited_copy != null'
+	grep -q 'dataloader_workers' "$o/strategies.md"
+	pd-audit-limits -o "$o" -x dataloader_workers -N 3 -b "$PY $ws/train.py" \
+	    -a "$PY $o/experiments/dataloader_workers/train.py" </dev/null >>"$a"
+	e=$(jq -c 'select(.type=="pd.experiment")' "$a")
+	echo "$e" | jq -c 'del(.diff)' >&2
+	# 160 reads of 0.1 s: 16 s in turn, about 8 s with 2 workers
+	jt "$e" '.status == "measured" and .speedup > 1 and (.diff|test("num_workers=[0-9]"))'
+	[ "$(grep -c ': ok, exit status 0' "$o/experiments/dataloader_workers.log")" -eq 6 ]
+	run_pd 0 pd-audit-limits -R -o "$o" "$a"
+	if [ "$alarm" = true ]; then want=RED; else want=GREEN; fi
+	grep -qx "## Verdict: $want" "$o/final_report.md"
+	grep -q '^### 1\. dataloader_workers: ' "$o/final_report.md"
+	check_final "$o/final_report.html"
+}

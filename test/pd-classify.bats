@@ -2,7 +2,7 @@
 # pd-classify: ranked bottlenecks from the rules in share/rules/default.yaml.
 # Fixtures are summary records written by hand; the numbers asserted are
 # worked out from them in the comments. The corpus cases (the dominant
-# bottleneck of every case and why) are in test/pd-classify-corpus.bats.
+# bottleneck of every case and why) are at the end of this file.
 load helper
 load contract
 
@@ -26,19 +26,29 @@ PF=$FIX/pd-profile
 # 0.85); FlashAttentionScore 4250 / 8500 = 0.5 of device time >= 0.3 ->
 # operator hotspot, impact 0.5 * 0.85 = 0.425, and the compute-bound finding
 # is handed off to operator work. Free 0.1 is not > 0.10; 3 compilations <
-# 20. Confidence of position 1: profile 0.5 (step .3 + hotspot .2) * 0.4 +
-# margin (0.85 - 0.7) / 0.7 * 0.3 + 1/1 roots * 0.3 = 0.5643.
+# 20. Confidence (pd-classify(1)): evidence = steps 1/(1+1) * (cv not used
+# with one step) * (world size 1: 1) * (step markers: 1) * summaries (0.5 +
+# 0.5 * profile 0.5 (step .3 + hotspot .2)) = 0.5 * 0.75 = 0.375; position
+# 1: margin (0.85 - 0.7) / 0.7 = 0.2143, * (0.7 + 0.15 * 0.2143 + 0.15 *
+# 1/1 roots) = 0.3308; position 2: margin (0.5 - 0.3) / 0.3 = 0.6667 ->
+# 0.375 * 0.95 = 0.3562. One step: low, never high.
 @test "pd-classify: compute-bound dominated by one operator is handed off" {
 	run_pd bash -c "pd-profile '$CF/handoff.jsonl' | pd-classify"
-	[ "$(jqr pd.bottleneck '[.rule,.position,.dominant,.severity,.impact,.confidence,.handoff,.operator]' | tr '\n' ' ')" = \
-	    '["perfdiag.compute_bound",1,true,"high",0.85,0.5643,"operator","FlashAttentionScore"] ["perfdiag.operator_hotspot",2,false,"high",0.425,0.7,"operator","FlashAttentionScore"] ' ]
+	[ "$(jqr pd.bottleneck '[.rule,.position,.dominant,.severity,.impact,.confidence,.confidence_level,.handoff,.operator]' | tr '\n' ' ')" = \
+	    '["perfdiag.compute_bound",1,true,"high",0.85,0.3308,"low","operator","FlashAttentionScore"] ["perfdiag.operator_hotspot",2,false,"high",0.425,0.3562,"low","operator","FlashAttentionScore"] ' ]
+	[ "$(jqr pd.bottleneck 'select(.position == 1) | [.confidence_basis,.confidence_factors.evidence,.variant]')" = \
+	    '["1 step, evidence summaries 50 %",0.375,"torch_npu"]' ]
 	[ "$(jqr pd.bottleneck 'select(.position == 1) | .evidence')" = \
-	    '"computing takes 85.0 % of step time; the top operator FlashAttentionScore takes 50.0 % of device time"' ]
+	    '"computing takes 85.0 % of step time; the top operator FlashAttentionScore takes 50.0 % of device time, then MatMulV2 (30.0 %)"' ]
 	[ "$(jqr pd.bottleneck 'select(.position == 1) | .values')" = \
-	    '{"step.shares.computing_ratio":0.85,"hotspot.top[0].ratio":0.5,"hotspot.top[0].name":"FlashAttentionScore"}' ]
+	    '{"step.shares.computing_ratio":0.85,"hotspot.top[0].ratio":0.5,"hotspot.top[0].name":"FlashAttentionScore","hotspot.top[1].name":"MatMulV2","hotspot.top[1].ratio":0.3}' ]
 	[ "$(jqr pd.bottleneck 'select(.position == 1) | [.root,.rank,.run,.domain,.fired_roots,.checked_roots]')" = \
 	    '["/n/r0_ascend_pt",0,"fa","compute",1,1]' ]
-	[ "$(jqr pd.bottleneck 'select(.position == 1) | .fix.proposal')" = '"Make the hot operators faster (AMP, fused kernels, aligned shapes)"' ]
+	# a torch_npu run: the fix speaks torch_npu; FlashAttentionScore is
+	# already a fused attention kernel, so no "use fused attention" hint
+	# (that one needs unfused softmax among the top operators)
+	[ "$(jqr pd.bottleneck 'select(.position == 1) | .fix.proposal')" = '"Make the hot operators faster on the AI Cores (mixed precision, shapes aligned to 16, fused torch_npu operators)"' ]
+	[ "$(jqr pd.bottleneck 'select(.position == 1) | .hints | map(select(test("ttention"))) | length')" = 0 ]
 }
 
 # two-rank.jsonl (see test/pd-profile.bats): rank 1 computes 0.7364 >= 0.7
@@ -61,12 +71,28 @@ PF=$FIX/pd-profile
 	run_pd 1 bash -c "pd-profile '$PF/two-rank.jsonl' | pd-classify -e"
 }
 
-# A root with no summaries: nothing can fire; the one record says so and
-# lists what to collect.
-@test "pd-classify: a run where nothing fires gets one dominant 'none'" {
+# A root with no summaries: no problem rule can fire; the fallback says
+# that no step could be measured, at low confidence (capped at 0.2; the
+# evidence is 0.25 (no step) * summaries 0.5 = 0.125), and lists what to
+# collect (the profile's next actions).
+@test "pd-classify: a run with no evidence says what is missing" {
 	printf '%s\n' '{"type":"pd.root","v":1,"root":"/e","rank":0,"device":0,"format":"torch_npu","run":"empty","score":1,"exports":[]}' >"$BATS_TEST_TMPDIR/in"
 	run_pd bash -c "pd-profile '$BATS_TEST_TMPDIR/in' | pd-classify"
-	[ "$(jqr pd.bottleneck '[.rule,.position,.dominant,.domain,.impact]')" = '["none",1,true,null,null]' ]
+	[ "$(jqr pd.bottleneck '[.rule,.position,.dominant,.domain,.impact,.confidence,.confidence_level,.fallback]')" = \
+	    '["perfdiag.evidence.no_step",1,true,"evidence",0,0.125,"low",true]' ]
+	[[ "$(jqr pd.bottleneck '.fix.proposal')" == '"Collect the missing evidence: collect a profile with step markers'* ]]
+	[ "$(jqr pd.bottleneck '.evidence')" = '"no step time in the dumps (formats: torch_npu)"' ]
+	# -e: a fallback verdict is not a problem found
+	run_pd bash -c "pd-profile '$BATS_TEST_TMPDIR/in' | pd-classify -e"
+}
+
+# Only when even the fallback rules are off does a run get "none", at
+# confidence 0, with the profile's next actions as validation.
+@test "pd-classify: with every rule off a run gets one dominant 'none'" {
+	printf '%s\n' '{"type":"pd.root","v":1,"root":"/e","rank":0,"device":0,"format":"torch_npu","run":"empty","score":1,"exports":[]}' >"$BATS_TEST_TMPDIR/in"
+	printf 'version: 1\nrules:\n  - id: site.x\n    title: x\n    domain: compute\n    source: me\n    when: [{ field: step.x, op: ">", value: 1 }]\n    impact: 0.1\n    evidence: e\n    fix: { proposal: p }\n' >"$BATS_TEST_TMPDIR/r.yaml"
+	run_pd bash -c "pd-profile '$BATS_TEST_TMPDIR/in' | pd-classify -R -r '$BATS_TEST_TMPDIR/r.yaml'"
+	[ "$(jqr pd.bottleneck '[.rule,.position,.dominant,.domain,.impact,.confidence]')" = '["none",1,true,null,null,0]' ]
 	[[ "$(jqr pd.bottleneck '.validation[0]')" == *"step markers"* ]]
 }
 
@@ -165,17 +191,18 @@ rules:
 YAML
 	run_pd 4 pd-classify -r "$BATS_TEST_TMPDIR/filt.yaml" <"$PF/two-rank.jsonl"
 	f=$BATS_TEST_TMPDIR/filt.yaml
-	[ "$stderr" = "pd-classify: error: $f:4:12: unknown filter 'percent' in title (pct, us, ms, s, gib, mib, gbps, int)
-pd-classify: error: $f:13:15: unknown filter 'pcent' in effect (pct, us, ms, s, gib, mib, gbps, int)
-pd-classify: error: $f:14:12: field 'stepx.a' does not start with a record name (step, comm, mem, input, gaps, hotspot, root, profile, context)" ]
+	[ "$stderr" = "pd-classify: error: $f:4:12: unknown filter 'percent' in title (pct, us, ms, s, gib, mib, gbps, int, op, list)
+pd-classify: error: $f:13:15: unknown filter 'pcent' in effect (pct, us, ms, s, gib, mib, gbps, int, op, list)
+pd-classify: error: $f:14:13: field 'stepx.a' does not start with a record name (step, comm, mem, input, gaps, hotspot, root, profile, context)" ]
 	[ -z "$output" ]
 }
 
 # no_placeholders: no string anywhere in a pd.bottleneck record still holds
 # a {field} or {field|fmt} placeholder (every text of a fired rule is
-# rendered the way its evidence is).
+# rendered the way its evidence is). The values and the operator are data
+# read from the summaries (C++ kernel names hold {lambda(int)#1}), not text.
 no_placeholders() {
-	[ "$(jqr pd.bottleneck '.. | strings | select(test("\\{[A-Za-z_][^{}]*\\}"))' | head -3)" = "" ]
+	[ "$(jqr pd.bottleneck 'del(.values, .operator) | .. | strings | select(test("\\{[A-Za-z_][^{}]*\\}"))' | head -3)" = "" ]
 	[ "$(jqr pd.bottleneck '.rule' | wc -l)" -gt 0 ]
 }
 
@@ -186,6 +213,102 @@ no_placeholders() {
 	no_placeholders
 	[ "$(jqr pd.bottleneck 'select(.dominant) | .fix.effect')" = \
 	    '"step time down by up to the input share (81.6 %); throughput up accordingly"' ]
+}
+
+# Stacks (pd-rules(5)): handoff.jsonl is a torch_npu run (stack device npu,
+# framework torch_npu). A rule for [pytorch-cuda] does not apply to it; a
+# rule for [any] does, with the texts of its first variant naming
+# torch_npu (title, proposal, change; the effect is the rule's own). Hints
+# with conditions: MatMulV2 is in the top list (shown, its name rendered),
+# NoSuchOp is not (left out).
+@test "pd-classify: stacks choose the rules and the texts of a finding" {
+	cat >"$BATS_TEST_TMPDIR/v.yaml" <<'YAML'
+version: 1
+rules:
+  - id: perfdiag.compute_bound
+    enabled: false
+  - id: site.cuda_only
+    title: cuda only
+    domain: compute
+    stacks: [pytorch-cuda]
+    source: me
+    when:
+      - { field: step.shares.computing_ratio, op: ">", value: 0.5 }
+    impact: 0.9
+    evidence: e
+    fix: { proposal: p }
+  - id: site.busy
+    title: "Busy"
+    domain: host_overhead
+    stacks: [any]
+    source: me
+    when:
+      - { field: step.shares.computing_ratio, op: ">", value: 0.5 }
+    impact: 0.9
+    evidence: "computing {step.shares.computing_ratio|pct}"
+    hints:
+      - "always"
+      - text: "only with a MatMul on top: {hotspot.top[name~MatMul].name}"
+        any:
+          - { field: "hotspot.top[name~MatMul].name", op: exists }
+          - { field: "hotspot.top[name~Gemm].name", op: exists }
+      - text: "never"
+        when:
+          - { field: "hotspot.top[name~NoSuchOp].name", op: exists }
+    fix: { proposal: "generic", effect: "less time" }
+    variants:
+      - stacks: [pytorch-cuda]
+        fix: { proposal: "cuda words" }
+      - stacks: [torch_npu, mindspore]
+        title: "Busy on the NPU"
+        fix: { proposal: "npu words", change: "pin the AI Core clock" }
+YAML
+	run_pd bash -c "pd-profile '$CF/handoff.jsonl' | pd-classify -r '$BATS_TEST_TMPDIR/v.yaml'"
+	[ "$(jqr pd.bottleneck 'select(.rule == "site.cuda_only") | .rule')" = "" ]
+	[ "$(jqr pd.bottleneck 'select(.dominant) | [.rule,.title,.variant,.fix,.hints]')" = \
+	    '["site.busy","Busy on the NPU","torch_npu",{"proposal":"npu words","effect":"less time","change":"pin the AI Core clock"},["always","only with a MatMul on top: MatMulV2"]]' ]
+}
+
+@test "pd-classify: an unknown stack, variant or text key is exit 4 with file:line:col" {
+	cat >"$BATS_TEST_TMPDIR/st.yaml" <<'YAML'
+version: 1
+rules:
+  - id: site.st
+    title: t
+    domain: compute
+    stacks: [gpu, cuda]
+    source: me
+    when:
+      - { field: step.x, op: ">", value: 1 }
+    impact: 0.1
+    evidence: e
+    fix: { proposal: p }
+    confidence_max: 2
+    fallback: maybe
+    hints:
+      - { text: "h {step.x}", colour: red }
+      - { when: [{ field: step.x, op: exists }] }
+    variants:
+      - { stacks: tpu, fix: { proposal: q } }
+      - { title: "no stacks" }
+      - notamap
+YAML
+	run_pd 4 pd-classify -r "$BATS_TEST_TMPDIR/st.yaml" </dev/null
+	f=$BATS_TEST_TMPDIR/st.yaml
+	[ "$stderr" = "pd-classify: error: $f:6:19: unknown stack 'cuda' (any, cpu, gpu, npu, torch, torch_npu, mindspore, cann, pytorch-cuda, pytorch-cpu)
+pd-classify: error: $f:13:21: 'confidence_max' must be a number within 0..1
+pd-classify: error: $f:14:15: 'fallback' must be true or false
+pd-classify: error: $f:16:31: unknown key 'colour' in a text
+pd-classify: error: $f:17:9: a text of 'hints' needs 'text'
+pd-classify: error: $f:19:19: unknown stack 'tpu' (any, cpu, gpu, npu, torch, torch_npu, mindspore, cann, pytorch-cuda, pytorch-cpu)
+pd-classify: error: $f:20:9: variant without 'stacks'
+pd-classify: error: $f:21:9: a variant must be a mapping with stacks" ]
+}
+
+# Every default rule says which stacks it applies to.
+@test "pd-classify: every default rule names its stacks" {
+	[ "$(grep -c '^  - id:' "$TOP/share/rules/default.yaml")" = \
+	    "$(grep -c '^    stacks: \[' "$TOP/share/rules/default.yaml")" ]
 }
 
 @test "pd-classify: a rules file that is not a mapping, or missing, is exit 4" {
@@ -222,16 +345,30 @@ dominant() {
 	jqr pd.bottleneck "select(.dominant and (.run | tostring | endswith(\"$1\"))) | [.rule,.impact]"
 }
 
+# dominant_fix RUN-SUFFIX: [variant, fix proposal] of the dominant one.
+dominant_fix() {
+	jqr pd.bottleneck "select(.dominant and (.run | tostring | endswith(\"$1\"))) | [.variant,.fix.proposal]"
+}
+
 # step_trace_time.csv rank0 (awk): Computing 8873.756, Communication(Not
 # Overlapped) 101963.203, Free 25744.05, Preparing 17902.5 -> step 154483.5
 # us; comm not overlapped 101963.203 / 154483.5 = 0.66 > 0.10. Rank 1:
 # 96359.047 / 152345.9 = 0.6325. An 8-device allreduce over HCCS of a small
-# CNN: the step waits on communication.
+# CNN: the step waits on communication. msprof-analyze (peers/.../advisor/
+# findings.md) finds no slow rank (compute 8873.8 vs 8878.3 us) and no slow
+# link (SDMA 15.65 vs 15.50 GB/s): both ranks wait on the same all-reduce,
+# so no slow rank is named. One step (ProfilerStep#50): medium confidence
+# at most (0.5 * 0.95 * 1 + margins), never high.
 @test "pd-classify corpus: pta_2rank_level1_text is communication-bound" {
 	diagnose ascend/pta_2rank_level1_text
 	no_placeholders
 	[ "$(dominant pta_2rank_level1_text)" = '["tbprof.comm.not_overlapped",0.66]' ]
-	[ "$(jqr pd.bottleneck 'select(.dominant) | [.rank,.fired_roots,.checked_roots]')" = '[0,2,2]' ]
+	[ "$(jqr pd.bottleneck 'select(.dominant) | [.rank,.fired_roots,.checked_roots,.confidence_level]')" = '[0,2,2,"medium"]' ]
+	# (hta.straggler still fires, last-but-one at 3.65 %, on the old
+	# least_wait estimate: issue 9 item 2, the cross-rank layer's)
+	[ "$(jqr pd.bottleneck 'select(.rule | test("slow_rank")) | .rule')" = "" ]
+	# no CUDA words in the fixes of a torch_npu job
+	[ "$(jqr pd.bottleneck '[.fix.proposal, .fix.change, .hints[]] | map(select(test("CUDA|cuda"))) | length' | sort -u)" = 0 ]
 }
 
 # rank0 step_trace_time.csv (awk): 81515.607 / (8827.473 + 81515.607 +
@@ -248,22 +385,24 @@ dominant() {
 }
 
 # The db export (analysis.db, ascend_pytorch_profiler_*.db) is not read by
-# the evidence tools yet: no summary, nothing can fire; the profile says
-# what to collect (a text export) and the dominant record is "none".
-@test "pd-classify corpus: pta_2rank_level1_db has no evidence: none" {
+# the evidence tools yet: no summary, no step; the verdict is that there is
+# not enough evidence, at low confidence (at most 0.2), with what to
+# collect (the profile's next actions, the step breakdown first).
+@test "pd-classify corpus: pta_2rank_level1_db has no evidence: says what to collect" {
 	diagnose ascend/pta_2rank_level1_db
-	[ "$(dominant pta_2rank_level1_db)" = '["none",null]' ]
+	[ "$(dominant pta_2rank_level1_db)" = '["perfdiag.evidence.no_step",0]' ]
+	[ "$(jqr pd.bottleneck 'select(.dominant) | [.confidence_level,.evidence]')" = \
+	    '["low","no step time in the dumps (formats: torch_npu)"]' ]
+	[[ "$(jqr pd.bottleneck 'select(.dominant) | .fix.proposal')" == '"Collect the missing evidence: collect a profile with step markers'* ]]
 }
 
-# 16-rank PP=2 job (msprof-analyze output) plus two test ranks (ranks 0
-# and 1, which the cluster root leaves to them): the cluster root's first
-# rank, rank 2, spends 157525.86 of its 297311.5 us step in communication
-# not overlapped (0.5298, its cluster_step_trace_time.csv row);
+# 16-rank PP=2 job (msprof-analyze output) plus two test ranks: test_rank_1
+# spends 151.30 ms of its step in communication not overlapped (0.5136);
 # pipeline stage 0 (ranks 0-7) is the one stage 1 waits for, 47.6 % of
 # stage 1's step in receive (see test/pd-profile.bats): it comes second.
 @test "pd-classify corpus: msinsight_server_fixtures is communication-bound" {
 	diagnose ascend/msinsight_server_fixtures
-	[ "$(dominant msinsight_server_fixtures)" = '["tbprof.comm.not_overlapped",0.5298]' ]
+	[ "$(dominant msinsight_server_fixtures)" = '["tbprof.comm.not_overlapped",0.5136]' ]
 	[ "$(jqr pd.bottleneck 'select(.position == 2) | .rule')" = '"perfdiag.pp.slow_stage"' ]
 }
 
@@ -278,11 +417,12 @@ dominant() {
 
 # One custom MIX_AIC kernel run 3 times: op_summary (awk) 87139.38 +
 # 86808.42 + 86846.72 = 260794.52 us, all of device time: operator work.
+# No step (an app, not a training loop): low confidence.
 @test "pd-classify corpus: msprof_cli_cann85_app is one operator, handed off" {
 	diagnose ascend/msprof_cli_cann85_app
 	no_placeholders
 	[ "$(dominant msprof_cli_cann85_app)" = '["perfdiag.operator_hotspot",1]' ]
-	[ "$(jqr pd.bottleneck 'select(.dominant) | [.handoff,.operator]')" = '["operator","main_kernel"]' ]
+	[ "$(jqr pd.bottleneck 'select(.dominant) | [.handoff,.operator,.confidence_level]')" = '["operator","main_kernel","low"]' ]
 	[[ "$(jqr pd.bottleneck 'select(.dominant) | .evidence')" == *"260.79 ms in 3 calls"* ]]
 }
 
@@ -290,7 +430,7 @@ dominant() {
 # device_queue_profiling_1.txt) and the slowest pipeline op, ImageFolderOp,
 # has an empty output queue: MindInsight's rule (> 30 % of steps) names the
 # host data pipeline. No input time is recorded, so the impact is the rule's
-# own threshold, 0.3; InitData on AI CPU (7.91 ms) comes second.
+# own threshold, 0.3; InitData on AI CPU comes second.
 @test "pd-classify corpus: mindspore_legacy_run2_dataset is input-bound" {
 	diagnose ascend/mindspore_legacy_run2_dataset
 	[ "$(dominant mindspore_legacy_run2_dataset)" = '["mindinsight.device_queue_empty",0.3]' ]
@@ -298,32 +438,43 @@ dominant() {
 }
 
 # msprof-analyze's own test resources, four roots in four runs: the
-# cluster_analysis_output step (free 990.61 ms, 0.5646 of the step) and the
-# timeline_advice trace (free 0.6829, net of 9.4 % input = 0.5893) are
-# host-bound; the compute_advice kernel_details is dominated by
-# FlashAttentionScoreGrad (30.2 % of device time: operator work); the
-# advisor_backend excerpt only has an AI CPU Cast.
+# timeline_advice trace (free 0.6829, net of 9.4 % input = 0.5893) is
+# host-bound on torch_npu (the fix is the task queue); the compute_advice
+# kernel_details is dominated by FlashAttentionScoreGrad (30.2 % of device
+# time: operator work); the advisor_backend excerpt only has an AI CPU
+# Cast. The cluster_analysis_output run (8 ranks) is the cross-rank
+# layer's: only that it has a verdict.
 @test "pd-classify corpus: mstt_advisor_fixtures, four runs" {
 	diagnose ascend/mstt_advisor_fixtures
-	[ "$(dominant cluster_analysis_output)" = '' ] # runs are named by dir
-	[ "$(jqr pd.bottleneck 'select(.dominant) | [.rule,.impact]' | sort | tr '\n' ' ')" = \
-	    '["msprof.aicpu",0.0115] ["msprof.overall.free",0.5646] ["msprof.overall.free",0.5893] ["perfdiag.operator_hotspot",0.302] ' ]
+	[ "$(jqr pd.bottleneck 'select(.dominant and (.run | endswith("test/ut/advisor"))) | [.rule,.impact,.variant]')" = '["msprof.overall.free",0.5893,"torch_npu"]' ]
+	[[ "$(jqr pd.bottleneck 'select(.dominant and (.run | endswith("test/ut/advisor"))) | .fix.change')" == *"TASK_QUEUE_ENABLE=2"* ]]
+	[ "$(dominant compute_advice)" = '["perfdiag.operator_hotspot",0.302]' ]
 	[ "$(jqr pd.bottleneck 'select(.dominant and .rule == "perfdiag.operator_hotspot") | .handoff')" = '"operator"' ]
+	[ "$(dominant advisor_backend)" = '["msprof.aicpu",0.0115]' ]
+	[ "$(jqr pd.bottleneck 'select(.dominant and (.run | endswith("test/resource/advisor"))) | .fallback')" = false ]
 }
 
 # HTA critical-path test traces: tiny programs with long host-side pauses;
 # the device is free for 99.9 % (alexnet, 43.36 s), 98.1 %, 98.4 % and
-# 99.9 % of the traced step.
+# 99.9 % of the traced step. HTA (peers/hta-0.6.1/alexnet): idle 99.49 % of
+# the kernel span, all of it host_wait; its critical path is cpu_bound.
+# CUDA traces: the fix speaks CUDA (no TASK_QUEUE_ENABLE); no step markers
+# but one: low confidence.
 @test "pd-classify corpus: hta-critical-path-a100 is host-bound" {
 	diagnose pytorch/hta-critical-path-a100
 	[ "$(dominant alexnet_trace.json.gz)" = '["msprof.overall.free",0.9985]' ]
 	[ "$(dominant simple_add_trace.json.gz)" = '["msprof.overall.free",0.9988]' ]
 	[ "$(dominant event_sync_trace.json.gz)" = '["msprof.overall.free",0.9838]' ]
 	[ "$(dominant event_sync_multi_stream_trace.json.gz)" = '["msprof.overall.free",0.9813]' ]
+	[ "$(dominant_fix alexnet_trace.json.gz)" = '["pytorch-cuda","Keep the GPU fed: fewer host syncs in the step, then CUDA graphs or torch.compile to cut launch overhead"]' ]
+	[ "$(jqr pd.bottleneck '[.fix.change, .hints[]] | map(select(test("TASK_QUEUE"))) | length' | sort -u)" = 0 ]
+	[ "$(jqr pd.bottleneck 'select(.dominant and (.run | endswith("alexnet_trace.json.gz"))) | [.confidence_level,.confidence_basis]')" = \
+	    '["low","1 step, no step markers in the trace, evidence summaries 100 %"]' ]
 }
 
 # V100 rank 1 of 2, 5 steps: the device is free 737.11 ms of the steps
-# (0.4242) and 53.4 % of 22290 kernels are short: host/launch-bound.
+# (0.4242) and 53.4 % of 22290 kernels are short: host/launch-bound. HTA
+# (peers/hta-0.6.1/memev): idle 46.08 %, 90-99 % of it host_wait.
 @test "pd-classify corpus: hta-memory-events-v100 is host-bound" {
 	diagnose pytorch/hta-memory-events-v100
 	[ "$(dominant hta-memory-events-v100#world_size=2)" = '["msprof.overall.free",0.4242]' ]
@@ -331,38 +482,53 @@ dominant() {
 }
 
 # export_memory_timeline_raw output, not a trace: no peak ratio without the
-# device capacity, no step: nothing fires.
-@test "pd-classify corpus: hta-memory-timeline-raw has no step evidence: none" {
+# device capacity, no step: not enough evidence, and it says so.
+@test "pd-classify corpus: hta-memory-timeline-raw has no step evidence" {
 	diagnose pytorch/hta-memory-timeline-raw
-	[ "$(dominant memory_timeline.raw.gz)" = '["none",null]' ]
+	[ "$(dominant memory_timeline.raw.gz)" = '["perfdiag.evidence.no_step",0]' ]
+	[ "$(jqr pd.bottleneck 'select(.dominant) | .evidence')" = '"no step time in the dumps (formats: kineto); summaries read: pd.mem"' ]
 }
 
 # Five format variants: the ns-resolution V100 trace computes 96.5 % of its
-# step (compute-bound); MI250 and Triton examples idle (98.4 %, 100 %); the
-# CPU-only gloo rank and the CUPTI counter trace have no device step
-# breakdown: none.
+# step (compute-bound; HTA peers/hta-0.6.1/nsres: compute 96.75 %), but 5
+# steps at cv 0.30 are not "high"; MI250 and Triton examples idle (98.4 %,
+# 100 %; HTA amd: idle 98.53 %). The CPU-only gloo rank 34 of 300 has one
+# step of 210.11 ms and 30 events: 10 gloo all_reduce (2135.46 ms in all,
+# mostly outside the step) and no operator time: the step is not explained,
+# low confidence. The CUPTI counter trace launches 77 kernels
+# (cudaLaunchKernel) but holds no kernel event: no device activity, not a
+# CPU-bound run.
 @test "pd-classify corpus: hta-misc-format-variants" {
 	diagnose pytorch/hta-misc-format-variants
+	no_placeholders
 	[ "$(dominant world_size=1)" = '["perfdiag.compute_bound",0.9652]' ]
+	[ "$(jqr pd.bottleneck 'select(.dominant and (.run | endswith("world_size=1"))) | [.confidence_level,.confidence_basis]')" = \
+	    '["medium","5 steps, step time cv 0.30, evidence summaries 100 %"]' ]
 	[ "$(dominant mi250_minitoy_train_ROCm6_2_kineto.json.gz)" = '["msprof.overall.free",0.984]' ]
 	[ "$(dominant triton_example.json.gz)" = '["msprof.overall.free",1]' ]
-	[ "$(dominant world_size=300)" = '["none",null]' ]
-	[ "$(dominant cupti_profiler_counters_trace.json.gz)" = '["none",null]' ]
+	[ "$(dominant world_size=300)" = '["perfdiag.evidence.unexplained",0]' ]
+	[ "$(jqr pd.bottleneck 'select(.dominant and (.run | endswith("world_size=300"))) | [.confidence_level,.evidence]')" = \
+	    '["low","1 step(s) of 210.11 ms on a cpu run; the largest measured share is compute at 0.0 %; the trace holds 10 collectives (all_reduce on cpu_annotations, 2135.46 ms in all, partly outside the steps)"]' ]
+	[ "$(dominant cupti_profiler_counters_trace.json.gz)" = '["perfdiag.evidence.no_device_activity",0]' ]
+	[ "$(jqr pd.bottleneck 'select(.run | endswith("cupti_profiler_counters_trace.json.gz")) | .rule' | grep -c host_compute)" = 0 ]
 }
 
 # A100 rank 0 of 2, 3 steps: free 509.61 ms (0.7639), 55 % short kernels.
+# HTA (peers/hta-0.6.1/nccl2): idle 77.78 %, host_wait 99-100 % of it.
 @test "pd-classify corpus: hta-nccl-2rank-a100 is host-bound" {
 	diagnose pytorch/hta-nccl-2rank-a100
 	[ "$(dominant hta-nccl-2rank-a100#world_size=2)" = '["msprof.overall.free",0.7639]' ]
+	[ "$(dominant_fix hta-nccl-2rank-a100#world_size=2)" = '["pytorch-cuda","Keep the GPU fed: fewer host syncs in the step, then CUDA graphs or torch.compile to cut launch overhead"]' ]
 }
 
-# rank 0 of 16, 5 steps: free 692.60 ms (0.6449).
+# rank 0 of 16, 5 steps: free 692.60 ms (0.6449). HTA (queue): idle 69.44 %.
 @test "pd-classify corpus: hta-queue-length-a100-16rank is host-bound" {
 	diagnose pytorch/hta-queue-length-a100-16rank
 	[ "$(dominant hta-queue-length-a100-16rank#world_size=16)" = '["msprof.overall.free",0.6449]' ]
 }
 
-# ranks 0 and 1 of 128, 2 steps: rank 0 free 682.58 ms (0.5548).
+# ranks 0 and 1 of 128, 2 steps: rank 0 free 682.58 ms (0.5548). HTA
+# (sampled2): idle 53.56 % and 54.72 %.
 @test "pd-classify corpus: hta-sampled-2of128rank is host-bound" {
 	diagnose pytorch/hta-sampled-2of128rank
 	[ "$(dominant hta-sampled-2of128rank#world_size=128)" = '["msprof.overall.free",0.5548]' ]
@@ -370,8 +536,10 @@ dominant() {
 }
 
 # Same model, two machines: control (A100, 8 ranks) exposes 87.92 ms of
-# communication over 6 steps (0.1891 of the step); test (V100, 2 ranks)
-# computes 73.5 % of its step.
+# communication over 6 steps (0.1891 of the step; HTA tdctl: 47 % of
+# communication overlapped) ahead of free 0.1634; test (V100, 2 ranks)
+# computes 73.5 % of its step (HTA tdtest: compute 68.31 % of the kernel
+# span).
 @test "pd-classify corpus: hta-trace-diff control vs test" {
 	diagnose pytorch/hta-trace-diff
 	[ "$(dominant control#world_size=8)" = '["tbprof.comm.not_overlapped",0.1891]' ]
@@ -380,7 +548,8 @@ dominant() {
 
 # No ProfilerStep: 30 DataLoader __next__ calls take 51.7 % of the traced
 # time (the first one is the 1.94 s worker start-up stall); the device is
-# free 70.7 %, of which the input explains 51.7 points.
+# free 70.7 %, of which the input explains 51.7 points. HTA (resnet2080):
+# idle 67.4 %, all host_wait.
 @test "pd-classify corpus: param-resnet-rtx2080ti is input-bound" {
 	diagnose pytorch/param-resnet-rtx2080ti
 	no_placeholders
@@ -401,15 +570,94 @@ dominant() {
 	    '"90 % of kernels start within 81.45 ms of their launch (9984 launches delayed)"' ]
 }
 
-# Single-H100 inference: Qwen computes 91.3 % of its step (bf16 GEMMs on
-# top); timesformer and bert-small leave the device free 58.6 % and 93.0 %.
+# Single-H100 inference, one step each. Qwen computes 91.3 % of its step
+# (HTA qwen_noround: compute 91.5 %; bf16 GEMMs on top, named without their
+# C++ decoration). timesformer: the device is free 58.6 % of the 382.54 ms
+# step although HTA (timesformer) finds it 96.51 % busy: HTA measures from
+# the first to the last kernel (159.99 ms), while 224.10 ms of the step
+# pass before the kernels, the host inside cudaMemcpyAsync (129.56 ms in 2
+# calls, pageable input): the hint says to pin it. bert-small leaves the
+# device free 93.0 % (HTA bert: idle 93.5 %, host_wait).
 @test "pd-classify corpus: tracelens-h100-inference" {
 	diagnose pytorch/tracelens-h100-inference
 	no_placeholders
 	[ "$(dominant Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz)" = '["perfdiag.compute_bound",0.9135]' ]
+	[[ "$(jqr pd.bottleneck 'select(.dominant and (.run | endswith("1016005.json.gz"))) | .evidence')" == *"the top operator sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas takes 28.0 % of device time, then at::native::elementwise_kernel (12.2 %)"* ]]
 	[ "$(dominant facebook_timesformer-base-finetuned-k400__1016002.json.gz)" = '["msprof.overall.free",0.5858]' ]
+	[ "$(jqr pd.bottleneck 'select(.dominant and (.run | endswith("1016002.json.gz"))) | .hints[0]')" = \
+	    '"cudaMemcpyAsync holds the host for 129.56 ms in 2 calls: copies from pageable memory are synchronous; pin the source (tensor.pin_memory(), DataLoader(pin_memory=True)) and copy with .to(device, non_blocking=True)"' ]
 	[ "$(dominant gaunernst_bert-small-uncased__1016001.json.gz)" = '["msprof.overall.free",0.9301]' ]
 	[ "$(jqr pd.profile 'select(.run | endswith("1016005.json.gz")) | .workload')" = '"inference"' ]
+}
+
+# A real CPU training run: fixtures/pd-classify/cpu_train.py (ours: an
+# MNIST-shaped CNN, two convolutions and two linear layers, SGD on
+# synthetic data), instrumented by pd-inject (torch.profiler, 1 wait + 1
+# warm-up + 5 active steps) and run under pd-collect with Debian's
+# python3-torch (CI installs it, see .ci/run). Nothing runs on a device, so
+# the step is the CPU's operators: the verdict is compute-bound on the host,
+# naming the aten operators that take the time, with a CPU fix (threads,
+# oneDNN layouts), never a CUDA or Ascend one.
+torch_python() {
+	local p
+	for p in python3 /usr/bin/python3; do
+		if "$p" -c 'import torch' 2>/dev/null; then echo "$p"; return; fi
+	done
+}
+
+@test "pd-classify: a real CPU training run is compute-bound on the host, with its operators" {
+	PY=$(torch_python)
+	if [ -z "$PY" ]; then
+		[ "${CI:-}" != true ] || { echo "python3-torch missing in CI" >&2; return 1; }
+		skip "python3-torch is not installed"
+	fi
+	d=$BATS_TEST_TMPDIR
+	pd-inject -q -o "$d/train_pd.py" -d "$d/prof" "$CF/cpu_train.py" >/dev/null
+	pd-collect -n -i 0.5 -p "$d/prof" -- "$PY" "$d/train_pd.py" 10 >"$d/run.jsonl" 2>"$d/run.err"
+	grep '"pd.root"' "$d/run.jsonl" >"$d/roots.jsonl"
+	[ "$(wc -l <"$d/roots.jsonl")" = 1 ]
+	run_pd bash -c "pd-sum-step -q <'$d/roots.jsonl' | pd-sum-comm -q | pd-sum-mem -q \
+	    | pd-sum-input -q | pd-sum-gaps -q | pd-hotspots -q | pd-profile | pd-classify"
+	no_placeholders
+	[ "$(jqr pd.profile '[.stack.device,.stack.framework,.workload,.step.n]')" = '["cpu","torch","training",5]' ]
+	[ "$(jqr pd.bottleneck 'select(.dominant) | [.rule,.domain,.fallback]')" = '["perfdiag.host_compute_bound","compute",false]' ]
+	# the impact is the operators' share of the step, recomputed here from
+	# the trace itself: the union of the top-level aten:: spans inside each
+	# ProfilerStep#N span over the sum of those spans (jq; ts and dur in
+	# us). pd-sum-step also counts the other top-level spans (the
+	# DataLoader's __next__, Optimizer.step), so it may read a little more:
+	# within 0.05.
+	trace=$(jq -r '.exports[0].path' "$d/roots.jsonl")
+	share=$(jq -r '(if type == "array" then . else .traceEvents end) as $e
+	    | [$e[] | select(.ph == "X" and (.name | test("^ProfilerStep#")))] as $steps
+	    | [$steps[] | . as $s | [$e[] | select(.ph == "X" and (.name | startswith("aten::"))
+	        and .tid == $s.tid and .ts >= $s.ts and .ts + .dur <= $s.ts + $s.dur)]
+	        | sort_by(.ts) | reduce .[] as $x ({end: 0, sum: 0};
+	            if $x.ts >= .end then {end: ($x.ts + $x.dur), sum: (.sum + $x.dur)}
+	            elif $x.ts + $x.dur > .end then {end: ($x.ts + $x.dur), sum: (.sum + $x.ts + $x.dur - .end)}
+	            else . end) | .sum] as $ops
+	    | ($ops | add) / ([$steps[].dur] | add)' "$trace")
+	impact=$(jqr pd.bottleneck 'select(.dominant) | .impact')
+	echo "operators' share: trace $share, verdict $impact" >&2
+	jq -e ". >= 0.5 and (. - $share | fabs) < 0.05" <<<"$impact" >/dev/null
+	# the operators named are the model's: by self time, the GEMMs of the
+	# Linear layers and the oneDNN convolutions and their backward
+	ops=$(jqr pd.hotspot '[.cpu_ops[0:5][].name]')
+	jq -e 'map(select(test("^aten::(mm|addmm|mkldnn_convolution|convolution_backward|threshold_backward|max_pool2d_with_indices|_convolution|conv2d|linear)$"))) | length >= 4' <<<"$ops" >/dev/null
+	ev=$(jqr pd.bottleneck 'select(.dominant) | .evidence')
+	for o in $(echo "$ops" | jq -r '.[0:3][]'); do [[ "$ev" == *"$o"* ]]; done
+	[[ "$(jqr pd.bottleneck 'select(.dominant) | .fix.change')" == *"torch.set_num_threads"* ]]
+	# no accelerator words in any finding of a CPU run
+	[ "$(jqr pd.bottleneck '[.fix.proposal, .fix.change, .hints[]] | map(select(test("CUDA|TASK_QUEUE|torch_npu|\\.npu|cudnn"))) | length' | sort -u)" = 0 ]
+	# 5 steps: the confidence says so
+	[[ "$(jqr pd.bottleneck 'select(.dominant) | .confidence_basis')" == '"5 steps, step time cv '* ]]
+	# report.md's first lines: the finding's title, fix and confidence
+	# with its basis, in the job's terms (its stack, its operators)
+	printf '%s\n' "$output" | pd-report -o "$d/rep" >/dev/null
+	sed -n 3p "$d/rep/report.md" | grep -q '^\*\*Dominant bottleneck:\*\* Compute-bound on the host CPU (no accelerator in the run): impact .* (torch on cpu)$'
+	sed -n 5p "$d/rep/report.md" | grep -q '^\*\*Fix:\*\* Give the CPU operators more compute: every physical core to intra-op threads'
+	sed -n 7p "$d/rep/report.md" | grep -q '^\*\*Confidence:\*\* [a-z]* ([0-9.]* %): 5 steps, step time cv '
+	sed -n 9p "$d/rep/report.md" | grep -qF "$(echo "$ops" | jq -r '.[0]')"
 }
 
 # A dump dir operand: evidence tools and pd-profile run first.
@@ -429,8 +677,11 @@ dominant() {
 }
 
 # Records with every value of the wrong type: read as "no value", never a
-# crash; nothing fires.
+# crash; no problem rule fires. The run with a profile gets the no-step
+# fallback (its formats are not strings: "none"); r2 has no pd.profile, so
+# not even a fallback can read it: "none".
 @test "pd-profile and pd-classify: summaries with wrong types are no evidence" {
 	run_pd bash -c "pd-profile '$CF/garbage.jsonl' | pd-classify"
-	[ "$(jqr pd.bottleneck 'select(.rule) | [.run,.rule]' | tr '\n' ' ')" = '[null,"none"] ["r2","none"] ' ]
+	[ "$(jqr pd.bottleneck 'select(.rule) | [.run,.rule]' | tr '\n' ' ')" = '[null,"perfdiag.evidence.no_step"] ["r2","none"] ' ]
+	[[ "$(jqr pd.bottleneck 'select(.run == null) | .evidence')" == '"no step time in the dumps (formats: none)'* ]]
 }

@@ -146,7 +146,7 @@ PF=$FIX/pd-profile
 	[ "$(jqr pd.profile '[.ranks,.world_size,.job.ranks_text,.job.ranks_missing,.job.layout]')" = '[4,4,"0-3",0,{"dp":null,"tp":2,"pp":2,"ep":null,"cp":null}]' ]
 	[ "$(jqr pd.profile '.job.stages')" = '[{"stage":0,"ranks_text":"0,1","ranks":[0,1]},{"stage":1,"ranks_text":"2,3","ranks":[2,3]}]' ]
 	[ "$(jqr pd.profile '[.job.groups[] | [.name,.kind,.ranks]]')" = '[["pp-a","pp",[0,2]],["pp-b","pp",[1,3]],["tp-a","tp",[0,1]],["tp-b","tp",[2,3]]]' ]
-	[ "$(jqr pd.profile '.job.sources | [.world_size,.tp,.pp,.groups,.stages]')" = '["trace","pd.comm groups","pd.step stage","pd.comm groups","pd.step stage"]' ]
+	[ "$(jqr pd.profile '.job.sources | [.world_size,.tp,.pp,.groups,.stages]')" = '["trace","pd.comm groups","pd.comm groups","pd.comm groups","pd.step stage"]' ]
 	# rank 0 is in both roots: the cluster root (4 ranks) gives its step,
 	# the rank's own root the hotspot it lacks
 	[ "$(jqr pd.profile '.job.duplicate_ranks')" = '[{"rank":0,"roots":["/j/cluster_analysis_output","/j/rank0_ascend_pt"],"used":"/j/cluster_analysis_output"}]' ]
@@ -315,7 +315,9 @@ kfam() {
 # 181582.526 of a 381667.620 us step (0.4758): stage 1 waits in receive for
 # stage 0; 293807.625 / 200085.130 = 1.4684. Stage 0 computes less
 # (75514.589 against 79885.012) and communicates more outside receive
-# (150583.851 against 34508.467): its excess is communication.
+# (150583.851 against 34508.467): its excess is communication. (The
+# issue's "one stage ~1.7x the other in compute" is not in this file:
+# computing differs by 6 %, own time by 1.47x.)
 @test "corpus msinsight_server_fixtures: 16 ranks, PP=2, the slow stage is named" {
 	require_corpus
 	run_pd pd-profile "$CORPUS/ascend/msinsight_server_fixtures"
@@ -357,4 +359,63 @@ kfam() {
 	[ "$(jqr pd.profile '[.job.world_size,.job.ranks,.job.ranks_missing,.cross_rank]')" = '[2,[0],1,null]' ]
 	run_pd pd-profile "$CORPUS/pytorch/hta-queue-length-a100-16rank"
 	[ "$(jqr pd.profile '[.job.world_size,.job.ranks,.job.ranks_missing,.cross_rank]')" = '[16,[0],15,null]' ]
+}
+
+# Kineto distributedInfo.pg_config reaches the job model through pd.comm
+# groups: kinds from the descriptions (Megatron's group names; a combined
+# group and default_pg are "unknown"); rank 0 is first in its pp group
+# [0, 2]: stage 0; the pp degree is the pp groups' size, 2.
+@test "pd-profile: the job model from Kineto distributedInfo pg_config" {
+	cat >"$BATS_TEST_TMPDIR/r0.json" <<'JSON'
+{"schemaVersion": 1, "distributedInfo": {"backend": "nccl", "rank": 0, "world_size": 4, "pg_count": 4, "pg_config": [
+ {"pg_name": "0", "pg_desc": "default_pg", "pg_size": 4, "ranks": [0, 1, 2, 3]},
+ {"pg_name": "1", "pg_desc": "TENSOR_MODEL_PARALLEL_GROUP", "pg_size": 2, "ranks": [0, 1]},
+ {"pg_name": "2", "pg_desc": "PIPELINE_MODEL_PARALLEL_GROUP", "pg_size": 2, "ranks": [0, 2]},
+ {"pg_name": "3", "pg_desc": "TENSOR_AND_DATA_PARALLEL_GROUP", "pg_size": 2, "ranks": [0, 1]}]},
+ "traceEvents": [
+{"ph": "X", "cat": "kernel", "name": "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)", "pid": 0, "tid": 7, "ts": 100, "dur": 100, "args": {"stream": 7}}
+]}
+JSON
+	run_pd bash -c "pd-sum-comm '$BATS_TEST_TMPDIR/r0.json' | pd-profile"
+	[ "$(jqr pd.comm '.groups')" = '[{"name":"0","kind":"unknown","ranks":[0,1,2,3]},{"name":"1","kind":"tp","ranks":[0,1]},{"name":"2","kind":"pp","ranks":[0,2]},{"name":"3","kind":"unknown","ranks":[0,1]}]' ]
+	[ "$(jqr pd.profile '.job | [.layout, .stages, .sources.tp, .sources.pp]')" = \
+	    '[{"dp":null,"tp":2,"pp":2,"ep":null,"cp":null},[{"stage":0,"ranks_text":"0","ranks":[0]}],"pd.comm groups","pd.comm groups"]' ]
+}
+
+# hta-nccl-2rank-a100: pg_config has the default group of ranks 0 and 1
+# (pg_name "0", pg_desc "default_pg"): its kind is not named.
+@test "corpus hta-nccl-2rank-a100: the process group of distributedInfo" {
+	require_corpus
+	run_pd pd-profile "$CORPUS/pytorch/hta-nccl-2rank-a100"
+	[ "$(jqr pd.profile '.job.groups')" = '[{"name":"0","kind":"unknown","ranks":[0,1]}]' ]
+}
+
+# ktrace RANK "TS DUR GROUP RANKS"...: a Kineto trace of one rank with a
+# 1000 us ProfilerStep and NCCL all-reduce kernels carrying the process
+# group args of PyTorch >= 2.3.
+ktrace() {
+	local r=$1 k
+	shift
+	{ printf '{"schemaVersion": 1, "distributedInfo": {"backend": "nccl", "rank": %s, "world_size": 3},\n "traceEvents": [\n{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, "dur": 1000}' "$r"
+	  for k in "$@"; do
+		set -- $k
+		printf ',\n{"ph": "X", "cat": "kernel", "name": "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)", "pid": 0, "tid": 7, "ts": %s, "dur": %s, "args": {"stream": 7, "Collective name": "allreduce", "Process Group Name": "%s", "Process Group Ranks": "%s"}}' "$1" "$2" "$3" "$4"
+	  done
+	  printf '\n]}\n'; } >"$BATS_TEST_TMPDIR/g/r$r.json"
+}
+
+# Rank 0 runs all-reduces on group 1 (ranks 0, 1) at 100 and 500 us and one
+# on group 2 (ranks 0, 2) at 300 between them; rank 1 only group 1's, at
+# 150 and 590, ending with rank 0's (200 and 600). Matched by group, op
+# and sequence: rank 1 starts both last, rank 0 waits 50 + 90 = 140 us of
+# its 1000 us step for it (0.14). By op type and sequence alone rank 0's
+# group-2 all-reduce would be paired with rank 1's second one.
+@test "pd-profile: collectives are matched within their process group" {
+	mkdir -p "$BATS_TEST_TMPDIR/g"
+	ktrace 0 "100 100 1 [0,1]" "300 50 2 [0,2]" "500 100 1 [0,1]"
+	ktrace 1 "150 50 1 [0,1]" "590 10 1 [0,1]"
+	run_pd bash -c "pd-locate '$BATS_TEST_TMPDIR/g' | pd-sum-step | pd-sum-comm | pd-profile"
+	[ "$(jqr pd.comm 'select(.rank == 0) | [.collectives[] | [.group,.seq]]')" = '[["1/[0,1]",0],["2/[0,2]",0],["1/[0,1]",1]]' ]
+	[ "$(jqr pd.profile '.cross_rank.collective_skew | [.collectives,.unmatched]')" = '[2,0]' ]
+	[ "$(jqr pd.profile '.cross_rank.stragglers | map([.rank,.last_at,.caused_wait_us_per_step,.ratio])')" = '[[1,2,140,0.14]]' ]
 }

@@ -187,17 +187,6 @@ root_line() {
 	    '[[0,8,76310.94,0,304017.5,null],[1,8,80072.45,195498.28,203701.736,null]]' ]
 }
 
-@test "pd-sum-step: cluster ranks a per-rank root covers are left to it" {
-	require_corpus
-	local k=$ASC/msinsight_server_fixtures/cluster_analysis_output
-	root_line $k cluster_analysis null cluster_step_trace_time=$k/cluster_step_trace_time.csv |
-	    jq -c '.covers = [{"rank":0,"root":"/x/r0"},{"rank":9,"root":"/x/r9"}]' >"$BATS_TEST_TMPDIR/in"
-	run_pd 0 pd-sum-step <"$BATS_TEST_TMPDIR/in"
-	[ "$(jqr pd.step .rank | tr '\n' ' ')" = '1 2 3 4 5 6 7 8 10 11 12 13 14 15 ' ]
-	# the stage numbers and the stage summary do not change
-	[ "$(jqr pd.step 'select(.rank == 8) | [.stage, (.stages|length)]')" = '[1,2]' ]
-}
-
 # A PP Index column (msprof-analyze with a parallel layout) gives the stage;
 # hand-made file, no stage rows.
 @test "pd-sum-step: cluster PP Index column is the stage" {

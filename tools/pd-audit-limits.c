@@ -14,8 +14,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "pd-audit-limits/audit.h"
 #include "pd-audit-limits/limits.h"
 #include "pd_diag.h"
 #include "pd_tool.h"
@@ -26,17 +28,26 @@
 #include "pd_yamlio.h"
 
 static const char usage[] =
-    "usage: pd-audit-limits [-en] [-c LSCPU] [-D DIR] [-g SMI]... [-o DIR]\n"
+    "usage: pd-audit-limits [-ens] [-c LSCPU] [-D DIR] [-g SMI]... [-o DIR]\n"
     "           [-P PEAKS] [-S SMI]... [-t SECONDS] [FILE|-]...\n"
+    "       pd-audit-limits -o DIR -x NAME [-N RUNS] -b BEFORE -a AFTER [FILE|-]...\n"
+    "       pd-audit-limits -R -o DIR [FILE|-]...\n"
+    "  -a CMD      with -x: the command line with the change (run by sh -c)\n"
+    "  -b CMD      with -x: the command line before the change\n"
     "  -c LSCPU    CPU from an lscpu capture instead of this machine\n"
     "  -D DIR      measure sequential read bandwidth of a file in DIR\n"
     "  -e          exit 1 when the red alarm fires (no resource saturated)\n"
     "  -g SMI      accelerators from an nvidia-smi / npu-smi capture\n"
     "  -n          do not run nvidia-smi / npu-smi\n"
+    "  -N RUNS     with -x: runs of each command (default 3; 2 to 50)\n"
     "  -o DIR      write DIR/theoretical_limits.yaml\n"
     "  -P PEAKS    peak table (default: share/limits/peaks.yaml)\n"
+    "  -R          write DIR/final_report.html and .md from the audit's records\n"
+    "  -s          with a verdict: rank strategies, write DIR/strategies.md,\n"
+    "              DIR/analysis.html and edited copies in DIR/experiments/\n"
     "  -S SMI      an nvidia-smi / npu-smi capture as one pd.sample per device\n"
     "  -t SECONDS  time for the memory and CPU rate runs (default 1; 0: skip)\n"
+    "  -x NAME     run the experiment NAME: BEFORE and AFTER under pd-collect\n"
     "  -h, --help  this help\n"
     "  --version   the version\n"
     "  FILE|-      records with pd.sample (default: stdin unless a terminal)\n";
@@ -45,6 +56,7 @@ struct st {
 	json_t *samples;	/* pd.sample records */
 	json_t *limits_in;	/* last pd.limits read (disk ceiling) */
 	json_t *device_ev;	/* pd.context device_evidence (first) */
+	json_t *all;		/* every record read */
 };
 
 static int
@@ -52,6 +64,7 @@ on_record(json_t *rec, void *ctx)
 {
 	struct st *s = ctx;
 
+	json_array_append(s->all, rec);
 	if (pd_rec_is(rec, "pd.sample") && pd_rec_int(rec, "v", 0) == 1)
 		json_array_append(s->samples, rec);
 	else if (pd_rec_is(rec, "pd.context") && pd_rec_int(rec, "v", 0) == 1 &&
@@ -182,10 +195,43 @@ unknown_peaks(json_t *accel)
 				    "UNKNOWN \xe2\x80\x94 fill in manually"));
 }
 
+static int
+mkdir_p(const char *path)
+{
+	char b[4096], *p;
+
+	snprintf(b, sizeof b, "%s", path);
+	for (p = b + 1; *p; p++)
+		if (*p == '/') {
+			*p = 0;
+			if (mkdir(b, 0777) != 0 && errno != EEXIST)
+				return -1;
+			*p = '/';
+		}
+	return mkdir(b, 0777) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+/* An experiment's name becomes a file name: letters, digits, - _ . */
+static const char *
+name_arg(const char *s)
+{
+	size_t n = strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "0123456789-_.");
+
+	if (!*s || s[n] || *s == '.' || n > 64) {
+		pd_error(NULL, 0, "-x: name must be letters, digits, '-', '_' "
+		    "or '.', not '%s'", s);
+		pd_usage_exit(usage, 2);
+	}
+	return s;
+}
+
 int
 main(int argc, char **argv)
 {
-	struct st s = { json_array(), NULL, NULL };
+	struct st s = { json_array(), NULL, NULL, json_array() };
+	const char *xname = NULL, *xb = NULL, *xa = NULL;
+	int runs = 3, report = 0, strat = 0;
 	struct pd_stream ps;
 	json_t *gfiles = json_array(), *sfiles = json_array(), *devs, *peaks;
 	json_t *lim, *cpu, *v, *yaml;
@@ -196,8 +242,16 @@ main(int argc, char **argv)
 	size_t k;
 
 	pd_diag_init(argv[0]);
-	while ((c = pd_getopt(argc, argv, "c:D:eg:hno:P:S:t:", NULL, usage)) != -1) {
+	while ((c = pd_getopt(argc, argv, "a:b:c:D:eg:hnN:o:P:RsS:t:x:", NULL,
+	    usage)) != -1) {
 		switch (c) {
+		case 'a': xa = optarg; break;
+		case 'b': xb = optarg; break;
+		case 'N': runs = (int)pd_opt_int('N', optarg, 2, 50, "runs",
+		    NULL); break;
+		case 'R': report = 1; break;
+		case 's': strat = 1; break;
+		case 'x': xname = name_arg(optarg); break;
 		case 'c': lscpu = optarg; break;
 		case 'D': disk = optarg; break;
 		case 'e': e = 1; break;
@@ -214,6 +268,20 @@ main(int argc, char **argv)
 		default: pd_usage_exit(usage, 2);
 		}
 	}
+	if ((xname || report || strat) && !outdir) {
+		pd_error(NULL, 0, "%s needs -o DIR", xname ? "-x" : report ?
+		    "-R" : "-s");
+		pd_usage_exit(usage, 2);
+	}
+	if (xname && (!xb || !xa)) {
+		pd_error(NULL, 0, "-x needs -b BEFORE and -a AFTER");
+		pd_usage_exit(usage, 2);
+	}
+	if (outdir && mkdir_p(outdir) != 0) {
+		pd_error(outdir, 0, "%s", strerror(errno));
+		pd_diag_status(PD_EXIT_SYSTEM);
+		return pd_diag_finish();
+	}
 	memset(&ps, 0, sizeof ps);
 	ps.ctx = &s;
 	ps.on_record = on_record;
@@ -221,6 +289,24 @@ main(int argc, char **argv)
 		pd_recfile_readf(&ps, stdin, "<stdin>");
 	for (i = optind; i < argc; i++)
 		pd_diag_status(pd_recfile_read(&ps, argv[i]));
+	if (xname || report) {
+		if (xname) {
+			json_t *recs = json_array();
+
+			if ((v = audit_experiment(argv[0], xname, xb, xa, runs,
+			    outdir, recs)) != NULL)
+				pd_rec_emit(v);
+			json_decref(recs);
+		} else if (audit_report(s.all, outdir) != 0)
+			pd_diag_status(PD_EXIT_SYSTEM);
+		json_decref(gfiles);
+		json_decref(sfiles);
+		json_decref(s.samples);
+		json_decref(s.limits_in);
+		json_decref(s.device_ev);
+		json_decref(s.all);
+		return pd_diag_finish();
+	}
 	if (!(peaks = load_peaks(peakfile))) {
 		pd_diag_status(PD_EXIT_CONFIG);
 		return pd_diag_finish();
@@ -292,9 +378,17 @@ main(int argc, char **argv)
 	}
 	if ((v = limits_verdict(s.samples, lim, &alarm)) != NULL) {
 		pd_rec_emit(json_incref(lim));
-		pd_rec_emit(v);
+		pd_rec_emit(json_incref(v));
 	} else
 		pd_rec_emit(json_incref(lim));
+	if (strat) {
+		json_t *st = audit_strategies(s.all, v, lim, outdir, NULL), *x;
+
+		json_array_foreach(st, k, x)
+			pd_rec_emit(json_incref(x));
+		json_decref(st);
+	}
+	json_decref(v);
 	if (alarm && e)
 		pd_diag_status(PD_EXIT_FOUND);
 	json_decref(lim);
@@ -305,6 +399,7 @@ main(int argc, char **argv)
 	json_decref(s.samples);
 	json_decref(s.limits_in);
 	json_decref(s.device_ev);
+	json_decref(s.all);
 	free(lscpu_text);
 	return pd_diag_finish();
 }

@@ -5,10 +5,13 @@
  *   pd.profile (per run), pd.root and the summaries (joined by root).
  *   Rules: share/rules/default.yaml, then each -r FILE (same id overrides).
  * Writes: the input unchanged, then per run one pd.bottleneck per rule that
- *   fires, ranked by impact (position 1..n, exactly one dominant); a run
- *   where nothing fires gets one record with rule "none".
+ *   applies to the run's stack and fires, ranked by impact (position 1..n,
+ *   exactly one dominant). When no rule fires, the fallback rules (the
+ *   bound resource, or what evidence is missing) are tried; a run where
+ *   even they do not fire gets one record with rule "none".
  * Aggregates: holds the summary records only (memory grows with ranks). */
 #include <getopt.h>
+#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +46,7 @@ struct ctx {
 
 struct hit {
 	const struct pd_rule *rule;
+	const struct pd_variant *var;	/* texts for the run's stack, or NULL */
 	json_t *obj;		/* evaluation object of the worst root */
 	json_t *root;		/* a record carrying root/rank, or NULL */
 	double impact, margin;
@@ -221,44 +225,152 @@ pd_set_text(json_t *rec, const char *key, const char *t, json_t *o)
 	free(s);
 }
 
+/* The texts of t[0..n) that hold on o, rendered (empty ones left out). */
 static json_t *
-strlist(char **v, size_t n, json_t *o)
+textlist(const struct pd_text *t, size_t n, json_t *o)
 {
 	json_t *a = json_array();
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		char *s = pd_rules_render(v[i], o);
+		char *s;
 
-		json_array_append_new(a, json_string(s));
+		if (!pd_rules_text_holds(&t[i], o))
+			continue;
+		s = pd_rules_render(t[i].text, o);
+		if (*s)
+			json_array_append_new(a, json_string(s));
 		free(s);
 	}
 	return a;
 }
 
-static double
-confidence(const struct hit *h, struct pd_run *u)
+/* How good the run's evidence is, the same for every finding of the run
+ * (pd-classify(1) gives the formula). */
+struct evq {
+	json_int_t steps, ranks, world;
+	double cv, summaries, q;
+	int markers;
+};
+
+static int
+has_markers(struct pd_run *u)
 {
-	double ev = u->profile ? pd_rec_num(u->profile, "confidence", 0.5) : 0.5;
-	double margin = 1;
+	const char *root;
+	json_t *v, *st, *e;
 	size_t i;
+
+	json_object_foreach(u->views, root, v) {
+		st = pd_path_get(v, "step.steps");
+		json_array_foreach(st, i, e)
+			if (json_is_integer(json_object_get(e, "step")))
+				return 1;
+	}
+	return 0;
+}
+
+static void
+evidence_quality(struct pd_run *u, struct evq *e)
+{
+	json_t *p = u->profile;
+	double sn, scv, sr;
+
+	memset(e, 0, sizeof *e);
+	e->steps = p ? (json_int_t)pd_path_num(p, "step.n") : 0;
+	if (!(e->steps > 0))
+		e->steps = 0;
+	e->cv = p ? pd_path_num(p, "step.cv") : NAN;
+	e->ranks = p && json_is_integer(json_object_get(p, "ranks")) ?
+	    json_integer_value(json_object_get(p, "ranks")) : 0;
+	e->world = p && json_is_integer(json_object_get(p, "world_size")) ?
+	    json_integer_value(json_object_get(p, "world_size")) : 0;
+	e->summaries = 0.5 + 0.5 * (p ? pd_rec_num(p, "confidence", 0) : 0);
+	e->markers = has_markers(u);
+	sn = e->steps > 0 ? (double)e->steps / (double)(e->steps + 1) : 0.25;
+	scv = isnan(e->cv) || e->steps < 2 ? 1 : 1 / (1 + e->cv);
+	sr = e->world > 0 && e->ranks > 0 ? 0.9 + 0.1 * fmin(1,
+	    (double)e->ranks / (double)e->world) : 1;
+	e->q = sn * scv * sr * (e->markers || !e->steps ? 1 : 0.6) *
+	    e->summaries;
+}
+
+/* The profile's own evidence weight, back from e->summaries. */
+static double
+p_conf(const struct evq *e)
+{
+	return (e->summaries - 0.5) * 2;
+}
+
+static double
+confidence(const struct hit *h, const struct evq *e, json_t **factors,
+    char **basis)
+{
+	double margin = 1, agree, d, conf;
+	size_t i, len;
+	FILE *m;
 
 	for (i = 0; i < h->rule->nwhen; i++)
 		if (h->rule->when[i].op <= PD_OP_LE) {
 			margin = pd_rules_margin(&h->rule->when[i], h->obj);
 			break;
 		}
-	return 0.4 * ev + 0.3 * margin +
-	    0.3 * (h->checked ? (double)h->fired / h->checked : 1);
+	agree = h->checked ? (double)h->fired / h->checked : 1;
+	d = 0.7 + 0.15 * margin + 0.15 * agree;
+	conf = fmin(h->rule->confidence_max, e->q * d);
+	*factors = json_object();
+	pd_set_int(*factors, "steps", e->steps);
+	pd_set_real(*factors, "cv", e->cv, 4);
+	pd_set_int(*factors, "ranks", e->ranks);
+	if (e->world > 0)
+		pd_set_int(*factors, "world_size", e->world);
+	else
+		pd_set_null(*factors, "world_size");
+	pd_set_bool(*factors, "step_markers", e->markers);
+	pd_set_real(*factors, "summaries", e->summaries, 4);
+	pd_set_real(*factors, "evidence", e->q, 4);
+	pd_set_real(*factors, "margin", margin, 4);
+	pd_set_real(*factors, "agreement", agree, 4);
+	m = open_memstream(basis, &len);
+	if (!m)
+		abort();
+	if (e->steps == 0)
+		fputs("no step", m);
+	else
+		fprintf(m, "%lld step%s", (long long)e->steps,
+		    e->steps == 1 ? "" : "s");
+	if (e->steps > 1 && !isnan(e->cv))
+		fprintf(m, ", step time cv %.2f", e->cv);
+	if (!e->markers && e->steps)
+		fputs(", no step markers in the trace", m);
+	if (e->world > 1)
+		fprintf(m, ", %lld of %lld rank%s", (long long)e->ranks,
+		    (long long)e->world, e->world == 1 ? "" : "s");
+	else if (e->ranks > 1)
+		fprintf(m, ", %lld ranks", (long long)e->ranks);
+	fprintf(m, ", evidence summaries %.0f %%", p_conf(e) * 100);
+	if (h->checked > 1)
+		fprintf(m, ", fired on %d of %d roots", h->fired, h->checked);
+	if (conf < e->q * d)
+		fprintf(m, ", at most %.0f %% for this finding",
+		    h->rule->confidence_max * 100);
+	fclose(m);
+	return conf;
+}
+
+static const char *
+level(double conf)
+{
+	return conf >= 0.7 ? "high" : conf >= 0.4 ? "medium" : "low";
 }
 
 static void
-emit(const struct hit *h, struct pd_run *u, int pos)
+emit(const struct hit *h, struct pd_run *u, const struct evq *e, int pos)
 {
 	const struct pd_rule *r = h->rule;
-	json_t *b = pd_rec_new("pd.bottleneck", 1, NULL), *fix;
-	char *ev = pd_rules_render(r->evidence, h->obj);
-	double conf = confidence(h, u);
+	const struct pd_variant *x = h->var;
+	json_t *b = pd_rec_new("pd.bottleneck", 1, NULL), *fix, *factors;
+	char *ev = pd_rules_render(r->evidence, h->obj), *basis;
+	double conf = confidence(h, e, &factors, &basis);
 	int off = r->handoff && holds(r->handoff_if, r->nhandoff_if, h->obj,
 	    NULL);
 	json_t *subj = r->subject ? pd_path_get(h->obj, r->subject) : NULL;
@@ -271,35 +383,50 @@ emit(const struct hit *h, struct pd_run *u, int pos)
 		pd_set_null(b, "rank");
 	pd_set(b, "run", json_incref(u->id));
 	pd_set_str(b, "rule", r->id);
-	pd_set_text(b, "title", r->title, h->obj);
+	pd_set_text(b, "title", x && x->title ? x->title : r->title, h->obj);
 	pd_set_str(b, "domain", r->domain);
 	pd_set_int(b, "position", pos);
 	pd_set_bool(b, "dominant", pos == 1);
 	pd_set_str(b, "severity", severity(h));
 	pd_set_real(b, "impact", h->impact, 4);
 	pd_set_real(b, "confidence", conf, 4);
-	pd_set_str(b, "confidence_level", conf >= 0.7 ? "high" :
-	    conf >= 0.4 ? "medium" : "low");
+	pd_set_str(b, "confidence_level", level(conf));
+	pd_set_str(b, "confidence_basis", basis);
+	pd_set(b, "confidence_factors", factors);
 	pd_set_str(b, "evidence", ev);
 	pd_set(b, "values", pd_rules_values(r, h->obj));
 	pd_set_int(b, "fired_roots", h->fired);
 	pd_set_int(b, "checked_roots", h->checked);
 	pd_set_str(b, "source", r->source);
-	pd_set(b, "validation", strlist(r->validation, r->nvalidation,
-	    h->obj));
-	pd_set(b, "hints", strlist(r->hints, r->nhints, h->obj));
+	pd_set_str(b, "variant", x ? x->stacks[0] : NULL);
+	pd_set_bool(b, "fallback", r->fallback);
+	pd_set(b, "validation", x && x->nvalidation ?
+	    textlist(x->validation, x->nvalidation, h->obj) :
+	    textlist(r->validation, r->nvalidation, h->obj));
+	pd_set(b, "hints", x && x->nhints ? textlist(x->hints, x->nhints,
+	    h->obj) : textlist(r->hints, r->nhints, h->obj));
 	fix = json_object();
-	pd_set_text(fix, "proposal", r->fix_proposal, h->obj);
-	pd_set_text(fix, "effect", r->fix_effect, h->obj);
-	pd_set_text(fix, "change", r->fix_change, h->obj);
+	if (x && x->fix_proposal) {
+		pd_set_text(fix, "proposal", x->fix_proposal, h->obj);
+		pd_set_text(fix, "effect", x->fix_effect ? x->fix_effect :
+		    r->fix_effect, h->obj);
+		pd_set_text(fix, "change", x->fix_change, h->obj);
+	} else {
+		pd_set_text(fix, "proposal", r->fix_proposal, h->obj);
+		pd_set_text(fix, "effect", r->fix_effect, h->obj);
+		pd_set_text(fix, "change", r->fix_change, h->obj);
+	}
 	pd_set(b, "fix", fix);
 	pd_set_str(b, "handoff", off ? "operator" : NULL);
 	pd_set_str(b, "operator", off && json_is_string(subj) ?
 	    json_string_value(subj) : NULL);
 	free(ev);
+	free(basis);
 	pd_rec_emit(b);
 }
 
+/* Only when even the fallback rules do not fire (they were disabled or
+ * replaced): nothing is known, and the record says so. */
 static void
 emit_none(struct pd_run *u)
 {
@@ -319,11 +446,16 @@ emit_none(struct pd_run *u)
 	pd_set_null(b, "impact");
 	pd_set_real(b, "confidence", 0, 4);
 	pd_set_str(b, "confidence_level", "low");
+	pd_set_str(b, "confidence_basis", "no rule fired, not even a "
+	    "fallback rule: no verdict");
+	pd_set_null(b, "confidence_factors");
 	pd_set_str(b, "evidence", "no rule fired on the evidence present");
 	pd_set(b, "values", json_object());
 	pd_set_int(b, "fired_roots", 0);
 	pd_set_int(b, "checked_roots", 0);
 	pd_set_str(b, "source", "perfdiag");
+	pd_set_null(b, "variant");
+	pd_set_bool(b, "fallback", 1);
 	pd_set(b, "validation", next ? json_incref(next) : json_array());
 	pd_set(b, "hints", json_array());
 	fix = json_object();
@@ -336,32 +468,54 @@ emit_none(struct pd_run *u)
 	pd_rec_emit(b);
 }
 
+/* Evaluate the enabled rules of one kind (fallback or not) that apply to
+ * the run's stack; the ones that fire are put in h. */
+static size_t
+eval_kind(struct ctx *c, struct pd_run *u, json_t *stack, int fallback,
+    struct hit *h)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < c->rules.n; i++) {
+		const struct pd_rule *r = &c->rules.v[i];
+
+		if (!r->enabled || r->fallback != fallback ||
+		    !pd_rules_stack_match(r->stacks, r->nstacks, stack))
+			continue;
+		eval_rule(r, u, &h[n]);
+		if (h[n].fired) {
+			h[n].var = pd_rules_variant(r, stack);
+			n++;
+		} else
+			json_decref(h[n].obj);
+	}
+	return n;
+}
+
 static void
 classify(struct ctx *c, struct pd_run *u)
 {
 	struct hit *h = calloc(c->rules.n + 1, sizeof *h);
-	size_t i, n = 0;
+	json_t *stack = u->profile ? json_object_get(u->profile, "stack") :
+	    NULL;
+	struct evq e;
+	size_t i, n;
 
 	if (!h)
 		abort();
-	for (i = 0; i < c->rules.n; i++) {
-		if (!c->rules.v[i].enabled)
-			continue;
-		eval_rule(&c->rules.v[i], u, &h[n]);
-		if (h[n].fired)
-			n++;
-		else
-			json_decref(h[n].obj);
-	}
+	evidence_quality(u, &e);
+	n = eval_kind(c, u, stack, 0, h);
+	if (n)
+		c->fired = 1;
+	else
+		n = eval_kind(c, u, stack, 1, h);
 	qsort(h, n, sizeof *h, cmp_hit);
 	for (i = 0; i < n; i++) {
-		emit(&h[i], u, (int)i + 1);
+		emit(&h[i], u, &e, (int)i + 1);
 		json_decref(h[i].obj);
 	}
 	if (n == 0)
 		emit_none(u);
-	else
-		c->fired = 1;
 	free(h);
 }
 

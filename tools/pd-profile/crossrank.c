@@ -194,8 +194,9 @@ cmp_i64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Collectives matched across ranks by group (else op type) and sequence
- * number, in aligned trace time (start_ns). A blocking collective ends at
+/* Collectives matched across ranks by group, op type and sequence
+ * number (seq counts per op type and group), in aligned trace time
+ * (start_ns). A blocking collective ends at
  * about the same time on every rank, so a rank whose end is further than
  * 2 % of the duration (at least 20 us) from the median end did not run
  * the same collective (the sequences drifted: a collective one rank has
@@ -208,7 +209,7 @@ align(struct prun *p, struct rk *r, double *skew_sum, double *skew_max,
 	json_t *by = json_object(), *a;
 	const char *key;
 	size_t i, j, keys = 0;
-	char k[160];
+	char k[400];
 
 	*skew_sum = 0;
 	*skew_max = 0;
@@ -229,8 +230,9 @@ align(struct prun *p, struct rk *r, double *skew_sum, double *skew_max,
 			if ((!g && !op) || !json_is_integer(s) ||
 			    !json_is_integer(q) || isnan(dur) || dur < 0)
 				continue;
-			snprintf(k, sizeof k, "%s\037%s#%lld", g ? "g" : "o",
-			    g ? g : op, (long long)json_integer_value(q));
+			snprintf(k, sizeof k, "%s\037%s\037%s#%lld", g ? g : "",
+			    op ? op : "", g ? "g" : "o",
+			    (long long)json_integer_value(q));
 			if (!(a = json_object_get(by, k))) {
 				a = json_array();
 				json_object_set_new(by, k, a);

@@ -391,7 +391,8 @@ groups(struct prun *pr)
 	return out;
 }
 
-/* The size shared by every group of a kind, else 0. */
+/* The size shared by every group of a kind, else 0. The pp degree is
+ * its groups' size when they say, else the number of stages seen. */
 static json_int_t
 degree(json_t *gs, const char *kind)
 {
@@ -569,7 +570,7 @@ job_model(struct prun *pr, json_t *ws, const char *ws_src)
 	for (k = 0; kinds[k]; k++) {
 		json_int_t d = degree(gs, kinds[k]);
 
-		if (!strcmp(kinds[k], "pp") && nst > 0) {
+		if (!strcmp(kinds[k], "pp") && nst > 0 && !d) {
 			pd_set_int(lay, "pp", (int64_t)nst);
 			source(srcs, "pp", ss);
 		} else if (d > 0) {

@@ -51,10 +51,14 @@ fmt_metric(const char *name, json_t *v)
 	return fmt_num(v);
 }
 
+/* The head of the report: what limits the job, what to do, how sure, in
+ * the job's terms (the finding's title and texts, which name its
+ * operators and speak its stack); the rule id comes last. */
 static void
 summary(json_t *r, FILE *f)
 {
 	json_t *dom = get(r, "dominant"), *fix = get(r, "proposed_fix");
+	json_t *stack = get(get(r, "workload"), "stack");
 
 	fputs("# perfdiag report", f);
 	if (str(r, "run")) {
@@ -65,14 +69,31 @@ summary(json_t *r, FILE *f)
 	if (json_is_object(dom)) {
 		fputs("**Dominant bottleneck:** ", f);
 		md_text(f, str(dom, "title"));
-		fputs(" (`", f);
-		fputs(str(dom, "rule") ? str(dom, "rule") : "-", f);
-		fprintf(f, "`), domain %s: impact %s, confidence %s (%s)\n\n",
-		    str(dom, "domain") ? str(dom, "domain") : "-",
-		    fmt_ratio(get(dom, "impact")),
-		    fmt_ratio(get(dom, "confidence")),
+		fprintf(f, ": impact %s", fmt_ratio(get(dom, "impact")));
+		if (str(stack, "framework") || str(stack, "device")) {
+			fputs(" (", f);
+			md_text(f, str(stack, "framework") ?
+			    str(stack, "framework") : str(stack, "family"));
+			fputs(" on ", f);
+			md_text(f, str(stack, "device") ? str(stack, "device") :
+			    "an unknown device");
+			fputs(")", f);
+		}
+		fputs("\n\n", f);
+		if (json_is_object(fix) && str(fix, "proposal")) {
+			fputs("**Fix:** ", f);
+			md_text(f, str(fix, "proposal"));
+			fputs("\n\n", f);
+		}
+		fprintf(f, "**Confidence:** %s (%s)",
 		    str(dom, "confidence_level") ?
-		    str(dom, "confidence_level") : "-");
+		    str(dom, "confidence_level") : "-",
+		    fmt_ratio(get(dom, "confidence")));
+		if (str(dom, "confidence_basis")) {
+			fputs(": ", f);
+			md_text(f, str(dom, "confidence_basis"));
+		}
+		fputs("\n\n", f);
 		if (str(dom, "evidence")) {
 			fputs("Evidence: ", f);
 			md_text(f, str(dom, "evidence"));
@@ -83,10 +104,7 @@ summary(json_t *r, FILE *f)
 		md_text(f, str(get(r, "symptom"), "summary"));
 		fputs("\n\n", f);
 	}
-	if (json_is_object(fix) && str(fix, "proposal")) {
-		fputs("**Proposed fix:** ", f);
-		md_text(f, str(fix, "proposal"));
-		fputs("\n\n", f);
+	if (json_is_object(fix) && (str(fix, "effect") || str(fix, "change"))) {
 		if (str(fix, "effect")) {
 			fputs("- expected effect: ", f);
 			md_text(f, str(fix, "effect"));
@@ -99,6 +117,11 @@ summary(json_t *r, FILE *f)
 		}
 		fputc('\n', f);
 	}
+	if (json_is_object(dom))
+		fprintf(f, "Rule `%s`, domain %s, severity %s.\n\n",
+		    str(dom, "rule") ? str(dom, "rule") : "-",
+		    str(dom, "domain") ? str(dom, "domain") : "-",
+		    str(dom, "severity") ? str(dom, "severity") : "-");
 }
 
 static void

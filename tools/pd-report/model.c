@@ -753,7 +753,9 @@ report_build(struct report_in *in, struct pd_run *run,
 		copy(d, dom, "impact");
 		copy(d, dom, "confidence");
 		copy(d, dom, "confidence_level");
+		copy(d, dom, "confidence_basis");
 		copy(d, dom, "evidence");
+		copy(d, dom, "operator");
 		json_object_set_new(r, "dominant", d);
 		copy(f, dom, "rule");
 		copy(f, fix, "proposal");

@@ -15,6 +15,9 @@
  * Keeps: per op type the sums, and 32 bytes per collective (for the slowest
  * list and the per-collective start times that pd-profile compares across
  * ranks); the ProfilerStep windows.
+ * Groups: distributedInfo.pg_config (name, description, ranks), the kind
+ * read from the description (Megatron's TENSOR_MODEL_PARALLEL_GROUP,
+ * DeviceMesh's mesh_tp, ...).
  * Writes: one pd.comm (transit/wait/sync/transports/links are Ascend
  * evidence: null here). */
 #include "sum_comm.h"
@@ -43,6 +46,7 @@ struct coll {
 	int64_t s, dur, bytes;	/* bytes < 0: unknown */
 	uint32_t op, seq;
 	int64_t name_op;	/* index of op, for the slowest list's name */
+	int32_t grp;		/* index into the lane's groups, -1: none */
 };
 
 struct lane {
@@ -50,7 +54,38 @@ struct lane {
 	size_t nop, capop;
 	struct coll *c;
 	size_t n, cap;
+	char **grp;		/* "Process Group Name" + "/" + its ranks */
+	size_t ngrp;
 };
+
+/* The index of a collective's process group (kernel args "Process Group
+ * Name" and "Process Group Ranks", PyTorch >= 2.3), -1 when it has none. */
+static int32_t
+grp_index(struct lane *l, const struct pd_ev *ev)
+{
+	char name[64], ranks[192], key[260], *p, *q;
+	size_t i;
+
+	if (!pd_ev_arg_str(ev, "Process Group Name", name, sizeof name) ||
+	    !*name)
+		return -1;
+	if (!pd_ev_arg_str(ev, "Process Group Ranks", ranks, sizeof ranks))
+		*ranks = 0;
+	for (p = q = ranks; *p; p++)	/* "[0, 1]" -> "[0,1]" */
+		if (*p != ' ')
+			*q++ = *p;
+	*q = 0;
+	snprintf(key, sizeof key, "%s%s%s", name, *ranks ? "/" : "", ranks);
+	for (i = 0; i < l->ngrp; i++)
+		if (!strcmp(l->grp[i], key))
+			return (int32_t)i;
+	if (l->ngrp >= 65536)
+		return -1;
+	l->grp = realloc(l->grp, (l->ngrp + 1) * sizeof *l->grp);
+	if (!l->grp || !(l->grp[l->ngrp] = strdup(key)))
+		abort();
+	return (int32_t)l->ngrp++;
+}
 
 struct acc {
 	const char *path;
@@ -58,7 +93,88 @@ struct acc {
 	struct pd_ksteps steps;
 	struct lane gpu, gloo, cpu;	/* cpu: "nccl:" annotations */
 	uint64_t bad, gpu_events;
+	json_t *groups;		/* from distributedInfo.pg_config, or NULL */
 };
+
+/* The kind of parallelism a process group's description names:
+ * "dp", "tp", "pp", "ep", "cp", else "unknown" (also for groups that
+ * combine kinds, as TENSOR_AND_DATA_PARALLEL_GROUP). */
+static const char *
+group_kind(const char *desc)
+{
+	static const struct { const char *word, *kind; } words[] = {
+		{ "expert", "ep" }, { "tensor", "tp" }, { "pipeline", "pp" },
+		{ "context", "cp" }, { "data", "dp" }, { NULL, NULL }
+	};
+	static const struct { const char *tok, *kind; } toks[] = {
+		{ "dp", "dp" }, { "ddp", "dp" }, { "fsdp", "dp" }, { "tp", "tp" },
+		{ "pp", "pp" }, { "ep", "ep" }, { "cp", "cp" }, { NULL, NULL }
+	};
+	char low[128], *t, *save;
+	const char *kind = NULL;
+	size_t i, n = 0;
+
+	if (!desc)
+		return "unknown";
+	snprintf(low, sizeof low, "%s", desc);
+	for (i = 0; low[i]; i++)
+		low[i] = (char)tolower((unsigned char)low[i]);
+	for (i = 0; words[i].word; i++)
+		if (strstr(low, words[i].word)) {
+			kind = words[i].kind;
+			n++;
+		}
+	if (n)
+		return n == 1 ? kind : "unknown";
+	for (t = strtok_r(low, "_-. :/", &save); t; t = strtok_r(NULL,
+	    "_-. :/", &save))
+		for (i = 0; toks[i].tok; i++)
+			if (!strcmp(t, toks[i].tok)) {
+				if (kind && strcmp(kind, toks[i].kind))
+					return "unknown";
+				kind = toks[i].kind;
+			}
+	return kind ? kind : "unknown";
+}
+
+static void
+on_meta(const char *key, json_t *v, void *ctx)
+{
+	struct acc *a = ctx;
+	json_t *pg = json_object_get(v, "pg_config"), *e;
+	size_t i, j;
+
+	if (strcmp(key, "distributedInfo") || !json_is_array(pg) || a->groups)
+		return;
+	a->groups = json_array();
+	json_array_foreach(pg, i, e) {
+		json_t *rs = json_object_get(e, "ranks"), *g, *out;
+		json_t *name = json_object_get(e, "pg_name");
+		int ok = json_is_array(rs) && json_array_size(rs) > 0;
+
+		for (j = 0; ok && j < json_array_size(rs); j++)
+			ok = json_is_integer(json_array_get(rs, j));
+		if (!ok)
+			continue;
+		out = json_array();
+		for (j = 0; j < json_array_size(rs); j++)
+			json_array_append(out, json_array_get(rs, j));
+		g = json_object();
+		if (json_is_string(name))
+			pd_set_str(g, "name", json_string_value(name));
+		else if (json_is_integer(name)) {
+			char buf[32];
+
+			snprintf(buf, sizeof buf, "%lld",
+			    (long long)json_integer_value(name));
+			pd_set_str(g, "name", buf);
+		} else
+			pd_set_null(g, "name");
+		pd_set_str(g, "kind", group_kind(pd_rec_str(e, "pg_desc")));
+		pd_set(g, "ranks", out);
+		json_array_append_new(a->groups, g);
+	}
+}
 
 static size_t
 op_index(struct lane *l, const char *type, const char *name)
@@ -111,6 +227,7 @@ add(struct lane *l, const char *type, const char *name, int64_t s,
 	c->bytes = bytes;
 	c->op = (uint32_t)i;
 	c->seq = 0;
+	c->grp = -1;
 }
 
 /* Lower-case letters of the collective in an NCCL kernel name. */
@@ -230,6 +347,7 @@ on_event(const struct pd_ev *ev, void *ctx)
 		}
 		add(&a->gpu, type, ev->name, ev->ts_ns, ev->dur_ns,
 		    kernel_bytes(ev));
+		a->gpu.c[a->gpu.n - 1].grp = grp_index(&a->gpu, ev);
 	} else if (n >= 0) {
 		pd_ksteps_add(&a->steps, n, ev->ts_ns, ev->ts_ns + ev->dur_ns);
 	} else {
@@ -374,12 +492,14 @@ slowest_json(struct lane *l, const struct pd_ksteps *st, int topn)
 }
 
 /* Every collective in start order (the first MAX_COLL): what pd-profile
- * lines up across ranks by (op_type, seq) for the start skew. */
+ * lines up across ranks by (group, op_type, seq) for the start skew; seq
+ * counts per op type and process group. */
 static json_t *
 colls_json(struct lane *l, const struct pd_ksteps *st)
 {
 	json_t *arr = json_array();
-	uint32_t *seq = calloc(l->nop + 1, sizeof *seq);
+	size_t ng = l->ngrp + 1;
+	uint32_t *seq = calloc(l->nop * ng + 1, sizeof *seq);
 	size_t i;
 	int64_t s0;
 
@@ -391,7 +511,8 @@ colls_json(struct lane *l, const struct pd_ksteps *st)
 		struct coll *c = &l->c[i];
 		json_t *o = json_object();
 		pd_set_str(o, "op_type", l->op[c->op].type);
-		pd_set_int(o, "seq", seq[c->op]++);
+		pd_set_str(o, "group", c->grp >= 0 ? l->grp[c->grp] : NULL);
+		pd_set_int(o, "seq", seq[c->op * ng + (size_t)(c->grp + 1)]++);
 		set_step(o, st, c->s, &s0);
 		pd_set_int(o, "start_ns", c->s);
 		if (s0 != INT64_MIN)
@@ -438,6 +559,7 @@ emit(json_t *root, struct acc *a, const struct pd_kineto_info *info,
 	    "cpu_annotations");
 	pd_set_int(rec, "collectives_total", (int64_t)l->n);
 	pd_set(rec, "collectives", colls_json(l, &a->steps));
+	pd_set(rec, "groups", a->groups ? json_incref(a->groups) : json_null());
 	pd_set_int(rec, "skipped", (int64_t)(a->bad + st->skipped));
 	pd_set_str(rec, "path", a->path);
 	pd_set_bool(rec, "truncated", truncated);
@@ -455,13 +577,16 @@ lane_free(struct lane *l)
 	}
 	free(l->op);
 	free(l->c);
+	for (i = 0; i < l->ngrp; i++)
+		free(l->grp[i]);
+	free(l->grp);
 }
 
 int
 sum_comm_pytorch(json_t *root, const struct pd_tool *t)
 {
 	struct acc a;
-	struct pd_trace_cb cb = { &a, on_event, NULL };
+	struct pd_trace_cb cb = { &a, on_event, on_meta };
 	struct pd_kineto_info info;
 	struct pd_trace_stats st;
 	int rc;
@@ -476,6 +601,7 @@ sum_comm_pytorch(json_t *root, const struct pd_tool *t)
 		emit(root, &a, &info, &st, rc == 1, t->topn);
 	pd_kineto_info_free(&info);
 	pd_ksteps_free(&a.steps);
+	json_decref(a.groups);
 	lane_free(&a.gpu);
 	lane_free(&a.gloo);
 	lane_free(&a.cpu);

@@ -946,8 +946,8 @@ read_legacy_timelines(json_t *root, struct run *r)
  * stage's ranks) are numbered by their lowest rank and summarised in the
  * `stages` array of every rank record; a rank's `stage` is its PP Index
  * column when the file has one, else the number of the stage row holding
- * it. Ranks a per-rank root of the same run also holds (pd.root `covers`)
- * are left to that root. */
+ * it. Ranks that per-rank roots of the same run also hold (pd.root
+ * `covers`) are emitted all the same: pd-profile takes one unit per rank. */
 
 struct crow {
 	int stage;		/* 0 rank row, 1 stage row */
@@ -1029,19 +1029,6 @@ cmp_crow(const void *a, const void *b)
 	if (x->rank != y->rank)
 		return x->rank < y->rank ? -1 : 1;
 	return x->stage ? strcmp(x->index, y->index) : 0;
-}
-
-/* The ranks of the cluster that the pd.root says per-rank roots hold. */
-static int
-covered(json_t *root, int64_t rank)
-{
-	json_t *c = json_object_get(root, "covers"), *x;
-	size_t i;
-
-	json_array_foreach(c, i, x)
-		if (pd_rec_int(x, "rank", -1) == rank)
-			return 1;
-	return 0;
 }
 
 /* [{stage, ranks, totals}] of the stage rows (numbered from 0), or null. */
@@ -1145,7 +1132,7 @@ read_cluster(json_t *root, const char *path)
 		v[i].r.path = path;
 		v[i].r.skipped = whole.skipped;
 		v[i].r.truncated = whole.truncated;
-		if (!v[i].stage && !covered(root, v[i].rank))
+		if (!v[i].stage)
 			emit(root, &v[i].r, v[i].rank, "rank",
 			    stage_index(v, n, &v[i]), stages);
 	}

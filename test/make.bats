@@ -1,0 +1,80 @@
+#!/usr/bin/env bats
+# The Makefile on a bare machine: missing packages are installed (or named)
+# and the same `make` goes on with the new pkg-config flags; `make check`
+# says how many tests were skipped and why.
+load helper
+
+# A pkg-config that knows nothing until $FAKE/installed exists; then it
+# answers with flags no real package has, so the compile lines show
+# whether make read them after the install.
+setup() {
+	FAKE=$BATS_TEST_TMPDIR/fake
+	mkdir -p "$FAKE"
+	cat >"$FAKE/pkg-config" <<-'EOS'
+	#!/bin/sh
+	[ -e "$(dirname "$0")/installed" ] || exit 1
+	case $1 in --cflags) echo -DPD_FAKE_CFLAGS ;; --libs) echo -lpdfake ;; esac
+	EOS
+	chmod +x "$FAKE/pkg-config"
+	B=$BATS_TEST_TMPDIR/b
+}
+
+# make -n still remakes the included config.mk (make's rule for makefiles),
+# so this runs the dependency step for real and only prints the build.
+mk() {
+	local rc=$1; shift
+	run_pd "$rc" env -u MAKEFLAGS -u MAKELEVEL make -C "$TOP" -n PKG_CONFIG="$FAKE/pkg-config" \
+	    OBJ="$B" BIN="$B/bin" "$@" "$B/bin/pd-locate"
+}
+
+@test "make: missing packages are installed and the same make goes on" {
+	mk 0 APT_INSTALL="touch $FAKE/installed; :"
+	[[ "$output" == *"perfdiag: installing missing build dependencies: jansson yaml-0.1 zlib"* ]]
+	[[ "$output" == *"-DPD_FAKE_CFLAGS"*"-o $B/bin/pd-locate"*"-lpdfake"* ]]
+	[[ "$output" != *"run make again"* ]]
+	[ "$(cat "$B/config.mk")" = "PKG_CFLAGS = -DPD_FAKE_CFLAGS
+PKG_LIBS = -lpdfake" ]
+}
+
+@test "make: without a way to install, the packages and the command are named" {
+	mk 2 APT_INSTALL=
+	[[ "$stderr" == *"perfdiag: missing build dependencies: jansson yaml-0.1 zlib"* ]]
+	[[ "$stderr" == *"perfdiag: install them with: sudo apt-get install build-essential pkg-config libjansson-dev"* ]]
+	[ ! -e "$B/config.mk" ]
+}
+
+@test "make: an install that leaves a package missing stops the build" {
+	mk 2 APT_INSTALL=:
+	[[ "$stderr" == *"perfdiag: still missing after the install: jansson yaml-0.1 zlib"* ]]
+	[ ! -e "$B/config.mk" ]
+}
+
+@test "make: flags found once are kept; clean does not look for packages" {
+	touch "$FAKE/installed"
+	mk 0 APT_INSTALL=false
+	[[ "$output" == *"-DPD_FAKE_CFLAGS"* ]]
+	rm "$FAKE/installed"
+	mk 0 APT_INSTALL=false
+	[[ "$output" == *"-DPD_FAKE_CFLAGS"* ]]
+	run_pd 0 env -u MAKEFLAGS -u MAKELEVEL make -C "$TOP" -n PKG_CONFIG=false OBJ="$B/none" clean
+	[ ! -e "$B/none" ]
+}
+
+@test "make check: the skip summary counts the skipped tests by reason" {
+	# every test of corpus-locate.bats needs the corpus (20 require_corpus,
+	# one per @test), so with no corpus all of them are skipped
+	local n
+	n=$(grep -c '^@test' "$TOP/test/corpus-locate.bats")
+	PD_CORPUS=$BATS_TEST_TMPDIR/none CI= bats --tap "$TOP/test/corpus-locate.bats" \
+	    >"$BATS_TEST_TMPDIR/tap" || true
+	run_pd 0 sh "$TOP/test/skips.sh" "$BATS_TEST_TMPDIR/tap"
+	[ "${lines[0]}" = "make check: $n tests skipped:" ]
+	[ "${lines[1]}" = "  $n  corpus not found at $BATS_TEST_TMPDIR/none" ]
+	[[ "${lines[2]}" == *"PD_CORPUS"* ]]
+}
+
+@test "make check: no skip, no list" {
+	printf '1..2\nok 1 a\nok 2 b\n' >"$BATS_TEST_TMPDIR/tap"
+	run_pd 0 sh "$TOP/test/skips.sh" "$BATS_TEST_TMPDIR/tap"
+	[ "$output" = "make check: no test skipped" ]
+}
