@@ -11,8 +11,8 @@ DESTDIR ?=
 SHAREDIR = $(PREFIX)/share/perfdiag
 MANDIR = $(PREFIX)/share/man
 
-PKGS = jansson yaml-0.1 zlib
-DEBS = build-essential pkg-config libjansson-dev libyaml-dev zlib1g-dev bats jq mandoc
+PKGS = jansson yaml-0.1 zlib libarchive
+DEBS = build-essential pkg-config libjansson-dev libyaml-dev zlib1g-dev libarchive-dev bats jq mandoc
 CC ?= cc
 CFLAGS ?= -O2 -g
 OBJ ?= build
@@ -89,7 +89,7 @@ $(OBJ)/test/%: test/%.c $(OBJ)/lib.a $(HDRS)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(OBJ)/lib.a $(LDLIBS)
 
 # The test tools.
-TESTDEBS = bats jq perl
+TESTDEBS = bats jq perl zip
 check-deps:
 	@$(call need,test tools,for c in bats jq prove; do \
 	  command -v $$c >/dev/null || printf ' %s' $$c; done,$(TESTDEBS))
