@@ -19,7 +19,7 @@ put(struct sbuf *b, char c)
 		if (!b->s)
 			abort();
 	}
-	b->s[b->n++] = c;
+	b->s[b->n++] = c ? c : ' ';	/* a NUL byte would cut the line short */
 	b->s[b->n] = '\0';
 }
 

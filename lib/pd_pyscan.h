@@ -2,7 +2,8 @@
  *
  * A logical line is a statement's text with brackets and backslash
  * continuations joined (the newlines kept, so an offset maps back to its
- * physical line), comments dropped, carriage returns dropped, and the
+ * physical line), comments dropped, carriage returns dropped, NUL bytes
+ * read as spaces (so strlen(s) == n always), and the
  * inside of triple-quoted strings blanked. The scanner never fails: any
  * bytes give some lines. Shared by pd-find-context and pd-inject. */
 #ifndef PD_PYSCAN_H

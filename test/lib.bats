@@ -115,3 +115,15 @@ L=$BATS_TEST_DIRNAME/fixtures/lib
 	    -size -64M | sort)
 	[ "$n" -gt 30 ]
 }
+
+# A NUL byte inside a for line (pd-inject and pd-find-context read such
+# files): the logical line keeps its length (the NUL reads as a space, so
+# N == STRLEN) and the header is still a loop ending in ':'. Before, the
+# copy stopped at the NUL and the ':' test read past it.
+@test "pyscan: a NUL byte in a for line is a space, the line keeps its length" {
+	local f=$BATS_TEST_TMPDIR/nul.py
+	printf 'import torch\nfor x in loader\0:\n    loss.backward()\n' >"$f"
+	run_pd "$PD_TESTBIN/pyscan-dump" "$f"
+	[ "${lines[1]}" = "2 0 17 17 1 for x in loader :" ]
+	[ "${lines[2]}" = "3 4 15 15 0 loss.backward()" ]
+}
