@@ -1,5 +1,7 @@
 #include "pd_diag.h"
 
+#include "pd_rec.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -79,6 +81,45 @@ pd_note(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 	va_end(ap);
+}
+
+const char *
+pd_diag_quote(const char *s, size_t n)
+{
+	static char ring[8][4 * PD_QUOTE_MAX + 48];
+	static unsigned next;
+	char *b = ring[next++ % 8];
+	size_t i = 0, j = 0, k, lim;
+
+	if (!s)
+		return "(null)";
+	if (n == (size_t)-1)
+		n = strlen(s);
+	lim = n > PD_QUOTE_MAX ? PD_QUOTE_MAX : n;
+	b[j++] = '\'';
+	while (i < lim) {
+		unsigned char c = (unsigned char)s[i];
+		k = pd_utf8_seq(s + i, lim - i);
+		if (k > 1 || (k == 1 && c >= 0x20 && c != 0x7F && c != '\'' &&
+		    c != '\\')) {
+			memcpy(b + j, s + i, k);
+			j += k;
+			i += k;
+			continue;
+		}
+		if (c == '\'' || c == '\\') {
+			b[j++] = '\\';
+			b[j++] = (char)c;
+		} else {
+			j += (size_t)sprintf(b + j, "\\x%02X", c);
+		}
+		i++;
+	}
+	b[j++] = '\'';
+	if (n > lim)
+		j += (size_t)snprintf(b + j, 40, "... (%zu bytes)", n);
+	b[j] = 0;
+	return b;
 }
 
 void

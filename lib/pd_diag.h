@@ -39,6 +39,14 @@ void pd_usage_exit(const char *usage, int code) __attribute__((noreturn));
  * status (5 if stdout failed). */
 int pd_diag_finish(void);
 
+/* Input quoted into a message: in single quotes, at most PD_QUOTE_MAX bytes
+ * of s (n bytes; n == (size_t)-1: up to its NUL), an ellipsis and the full
+ * size when longer; control, quote, backslash and bytes that are not UTF-8
+ * as \xHH. The text lives in one of 8 rotating buffers (so a message may
+ * quote up to 8 things). */
+#define PD_QUOTE_MAX 64
+const char *pd_diag_quote(const char *s, size_t n);
+
 /* Quiet mode suppresses warnings (not errors); set with PD_QUIET=1 too. */
 void pd_diag_quiet(int on);
 

@@ -197,7 +197,7 @@ pd_kineto_trace_path(json_t *root)
 		return p;
 	if (json_array_size(json_object_get(root, "exports")) > 0)
 		return NULL;	/* other kinds only (memory_timeline_raw) */
-	p = pd_rec_str(root, "root");
+	p = pd_str_bytes(pd_rec_str(root, "root"));
 	if (p && stat(p, &st) == 0 && S_ISREG(st.st_mode))
 		return p;
 	return NULL;

@@ -650,7 +650,7 @@ torch_root(struct loc *l, const char *path, const char *format, int flat)
 		json_t *e;
 		json_array_foreach(r.exports, k, e) {
 			const char *kd = pd_rec_str(e, "kind");
-			mp = pd_rec_str(e, "path");
+			mp = pd_str_bytes(pd_rec_str(e, "path"));
 			if (strcmp(kd, "npu_module_mem") == 0)
 				r.device = device_from_csv(mp, "Device", NULL);
 			else if (strcmp(kd, "memory_record") == 0)
@@ -742,7 +742,7 @@ msprof_csv_device(json_t *exports)
 	int64_t d;
 
 	json_array_foreach(exports, i, e) {
-		const char *p = pd_rec_str(e, "path");
+		const char *p = pd_str_bytes(pd_rec_str(e, "path"));
 		if (in_list(kinds, pd_rec_str(e, "kind")) && ends_with(p, ".csv") &&
 		    (d = device_from_csv(p, "Device_id", NULL)) >= 0)
 			return d;
@@ -1313,7 +1313,7 @@ pd_root_export(json_t *root, const char *kind, size_t idx)
 	json_array_foreach(ex, i, e) {
 		const char *k = pd_rec_str(e, "kind");
 		if (k && strcmp(k, kind) == 0 && n++ == idx)
-			return pd_rec_str(e, "path");
+			return pd_str_bytes(pd_rec_str(e, "path"));
 	}
 	return NULL;
 }

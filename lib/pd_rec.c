@@ -123,10 +123,169 @@ pd_set(json_t *o, const char *key, json_t *val)
 	json_object_set_new(o, key, val ? val : json_null());
 }
 
+/* ---- names that are not UTF-8 ---- */
+
+size_t
+pd_utf8_seq(const char *p, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)p;
+	unsigned c = s[0];
+
+	if (n == 0 || c == 0)
+		return 0;
+	if (c < 0x80)
+		return 1;
+	if (c < 0xC2 || c > 0xF4)
+		return 0;
+	if (c < 0xE0)
+		return n >= 2 && (s[1] & 0xC0) == 0x80 ? 2 : 0;
+	if (c < 0xF0) {
+		if (n < 3 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80)
+			return 0;
+		if ((c == 0xE0 && s[1] < 0xA0) || (c == 0xED && s[1] >= 0xA0))
+			return 0;	/* overlong, or a surrogate */
+		return 3;
+	}
+	if (n < 4 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80 ||
+	    (s[3] & 0xC0) != 0x80)
+		return 0;
+	if ((c == 0xF0 && s[1] < 0x90) || (c == 0xF4 && s[1] >= 0x90))
+		return 0;	/* overlong, or above U+10FFFF */
+	return 4;
+}
+
+char *
+pd_str_escape(const char *s, size_t n)
+{
+	size_t i = 0, j = 0, k;
+	char *out;
+
+	while (i < n && (k = pd_utf8_seq(s + i, n - i)))
+		i += k;
+	if (i == n)
+		return NULL;
+	if (!(out = malloc(4 * n + 1)))
+		abort();
+	for (i = 0; i < n;) {
+		if ((k = pd_utf8_seq(s + i, n - i))) {
+			memcpy(out + j, s + i, k);
+			i += k;
+			j += k;
+			continue;
+		}
+		unsigned b = (unsigned char)s[i++];
+		out[j++] = (char)0xF4;
+		out[j++] = (char)0x8F;
+		out[j++] = (char)(0xBC | (b >> 6));
+		out[j++] = (char)(0x80 | (b & 0x3F));
+	}
+	out[j] = 0;
+	return out;
+}
+
+static void
+escaped_note(const char *s, size_t n)
+{
+	static char *seen[3];
+	static int count;
+	int i;
+
+	for (i = 0; i < count && i < 3; i++)
+		if (strlen(seen[i]) == n && memcmp(seen[i], s, n) == 0)
+			return;
+	if (count < 3 && (seen[count] = strndup(s, n)) == NULL)
+		abort();
+	if (count < 3)
+		pd_warn(NULL, 0, "name %s is not valid UTF-8: each bad byte "
+		    "is written as U+10FF00 plus its value (pd-record(5))",
+		    pd_diag_quote(s, n));
+	else if (count == 3)
+		pd_warn(NULL, 0, "more names are not valid UTF-8 "
+		    "(escaped the same way, not reported)");
+	count++;
+}
+
+json_t *
+pd_strn(const char *s, size_t n)
+{
+	char *e;
+	json_t *j;
+
+	if (!s)
+		return json_null();
+	if (!(e = pd_str_escape(s, n)))
+		return json_stringn(s, n);
+	escaped_note(s, n);
+	j = json_string(e);
+	free(e);
+	return j;
+}
+
+json_t *
+pd_str(const char *s)
+{
+	return s ? pd_strn(s, strlen(s)) : json_null();
+}
+
+/* Decoded names, kept until exit, looked up by their escaped form. */
+struct dec {
+	struct dec *next;
+	char *esc, *raw;
+};
+static struct dec *dec_tab[1024];
+
+static int
+escaped_at(const char *p)
+{
+	const unsigned char *s = (const unsigned char *)p;
+
+	return s[0] == 0xF4 && s[1] == 0x8F && s[2] >= 0xBC && s[2] <= 0xBF &&
+	    (s[3] & 0xC0) == 0x80;
+}
+
+const char *
+pd_str_bytes(const char *s)
+{
+	const char *p;
+	unsigned h = 5381;
+	struct dec *d;
+	size_t i, j;
+
+	if (!s)
+		return NULL;
+	for (p = s; (p = strchr(p, '\xF4')); p++)
+		if (escaped_at(p))
+			break;
+	if (!p)
+		return s;
+	for (p = s; *p; p++)
+		h = h * 33 + (unsigned char)*p;
+	h %= sizeof dec_tab / sizeof dec_tab[0];
+	for (d = dec_tab[h]; d; d = d->next)
+		if (strcmp(d->esc, s) == 0)
+			return d->raw;
+	if (!(d = malloc(sizeof *d)) || !(d->esc = strdup(s)) ||
+	    !(d->raw = malloc(strlen(s) + 1)))
+		abort();
+	for (i = j = 0; s[i];) {
+		if (escaped_at(s + i)) {
+			d->raw[j++] = (char)(((s[i + 2] & 3) << 6) |
+			    (s[i + 3] & 0x3F));
+			i += 4;
+		} else {
+			d->raw[j++] = s[i++];
+		}
+	}
+	d->raw[j] = 0;
+	d->next = dec_tab[h];
+	dec_tab[h] = d;
+	return d->raw;
+}
+
 void
 pd_set_str(json_t *o, const char *key, const char *s)
 {
-	pd_set(o, key, s ? json_string(s) : json_null());
+	pd_set(o, key, pd_str(s));
 }
 
 void

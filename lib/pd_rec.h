@@ -16,6 +16,7 @@
 #define PD_REC_H
 
 #include <jansson.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct pd_stream {
@@ -70,5 +71,27 @@ void pd_set(json_t *o, const char *key, json_t *val);
 
 /* A real rounded to dec decimals, as a json_t (new reference); NaN/inf -> null. */
 json_t *pd_real(double v, int dec);
+
+/* Names are bytes (file names, kernel names, CSV fields); JSON strings are
+ * UTF-8. Every string a tool writes goes through pd_str, which keeps valid
+ * UTF-8 and writes each other byte b (an invalid sequence, a NUL in
+ * pd_strn) as the code point U+10FF00 + b, which pd_str_bytes maps back.
+ * The mapping is idempotent: valid U+10FF00..U+10FFFF are kept as they are
+ * (and so read back as bytes). See pd-record(5), "Names that are not
+ * UTF-8". A name that had to be changed is warned about (the first few).
+ *
+ * pd_str, pd_strn: new reference; s NULL -> null. */
+json_t *pd_str(const char *s);
+json_t *pd_strn(const char *s, size_t n);
+/* The escaped form as a new NUL-terminated string (malloc), or NULL when s
+ * is valid UTF-8 without a NUL in its n bytes and needs no change. */
+char *pd_str_escape(const char *s, size_t n);
+/* The bytes a written string stands for (a path to open): s itself when it
+ * holds no escaped byte, else a decoded copy kept until exit (borrowed).
+ * NULL -> NULL. An escaped NUL ends the decoded name (a path has none). */
+const char *pd_str_bytes(const char *s);
+/* Length of the valid UTF-8 sequence at s (n bytes there), 0 if none (a NUL,
+ * a bad, overlong or surrogate sequence, one cut by n). */
+size_t pd_utf8_seq(const char *s, size_t n);
 
 #endif

@@ -913,7 +913,7 @@ pd_smi_lscpu(const char *text)
 
 		for (t = strtok_r(val[10], " ", &save); t;
 		    t = strtok_r(NULL, " ", &save))
-			json_array_append_new(fl, json_string(t));
+			json_array_append_new(fl, pd_str(t));
 	}
 	pd_set(o, "flags", fl);
 	lines_free(&L);

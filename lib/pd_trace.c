@@ -276,7 +276,8 @@ unescape(struct rd *r, const char *s, const char *e, int esc)
 				cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
 				s += 6;
 			}
-			put_utf8(r, cp);
+			/* a NUL would end the name: the escaped byte 0 (pd_str) */
+			put_utf8(r, cp ? cp : 0x10FF00);
 			continue;
 		}
 		default: o = c; break;

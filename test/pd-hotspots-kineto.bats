@@ -128,3 +128,27 @@ hot() {
 	[ "$(jqr pd.hotspot '[.cpu_ops[]|[.name,.count,.self_us]]')" = \
 	    '[["aten::linear",1,80],["aten::matmul",1,50],["aten::mm",1,50],["aten::copy_",1,10],["aten::t",1,10],["aten::relu",1,7]]' ]
 }
+
+# Kernel names that are not UTF-8 keep their own entry and come out escaped
+# (pd-record(5): each bad byte b as U+10FF00+b): raw 0xFF -> U+10FFFF
+# (1114111); a lone \ud800 decodes to bytes ED A0 80 -> 1114093 1114016
+# 1113984; \u0000 -> U+10FF00 (1113856). Durations 300, 200, 100 µs.
+@test "pd-hotspots: kernel names with bad bytes, a lone surrogate and NUL survive" {
+	local t=$BATS_TEST_TMPDIR/n.pt.trace.json
+	{
+		printf '{"traceEvents":[\n'
+		printf '{"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":1000},\n'
+		for c in 1 2 3; do
+			printf '{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":%d,"dur":2,"args":{"correlation":%d}},\n' $c $c
+		done
+		printf '{"ph":"X","cat":"kernel","name":"k\377a","pid":0,"tid":7,"ts":10,"dur":300,"args":{"device":0,"stream":7,"correlation":1}},\n'
+		printf '{"ph":"X","cat":"kernel","name":"k\\ud800b","pid":0,"tid":7,"ts":400,"dur":200,"args":{"device":0,"stream":7,"correlation":2}},\n'
+		printf '{"ph":"X","cat":"kernel","name":"k\\u0000c","pid":0,"tid":7,"ts":700,"dur":100,"args":{"device":0,"stream":7,"correlation":3}}\n'
+		printf ']}\n'
+	} >"$t"
+	run_pd 0 pd-hotspots "$t"
+	[ "$(jqr pd.hotspot '[.top[]|[(.name|explode),.total_us]]')" = \
+	    '[[[107,1114111,97],300],[[107,1114093,1114016,1113984,98],200],[[107,1113856,99],100]]' ]
+	[[ "$stderr" == *"pd-hotspots: warning: name 'k\\xFFa' is not valid UTF-8"* ]]
+	[[ "$stderr" == *"name 'k\\xED\\xA0\\x80b' is not valid UTF-8"* ]]
+}

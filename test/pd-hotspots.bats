@@ -187,3 +187,23 @@ O2=$R2/ASCEND_PROFILER_OUTPUT
 	[ -z "$stderr" ]
 	[ "$(jqr pd.hotspot .type | wc -l)" -eq 13 ]
 }
+
+# Op names and types with bytes that are not UTF-8: three allReduce types
+# stay apart (10, 20, 30 µs) and the row repeating op\377 1 (5 µs) joins
+# its entry: count 2, 15 µs. \377 -> U+10FFFF (1114111), \376 -> 1114110,
+# \375 -> 1114109 (pd-record(5)).
+@test "pd-hotspots: op names and types that are not UTF-8 keep their entries" {
+	local c=$BATS_TEST_TMPDIR/k.csv
+	{
+		echo 'Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),Block Dim'
+		printf '50,op\3771,allReduce\377,AI_CORE,1.0,10,0,0\n'
+		printf '50,op\3762,allReduce\376,AI_CORE,2.0,20,0,0\n'
+		printf '50,op\3753,allReduce\375,AI_CORE,3.0,30,0,0\n'
+		printf '50,op\3771,allReduce\377,AI_CORE,5.0,5,0,0\n'
+	} >"$c"
+	run_pd 0 pd-hotspots < <(root_line /r msprof 0 kernel_details=$c)
+	[ "$(jqr pd.hotspot '[.by_type[]|[(.type|explode|.[-1]),.count,.total_us]]')" = \
+	    '[[1114109,1,30],[1114110,1,20],[1114111,2,15]]' ]
+	[ "$(jqr pd.hotspot '[.top[]|.name|explode|.[2]]')" = '[1114109,1114110,1114111]' ]
+	[[ "$stderr" == *"pd-hotspots: warning: name 'op\\xFD3' is not valid UTF-8"* ]]
+}

@@ -297,3 +297,25 @@ job/host_1_20250101_ascend_pt/profiler_info_2.json\"" ]
 	[ "$stderr" = "pd-locate: warning: $d/locked: cannot read directory: Permission denied; skipped" ]
 	[ "$(printf '%s\n' "$output" | jq -r .root)" = "$d/loose" ]
 }
+
+# Byte 0xFF is not UTF-8: pd-record(5) writes it as U+10FF00 + 0xFF =
+# U+10FFFF (1114111), and tools map it back to open the file.
+@test "pd-locate: a directory named with byte 0xFF: every root, escaped, reopened" {
+	local d=$BATS_TEST_TMPDIR/t bad
+	bad=$d/$(printf 'a\377')
+	mkdir -p "$bad"
+	cp "$FIX/pd-locate/tiny.pt.trace.json" "$bad/"
+	cp "$FIX/pd-locate/tiny.pt.trace.json" "$d/b.pt.trace.json"
+	run_pd 0 pd-locate "$d"
+	[ "$(jqr pd.root .root | wc -l)" -eq 2 ]
+	# "/", "a", U+10FFFF, then "/tiny.pt.trace.json"
+	[ "$(jqr pd.root '.root|explode|.[-22:-19]' | head -1)" = '[47,97,1114111]' ]
+	[ "$(jqr pd.root '.exports[0].path' | head -1)" = "$(jqr pd.root .root | head -1)" ]
+	[[ "$stderr" == *"pd-locate: warning: name '$d/a\\xFF/tiny.pt.trace.json' is not valid UTF-8"* ]]
+	# the escaped path is mapped back: pd-hotspots reads the trace (tiny has
+	# one annotation, no kernels) and names the same root
+	printf '%s\n' "$output" | head -1 >"$BATS_TEST_TMPDIR/r.jsonl"
+	run_pd 0 pd-hotspots <"$BATS_TEST_TMPDIR/r.jsonl"
+	[ "$(jqr pd.hotspot '[(.root|explode|.[-22:-19]), .source, .kernels]')" = \
+	    '[[47,97,1114111],"kineto_trace",0]' ]
+}

@@ -432,3 +432,12 @@ pipeline() {
 	fi
 	[ -z "$(find "$D" -maxdepth 1 -name '.*' ! -name .)" ]
 }
+
+# An -o directory whose name is not UTF-8 (byte 0xFF) is named in
+# pd.report as U+10FFFF (1114111, pd-record(5)) and written there.
+@test "pd-report: an -o name with byte 0xFF is written there and named escaped" {
+	local o=$D/$(printf 'o\377')
+	run_pd 0 pd-report -o "$o" <"$S"
+	[ -f "$o/report.json" ]
+	[ "$(jqr pd.report '.dir|explode|.[-2:]')" = '[111,1114111]' ]
+}

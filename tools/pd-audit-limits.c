@@ -255,12 +255,12 @@ main(int argc, char **argv)
 		case 'c': lscpu = optarg; break;
 		case 'D': disk = optarg; break;
 		case 'e': e = 1; break;
-		case 'g': json_array_append_new(gfiles, json_string(optarg));
+		case 'g': json_array_append_new(gfiles, pd_str(optarg));
 			break;
 		case 'n': noprobe = 1; break;
 		case 'o': outdir = optarg; break;
 		case 'P': peakfile = optarg; break;
-		case 'S': json_array_append_new(sfiles, json_string(optarg));
+		case 'S': json_array_append_new(sfiles, pd_str(optarg));
 			break;
 		case 't': secs = pd_opt_real('t', optarg, 0, 600, "seconds", NULL);
 			break;

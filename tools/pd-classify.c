@@ -239,7 +239,7 @@ textlist(const struct pd_text *t, size_t n, json_t *o)
 			continue;
 		s = pd_rules_render(t[i].text, o);
 		if (*s)
-			json_array_append_new(a, json_string(s));
+			json_array_append_new(a, pd_str(s));
 		free(s);
 	}
 	return a;

@@ -178,7 +178,7 @@ keep_root(json_t *root, void *ctx)
 {
 	struct roots *r = ctx;
 	struct stat st;
-	const char *p = pd_rec_str(root, "root");
+	const char *p = pd_str_bytes(pd_rec_str(root, "root"));
 
 	if (!r->all && (!p || stat(p, &st) != 0 ||
 	    st.st_mtime + 1 < (time_t)r->start))
@@ -210,7 +210,7 @@ main(int argc, char **argv)
 			    "seconds");
 			break;
 		case 'n': noprobe = 1; break;
-		case 'p': json_array_append_new(dirs, json_string(optarg));
+		case 'p': json_array_append_new(dirs, pd_str(optarg));
 			break;
 		case 'r': runid = optarg; break;
 		case 'h': pd_usage_exit(usage, 0);
@@ -284,7 +284,7 @@ main(int argc, char **argv)
 	pd_set_str(run, "run", runid);
 	cmd = json_array();
 	for (c = optind; c < argc; c++)
-		json_array_append_new(cmd, json_string(argv[c]));
+		json_array_append_new(cmd, pd_str(argv[c]));
 	pd_set(run, "command", cmd);
 	if (WIFEXITED(st)) {
 		pd_set_int(run, "exit_status", WEXITSTATUS(st));

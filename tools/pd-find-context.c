@@ -246,7 +246,7 @@ lock_packages(json_t *pk, json_t *vers)
 
 			if (eq) {
 				char *nm = strndup(s, (size_t)(eq - s));
-				json_t *ver = json_string(eq + 2);
+				json_t *ver = pd_str(eq + 2);
 
 				lock_pkg(vers, nm, ver);
 				json_decref(ver);
@@ -326,7 +326,7 @@ env_lock(struct fc_ws *w)
 	if (json_is_array(j))	/* pip list --format=json */
 		n = lock_packages(j, vers);
 	json_object_foreach(j, k, v) {
-		json_array_append_new(keys, json_string(k));
+		json_array_append_new(keys, pd_str(k));
 		if (known(lock_sys, k) && json_is_string(v))
 			json_object_set(vers, k, v);
 		if (!n && known(pkkeys, k))

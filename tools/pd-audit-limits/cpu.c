@@ -128,7 +128,7 @@ cpuinfo_flags(char *model, size_t msize, double *mhz)
 
 			for (t = strtok_r(c, " ", &save); t;
 			    t = strtok_r(NULL, " ", &save))
-				json_array_append_new(fl, json_string(t));
+				json_array_append_new(fl, pd_str(t));
 			got = 1;
 		}
 	}

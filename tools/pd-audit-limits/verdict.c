@@ -520,7 +520,7 @@ limits_verdict(json_t *samples, json_t *limits, int *alarm)
 					    g[j].resource, *g[j].device ? ":" :
 					    "", g[j].device);
 					json_array_append_new(sat,
-					    json_string(nm));
+					    pd_str(nm));
 				}
 			}
 			json_array_append_new(res, o);

@@ -56,7 +56,7 @@ store(struct collect *c, json_t *r)
 static void
 add_source(struct collect *c, const char *s)
 {
-	json_array_append_new(c->sources, json_string(s));
+	json_array_append_new(c->sources, pd_str(s));
 }
 
 /* "cpu" and "cpuN" lines; busy excludes guest (already in user/nice). */

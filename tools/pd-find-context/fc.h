@@ -8,6 +8,8 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "pd_rec.h"
+
 #define FC_MAXBYTES (4L << 20)	/* larger files are skipped with a note */
 #define FC_MAXEV 20		/* evidence entries kept per list */
 #define FC_MAXMETRICS 20	/* figures kept per log file and metric name */

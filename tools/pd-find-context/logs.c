@@ -246,10 +246,10 @@ fc_log_scan(struct fc_ws *w, const struct fc_file *f, const char *buf,
 			    h[k].unit[0] ? h[k].unit : NULL;
 			json_t *o = json_object();
 
-			json_object_set_new(o, "name", json_string(p->name));
+			json_object_set_new(o, "name", pd_str(p->name));
 			json_object_set_new(o, "value", json_real(h[k].v));
 			json_object_set_new(o, "unit", unit ?
-			    json_string(unit) : json_null());
+			    pd_str(unit) : json_null());
 			json_object_set_new(o, "file", fc_jstr(f->rel,
 			    strlen(f->rel), 0));
 			json_object_set_new(o, "line", json_integer(line));

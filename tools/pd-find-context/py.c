@@ -282,7 +282,7 @@ device(struct scan *sc, const struct pd_pyline *l, const char *p, size_t vn)
 			e--;
 	}
 	o = json_object();
-	json_object_set_new(o, "var", json_stringn(p, vn));
+	json_object_set_new(o, "var", pd_strn(p, vn));
 	json_object_set_new(o, "value", fc_jstr(v, (size_t)(e - v), 200));
 	json_object_set_new(o, "file", fc_jstr(sc->f->rel,
 	    strlen(sc->f->rel), 0));
@@ -523,7 +523,7 @@ finding(int c, const struct fc_file *f, long line)
 	json_object_set_new(o, "file", fc_jstr(f->rel, strlen(f->rel), 0));
 	json_object_set_new(o, "line", json_integer(line));
 	json_object_set_new(o, "severity", json_string(checks[c].severity));
-	json_object_set_new(o, "text", json_string(text));
+	json_object_set_new(o, "text", pd_str(text));
 	json_object_set_new(o, "hint", json_string(checks[c].hint));
 	free(text);
 	return o;

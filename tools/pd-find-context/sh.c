@@ -366,7 +366,7 @@ command(struct shs *sh)
 		if (fc_devvar(s, n)) {
 			json_t *o = json_object();
 
-			json_object_set_new(o, "var", json_stringn(s, n));
+			json_object_set_new(o, "var", pd_strn(s, n));
 			json_object_set_new(o, "value", fc_jstr(eq + 1,
 			    strlen(eq + 1), 200));
 			json_object_set_new(o, "file", fc_jstr(sh->f->rel,

@@ -61,7 +61,7 @@ fc_skip(struct fc_ws *w, const char *rel, const char *why)
 	json_t *o = json_object();
 
 	json_object_set_new(o, "file", fc_jstr(rel, strlen(rel), 0));
-	json_object_set_new(o, "reason", json_string(why));
+	json_object_set_new(o, "reason", pd_str(why));
 	json_array_append_new(w->skipped, o);
 }
 
@@ -301,7 +301,7 @@ fc_jstr(const char *s, size_t n, size_t max)
 			memcpy(o + j, s + i, k), j += k;
 		i += k;
 	}
-	r = json_stringn(o, j);
+	r = pd_strn(o, j);
 	free(o);
 	return r;
 }

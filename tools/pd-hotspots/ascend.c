@@ -87,7 +87,7 @@ table_get(struct table *t, const char *key, const char *type,
 	g->name = strdup(key);
 	g->type = type ? strdup(type) : NULL;
 	g->core = core ? strdup(core) : NULL;
-	json_object_set_new(t->index, key, json_integer(t->n));
+	json_object_set_new_nocheck(t->index, key, json_integer(t->n));
 	t->n++;
 	return g;
 }

@@ -63,7 +63,7 @@ inputs(struct report_in *in)
 			path = pd_rec_str(e, "path");
 			if (!path || json_object_get(by, path))
 				continue;
-			f = hash_file(path, 0);
+			f = hash_file(pd_str_bytes(path), 0);
 			pd_set_str(f, "kind", pd_rec_str(e, "kind"));
 			pd_set_str(f, "root", pd_rec_str(r, "root"));
 			json_object_set_new(by, path, f);

@@ -89,7 +89,7 @@ add_source(struct in *x, const char *s)
 		if (strcmp(json_string_value(json_array_get(x->sources, i)),
 		    s) == 0)
 			return;
-	json_array_append_new(x->sources, json_string(s));
+	json_array_append_new(x->sources, pd_str(s));
 }
 
 static int

@@ -102,7 +102,7 @@ alloc_get(struct mem *m, const char *name)
 	a = &m->a[m->na];
 	memset(a, 0, sizeof *a);
 	a->name = strdup(name);
-	json_object_set_new(m->aindex, name, json_integer(m->na));
+	json_object_set_new_nocheck(m->aindex, name, json_integer(m->na));
 	m->na++;
 	return a;
 }
@@ -139,7 +139,7 @@ add_source(struct mem *m, const char *source)
 
 	if (!n || strcmp(json_string_value(json_array_get(m->sources, n - 1)),
 	    source) != 0)
-		json_array_append_new(m->sources, json_string(source));
+		json_array_append_new(m->sources, pd_str(source));
 }
 
 /* Column idx in MiB or KiB, by its header; *unit gets the multiplier. */
