@@ -200,3 +200,46 @@ with_stdin() {
 	[ "$(jqr pd.root '.exports | map(.kind)')" = '["kineto_trace"]' ]
 	[ "$(grep -o '"ProfilerStep#[0-9]*"' "$W"/pd_trace/*.json | sort -u | wc -l)" -eq 4 ]
 }
+
+# Python's view of the copy: the number of attribute calls named NAME.
+py_calls() {
+	python3 -c 'import ast, sys
+t = ast.parse(open(sys.argv[1], "rb").read())
+print(sum(isinstance(n, ast.Call) and getattr(n.func, "attr", "") == sys.argv[2]
+          for n in ast.walk(t)))' "$1" "$2"
+}
+
+@test "pd-inject: a newline in the directory name never becomes code" {
+	need_python
+	local d=$W/$'x\nimport os; os.system("touch PWNED")\n#'
+	mkdir -p "$d"
+	cp "$F/tiny_cpu.py" "$d/"
+	run_pd 0 pd-inject "$d/tiny_cpu.py"
+	[ "$(jqr pd.inject .script)" = "$(jq -cn --arg s "$d/tiny_cpu.py" '$s')" ]
+	# the name sits in the begin comment as one escaped literal, and
+	# nothing in the copy calls .system()
+	grep -q '^# pd-inject: begin: a profiler around the step loop of "'"$W"'/x\\x0aimport os; os.system(\\"touch PWNED\\")\\x0a#/tiny_cpu.py";$' \
+	    "$d/tiny_cpu_pd.py"
+	[ "$(py_calls "$d/tiny_cpu_pd.py" system)" = 0 ]
+	check_copy "$d/tiny_cpu.py" "$d/tiny_cpu_pd.py"
+}
+
+# Byte 0xFF in the directory: the record writes it as U+10FFFF (1114111,
+# pd-record(5)); the copy names it "\udcff", which Python's file system
+# encoding turns back into the byte 0xFF.
+@test "pd-inject: a directory name that is not UTF-8 gives a valid copy and record" {
+	need_python
+	local d=$W/$(printf 'b\377')
+	mkdir -p "$d"
+	cp "$F/tiny_cpu.py" "$d/"
+	run_pd 0 pd-inject "$d/tiny_cpu.py"
+	[ "$(jqr pd.inject '[.script,.output,.outdir]|map(explode|index([98,1114111,47]) != null)')" = \
+	    '[true,true,true]' ]
+	[[ "$stderr" == *"pd-inject: warning: name '$W/b\\xFF/tiny_cpu.py' is not valid UTF-8"* ]]
+	check_copy "$d/tiny_cpu.py" "$d/tiny_cpu_pd.py"
+	python3 -c 'import ast, os, sys
+t = ast.parse(open(sys.argv[1], "rb").read())
+s = [n.args[0].value for n in ast.walk(t) if isinstance(n, ast.Call)
+     and getattr(n.func, "attr", "") == "tensorboard_trace_handler"][0]
+sys.stdout.buffer.write(os.fsencode(s))' "$d/tiny_cpu_pd.py" | cmp - <(printf '%s' "$d/pd_trace")
+}

@@ -176,11 +176,13 @@ prologue(int stack, const char *outdir, const char *script, const char *nl)
 		    "inject/steps.py");
 		return NULL;
 	}
+	lit = inj_pystr(script);
 	if (asprintf(&o, "# pd-inject: begin: a profiler around the step loop "
 	    "of %s;\n# to undo, delete this block and the _pd_inject_steps( ) "
 	    "around the loop's iterable.\n%s\n\n%s# pd-inject: end\n\n",
-	    script, a, b) < 0)
+	    lit, a, b) < 0)
 		abort();
+	free(lit);
 	free(a);
 	free(b);
 	if (strcmp(nl, "\n") != 0) {	/* the script's CRLF line ends */
@@ -350,7 +352,8 @@ inject(const char *path, void *ctx)
 	}
 	stat(path, &st);
 	inj_plan(buf, len, &p);
-	script = realpath(path, NULL);
+	if (!(script = realpath(path, NULL)) && !(script = strdup(path)))
+		abort();
 	stack = opt.stack >= 0 ? opt.stack : p.stack;
 	if (p.instrumented)
 		fail(path, PD_EXIT_INPUT, "%s", "already instrumented by "

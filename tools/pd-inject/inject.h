@@ -23,7 +23,8 @@ struct inj_plan {
 int inj_plan(const char *buf, size_t len, struct inj_plan *plan);
 void inj_plan_free(struct inj_plan *plan);
 
-/* A Python string literal for s (new string). */
+/* A Python string literal for s, plain ASCII with no control character
+ * (new string): safe in code and in a comment. */
 char *inj_pystr(const char *s);
 /* The template text with every @NAME@ in names replaced by values[i] (new
  * string, NULL when the file cannot be read). */

@@ -6,24 +6,46 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pd_rec.h"
+
+/* ASCII only, whatever the script's encoding: other code points as \u or
+ * \U escapes, and a byte that is not UTF-8 as the lone surrogate U+DC00 +
+ * byte, which Python's file system encoding (surrogateescape) turns back
+ * into that byte when the string is used as a path. */
 char *
 inj_pystr(const char *s)
 {
-	char *o = malloc(4 * strlen(s) + 3), *p = o;
+	size_t n = strlen(s), k;
+	char *o = malloc(10 * n + 3), *p = o;
 
 	if (!o)
 		abort();
 	*p++ = '"';
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	while (*s) {
+		const unsigned char *u = (const unsigned char *)s;
+		unsigned long cp;
 
-		if (c == '"' || c == '\\') {
+		k = pd_utf8_seq(s, n);
+		if (k == 1 && (*u == '"' || *u == '\\')) {
 			*p++ = '\\';
-			*p++ = (char)c;
-		} else if (c < 0x20 || c == 0x7f)
-			p += sprintf(p, "\\x%02x", c);
-		else
-			*p++ = (char)c;
+			*p++ = (char)*u;
+		} else if (k == 1 && *u >= 0x20 && *u < 0x7f) {
+			*p++ = (char)*u;
+		} else if (k == 1) {
+			p += sprintf(p, "\\x%02x", *u);
+		} else if (k == 0) {
+			p += sprintf(p, "\\udc%02x", *u);
+			k = 1;
+		} else {
+			cp = k == 2 ? (u[0] & 0x1Fu) : k == 3 ? (u[0] & 0x0Fu) :
+			    (u[0] & 0x07u);
+			for (size_t i = 1; i < k; i++)
+				cp = cp << 6 | (u[i] & 0x3Fu);
+			p += sprintf(p, cp < 0x10000 ? "\\u%04lx" :
+			    "\\U%08lx", cp);
+		}
+		s += k;
+		n -= k;
 	}
 	*p++ = '"';
 	*p = '\0';
