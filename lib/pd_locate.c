@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <search.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,11 +32,23 @@ struct cand {
 	struct timespec mtime;	/* newest of the root and its exports */
 };
 
+/* A directory the walk has entered, by (device, inode): a symbolic link
+ * leading back to it is a loop, one leading to it from elsewhere a second
+ * name for what was searched already. */
+struct seen {
+	dev_t dev;
+	ino_t ino;
+	int active;	/* on the path being walked */
+	int warned;	/* a second name was reported */
+	char *path;	/* the name it was searched under */
+};
+
 struct loc {
 	int maxdepth;
 	int status;
 	struct cand *c;
 	size_t n, cap;
+	void *seen;	/* tsearch tree of struct seen */
 };
 
 /* ---- small helpers ---- */
@@ -1086,13 +1099,74 @@ dir_root(struct loc *l, const char *path, char **names, int n)
 	return 0;
 }
 
+static int
+seen_cmp(const void *a, const void *b)
+{
+	const struct seen *x = a, *y = b;
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return 0;
+}
+
 static void
-walk(struct loc *l, const char *path, int depth)
+seen_free(void *p)
+{
+	struct seen *s = p;
+
+	free(s->path);
+	free(s);
+}
+
+/* Enter the directory path (status st): its entry, or NULL when it was
+ * entered before under another name (not searched again: a loop never
+ * repeats, a second name gives no second root; said once per directory). */
+static struct seen *
+enter(struct loc *l, const char *path, const struct stat *st)
+{
+	struct seen key, *s, **slot;
+
+	key.dev = st->st_dev;
+	key.ino = st->st_ino;
+	slot = tfind(&key, &l->seen, seen_cmp);
+	if (slot) {
+		s = *slot;
+		if (s->warned++)
+			return NULL;
+		if (s->active)
+			pd_warn(path, 0, "symbolic link loop: leads back to "
+			    "'%s'; not followed", s->path);
+		else
+			pd_warn(path, 0, "the directory already searched as "
+			    "'%s'; not searched again", s->path);
+		return NULL;
+	}
+	s = calloc(1, sizeof *s);
+	if (!s || !(s->path = strdup(path))) {
+		free(s);
+		return NULL;
+	}
+	s->dev = st->st_dev;
+	s->ino = st->st_ino;
+	if (!tsearch(s, &l->seen, seen_cmp)) {
+		seen_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+static void
+walk(struct loc *l, const char *path, const struct stat *dst, int depth)
 {
 	char **names, p[PATH_MAX];
 	struct stat st;
+	struct seen *me;
 	int n, i;
 
+	if (!(me = enter(l, path, dst)))
+		return;
 	if (!(names = list_dir(path, &n))) {
 		pd_warn(path, 0, "cannot read directory: %s; skipped",
 		    strerror(errno));
@@ -1100,8 +1174,10 @@ walk(struct loc *l, const char *path, int depth)
 			l->status = PD_EXIT_INPUT;
 		return;
 	}
+	me->active = 1;
 	if (dir_root(l, path, names, n)) {
 		free_list(names, n);
+		me->active = 0;
 		return;
 	}
 	for (i = 0; i < n; i++) {
@@ -1110,12 +1186,13 @@ walk(struct loc *l, const char *path, int depth)
 			continue;
 		if (S_ISDIR(st.st_mode)) {
 			if (depth < l->maxdepth)
-				walk(l, p, depth + 1);
+				walk(l, p, &st, depth + 1);
 		} else if (S_ISREG(st.st_mode)) {
 			trace_root(l, p);
 		}
 	}
 	free_list(names, n);
+	me->active = 0;
 }
 
 /* ---- ordering and --best ---- */
@@ -1284,7 +1361,8 @@ pd_locate(const char *path, const struct pd_locate_opts *o, pd_root_cb cb,
 	}
 	if (S_ISDIR(st.st_mode)) {
 		climb(abs, sizeof abs);
-		walk(&l, abs, 0);
+		if (stat(abs, &st) == 0)
+			walk(&l, abs, &st, 0);
 	} else if (!trace_root(&l, abs)) {
 		pd_warn(path, 0, "not a Kineto or autograd trace; "
 		    "give its profiler directory instead");
@@ -1301,6 +1379,7 @@ pd_locate(const char *path, const struct pd_locate_opts *o, pd_root_cb cb,
 		json_decref(l.c[i].rec);
 	}
 	free(l.c);
+	tdestroy(l.seen, seen_free);
 	return l.status;
 }
 

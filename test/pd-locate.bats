@@ -319,3 +319,19 @@ job/host_1_20250101_ascend_pt/profiler_info_2.json\"" ]
 	[ "$(jqr pd.hotspot '[(.root|explode|.[-22:-19]), .source, .kernels]')" = \
 	    '[[47,97,1114111],"kineto_trace",0]' ]
 }
+
+@test "pd-locate: symbolic link loops are not followed, each reported once" {
+	local d=$BATS_TEST_TMPDIR/loop
+	mkdir -p "$d/a/b"
+	cp "$FIX/pd-locate/tiny.pt.trace.json" "$d/a/"
+	cp "$FIX/pd-locate/tiny.pt.trace.json" "$d/a/b/second.pt.trace.json"
+	# five links back to a/ (with -d 8 that was 5^8 paths to walk), and a
+	# second name for a/b
+	for i in 1 2 3 4 5; do ln -s . "$d/a/l$i"; done
+	ln -s b "$d/a/other"
+	run_pd timeout 20 pd-locate "$d/a"
+	[ "$(printf '%s\n' "$output" | jq -r .root)" = "$d/a/b/second.pt.trace.json
+$d/a/tiny.pt.trace.json" ]
+	[ "$stderr" = "pd-locate: warning: $d/a/l1: symbolic link loop: leads back to '$d/a'; not followed
+pd-locate: warning: $d/a/other: the directory already searched as '$d/a/b'; not searched again" ]
+}
