@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "pd_diag.h"
+#include "pd_file.h"
 #include "pd_num.h"
 
 struct pd_csv {
@@ -43,7 +44,7 @@ alloc(const char *name)
 struct pd_csv *
 pd_csv_open(const char *path)
 {
-	FILE *f = fopen(path, "rb");
+	FILE *f = pd_file_fopen(path);
 	struct pd_csv *c;
 
 	if (!f)
@@ -366,7 +367,7 @@ pd_csv_open_header(const char *path)
 	int r;
 
 	if (!c) {
-		pd_error(path, 0, "%s", strerror(errno));
+		pd_error(path, 0, "%s", pd_file_strerror(errno));
 		pd_diag_status(PD_EXIT_SYSTEM);
 		return NULL;
 	}

@@ -1,4 +1,5 @@
 #include "pd_jscan.h"
+#include "pd_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,7 +14,7 @@ pd_jmap_open(const char *path, struct pd_jmap *m)
 {
 	struct stat st;
 	void *p;
-	int fd = open(path, O_RDONLY);
+	int fd = pd_file_open(path, NULL);
 
 	m->buf = NULL;
 	m->len = 0;

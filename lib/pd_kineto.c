@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "pd_diag.h"
+#include "pd_file.h"
 #include "pd_locate.h"
 #include "pd_num.h"
 #include "pd_rec.h"
@@ -251,7 +252,7 @@ pd_kineto_read(const char *path, const struct pd_trace_cb *cb,
 	info->rank = -1;
 	rc = pd_trace_read(path, &tcb, st);
 	if (rc < 0) {
-		pd_error(path, 0, "%s", strerror(errno));
+		pd_error(path, 0, "%s", pd_file_strerror(errno));
 		pd_diag_status(PD_EXIT_SYSTEM);
 		return -1;
 	}

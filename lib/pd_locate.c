@@ -15,10 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "pd_csv.h"
 #include "pd_diag.h"
+#include "pd_file.h"
 #include "pd_rec.h"
 #include "pd_trace.h"
 
@@ -188,11 +190,14 @@ free_list(char **names, int n)
 static int
 sniff(const char *path, char *buf, int size)
 {
-	gzFile gz = gzopen(path, "rb");
-	int n;
+	int fd = pd_file_open(path, NULL), n;
+	gzFile gz = fd >= 0 ? gzdopen(fd, "rb") : NULL;
 
-	if (!gz)
+	if (!gz) {
+		if (fd >= 0)
+			close(fd);
 		return -1;
+	}
 	n = gzread(gz, buf, (unsigned)size - 1);
 	gzclose(gz);
 	if (n < 0)
@@ -427,8 +432,13 @@ add_export(struct root *r, const char *kind, const char *path)
 	struct stat st;
 	json_t *e;
 
-	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+	if (stat(path, &st) < 0)
 		return;
+	if (!S_ISREG(st.st_mode)) {
+		pd_warn(path, 0, "not a regular file; not read as '%s'", kind);
+		pd_diag_status(PD_EXIT_INPUT);
+		return;
+	}
 	e = json_object();
 	pd_set_str(e, "kind", kind);
 	pd_set_str(e, "path", path);
@@ -1189,6 +1199,11 @@ walk(struct loc *l, const char *path, const struct stat *dst, int depth)
 				walk(l, p, &st, depth + 1);
 		} else if (S_ISREG(st.st_mode)) {
 			trace_root(l, p);
+		} else {
+			pd_warn(p, 0, "not a regular file or directory; "
+			    "skipped");
+			if (l->status < PD_EXIT_INPUT)
+				l->status = PD_EXIT_INPUT;
 		}
 	}
 	free_list(names, n);
@@ -1363,6 +1378,9 @@ pd_locate(const char *path, const struct pd_locate_opts *o, pd_root_cb cb,
 		climb(abs, sizeof abs);
 		if (stat(abs, &st) == 0)
 			walk(&l, abs, &st, 0);
+	} else if (!S_ISREG(st.st_mode)) {
+		pd_warn(path, 0, "not a regular file or directory; skipped");
+		l.status = PD_EXIT_INPUT;
 	} else if (!trace_root(&l, abs)) {
 		pd_warn(path, 0, "not a Kineto or autograd trace; "
 		    "give its profiler directory instead");

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "pd_file.h"
 #include "pd_num.h"
 
 enum { OK = 0, MORE = 1, BAD = -1 };
@@ -692,7 +693,7 @@ pd_trace_read(const char *path, const struct pd_trace_cb *cb,
 
 	memset(st, 0, sizeof *st);
 	memset(&r, 0, sizeof r);
-	fd = open(path, O_RDONLY);
+	fd = pd_file_open(path, NULL);
 	if (fd < 0)
 		return -1;
 	if (read(fd, magic, 2) == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {

@@ -335,3 +335,33 @@ $d/a/tiny.pt.trace.json" ]
 	[ "$stderr" = "pd-locate: warning: $d/a/l1: symbolic link loop: leads back to '$d/a'; not followed
 pd-locate: warning: $d/a/other: the directory already searched as '$d/a/b'; not searched again" ]
 }
+
+@test "pd-locate: a FIFO operand or a FIFO in a dump is skipped and said (no hang)" {
+	local d=$BATS_TEST_TMPDIR/fifo
+	mkdir -p "$d/dump"
+	mkfifo "$d/op.pt.trace.json" "$d/dump/x.pt.trace.json"
+	cp "$FIX/pd-locate/tiny.pt.trace.json" "$d/dump/"
+	run_pd 3 timeout 20 pd-locate "$d/op.pt.trace.json"
+	[ "$stderr" = "pd-locate: warning: $d/op.pt.trace.json: not a regular file or directory; skipped" ]
+	[ -z "$output" ]
+	run_pd 3 timeout 20 pd-locate "$d/dump"
+	[ "$stderr" = "pd-locate: warning: $d/dump/x.pt.trace.json: not a regular file or directory; skipped" ]
+	[ "$(printf '%s\n' "$output" | jq -r .root)" = "$d/dump/tiny.pt.trace.json" ]
+	# an evidence tool given the FIFO locates through the same code
+	run_pd 3 timeout 20 pd-sum-step "$d/op.pt.trace.json"
+	[ "$stderr" = "pd-sum-step: warning: $d/op.pt.trace.json: not a regular file or directory; skipped" ]
+}
+
+@test "pd-locate: an export file that is a FIFO is not an export, and is said" {
+	local d=$BATS_TEST_TMPDIR/fx r=host_1_20250101_ascend_pt
+	mkdir -p "$d"
+	cp -R "$T/job/$r" "$d/"
+	rm "$d/$r/ASCEND_PROFILER_OUTPUT/kernel_details.csv"
+	mkfifo "$d/$r/ASCEND_PROFILER_OUTPUT/kernel_details.csv"
+	run_pd 3 timeout 20 pd-locate "$d"
+	[ "$stderr" = "pd-locate: warning: $d/$r/ASCEND_PROFILER_OUTPUT/kernel_details.csv: not a regular file; not read as 'kernel_details'" ]
+	# the root is still there, with its other exports (as in the fixture)
+	[ "$(jqr pd.root .root)" = "\"$d/$r\"" ]
+	[ "$(jqr pd.root '[.exports[].kind] | index("kernel_details")')" = null ]
+	[ "$(jqr pd.root '[.exports[].kind] | index("step_trace_time")')" != null ]
+}

@@ -20,6 +20,7 @@
 
 #include "pd_csv.h"
 #include "pd_diag.h"
+#include "pd_file.h"
 #include "pd_locate.h"
 #include "pd_num.h"
 #include "pd_rec.h"
@@ -153,7 +154,7 @@ read_trace(struct in *x, const char *path)
 	cb.ctx = x;
 	r = pd_trace_read(path, &cb, &st);
 	if (r < 0) {
-		pd_error(path, 0, "%s", strerror(errno));
+		pd_error(path, 0, "%s", pd_file_strerror(errno));
 		pd_diag_status(PD_EXIT_SYSTEM);
 		return;
 	}
@@ -451,7 +452,7 @@ slowest(struct in *x)
 static void
 read_txt(struct in *x, const char *path, int getnext)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = pd_file_fopen(path);
 	char line[512], name[64];
 	long ln = 0, a, b, c, d;
 

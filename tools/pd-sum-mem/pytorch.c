@@ -22,9 +22,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "pd_diag.h"
+#include "pd_file.h"
 #include "pd_ivl.h"
 #include "pd_kineto.h"
 #include "pd_locate.h"
@@ -487,7 +489,8 @@ bad:
 static int
 mem_raw(json_t *root, const char *path)
 {
-	gzFile gz = gzopen(path, "rb");
+	int fd = pd_file_open(path, NULL);
+	gzFile gz = fd >= 0 ? gzdopen(fd, "rb") : NULL;
 	struct raw r;
 	json_t *rec, *arr, *o;
 	const char *why = NULL;
@@ -495,6 +498,8 @@ mem_raw(json_t *root, const char *path)
 	int rc, i, order[NCAT], j;
 
 	if (!gz) {
+		if (fd >= 0)
+			close(fd);
 		pd_error(path, 0, "cannot open");
 		return PD_EXIT_SYSTEM;
 	}
