@@ -406,3 +406,26 @@ pd_stream_run(struct pd_stream *s, int argc, char **argv)
 		s->on_end(s->ctx);
 	return pd_diag_get_status();
 }
+
+json_t *
+pd_json_sorted(json_t *src, int (*cmp)(const void *, const void *))
+{
+	size_t n = json_is_object(src) ? json_object_size(src) :
+	    json_array_size(src), i = 0;
+	json_t **v = malloc((n + 1) * sizeof *v), *out = json_array(), *e;
+	const char *k;
+
+	if (!v || !out)
+		abort();
+	if (json_is_object(src))
+		json_object_foreach(src, k, e)
+			v[i++] = e;
+	else
+		json_array_foreach(src, i, e)
+			v[i] = e;
+	qsort(v, n, sizeof *v, cmp);
+	for (i = 0; i < n; i++)
+		json_array_append(out, v[i]);
+	free(v);
+	return out;
+}

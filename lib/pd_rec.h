@@ -94,4 +94,8 @@ const char *pd_str_bytes(const char *s);
  * a bad, overlong or surrogate sequence, one cut by n). */
 size_t pd_utf8_seq(const char *s, size_t n);
 
+/* A new array of the values of arr (an array) or of an object's values in
+ * key order of iteration, sorted with cmp (called on json_t *const *). */
+json_t *pd_json_sorted(json_t *arr_or_obj, int (*cmp)(const void *, const void *));
+
 #endif

@@ -469,17 +469,8 @@ cmp_ops(const void *x, const void *y)
 static json_t *
 sorted(json_t *arr)
 {
-	size_t n = json_array_size(arr), i;
-	json_t **v = malloc((n + 1) * sizeof *v), *out = json_array();
+	json_t *out = pd_json_sorted(arr, cmp_ops);
 
-	if (!v)
-		abort();
-	for (i = 0; i < n; i++)
-		v[i] = json_array_get(arr, i);
-	qsort(v, n, sizeof *v, cmp_ops);
-	for (i = 0; i < n; i++)
-		json_array_append(out, v[i]);
-	free(v);
 	json_decref(arr);
 	return out;
 }

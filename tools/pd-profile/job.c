@@ -117,19 +117,14 @@ cmp_json_str(const void *a, const void *b)
 json_t *
 sorted_unique(json_t *arr)
 {
-	size_t n = json_array_size(arr), i;
-	json_t **v = malloc((n + 1) * sizeof *v), *out = json_array();
+	json_t *v = pd_json_sorted(arr, cmp_json_str), *out = json_array();
+	size_t i;
 
-	if (!v)
-		abort();
-	for (i = 0; i < n; i++)
-		v[i] = json_array_get(arr, i);
-	qsort(v, n, sizeof *v, cmp_json_str);
-	for (i = 0; i < n; i++)
-		if (i == 0 || strcmp(json_string_value(v[i]),
-		    json_string_value(v[i - 1])))
-			json_array_append(out, v[i]);
-	free(v);
+	for (i = 0; i < json_array_size(v); i++)
+		if (i == 0 || strcmp(json_string_value(json_array_get(v, i)),
+		    json_string_value(json_array_get(v, i - 1))))
+			json_array_append(out, json_array_get(v, i));
+	json_decref(v);
 	json_decref(arr);
 	return out;
 }
@@ -349,10 +344,8 @@ cmp_group(const void *a, const void *b)
 static json_t *
 groups(struct prun *pr)
 {
-	json_t *seen = json_object(), *out = json_array(), *v;
-	json_t **g;
-	const char *k;
-	size_t i, j, n;
+	json_t *seen = json_object(), *out;
+	size_t i, j;
 
 	for (i = 0; i < pr->n; i++) {
 		json_t *gs = pd_path_get(pr->un[i].view, "comm.groups");
@@ -376,17 +369,7 @@ groups(struct prun *pr)
 			free(key);
 		}
 	}
-	n = json_object_size(seen);
-	g = malloc((n + 1) * sizeof *g);
-	if (!g)
-		abort();
-	i = 0;
-	json_object_foreach(seen, k, v)
-		g[i++] = v;
-	qsort(g, n, sizeof *g, cmp_group);
-	for (i = 0; i < n; i++)
-		json_array_append(out, g[i]);
-	free(g);
+	out = pd_json_sorted(seen, cmp_group);
 	json_decref(seen);
 	return out;
 }

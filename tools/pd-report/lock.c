@@ -51,10 +51,9 @@ path_cmp(const void *a, const void *b)
 static json_t *
 inputs(struct report_in *in)
 {
-	json_t *by = json_object(), *r, *e, *a = json_array();
+	json_t *by = json_object(), *r, *e, *a;
 	const char *path;
-	size_t i, j, n;
-	json_t **tmp;
+	size_t i, j;
 
 	json_array_foreach(in->roots, i, r) {
 		json_array_foreach(json_object_get(r, "exports"), j, e) {
@@ -69,15 +68,7 @@ inputs(struct report_in *in)
 			json_object_set_new(by, path, f);
 		}
 	}
-	n = json_object_size(by);
-	tmp = malloc(sizeof *tmp * (n ? n : 1));
-	i = 0;
-	json_object_foreach(by, path, e)
-		tmp[i++] = e;
-	qsort(tmp, n, sizeof *tmp, path_cmp);
-	for (i = 0; i < n; i++)
-		json_array_append(a, tmp[i]);
-	free(tmp);
+	a = pd_json_sorted(by, path_cmp);
 	json_decref(by);
 	return a;
 }
