@@ -1,12 +1,15 @@
 #include "pd_tool.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "pd_diag.h"
+#include "pd_file.h"
 #include "pd_num.h"
 #include "pd_rec.h"
 #include "pd_share.h"
@@ -116,6 +119,50 @@ pd_root_family(json_t *root)
 	return NULL;
 }
 
+/* The root with only the exports that are regular files: one that is
+ * missing, or a FIFO, a device, a directory, is said (exit 3) and left
+ * out, so that no reader opens it. A new reference. */
+static json_t *
+usable(json_t *root)
+{
+	json_t *ex = json_object_get(root, "exports"), *keep, *e, *r;
+	const char *path;
+	struct stat st;
+	size_t i;
+	int dropped = 0;
+
+	if (!json_is_array(ex))
+		return json_incref(root);
+	keep = json_array();
+	json_array_foreach(ex, i, e) {
+		const char *kind = pd_rec_str(e, "kind");
+		const char *rp = pd_rec_str(root, "root");
+		int err = 0;
+
+		path = pd_rec_str(e, "path");
+		if (path && stat(path, &st) != 0)
+			err = errno;
+		else if (path && !S_ISREG(st.st_mode))
+			err = S_ISDIR(st.st_mode) ? EISDIR : PD_ENOTREG;
+		if (err) {
+			pd_warn(path, 0, "export '%s' of '%s': %s; skipped",
+			    kind ? kind : "?", rp ? rp : "?",
+			    pd_file_strerror(err));
+			pd_diag_status(PD_EXIT_INPUT);
+			dropped = 1;
+			continue;
+		}
+		json_array_append(keep, e);
+	}
+	if (!dropped) {
+		json_decref(keep);
+		return json_incref(root);
+	}
+	r = json_copy(root);
+	json_object_set_new(r, "exports", keep);
+	return r;
+}
+
 static int
 on_root(json_t *root, void *ctx)
 {
@@ -125,10 +172,12 @@ on_root(json_t *root, void *ctx)
 
 	if (!fam)
 		return 0;
+	root = usable(root);
 	if (strcmp(fam, "ascend") == 0 && t->ascend)
 		rc = t->ascend(root, t);
 	else if (strcmp(fam, "pytorch") == 0 && t->pytorch)
 		rc = t->pytorch(root, t);
+	json_decref(root);
 	if (rc)
 		pd_diag_status(rc);
 	fflush(stdout);

@@ -127,3 +127,18 @@ L=$BATS_TEST_DIRNAME/fixtures/lib
 	[ "${lines[1]}" = "2 0 17 17 1 for x in loader :" ]
 	[ "${lines[2]}" = "3 4 15 15 0 loss.backward()" ]
 }
+
+@test "tool: a pd.root export that is missing or not a regular file is said, exit 3 (no hang)" {
+	local d=$BATS_TEST_TMPDIR t
+	mkfifo "$d/fifo.csv"
+	# a torch_npu root of two exports: step_trace_time missing, trace_view
+	# a FIFO with no writer
+	printf '%s\n' "{\"type\":\"pd.root\",\"v\":1,\"root\":\"$d/r_ascend_pt\",\"rank\":0,\"device\":0,\"format\":\"torch_npu\",\"run\":\"$d\",\"score\":2,\"exports\":[{\"kind\":\"step_trace_time\",\"path\":\"$d/missing.csv\",\"bytes\":9},{\"kind\":\"trace_view\",\"path\":\"$d/fifo.csv\",\"bytes\":9}]}" >"$d/in.jsonl"
+	for t in pd-sum-step pd-sum-comm pd-sum-mem pd-sum-input pd-sum-gaps pd-hotspots; do
+		run_pd 3 timeout 20 "$t" <"$d/in.jsonl"
+		[ "$stderr" = "$t: warning: $d/missing.csv: export 'step_trace_time' of '$d/r_ascend_pt': No such file or directory; skipped
+$t: warning: $d/fifo.csv: export 'trace_view' of '$d/r_ascend_pt': not a regular file; skipped" ]
+		# the record itself is passed on unchanged
+		[ "${lines[0]}" = "$(cat "$d/in.jsonl")" ]
+	done
+}
