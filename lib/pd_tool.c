@@ -140,7 +140,8 @@ usable(json_t *root)
 		int err = 0;
 
 		path = pd_rec_str(e, "path");
-		if (path && stat(path, &st) != 0)
+		/* the bytes of the name, as a reader opens it */
+		if (path && stat(pd_str_bytes(path), &st) != 0)
 			err = errno;
 		else if (path && !S_ISREG(st.st_mode))
 			err = S_ISDIR(st.st_mode) ? EISDIR : PD_ENOTREG;

@@ -85,7 +85,8 @@ root_line() {
 }
 
 @test "pd-sum-comm: a root without communication files gives no record" {
-	run_pd 0 pd-sum-comm < <(root_line /r torch_npu 0 step_trace_time=/x.csv)
+	: >"$BATS_TEST_TMPDIR/x.csv"
+	run_pd 0 pd-sum-comm < <(root_line /r torch_npu 0 step_trace_time="$BATS_TEST_TMPDIR/x.csv")
 	[ -z "$(jqr pd.comm .)" ]
 }
 

@@ -115,7 +115,8 @@ root_line() {
 }
 
 @test "pd-sum-step: a root without step sources gives no record" {
-	run_pd 0 pd-sum-step < <(root_line /r torch_npu 0 kernel_details=/nonexistent.csv)
+	: >"$BATS_TEST_TMPDIR/k.csv"
+	run_pd 0 pd-sum-step < <(root_line /r torch_npu 0 kernel_details="$BATS_TEST_TMPDIR/k.csv")
 	[ -z "$(jqr pd.step .)" ]
 }
 
