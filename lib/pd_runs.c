@@ -8,7 +8,7 @@
 #define NULLRUN "\001null"
 
 struct pd_runs {
-	json_t *views;		/* root -> view */
+	json_t *views;		/* root -> {rank key -> view} */
 	json_t *root_run;	/* root -> run id (string or null) */
 	json_t *profiles;	/* run key -> pd.profile */
 	json_t *bottlenecks;	/* run key -> array */
@@ -65,15 +65,27 @@ run_key(json_t *rec)
 }
 
 static json_t *
-view_of(struct pd_runs *r, const char *root)
+get_or_new(json_t *o, const char *key)
 {
-	json_t *v = json_object_get(r->views, root);
+	json_t *v = json_object_get(o, key);
 
 	if (!v) {
 		v = json_object();
-		json_object_set_new(r->views, root, v);
+		json_object_set_new(o, key, v);
 	}
 	return v;
+}
+
+/* The record's (root, rank) view: rank key "null" for no integer rank. */
+static json_t *
+view_of(struct pd_runs *r, const char *root, json_t *rank)
+{
+	char key[32] = "null";
+
+	if (json_is_integer(rank))
+		snprintf(key, sizeof key, "%lld",
+		    (long long)json_integer_value(rank));
+	return get_or_new(get_or_new(r->views, root), key);
 }
 
 void
@@ -114,7 +126,7 @@ pd_runs_add(struct pd_runs *r, json_t *rec)
 		json_object_set(r->root_run, root,
 		    json_is_string(id) ? id : json_null());
 	}
-	v = view_of(r, root);
+	v = view_of(r, root, json_object_get(rec, "rank"));
 	if (!json_object_get(v, type + 3))
 		json_object_set(v, type + 3, rec);
 }
@@ -140,6 +152,54 @@ sorted_keys(json_t *o, size_t *n)
 	qsort(k, i, sizeof *k, cmp_str);
 	*n = i;
 	return k;
+}
+
+static size_t
+ranked(json_t *byrank)
+{
+	const char *k;
+	json_t *v;
+	size_t n = 0;
+
+	json_object_foreach(byrank, k, v)
+		n += strcmp(k, "null") != 0;
+	return n;
+}
+
+/* A root's views into out: one per rank when its records carry two
+ * ranks or more (key "ROOT#rank=N", the rank-less records added for the
+ * types the rank lacks), else one keyed by the root (a rank's records
+ * first, then the rank-less ones for what is missing). */
+static void
+add_views(json_t *out, const char *root, json_t *byrank)
+{
+	json_t *nullv = json_object_get(byrank, "null"), *v, *w;
+	const char *k;
+	char *key;
+
+	if (ranked(byrank) < 2) {
+		w = json_object();
+		json_object_foreach(byrank, k, v)
+			if (strcmp(k, "null"))
+				json_object_update(w, v);
+		if (nullv)
+			json_object_update_missing(w, nullv);
+		json_object_set_new(out, root, w);
+		return;
+	}
+	json_object_foreach(byrank, k, v) {
+		if (!strcmp(k, "null"))
+			continue;
+		w = json_copy(v);
+		if (nullv)
+			json_object_update_missing(w, nullv);
+		key = malloc(strlen(root) + strlen(k) + 8);
+		if (!key)
+			abort();
+		sprintf(key, "%s#rank=%s", root, k);
+		json_object_set_new(out, key, w);
+		free(key);
+	}
 }
 
 size_t
@@ -188,12 +248,10 @@ pd_runs_group(struct pd_runs *r)
 		    json_null();
 		u->roots = json_incref(list);
 		u->views = json_object();
-		for (j = 0; j < json_array_size(list); j++) {
-			const char *rp = json_string_value(json_array_get(list, j));
-
-			json_object_set(u->views, rp,
-			    json_object_get(r->views, rp));
-		}
+		for (j = 0; j < json_array_size(list); j++)
+			add_views(u->views, json_string_value(
+			    json_array_get(list, j)), json_object_get(r->views,
+			    json_string_value(json_array_get(list, j))));
 		u->profile = json_object_get(r->profiles, runs[i]);
 		u->bottlenecks = b ? json_incref(b) : json_array();
 		u->context = r->context;
@@ -203,6 +261,25 @@ pd_runs_group(struct pd_runs *r)
 	free(runs);
 	json_decref(byrun);
 	return nr;
+}
+
+json_t *
+pd_runs_view(struct pd_run *u, const char *root, json_t *rank)
+{
+	json_t *v;
+	char *key;
+
+	if (!root)
+		return NULL;
+	if ((v = json_object_get(u->views, root)) || !json_is_integer(rank))
+		return v;
+	key = malloc(strlen(root) + 32);
+	if (!key)
+		abort();
+	sprintf(key, "%s#rank=%lld", root, (long long)json_integer_value(rank));
+	v = json_object_get(u->views, key);
+	free(key);
+	return v;
 }
 
 struct pd_run *

@@ -5,9 +5,13 @@
  * whose id is null). Only summary records are held, so memory grows with
  * the number of roots, not with the size of their traces.
  *
- * A root's view is a JSON object keyed by the record type without "pd."
+ * A view is a JSON object keyed by the record type without "pd."
  * ("root", "step", "comm", "mem", "input", "gaps", "hotspot", ...); the
- * first record of a type for a root wins. pd.profile and pd.bottleneck
+ * first record of a type for a (root, rank) wins. A root whose records
+ * carry two ranks or more (a cluster-wide export such as msprof-analyze's
+ * cluster_analysis_output) has one view per rank, keyed "ROOT#rank=N",
+ * the root's rank-less records (its pd.root) added for the types the rank
+ * lacks; any other root has one view keyed by its path. pd.profile and pd.bottleneck
  * records are kept per run (by their "run" key; the last pd.profile wins,
  * and a pd.bottleneck with position 1 starts a new list); pd.context is
  * kept once (the first one) and shown to every run.
@@ -22,7 +26,8 @@
 struct pd_run {
 	json_t *id;		/* string or null */
 	json_t *roots;		/* array of root paths, sorted */
-	json_t *views;		/* object: root path -> view */
+	json_t *views;		/* object: view key (root path, or
+				 * "ROOT#rank=N") -> view */
 	json_t *profile;	/* the run's pd.profile, or NULL */
 	json_t *bottlenecks;	/* array of pd.bottleneck, in input order */
 	json_t *context;	/* pd.context, or NULL */
@@ -40,6 +45,10 @@ void pd_runs_add(struct pd_runs *r, json_t *rec);
  * the null run first. */
 size_t pd_runs_group(struct pd_runs *r);
 struct pd_run *pd_runs_get(struct pd_runs *r, size_t i);
+
+/* The view of (root, rank) in a run: the root's own view, else its view
+ * for that rank; NULL when there is none (borrowed). */
+json_t *pd_runs_view(struct pd_run *u, const char *root, json_t *rank);
 
 /* Whether any record of the given type (e.g. "pd.profile") was added. */
 int pd_runs_seen(struct pd_runs *r, const char *type);
