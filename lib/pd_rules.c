@@ -460,6 +460,7 @@ free_rule(struct pd_rule *r)
 	free_texts(r->hints, r->nhints);
 	free(r->fix_proposal); free(r->fix_effect); free(r->fix_change);
 	free_list(r->stacks, r->nstacks);
+	free_list(r->explains, r->nexplains);
 	for (size_t i = 0; i < r->nvariants; i++) {
 		struct pd_variant *x = &r->variants[i];
 
@@ -700,6 +701,11 @@ load_rule(struct ld *l, yaml_node_t *n, struct pd_rule *r)
 		else if (!strcmp(ks, "stacks")) {
 			free_list(r->stacks, r->nstacks);
 			r->stacks = load_stacks(l, v, &r->nstacks);
+		} else if (!strcmp(ks, "explains")) {
+			free_list(r->explains, r->nexplains);
+			r->explains = want_strlist(l, v, ks, &r->nexplains);
+			r->explains_line = (int)v->start_mark.line + 1;
+			r->explains_col = (int)v->start_mark.column + 1;
 		} else if (!strcmp(ks, "variants")) {
 			if (r->variants)
 				bad(l, k, "'variants' given twice%s", NULL);
@@ -839,6 +845,33 @@ pd_rules_load(struct pd_rules *rs, const char *path)
 	yaml_parser_delete(&parser);
 	fclose(f);
 	return l.errors ? PD_EXIT_CONFIG : 0;
+}
+
+int
+pd_rules_check(const struct pd_rules *rs)
+{
+	size_t i, j, k;
+	int rc = 0;
+
+	for (i = 0; i < rs->n; i++)
+		for (j = 0; j < rs->v[i].nexplains; j++) {
+			const char *x = rs->v[i].explains[j];
+
+			for (k = 0; k < rs->n && strcmp(rs->v[k].id, x); k++)
+				;
+			if (k == i)
+				pd_error(NULL, 0, "%s:%d:%d: rule '%s' explains "
+				    "itself", rs->v[i].file, rs->v[i].explains_line,
+				    rs->v[i].explains_col, x);
+			else if (k == rs->n)
+				pd_error(NULL, 0, "%s:%d:%d: rule '%s' explains "
+				    "an unknown rule '%s'", rs->v[i].file,
+				    rs->v[i].explains_line, rs->v[i].explains_col,
+				    rs->v[i].id, x);
+			if (k == i || k == rs->n)
+				rc = PD_EXIT_CONFIG;
+		}
+	return rc;
 }
 
 void

@@ -64,6 +64,10 @@ struct pd_rule {
 	size_t nstacks;
 	struct pd_variant *variants;
 	size_t nvariants;
+	char **explains;	/* ids of the rules whose findings this one's
+				 * cause explains (pd-rules(5)) */
+	size_t nexplains;
+	int explains_line, explains_col;
 	int fallback;		/* evaluated only when no other rule fires */
 	double confidence_max;	/* cap on the finding's confidence */
 	int enabled;
@@ -79,6 +83,11 @@ struct pd_rules {
 /* Load (or override from) a rules file. 0, or PD_EXIT_CONFIG/SYSTEM. */
 int pd_rules_load(struct pd_rules *r, const char *path);
 void pd_rules_free(struct pd_rules *r);
+
+/* Checks between rules, once every file is loaded: each id a rule
+ * explains names another loaded rule. Says each problem as
+ * "file:line:col: message"; 0 or PD_EXIT_CONFIG. */
+int pd_rules_check(const struct pd_rules *r);
 
 /* Whether a rule (or variant) with these stacks applies to a run whose
  * pd.profile stack object is stack (NULL: unknown, only "any" applies). */

@@ -328,10 +328,20 @@ kfam() {
 	    '[0,"0-7",293807.625,1,200085.13,1.4684,181582.526,0.4758,"communication",true]' ]
 	[ "$(jqr pd.profile '.cross_rank.slow_stage | [.computing_us,.comm_us,.other_stages[0].computing_us,.other_stages[0].comm_us]')" = \
 	    '[75514.589,150583.851,79885.012,34508.467]' ]
+	# The slow stage's own communication, from the two ranks of it that
+	# have their own export (test_rank_0, test_rank_1: their
+	# communication.json, one step each): allReduce (118434.287 +
+	# 118621.960) / 2 = 118528.124 us per step, wait (110252.674 +
+	# 110021.540) / 2 = 110137.107 us, 0.9292 of it; the slowest single
+	# collective is rank 1's hcom_allReduce__303_0, 102963.82 us. The
+	# cluster-wide cluster_communication.json holds three of their ops.
+	[ "$(jqr pd.profile '.cross_rank.slow_stage.comm | [.ranks,.top.op_type,.top.us_per_step,.top.wait_us_per_step,.top.wait_share,.slowest.name,.slowest.elapse_us,.slowest.rank]')" = \
+	    '[2,"allReduce",118528.124,110137.107,0.9292,"hcom_allReduce__303_0@368314942532213303",102963.82,1]' ]
 	run_pd bash -c "pd-profile '$CORPUS/ascend/msinsight_server_fixtures' | pd-classify"
-	b=$(jqr pd.bottleneck 'select(.rule == "perfdiag.pp.slow_stage")')
+	b=$(jqr pd.bottleneck 'select(.rule == "perfdiag.pp.slow_stage.communication")')
 	[[ "$b" == *'pipeline stage 0 (ranks 0-7) is the one the other stages wait for'* ]]
-	[[ "$b" == *'move layers off stage 0'* ]]
+	[[ "$b" == *'allReduce takes 118.53 ms per step on its ranks, 92.9 % of it waiting'* ]]
+	[[ "$b" != *'move layers off stage 0'* ]]
 }
 
 # hta-sampled-2of128rank, issue 9 item 1: 10 NCCL kernels per rank, matched

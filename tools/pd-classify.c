@@ -6,7 +6,8 @@
  *   Rules: share/rules/default.yaml, then each -r FILE (same id overrides).
  * Writes: the input unchanged, then per run one pd.bottleneck per rule that
  *   applies to the run's stack and fires, ranked by impact (position 1..n,
- *   exactly one dominant). When no rule fires, the fallback rules (the
+ *   exactly one dominant; a rule that explains one ranked above it goes
+ *   just ahead of it). When no rule fires, the fallback rules (the
  *   bound resource, or what evidence is missing) are tried; a run where
  *   even they do not fire gets one record with rule "none".
  * Aggregates: holds the summary records only (memory grows with ranks). */
@@ -51,6 +52,7 @@ struct hit {
 	json_t *root;		/* a record carrying root/rank, or NULL */
 	double impact, margin;
 	int fired, checked;
+	const char *explained_by;	/* id of a fired rule that explains it */
 };
 
 static int
@@ -173,9 +175,15 @@ eval_rule(const struct pd_rule *r, struct pd_run *u, struct hit *h)
 			json_decref(h->obj);
 			h->obj = o;
 			h->impact = impact(r, o);
+			/* the root and rank it is about: a record of the view
+			 * with an integer rank (a cluster root's view is one
+			 * rank's), else any record with a root */
 			h->root = NULL;
 			json_object_foreach(v, key, x)
-				if (!h->root && json_object_get(x, "root"))
+				if (json_object_get(x, "root") && (!h->root ||
+				    (json_is_integer(json_object_get(x, "rank")) &&
+				    !json_is_integer(json_object_get(h->root,
+				    "rank")))))
 					h->root = x, (void)k;
 		} else
 			json_decref(o);
@@ -212,6 +220,45 @@ cmp_hit(const void *a, const void *b)
 	if ((s = sev_rank(severity(x)) - sev_rank(severity(y))))
 		return s;
 	return strcmp(x->rule->id, y->rule->id);
+}
+
+static int
+explains(const struct pd_rule *cause, const struct pd_rule *effect)
+{
+	size_t i;
+
+	for (i = 0; i < cause->nexplains; i++)
+		if (!strcmp(cause->explains[i], effect->id))
+			return 1;
+	return 0;
+}
+
+/* After the sort by impact: a fired rule that explains a fired rule
+ * ranked above it (the effect's time is the cause's, seen from another
+ * side) moves just ahead of the highest such one, so the dominant
+ * finding names the cause; every fired rule it explains says so. */
+static void
+causes_first(struct hit *h, size_t n)
+{
+	size_t i, j, k;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < n; j++)
+			if (j != i && !h[j].explained_by &&
+			    explains(h[i].rule, h[j].rule))
+				h[j].explained_by = h[i].rule->id;
+	}
+	for (i = 1; i < n; i++) {
+		for (j = 0; j < i && !explains(h[i].rule, h[j].rule); j++)
+			;
+		if (j < i) {
+			struct hit t = h[i];
+
+			for (k = i; k > j; k--)
+				h[k] = h[k - 1];
+			h[j] = t;
+		}
+	}
 }
 
 /* Set key to text t with its {field} placeholders rendered from o (null
@@ -420,6 +467,7 @@ emit(const struct hit *h, struct pd_run *u, const struct evq *e, int pos)
 	pd_set_str(b, "handoff", off ? "operator" : NULL);
 	pd_set_str(b, "operator", off && json_is_string(subj) ?
 	    json_string_value(subj) : NULL);
+	pd_set_str(b, "explained_by", h->explained_by);
 	free(ev);
 	free(basis);
 	pd_rec_emit(b);
@@ -465,6 +513,7 @@ emit_none(struct pd_run *u)
 	pd_set(b, "fix", fix);
 	pd_set_null(b, "handoff");
 	pd_set_null(b, "operator");
+	pd_set_null(b, "explained_by");
 	pd_rec_emit(b);
 }
 
@@ -510,6 +559,7 @@ classify(struct ctx *c, struct pd_run *u)
 	else
 		n = eval_kind(c, u, stack, 1, h);
 	qsort(h, n, sizeof *h, cmp_hit);
+	causes_first(h, n);
 	for (i = 0; i < n; i++) {
 		emit(&h[i], u, &e, (int)i + 1);
 		json_decref(h[i].obj);
@@ -571,6 +621,8 @@ main(int argc, char **argv)
 	}
 	for (i = 0; i < nextra; i++)
 		pd_diag_status(pd_rules_load(&c.rules, extra[i]));
+	if (pd_diag_get_status() != PD_EXIT_CONFIG)
+		pd_diag_status(pd_rules_check(&c.rules));
 	if (pd_diag_get_status() == PD_EXIT_CONFIG) {
 		pd_rules_free(&c.rules);
 		return pd_diag_finish();

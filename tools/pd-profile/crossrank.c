@@ -553,6 +553,94 @@ stage_json(const struct stg *s, json_t *job)
 	return o;
 }
 
+/* The slow stage's own communication, from its ranks' pd.comm: the
+ * operator type that takes the most time per step (mean over the ranks
+ * that have one, with the part of it spent waiting for the other ranks)
+ * and the single slowest operator. null when none of its ranks has one. */
+static json_t *
+stage_comm(struct prun *p, int stage)
+{
+	json_t *types = json_object(), *o, *top = NULL, *slowest = NULL;
+	json_t *srank = NULL, *t, *e;
+	const char *key, *tkey = NULL;
+	double best = -1, sbest = -1;
+	size_t i, j;
+	int n = 0;
+
+	for (i = 0; i < p->n; i++) {
+		json_t *c = json_object_get(p->un[i].view, "comm");
+		double ns = nsteps(p->un[i].view);
+
+		if (p->un[i].stage != stage || !c ||
+		    !json_array_size(json_object_get(c, "ops")))
+			continue;
+		n++;
+		json_array_foreach(json_object_get(c, "ops"), j, e) {
+			const char *ty = pd_rec_str(e, "op_type");
+			double tot = pd_rec_num(e, "total_us", NAN);
+			double w = pd_rec_num(e, "wait_us", NAN);
+
+			if (!ty || isnan(tot))
+				continue;
+			if (!(t = json_object_get(types, ty))) {
+				t = json_pack("{s:f,s:f,s:i}", "us", 0.0, "wait",
+				    0.0, "wn", 0);
+				json_object_set_new(types, ty, t);
+			}
+			pd_set_real(t, "us", pd_rec_num(t, "us", 0) + tot / ns, -1);
+			if (!isnan(w)) {
+				pd_set_real(t, "wait", pd_rec_num(t, "wait", 0) +
+				    w / ns, -1);
+				pd_set_int(t, "wn", pd_rec_int(t, "wn", 0) + 1);
+			}
+		}
+		e = json_array_get(json_object_get(c, "slowest"), 0);
+		if (e && pd_rec_num(e, "elapse_us", -1) > sbest) {
+			sbest = pd_rec_num(e, "elapse_us", -1);
+			slowest = e;
+			srank = p->un[i].rank;
+		}
+	}
+	if (!n) {
+		json_decref(types);
+		return json_null();
+	}
+	json_object_foreach(types, key, t)
+		if (pd_rec_num(t, "us", 0) > best ||
+		    (pd_rec_num(t, "us", 0) == best && strcmp(key, tkey) < 0)) {
+			best = pd_rec_num(t, "us", 0);
+			tkey = key;
+			top = t;
+		}
+	o = json_object();
+	pd_set_int(o, "ranks", n);
+	if (top) {
+		json_t *x = json_object();
+		int wn = pd_rec_int(top, "wn", 0);
+
+		pd_set_str(x, "op_type", tkey);
+		pd_set_real(x, "us_per_step", best / n, 3);
+		pd_set_real(x, "wait_us_per_step", wn ?
+		    pd_rec_num(top, "wait", 0) / wn : NAN, 3);
+		pd_set_real(x, "wait_share", wn && best > 0 ?
+		    pd_rec_num(top, "wait", 0) / wn / (best / n) : NAN, 4);
+		pd_set(o, "top", x);
+	} else
+		pd_set_null(o, "top");
+	if (slowest) {
+		json_t *x = json_object();
+
+		pd_set(x, "name", json_incref(json_object_get(slowest, "name")));
+		pd_set_real(x, "elapse_us", sbest, 3);
+		pd_set(x, "step", json_incref(json_object_get(slowest, "step")));
+		pd_set(x, "rank", json_incref(srank));
+		pd_set(o, "slowest", x);
+	} else
+		pd_set_null(o, "slowest");
+	json_decref(types);
+	return o;
+}
+
 /* The stage the others wait for: the one with the most own time per
  * step. It fires when it is more than 5 % above the fastest stage (the
  * advisor's imbalance threshold) and, where the receive time is known,
@@ -629,6 +717,7 @@ slow_stage(struct prun *p, json_t *job)
 	 * times, the slow stage's excess over its own time */
 	pd_set_real(o, "impact", bn && wstep > 0 ? wait / wstep :
 	    (s[slow].busy - s[fast].busy) / s[slow].busy, 4);
+	pd_set(o, "comm", stage_comm(p, s[slow].stage));
 	pd_set(o, "other_stages", others);
 	pd_set_bool(o, "fires", ratio - 1 > SLOW_RATIO &&
 	    (!bn || wait / wstep > SLOW_RATIO));

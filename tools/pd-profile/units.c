@@ -8,8 +8,10 @@
  * records of one type, the one whose compact, key-sorted text sorts first
  * is kept, so the result does not depend on the order of the input.
  * A rank seen in several roots of a run is taken from the root that holds
- * the most ranks (then the first root by path), and the record types that
- * root lacks from the others (in the same order); they are listed. */
+ * the most ranks (then the first root by path); a root that holds this
+ * rank alone (its own export) gives the summaries other than the step,
+ * which cluster-wide files only abridge, and the other roots give what is
+ * still missing (in the same order); they are listed. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -139,6 +141,20 @@ better(const struct unit *a, size_t na, const struct unit *b, size_t nb)
 	return strcmp(a->root, b->root) < 0;
 }
 
+/* The summaries of a rank's own root replace those of a root of many
+ * ranks, except the step (the many-rank root's step is the one aligned
+ * with the other ranks) and the pd.root. */
+static void
+own_summaries(json_t *view, json_t *own)
+{
+	const char *t;
+	json_t *rec;
+
+	json_object_foreach(own, t, rec)
+		if (strcmp(t, "step") && strcmp(t, "root"))
+			json_object_set(view, t, rec);
+}
+
 void
 units_of_run(struct pd_run *u, struct prun *p)
 {
@@ -214,8 +230,15 @@ units_of_run(struct pd_run *u, struct prun *p)
 
 		if (drop[i] || !json_is_integer(all[i].rank))
 			continue;
-		/* what the kept root lacks, the other roots of the rank give */
+		/* a root of this rank alone (its own export) gives the
+		 * summaries other than the step, which the kept root's
+		 * cluster-wide files only abridge; what the kept root still
+		 * lacks, the other roots of the rank give */
 		rs = json_array();
+		for (j = 0; j < k; j++)
+			if (j != i && same_rank(&all[i], &all[j]) &&
+			    nranks[j] <= 1 && nranks[i] > 1)
+				own_summaries(all[i].view, all[j].view);
 		for (j = 0; j < k; j++)
 			if (j != i && same_rank(&all[i], &all[j])) {
 				json_object_update_missing(all[i].view, all[j].view);

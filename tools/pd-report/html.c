@@ -439,6 +439,11 @@ candidates(json_t *r, FILE *f)
 			esc(f, str(b, "evidence"));
 			fputs("</p>\n", f);
 		}
+		if (str(b, "explained_by")) {
+			fputs("<p>Follows from <code>", f);
+			esc(f, str(b, "explained_by"));
+			fputs("</code></p>\n", f);
+		}
 		list(f, "How to confirm", get(b, "validation"));
 		list(f, "Hints", get(b, "hints"));
 		if (json_is_object(fix) && str(fix, "proposal")) {

@@ -240,6 +240,11 @@ candidates(json_t *r, FILE *f)
 			md_text(f, str(b, "evidence"));
 			fputs("\n\n", f);
 		}
+		if (str(b, "explained_by")) {
+			fputs("- follows from: `", f);
+			fputs(str(b, "explained_by"), f);
+			fputs("`\n", f);
+		}
 		json_array_foreach(get(b, "validation"), j, v) {
 			fputs("- check: ", f);
 			md_text(f, json_string_value(v));

@@ -75,32 +75,69 @@ rank_cmp(const void *a, const void *b)
 	    json_string_value(json_object_get(y, "root")));
 }
 
-/* The records of one type in the run, one per root, sorted by rank then
- * root (borrowed, in a new array). */
+/* Whether the record's root has one view per rank (a cluster-wide export
+ * of many ranks) rather than one of its own. */
+static int
+many_ranks(struct pd_run *run, json_t *rec)
+{
+	return !json_object_get(run->views, pd_rec_str(rec, "root"));
+}
+
+static int
+same_rank(json_t *x, json_t *y)
+{
+	json_t *rx = json_object_get(x, "rank"), *ry = json_object_get(y, "rank");
+
+	return json_is_integer(rx) && json_is_integer(ry) &&
+	    json_integer_value(rx) == json_integer_value(ry);
+}
+
+/* The records of one type in the run, one per root and rank, sorted by
+ * rank then root (borrowed, in a new array). A rank seen in a cluster-wide
+ * root and in its own is shown once, as pd-profile uses it: its step from
+ * the cluster-wide root (aligned with the other ranks), its other
+ * summaries from its own root. */
 static json_t *
 per_root(struct pd_run *run, const char *kind)
 {
-	json_t *a = json_array(), *v;
+	json_t *a = json_array(), *v, *out;
 	const char *root;
-	size_t i, n;
+	size_t i, n, j;
 	json_t **tmp;
+	int want_many = !strcmp(kind, "step");
 
 	json_object_foreach(run->views, root, v) {
 		json_t *r = json_object_get(v, kind);
 
-		if (r && json_is_string(json_object_get(r, "root")))
+		if (!r || !json_is_string(json_object_get(r, "root")))
+			continue;
+		/* a root's rank-less record is in each of its rank views */
+		for (j = 0; j < json_array_size(a) && json_array_get(a, j) != r;
+		    j++)
+			;
+		if (j == json_array_size(a))
 			json_array_append(a, r);
 	}
 	n = json_array_size(a);
 	tmp = malloc(sizeof *tmp * (n ? n : 1));
+	if (!tmp)
+		abort();
 	for (i = 0; i < n; i++)
 		tmp[i] = json_array_get(a, i);
 	qsort(tmp, n, sizeof *tmp, rank_cmp);
-	json_array_clear(a);
-	for (i = 0; i < n; i++)
-		json_array_append(a, tmp[i]);
+	out = json_array();
+	for (i = 0; i < n; i = j) {
+		json_t *pick = tmp[i];
+
+		for (j = i + 1; j < n && same_rank(tmp[i], tmp[j]); j++)
+			if (many_ranks(run, tmp[j]) == want_many &&
+			    many_ranks(run, pick) != want_many)
+				pick = tmp[j];
+		json_array_append(out, pick);
+	}
 	free(tmp);
-	return a;
+	json_decref(a);
+	return out;
 }
 
 static int
@@ -158,7 +195,8 @@ candidate(json_t *b)
 		"position", "dominant", "rule", "title", "domain", "severity",
 		"impact", "confidence", "confidence_level", "evidence",
 		"validation", "hints", "fix", "handoff", "operator", "root",
-		"rank", "fired_roots", "checked_roots", "source", NULL
+		"rank", "fired_roots", "checked_roots", "source",
+		"explained_by", NULL
 	};
 	json_t *c = json_object();
 	int i;
@@ -201,7 +239,10 @@ workload(struct pd_run *run)
 	copy(w, p, "workload");
 	copy(w, p, "workload_source");
 	copy(w, p, "stack");
-	json_object_set_new(w, "ranks",
+	/* the ranks pd-profile counted (a cluster-wide root holds many),
+	 * else the roots */
+	json_object_set_new(w, "ranks", json_is_integer(json_object_get(p,
+	    "ranks")) ? json_incref(json_object_get(p, "ranks")) :
 	    json_integer((json_int_t)json_array_size(run->roots)));
 	json_object_set(w, "world_size", json_is_integer(json_object_get(p,
 	    "world_size")) ? get(p, "world_size") : get(c, "world_size"));
@@ -409,8 +450,9 @@ steps_by_rank(struct pd_run *run)
 		 * time of pd.input, when there is one, splits the step. */
 		x = NAN;
 		if (!known) {
-			json_t *in = json_object_get(json_object_get(run->views,
-			    pd_rec_str(s, "root")), "input");
+			json_t *in = json_object_get(pd_runs_view(run,
+			    pd_rec_str(s, "root"), json_object_get(s, "rank")),
+			    "input");
 
 			x = num(in, "input_us_mean");
 			if (!isnan(x)) {
