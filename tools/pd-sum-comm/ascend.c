@@ -848,13 +848,15 @@ cluster_matrix_leaf(struct walk *w, const char *where, json_t *v)
 	}
 }
 
-/* {group: {step: {op: {"src-dst": link}}}}. */
+/* {group: {step: {op | "Total Op Info": {"src-dst": link}}}}: "Total Op
+ * Info" sums the step's ops again and is left out. */
 static void
 read_cluster_matrix(struct cl *c, struct agg *bad, const char *path)
 {
 	struct walk w;
 
 	walk_init(&w, bad, path, 3, cluster_matrix_leaf);
+	w.skip_key = "Total Op Info";
 	w.ctx = c;
 	walk_file(&w);
 }
