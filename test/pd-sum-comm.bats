@@ -59,12 +59,29 @@ root_line() {
 }
 
 # matrix.json: only the "-total" entries are summed (the top1 bucket repeats
-# a link); a link without "Transport Type" is skipped.
+# a link); a link without "Transport Type" is skipped. A rank's own matrix
+# counts ranks within the op's group (the hash after '@', here 7): without
+# the group's ranks the links keep those numbers and name the group.
 @test "pd-sum-comm: communication_matrix.json links" {
 	run_pd 3 pd-sum-comm < <(root_line /r torch_npu 0 communication_matrix=$CF/matrix.json)
 	[[ "$stderr" == *"matrix.json: step3/collective/allgather-total@7: link is not \"src-dst\" with a \"Transport Type\"; entry skipped"* ]]
-	[ "$(jqr pd.comm '.links')" = '[{"src":0,"dst":0,"transport":"LOCAL","bytes":12000000,"time_us":30,"bandwidth_gb_per_s":400},{"src":0,"dst":1,"transport":"HCCS","bytes":12000000,"time_us":1500,"bandwidth_gb_per_s":8},{"src":0,"dst":8,"transport":"RDMA","bytes":2000000,"time_us":100,"bandwidth_gb_per_s":20}]' ]
-	[ "$(jqr pd.comm '[.total_us,.ops]')" = '[null,[]]' ]
+	[ "$(jqr pd.comm '.links')" = '[{"src":0,"dst":0,"group":"7","transport":"LOCAL","bytes":12000000,"time_us":30,"bandwidth_gb_per_s":400},{"src":0,"dst":1,"group":"7","transport":"HCCS","bytes":12000000,"time_us":1500,"bandwidth_gb_per_s":8},{"src":0,"dst":8,"group":"7","transport":"RDMA","bytes":2000000,"time_us":100,"bandwidth_gb_per_s":20}]' ]
+	[ "$(jqr pd.comm '[.total_us,.ops,.groups]')" = '[null,[],null]' ]
+}
+
+# groups.json (the comm_group_parallel_info of msprof-analyze's
+# communication_group.json): group 7 is global ranks 16-24, so matrix.json's
+# group-local 0, 1, 8 are 16, 17, 24; the record lists the groups of rank
+# 16 (7 and 9, not 11; the one whose rank_set is not a list is left out).
+@test "pd-sum-comm: group-local matrix ranks are mapped through communication_group.json" {
+	run_pd 3 pd-sum-comm < <(root_line /r torch_npu 16 communication_matrix=$CF/matrix.json communication_group=$CF/groups.json)
+	[ "$(jqr pd.comm '[.links[] | [.src,.dst,.group,.transport,.bytes]]')" = \
+	    '[[16,16,null,"LOCAL",12000000],[16,17,null,"HCCS",12000000],[16,24,null,"RDMA",2000000]]' ]
+	[ "$(jqr pd.comm '.groups')" = '[{"name":"7","kind":"dp","ranks":[16,17,18,19,20,21,22,23,24]},{"name":"9","kind":"pp","ranks":[0,16]}]' ]
+	# a link to a member the group does not have is said and left out
+	run_pd 3 pd-sum-comm < <(root_line /r torch_npu 16 communication_matrix=$CF/matrix.json communication_group=$CF/groups-small.json)
+	[[ "$stderr" == *"matrix.json: step3/collective/allgather-total@7: link rank outside its group in communication_group.json; entry skipped"* ]]
+	[ "$(jqr pd.comm '[.links[] | [.src,.dst]]')" = '[[16,16],[16,17]]' ]
 }
 
 # comm-cut.json ends inside the third op (the broadcast): the two allGather

@@ -94,7 +94,8 @@ slow_rank(struct prun *p, double mean_step)
 	return arr;
 }
 
-/* The slowest link of a transport over every rank's links (global ranks). */
+/* The slowest link of a transport over every rank's links (global ranks:
+ * a link that names its group counts ranks within it and is left out). */
 static json_t *
 slow_pair(struct prun *p, const char *transport)
 {
@@ -110,6 +111,7 @@ slow_pair(struct prun *p, const char *transport)
 			double bw = pd_rec_num(e, "bandwidth_gb_per_s", NAN);
 
 			if (!t || strcmp(t, transport) || isnan(bw) ||
+			    json_is_string(json_object_get(e, "group")) ||
 			    !json_is_integer(json_object_get(e, "src")) ||
 			    !json_is_integer(json_object_get(e, "dst")))
 				continue;

@@ -49,6 +49,8 @@ struct tp {
 
 struct lk {
 	char *src, *dst, *tp;
+	char *group;		/* the group whose ranks src, dst count (not
+				 * mapped to global ranks), or NULL: global */
 	double mb, ms;
 };
 
@@ -75,6 +77,8 @@ struct agg {
 	char source[128];
 	double raw_ms, raw_wait_ms;	/* hccl_raw: per-step totals */
 	int has_raw;
+	json_t *gmap;		/* group name (hash) -> global ranks, or NULL */
+	json_t *groups;		/* pd.comm groups, or NULL (unknown) */
 };
 
 static void *
@@ -110,7 +114,10 @@ agg_free(struct agg *a)
 		free(a->lks[i].src);
 		free(a->lks[i].dst);
 		free(a->lks[i].tp);
+		free(a->lks[i].group);
 	}
+	json_decref(a->gmap);
+	json_decref(a->groups);
 	for (i = 0; i < a->nones; i++)
 		free(a->ones[i].name);
 	free(a->ops);
@@ -207,7 +214,7 @@ tp_add(struct agg *a, const char *name, double mb, double ms)
 
 static void
 lk_add(struct agg *a, const char *src, const char *dst, const char *tp,
-    double mb, double ms)
+    const char *group, double mb, double ms)
 {
 	size_t i;
 	struct lk *l = NULL;
@@ -215,7 +222,8 @@ lk_add(struct agg *a, const char *src, const char *dst, const char *tp,
 	for (i = 0; i < a->nlks; i++) {
 		l = &a->lks[i];
 		if (strcmp(l->src, src) == 0 && strcmp(l->dst, dst) == 0 &&
-		    strcmp(l->tp, tp) == 0)
+		    strcmp(l->tp, tp) == 0 && !l->group == !group &&
+		    (!group || strcmp(l->group, group) == 0))
 			break;
 	}
 	if (i == a->nlks) {
@@ -224,6 +232,7 @@ lk_add(struct agg *a, const char *src, const char *dst, const char *tp,
 		l->src = xstrdup(src);
 		l->dst = xstrdup(dst);
 		l->tp = xstrdup(tp);
+		l->group = group ? xstrdup(group) : NULL;
 	}
 	l->mb += mb;
 	l->ms += ms;
@@ -472,15 +481,37 @@ read_comm(struct agg *a, const char *path)
 	walk_file(&w);
 }
 
+/* A rank of a group-local link as a global rank: the index-th of the
+ * group's global ranks. 0 when the index is not in the group. */
+static int
+to_global(json_t *ranks, const char *idx, char *out, size_t size)
+{
+	char *end;
+	long long i = strtoll(idx, &end, 10);
+	json_t *g;
+
+	if (!*idx || *end || i < 0 || (size_t)i >= json_array_size(ranks) ||
+	    !json_is_integer(g = json_array_get(ranks, (size_t)i)))
+		return 0;
+	snprintf(out, size, "%lld", (long long)json_integer_value(g));
+	return 1;
+}
+
 /* Links of one op: {"src-dst": {"Transport Type", "Transit Size(MB)",
- * "Transit Time(ms)"}}. only_src: the rank whose links are kept, or NULL. */
+ * "Transit Time(ms)"}}. only_src: the rank whose links are kept, or NULL.
+ * group: for a rank's own matrix, the op's group (the hash after '@'):
+ * its src and dst are ranks within that group (msprof-analyze
+ * communication_matrix.json), mapped to global ranks when the group's
+ * ranks are known (communication_group.json), else kept as they are and
+ * marked with the group. NULL: the ranks are global. */
 static void
 add_links(struct agg *a, const char *path, const char *where, json_t *op,
-    const char *only_src)
+    const char *only_src, const char *group)
 {
-	json_t *lv;
+	json_t *lv, *gr = group && a->gmap ? json_object_get(a->gmap, group) :
+	    NULL;
 	const char *lk, *tp, *dash;
-	char src[64];
+	char src[64], gs[32], gd[32];
 	double mb, ms;
 
 	json_object_foreach(op, lk, lv) {
@@ -498,17 +529,30 @@ add_links(struct agg *a, const char *path, const char *where, json_t *op,
 			mb = 0;
 		if (!num(lv, "Transit Time(ms)", &ms))
 			ms = 0;
-		lk_add(a, src, dash + 1, tp, mb, ms);
+		if (gr) {
+			if (!to_global(gr, src, gs, sizeof gs) ||
+			    !to_global(gr, dash + 1, gd, sizeof gd)) {
+				reject(a, path, where, "link rank outside its "
+				    "group in communication_group.json");
+				continue;
+			}
+			lk_add(a, gs, gd, tp, NULL, mb, ms);
+		} else
+			lk_add(a, src, dash + 1, tp, group, mb, ms);
 	}
 }
 
 static void
 matrix_leaf(struct walk *w, const char *where, json_t *v)
 {
-	add_links(w->a, w->path, where, v, NULL);
+	const char *at = strrchr(w->keys[2], '@');
+
+	add_links(w->a, w->path, where, v, NULL, at && at[1] ? at + 1 : NULL);
 }
 
-/* communication_matrix.json: {step: {category: {op-bucket@hash: links}}}. */
+/* communication_matrix.json: {step: {category: {op-bucket@hash | "Total
+ * Op Info": links}}}; "Total Op Info" sums the category's ops again and is
+ * left out. */
 static void
 read_matrix(struct agg *a, const char *path)
 {
@@ -517,6 +561,7 @@ read_matrix(struct agg *a, const char *path)
 	add_source(a, "communication_matrix");
 	walk_init(&w, a, path, 3, matrix_leaf);
 	w.totals_at = 2;
+	w.skip_key = "Total Op Info";
 	walk_file(&w);
 }
 
@@ -590,7 +635,9 @@ cmp_lk(const void *x, const void *y)
 		return c;
 	if ((c = strcmp(a->dst, b->dst)))
 		return c;
-	return strcmp(a->tp, b->tp);
+	if ((c = strcmp(a->tp, b->tp)))
+		return c;
+	return strcmp(a->group ? a->group : "", b->group ? b->group : "");
 }
 
 static int
@@ -702,6 +749,8 @@ lks_json(struct agg *a)
 		o = json_object();
 		set_rank(o, "src", l->src);
 		set_rank(o, "dst", l->dst);
+		if (l->group)
+			pd_set_str(o, "group", l->group);
 		pd_set_str(o, "transport", l->tp);
 		pd_set_int(o, "bytes", (int64_t)(l->mb * 1e6 + 0.5));
 		pd_set_real(o, "time_us", us(l->ms), 3);
@@ -753,6 +802,7 @@ emit(json_t *root, struct agg *a, const struct pd_tool *t)
 	pd_set(rec, "ops", ops);
 	pd_set(rec, "transports", tps_json(a));
 	pd_set(rec, "links", lks_json(a));
+	pd_set(rec, "groups", a->groups ? json_incref(a->groups) : json_null());
 	pd_set(rec, "slowest", slowest_json(a, t->topn));
 	if (a->has_raw && !a->nops)
 		pd_set_real(rec, "wait_us", us(a->raw_wait_ms), 3);
@@ -843,7 +893,7 @@ cluster_matrix_leaf(struct walk *w, const char *where, json_t *v)
 		add_source(a, "cluster_communication_matrix");
 		one = json_object();
 		json_object_set(one, lk, lv);
-		add_links(a, w->path, where, one, src);
+		add_links(a, w->path, where, one, src, NULL);
 		json_decref(one);
 	}
 }
@@ -869,12 +919,73 @@ cmp_rank(const void *x, const void *y)
 	return a->rank < b->rank ? -1 : a->rank > b->rank;
 }
 
+/* communication_group.json (msprof-analyze), read once; NULL when it
+ * cannot be read (said) or has no comm_group_parallel_info (an older file
+ * without group names). */
+static json_t *
+load_groups(const char *path)
+{
+	json_error_t e;
+	json_t *d = path ? json_load_file(path, 0, &e) : NULL, *info;
+
+	if (path && !d) {
+		pd_warn(path, e.line, "%s; its groups are not used", e.text);
+		pd_diag_status(PD_EXIT_INPUT);
+		return NULL;
+	}
+	info = json_object_get(d, "comm_group_parallel_info");
+	if (!json_is_array(info)) {
+		json_decref(d);
+		return NULL;
+	}
+	json_incref(info);
+	json_decref(d);
+	return info;
+}
+
+/* From comm_group_parallel_info, each group's name (the hash in the op
+ * names) and global ranks: a->gmap for every group, a->groups (pd.comm
+ * groups) for those of rank (all when rank < 0). */
+static void
+apply_groups(struct agg *a, json_t *info, int64_t rank)
+{
+	json_t *g;
+	size_t i, j;
+
+	if (!info)
+		return;
+	a->gmap = json_object();
+	a->groups = json_array();
+	json_array_foreach(info, i, g) {
+		json_t *rs = json_object_get(g, "rank_set"), *o, *r;
+		const char *name = pd_rec_str(g, "group_name");
+		int ok = json_is_array(rs) && name && *name, mine = rank < 0;
+
+		json_array_foreach(rs, j, r) {
+			ok = ok && json_is_integer(r);
+			mine = mine || (json_is_integer(r) &&
+			    json_integer_value(r) == rank);
+		}
+		if (!ok)
+			continue;
+		json_object_set(a->gmap, name, rs);
+		if (!mine)
+			continue;
+		o = json_object();
+		pd_set_str(o, "name", name);
+		pd_set_str(o, "kind", group_kind(pd_rec_str(g, "pg_name")));
+		pd_set(o, "ranks", json_incref(rs));
+		json_array_append_new(a->groups, o);
+	}
+}
+
 static void
 do_cluster(json_t *root, const struct pd_tool *t)
 {
 	struct cl c = { 0 };
 	struct agg bad = { 0 };
 	const char *p;
+	json_t *info;
 	size_t i;
 
 	if ((p = pd_root_export(root, "cluster_communication", 0)))
@@ -883,7 +994,9 @@ do_cluster(json_t *root, const struct pd_tool *t)
 		read_cluster_matrix(&c, &bad, p);
 	if (c.n)
 		qsort(c.v, c.n, sizeof *c.v, cmp_rank);
+	info = load_groups(pd_root_export(root, "communication_group", 0));
 	for (i = 0; i < c.n; i++) {
+		apply_groups(&c.v[i], info, c.v[i].rank);
 		c.v[i].skipped += bad.skipped;
 		c.v[i].truncated |= bad.truncated;
 		emit(root, &c.v[i], t);
@@ -891,6 +1004,7 @@ do_cluster(json_t *root, const struct pd_tool *t)
 	}
 	free(c.v);
 	agg_free(&bad);
+	json_decref(info);
 }
 
 /* ---- CANN PROF_ legacy timeline/hccl_*.json ---- */
@@ -984,7 +1098,7 @@ ht_task(struct ht *h, const struct pd_ev *ev)
 		snprintf(dst, sizeof dst, "%s", src);
 	mb = (double)size / 1e6;
 	tp = link_transport(tt, lt);
-	lk_add(h->a, src, dst, tp, mb, ms);
+	lk_add(h->a, src, dst, tp, NULL, mb, ms);
 	if (strcmp(tp, "LOCAL") == 0)
 		return;
 	tp_add(h->a, tp, mb, ms);
@@ -1102,7 +1216,7 @@ raw_links(struct agg *a, const char *path, long line, const char *text)
 			}
 			ms = json_number_value(json_array_get(tv, 0));
 			bw = json_number_value(json_array_get(tv, 2));
-			lk_add(a, src, dash + 1, tk, bw * ms, ms);
+			lk_add(a, src, dash + 1, tk, NULL, bw * ms, ms);
 			if (strcmp(tk, "LOCAL") != 0)
 				tp_add(a, tk, bw * ms, ms);
 		}
@@ -1178,6 +1292,7 @@ sum_comm_ascend(json_t *root, const struct pd_tool *t)
 {
 	struct agg a;
 	const char *p;
+	json_t *info;
 	size_t i;
 
 	if (pd_root_export(root, "cluster_communication", 0) ||
@@ -1186,6 +1301,9 @@ sum_comm_ascend(json_t *root, const struct pd_tool *t)
 		return 0;
 	}
 	memset(&a, 0, sizeof a);
+	info = load_groups(pd_root_export(root, "communication_group", 0));
+	apply_groups(&a, info, pd_rec_int(root, "rank", -1));
+	json_decref(info);
 	for (i = 0; (p = pd_root_export(root, "communication", i)); i++)
 		read_comm(&a, p);
 	for (i = 0; (p = pd_root_export(root, "communication_matrix", i)); i++)

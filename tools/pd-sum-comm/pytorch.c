@@ -99,7 +99,7 @@ struct acc {
 /* The kind of parallelism a process group's description names:
  * "dp", "tp", "pp", "ep", "cp", else "unknown" (also for groups that
  * combine kinds, as TENSOR_AND_DATA_PARALLEL_GROUP). */
-static const char *
+const char *
 group_kind(const char *desc)
 {
 	static const struct { const char *word, *kind; } words[] = {

@@ -7,4 +7,8 @@
 int sum_comm_ascend(json_t *root, const struct pd_tool *t);
 int sum_comm_pytorch(json_t *root, const struct pd_tool *t);
 
+/* The kind of parallelism a process group's name or description says:
+ * "dp", "tp", "pp", "ep", "cp", else "unknown" (pytorch.c). */
+const char *group_kind(const char *desc);
+
 #endif
