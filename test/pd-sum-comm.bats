@@ -225,3 +225,41 @@ corpus_roots() {
 	[ "$(jqr pd.comm .root | sort -u | wc -l)" -eq 9 ]
 	[ "$(jqr pd.comm 'select(.total_us == null and (.links | length) == 0)' | wc -l)" -eq 0 ]
 }
+
+# metadata.json (profiler_metadata.json's parallel_group_info, written for
+# this test): the op names carry a hash of the group's key, two 32-bit
+# polynomial hashes (29 and 131) as high and low word; by that rule
+# (python3: h1 = h1*29 + c, h2 = h2*131 + c, each mod 2^32, over the key's
+# bytes) "10.0.0.1%eth0_60000_0_1" is 8557218874045301532 and ..._2 is
+# 8557218878340268829. So rank 1's "0-1" in tp (global [1, 5]) is 1 -> 5,
+# "1-3" in dp ([0, 1, 2, 3]) is 1 -> 3; group 42 is not known and keeps its
+# numbers; "Total Op Info" is left out; the group whose global_ranks is
+# not a list is not used.
+@test "pd-sum-comm: profiler_metadata.json's parallel groups map a rank's matrix" {
+	run_pd 0 pd-sum-comm < <(root_line /r torch_npu 1 communication_matrix=$CF/matrix-local.json profiler_metadata=$CF/metadata.json)
+	[ "$(jqr pd.comm '[.links[] | [.src,.dst,.group,.transport,.bytes]]')" = \
+	    '[[1,5,null,"HCCS",8000000],[1,1,null,"LOCAL",4000000],[1,3,null,"HCCS",2000000],[0,1,"42","RDMA",1000000]]' ]
+	[ "$(jqr pd.comm '[.groups[] | [.name,.kind,.ranks]]')" = \
+	    '[["8557218874045301532","tp",[1,5]],["8557218878340268829","dp",[0,1,2,3]]]' ]
+}
+
+# msinsight_server_fixtures' communication_group.json pairs each group's
+# key (group_id) with the name the op names use (group_name): written as
+# parallel_group_info (built here with jq, keyed by group_id), every one
+# of its 21 groups with an id gets its group_name from pd-sum-comm's hash.
+# The rank's own profiler_metadata.json there names 21 groups; the 6 of
+# them that ran collectives (default_group, tp, pp, dp_cp, embd, mp) are in
+# communication_group.json, under the same name with the same ranks.
+@test "pd-sum-comm corpus: group names from parallel_group_info match communication_group.json" {
+	require_corpus
+	local m=$ASC/msinsight_server_fixtures g=$ASC/msinsight_server_fixtures/communication_group/communication_group.json
+	jq '{parallel_group_info: ([.comm_group_parallel_info[] | select(.group_id != "") | {key: .group_id, value: {group_name: .pg_name, global_ranks: .rank_set}}] | from_entries)}' "$g" >"$BATS_TEST_TMPDIR/meta.json"
+	run_pd 0 pd-sum-comm < <(root_line /r torch_npu null communication_matrix=$CF/matrix-local.json profiler_metadata=$BATS_TEST_TMPDIR/meta.json)
+	[ "$(jqr pd.comm '[.groups[] | [.name,.ranks]] | sort')" = \
+	    "$(jq -c '[.comm_group_parallel_info[] | select(.group_id != "") | [.group_name,.rank_set]] | sort' "$g")" ]
+	[ "$(jqr pd.comm '.groups | length')" -eq 21 ]
+	run_pd 0 pd-sum-comm < <(root_line /r torch_npu 0 communication_matrix=$CF/matrix-local.json profiler_metadata=$m/metadata/profiler_metadata.json)
+	[ "$(jqr pd.comm '.groups | length')" -eq 21 ]
+	[ "$(printf '%s\n' "$output" | jq -c --slurpfile w "$g" 'select(.type == "pd.comm") | [.groups[] as $x | $w[0].comm_group_parallel_info[] | select(.group_name == $x.name) | [.pg_name, .rank_set == $x.ranks]] | sort')" = \
+	    '[["default_group",true],["dp_cp",true],["embd",true],["mp",true],["pp",true],["tp",true]]' ]
+}
