@@ -1,5 +1,6 @@
 #include "pd_diag.h"
 
+#include "pd_archive.h"
 #include "pd_rec.h"
 
 #include <errno.h>
@@ -35,16 +36,38 @@ pd_diag_quiet(int on)
 	quiet = on;
 }
 
+/* A message names an archive member as ARCHIVE//MEMBER, never by the
+ * private copy that is read (pd_archive.h). */
 static void
 vmsg(const char *level, const char *file, long line, const char *fmt, va_list ap)
 {
+	char *f = NULL, *m = NULL, *um = NULL;
+
+	if (pd_archive_active()) {
+		va_list cp;
+
+		f = file ? pd_archive_unmap(file) : NULL;
+		va_copy(cp, ap);
+		if (vasprintf(&m, fmt, cp) < 0)
+			m = NULL;
+		va_end(cp);
+		um = m ? pd_archive_unmap(m) : NULL;
+	}
+	if (f)
+		file = f;
 	fprintf(stderr, "%s: %s: ", prog, level);
 	if (file && line > 0)
 		fprintf(stderr, "%s:%ld: ", file, line);
 	else if (file)
 		fprintf(stderr, "%s: ", file);
-	vfprintf(stderr, fmt, ap);
+	if (m)
+		fputs(um ? um : m, stderr);
+	else
+		vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
+	free(f);
+	free(m);
+	free(um);
 }
 
 void

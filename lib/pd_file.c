@@ -6,6 +6,10 @@
 
 #include "pd_file.h"
 
+#include <limits.h>
+
+#include "pd_archive.h"
+
 int
 pd_file_open(const char *path, struct stat *st)
 {
@@ -15,6 +19,18 @@ pd_file_open(const char *path, struct stat *st)
 	/* O_NONBLOCK: a FIFO opens at once instead of waiting for a writer;
 	 * it is refused by the fstat below and never read. */
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0 && (errno == ENOTDIR || errno == ENOENT) &&
+	    strstr(path, "//")) {
+		/* ARCHIVE//MEMBER: the member's private copy */
+		char real[PATH_MAX];
+		int err = errno;
+
+		if (pd_archive_resolve(path, real, sizeof real) != 0)
+			fd = open(real, O_RDONLY | O_NONBLOCK | O_CLOEXEC |
+			    O_NOCTTY);
+		else
+			errno = err;
+	}
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &sb) != 0) {

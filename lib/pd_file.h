@@ -15,7 +15,9 @@
 
 /* A read-only, close-on-exec descriptor for path when it is a regular file
  * (symbolic links followed); -1 with errno set otherwise (PD_ENOTREG when
- * it is something else). st, when not NULL, gets its status. */
+ * it is something else). A member of an archive, ARCHIVE//MEMBER, is
+ * opened from its private copy (pd_archive.h). st, when not NULL, gets its
+ * status. */
 int pd_file_open(const char *path, struct stat *st);
 
 /* The same as a stdio stream ("rb"); NULL with errno set. */

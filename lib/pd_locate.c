@@ -19,6 +19,7 @@
 #include <zlib.h>
 
 #include "pd_csv.h"
+#include "pd_archive.h"
 #include "pd_diag.h"
 #include "pd_file.h"
 #include "pd_rec.h"
@@ -32,6 +33,7 @@
 struct cand {
 	json_t *rec;
 	struct timespec mtime;	/* newest of the root and its exports */
+	char *archive;		/* the archive it was found in, or NULL */
 };
 
 /* A directory the walk has entered, by (device, inode): a symbolic link
@@ -514,6 +516,7 @@ keep(struct loc *l, struct root *r)
 	}
 	l->c[l->n].rec = rec;
 	l->c[l->n].mtime = r->mtime;
+	l->c[l->n].archive = NULL;
 	l->n++;
 }
 
@@ -1167,6 +1170,35 @@ enter(struct loc *l, const char *path, const struct stat *st)
 	return s;
 }
 
+static void walk(struct loc *l, const char *path, const struct stat *dst,
+    int depth);
+
+/* The roots inside an archive: its members are read from a private copy
+ * (pd_archive.h), searched like a directory, and the roots found named
+ * ARCHIVE//MEMBER, with the archive in "archive". */
+static void
+in_archive(struct loc *l, const char *path, int depth)
+{
+	size_t first = l->n, i;
+	int before = pd_diag_get_status();
+	const char *dir = pd_archive_dir(path);
+	struct stat st;
+
+	if (pd_diag_get_status() > before && l->status < PD_EXIT_INPUT)
+		l->status = PD_EXIT_INPUT;
+	if (!dir || stat(dir, &st) != 0)
+		return;
+	walk(l, dir, &st, depth + 1);
+	for (i = first; i < l->n; i++) {
+		if (!l->c[i].rec)
+			continue;
+		pd_archive_unmap_json(l->c[i].rec);
+		l->c[i].archive = strdup(path);
+		if (!l->c[i].archive)
+			abort();
+	}
+}
+
 static void
 walk(struct loc *l, const char *path, const struct stat *dst, int depth)
 {
@@ -1198,7 +1230,10 @@ walk(struct loc *l, const char *path, const struct stat *dst, int depth)
 			if (depth < l->maxdepth)
 				walk(l, p, &st, depth + 1);
 		} else if (S_ISREG(st.st_mode)) {
-			trace_root(l, p);
+			if (pd_archive_name(p))
+				in_archive(l, p, depth);
+			else
+				trace_root(l, p);
 		} else {
 			pd_warn(p, 0, "not a regular file or directory; "
 			    "skipped");
@@ -1381,6 +1416,8 @@ pd_locate(const char *path, const struct pd_locate_opts *o, pd_root_cb cb,
 	} else if (!S_ISREG(st.st_mode)) {
 		pd_warn(path, 0, "not a regular file or directory; skipped");
 		l.status = PD_EXIT_INPUT;
+	} else if (pd_archive_name(abs)) {
+		in_archive(&l, abs, 0);
 	} else if (!trace_root(&l, abs)) {
 		pd_warn(path, 0, "not a Kineto or autograd trace; "
 		    "give its profiler directory instead");
@@ -1392,9 +1429,13 @@ pd_locate(const char *path, const struct pd_locate_opts *o, pd_root_cb cb,
 		best_only(&l);
 	cover(&l);
 	for (i = 0; i < l.n; i++) {
-		if (l.c[i].rec)
+		if (l.c[i].rec) {
+			pd_set(l.c[i].rec, "archive", l.c[i].archive ?
+			    pd_str(l.c[i].archive) : json_null());
 			cb(l.c[i].rec, ctx);
+		}
 		json_decref(l.c[i].rec);
+		free(l.c[i].archive);
 	}
 	free(l.c);
 	tdestroy(l.seen, seen_free);

@@ -1,5 +1,7 @@
 #include "pd_rec.h"
 
+#include "pd_archive.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -44,6 +46,8 @@ pd_rec_emit(json_t *rec)
 {
 	if (!rec)
 		return;
+	if (pd_archive_active())
+		pd_archive_unmap_json(rec);
 	json_dump_callback(rec, dump_cb, NULL,
 	    JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
 	fputc('\n', stdout);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "pd_archive.h"
 #include "pd_diag.h"
 #include "pd_file.h"
 #include "pd_num.h"
@@ -121,12 +122,15 @@ pd_root_family(json_t *root)
 
 /* The root with only the exports that are regular files: one that is
  * missing, or a FIFO, a device, a directory, is said (exit 3) and left
- * out, so that no reader opens it. A new reference. */
+ * out, so that no reader opens it. An export inside an archive
+ * (ARCHIVE//MEMBER) is read from its private copy (pd_archive.h). A new
+ * reference. */
 static json_t *
 usable(json_t *root)
 {
 	json_t *ex = json_object_get(root, "exports"), *keep, *e, *r;
 	const char *path;
+	char real[PATH_MAX];
 	struct stat st;
 	size_t i;
 	int dropped = 0;
@@ -137,11 +141,23 @@ usable(json_t *root)
 	json_array_foreach(ex, i, e) {
 		const char *kind = pd_rec_str(e, "kind");
 		const char *rp = pd_rec_str(root, "root");
-		int err = 0;
+		int err = 0, in;
 
 		path = pd_rec_str(e, "path");
+		in = path ? pd_archive_resolve(pd_str_bytes(path), real,
+		    sizeof real) : 0;
+		if (in > 0) {
+			json_t *c = json_copy(e);
+
+			pd_set(c, "path", pd_str(real));
+			json_array_append_new(keep, c);
+			dropped = 1;	/* the root is rewritten */
+			continue;
+		}
+		if (in < 0)
+			err = EIO;
 		/* the bytes of the name, as a reader opens it */
-		if (path && stat(pd_str_bytes(path), &st) != 0)
+		else if (path && stat(pd_str_bytes(path), &st) != 0)
 			err = errno;
 		else if (path && !S_ISREG(st.st_mode))
 			err = S_ISDIR(st.st_mode) ? EISDIR : PD_ENOTREG;

@@ -267,3 +267,34 @@ EOF
 	[ "$(jqr pd.root .root | wc -l)" -eq 38 ]
 	[ "$(jqr pd.root .root | sort -u | wc -l)" -eq 38 ]
 }
+
+# ---- archives ----
+
+# archives/two-jobs-ascend-pta-and-kineto (its MANIFEST.md): the same two
+# jobs as a .tar.gz and a .zip, member order differing. Inside: the
+# torch_npu export of ascend/pta_2rank_level1_text (ranks 0 and 1 from
+# profiler_info_0/1.json, devices from memory_record.csv, as for the
+# original above) and the Kineto trace of pytorch/hta-nccl-2rank-a100
+# (distributedInfo rank 0 of world size 2, device 0). Each root has the exports of
+# its corpus original, and each member the size of the original file.
+@test "corpus-locate: archives/two-jobs-ascend-pta-and-kineto (.tar.gz and .zip)" {
+	require_corpus
+	local a f want
+	a=$(cd "$CORPUS/archives/two-jobs-ascend-pta-and-kineto" && pwd -P)
+	want='ascend-pta-resnet-2rank/rank0_ascend_pt torch_npu 0 0
+ascend-pta-resnet-2rank/rank1_ascend_pt torch_npu 1 1
+pytorch-hta-nccl-rank0-of-2/nccl_data.json.gz kineto 0 0 2'
+	for f in two_jobs.tar.gz two_jobs.zip; do
+		run_pd 0 pd-locate "$a/$f"
+		[ -z "$stderr" ]
+		[ "$(printf '%s\n' "$output" | jq -r --arg d "$a/$f//" \
+		    'select(.type == "pd.root") | [(.root | ltrimstr($d)), .format,
+		    (.rank // "null" | tostring), (.device // "null" | tostring),
+		    (.world_size // empty | tostring)] | join(" ")')" = "$want" ]
+		[ "$(jqr pd.root .archive | sort -u)" = "\"$a/$f\"" ]
+		# the exports and their sizes are the originals'
+		[ "$(printf '%s\n' "$output" | jq -r --arg d "$a/$f//ascend-pta-resnet-2rank/" \
+		    'select(.type == "pd.root") | .exports[] | "\(.path | ltrimstr($d)) \(.bytes)"' | grep -v '^/' | sort)" = \
+		    "$(cd "$CORPUS/ascend/pta_2rank_level1_text" && find . -type f -printf '%P %s\n' | sort)" ]
+	done
+}

@@ -760,3 +760,19 @@ YAML
 pd-classify: error: $f:17:15: rule 'site.b' explains itself" ]
 	[ -z "$output" ]
 }
+
+# archives/two-jobs-ascend-pta-and-kineto: read from the .tar.gz and the
+# .zip, each job gets the verdict its corpus original gets above
+# (pta_2rank_level1_text: communication not overlapped, 0.66;
+# hta-nccl-2rank-a100: device free, 0.7639), and the Kineto job misses
+# rank 1 of its world of 2.
+@test "pd-classify corpus: two-jobs-ascend-pta-and-kineto, from both archives" {
+	local f
+	for f in two_jobs.tar.gz two_jobs.zip; do
+		diagnose "archives/two-jobs-ascend-pta-and-kineto/$f"
+		[ "$(dominant "$f//ascend-pta-resnet-2rank")" = '["tbprof.comm.not_overlapped",0.66]' ]
+		[ "$(dominant "$f//pytorch-hta-nccl-rank0-of-2#world_size=2")" = '["msprof.overall.free",0.7639]' ]
+		[ "$(jqr pd.profile 'select(.run | endswith("rank0-of-2#world_size=2")) | [.world_size,.job.ranks_missing]')" = '[2,1]' ]
+		[[ "$output" != *perfdiag-archive* ]]
+	done
+}

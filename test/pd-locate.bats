@@ -63,7 +63,7 @@ rel() {
 	[ "$(jqr pd.root .root | wc -l)" -eq 15 ]
 	jqr pd.root .root | sort -c
 	[ "$(jqr pd.root 'keys_unsorted|join(",")' | sort -u)" = \
-	    '"type,v,root,rank,device,format,run,score,exports,world_size,covers"' ]
+	    '"type,v,root,rank,device,format,run,score,exports,world_size,covers,archive"' ]
 	[ "$(rel '[.root,.format]|join(" ")' | tr -d '"' | tr '\n' ';')" = \
 "job/cluster_analysis_output cluster_analysis;\
 job/host_1_20250101_ascend_pt torch_npu;\
@@ -364,4 +364,123 @@ pd-locate: warning: $d/a/other: the directory already searched as '$d/a/b'; not 
 	[ "$(jqr pd.root .root)" = "\"$d/$r\"" ]
 	[ "$(jqr pd.root '[.exports[].kind] | index("kernel_details")')" = null ]
 	[ "$(jqr pd.root '[.exports[].kind] | index("step_trace_time")')" != null ]
+}
+
+# ---- archives ----------------------------------------------------------
+# Archives made here from the fixture tree: the roots found inside are the
+# roots found in the tree, named ARCHIVE//MEMBER, with "archive" set; the
+# members are read from a private copy under $TMPDIR that is gone after.
+
+# pd.root records with the archive prefix (or the tree prefix) cut off
+strip_roots() {
+	printf '%s\n' "$output" | jq -c 'select(.type == "pd.root") | del(.archive)' |
+	    sed -e "s|$1||g"
+}
+
+@test "pd-locate: the roots inside a .tar.gz and a .zip are those of the tree" {
+	local d=$BATS_TEST_TMPDIR a
+	mkdir "$d/tmp"
+	tar -C "$T" -czf "$d/job.tar.gz" job
+	(cd "$T" && zip -qr "$d/job.zip" job)
+	run_pd 0 pd-locate "$T/job"
+	want=$(strip_roots "$T/")
+	[ "$(printf '%s\n' "$want" | wc -l)" -eq 4 ]
+	for a in job.tar.gz job.zip; do
+		TMPDIR=$d/tmp run_pd 0 pd-locate "$d/$a"
+		[ -z "$stderr" ]
+		[ "$(strip_roots "$d/$a//")" = "$want" ]
+		[ "$(jqr pd.root .archive | sort -u)" = "\"$d/$a\"" ]
+		[ "$(jqr pd.root '.exports[0].path' | grep -c "^\"$d/$a//job/")" -eq 4 ]
+		# nothing of the private copy is left, nor named
+		[ -z "$(ls -A "$d/tmp")" ]
+		[[ "$output" != *perfdiag-archive* ]]
+	done
+	# roots in the tree have "archive": null
+	run_pd 0 pd-locate "$T/loose"
+	[ "$(jqr pd.root .archive)" = null ]
+}
+
+@test "pd-locate: an archive inside a searched directory is searched" {
+	local d=$BATS_TEST_TMPDIR
+	mkdir -p "$d/dumps/tmp"
+	tar -C "$T" -cf "$d/dumps/ms.tar" ms
+	TMPDIR=$d/dumps/tmp run_pd 0 pd-locate "$d/dumps"
+	[ "$(jqr pd.root '[.root,.format,.archive]')" = "[\"$d/dumps/ms.tar//ms/rank0_ascend_ms\",\"mindspore\",\"$d/dumps/ms.tar\"]" ]
+}
+
+# The evidence tools read the members through the same names: pd-sum-step
+# on the archive gives the records it gives on the tree, paths aside.
+@test "pd-locate: the evidence tools read an archive's members" {
+	local d=$BATS_TEST_TMPDIR
+	mkdir "$d/tmp"
+	tar -C "$T" -czf "$d/job.tgz" job
+	run_pd 3 bash -c "pd-locate '$T/job' | pd-sum-step"
+	want=$(printf '%s\n' "$output" | grep '"pd.step"' | sed "s|$T/||g")
+	want_err=$(printf '%s\n' "$stderr" | sed "s|$T/||g")
+	[ -n "$want" ]
+	TMPDIR=$d/tmp run_pd 3 bash -c "pd-locate '$d/job.tgz' | pd-sum-step"
+	[ "$(printf '%s\n' "$output" | grep '"pd.step"' | sed "s|$d/job.tgz//||g")" = "$want" ]
+	# the messages name the members as the tree's files are named
+	[ "$(printf '%s\n' "$stderr" | sed "s|$d/job.tgz//||g")" = "$want_err" ]
+	[ -z "$(ls -A "$d/tmp")" ]
+}
+
+# Members named /abs, ../up and a symbolic link are said and not copied;
+# nothing is written outside the private copy.
+@test "pd-locate: unsafe archive members are refused" {
+	local d=$BATS_TEST_TMPDIR
+	mkdir "$d/tmp" "$d/x"
+	python3 - "$d/evil.tar" <<'PY'
+import io, sys, tarfile
+with tarfile.open(sys.argv[1], "w") as t:
+    for name in ("/abs.txt", "../up.txt", "ok/../../up2.txt"):
+        data = b"x"
+        i = tarfile.TarInfo(name); i.size = len(data)
+        t.addfile(i, io.BytesIO(data))
+    i = tarfile.TarInfo("link"); i.type = tarfile.SYMTYPE; i.linkname = "/etc/passwd"
+    t.addfile(i)
+    data = b'{"traceEvents": []}'
+    i = tarfile.TarInfo("r/t.pt.trace.json"); i.size = len(data)
+    t.addfile(i, io.BytesIO(data))
+PY
+	cd "$d/x"
+	TMPDIR=$d/tmp run_pd 3 pd-locate "$d/evil.tar"
+	[[ "$stderr" == *"member '/abs.txt': an absolute name or one that leaves the archive; skipped"* ]]
+	[[ "$stderr" == *"member '../up.txt': an absolute name"* ]]
+	[[ "$stderr" == *"member 'ok/../../up2.txt': an absolute name"* ]]
+	[[ "$stderr" == *"member 'link': not a regular file; skipped"* ]]
+	[ ! -e "$d/up.txt" ] && [ ! -e "$d/up2.txt" ] && [ ! -e /abs.txt ]
+	[ -z "$(ls -A "$d/x")" ] && [ -z "$(ls -A "$d/tmp")" ]
+}
+
+# A .tar.gz cut in the middle: said, exit 3, the members before the cut
+# are searched, and the copy is removed.
+@test "pd-locate: a cut archive is exit 3 and the members before the cut are kept" {
+	local d=$BATS_TEST_TMPDIR n
+	mkdir -p "$d/tmp" "$d/src/zz"
+	cp -r "$T/loose" "$d/src/"
+	# 256 KiB that do not compress, after loose/: the cut falls in it
+	head -c 262144 /dev/urandom >"$d/src/zz/pad.bin"
+	tar -C "$d/src" -czf "$d/full.tar.gz" loose zz
+	n=$(stat -c %s "$d/full.tar.gz")
+	head -c $((n * 2 / 3)) "$d/full.tar.gz" >"$d/cut.tar.gz"
+	TMPDIR=$d/tmp run_pd 3 pd-locate "$d/cut.tar.gz"
+	[[ "$stderr" == *"cut.tar.gz: member 'zz/pad.bin': "*"; the members before it are read"* ]]
+	[ "$(jqr pd.root .root)" = "\"$d/cut.tar.gz//loose\"" ]
+	[ -z "$(ls -A "$d/tmp")" ]
+	# a file that is no archive at all
+	printf 'not an archive' >"$d/bad.zip"
+	TMPDIR=$d/tmp run_pd 3 pd-locate "$d/bad.zip"
+	[[ "$stderr" == *"bad.zip: not a readable archive"* ]]
+	[ -z "$(ls -A "$d/tmp")" ]
+}
+
+# Killed by SIGPIPE (its reader went away) or SIGTERM, a tool still
+# removes its private copy.
+@test "pd-locate: the private copy is removed on SIGPIPE" {
+	local d=$BATS_TEST_TMPDIR
+	mkdir "$d/tmp"
+	tar -C "$T" -czf "$d/job.tar.gz" job
+	TMPDIR=$d/tmp bash -c "pd-locate '$d/job.tar.gz' | true" || true
+	[ -z "$(ls -A "$d/tmp")" ]
 }

@@ -1,0 +1,464 @@
+/* pd_archive: members of archives through a private copy (pd_archive.h). */
+#include "pd_archive.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pd_diag.h"
+#include "pd_file.h"
+#include "pd_rec.h"
+
+struct copy {
+	char *archive;		/* as given */
+	char *dir;		/* the private directory, or NULL: unreadable */
+};
+
+static struct copy *copies;
+static size_t ncopies;
+
+/* Every file and directory made, in order, for the cleanup; read (never
+ * changed) by the signal handler. */
+static char **made;
+static volatile size_t nmade;
+static size_t nfiles;		/* members copied */
+static size_t capmade;
+static int hooked;
+
+static void
+cleanup(void)
+{
+	size_t i = nmade;
+
+	while (i-- > 0)
+		if (unlink(made[i]) != 0)
+			rmdir(made[i]);
+}
+
+static void
+on_signal(int sig)
+{
+	cleanup();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void
+cleanup_at_exit(void)
+{
+	size_t i;
+
+	cleanup();
+	for (i = 0; i < nmade; i++)
+		free(made[i]);
+	free(made);
+	made = NULL;
+	nmade = capmade = 0;
+	for (i = 0; i < ncopies; i++) {
+		free(copies[i].archive);
+		free(copies[i].dir);
+	}
+	free(copies);
+	copies = NULL;
+	ncopies = 0;
+}
+
+static void
+hook(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+	size_t i;
+
+	if (hooked)
+		return;
+	hooked = 1;
+	atexit(cleanup_at_exit);
+	for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+		struct sigaction sa, old;
+
+		if (sigaction(sigs[i], NULL, &old) == 0 &&
+		    old.sa_handler == SIG_IGN)
+			continue;	/* keep what the caller chose */
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = on_signal;
+		sigemptyset(&sa.sa_mask);
+		sigaction(sigs[i], &sa, NULL);
+	}
+}
+
+static void
+remember(const char *path)
+{
+	char *p = strdup(path);
+
+	if (!p)
+		abort();
+	if (nmade == capmade) {
+		size_t cap = capmade ? capmade * 2 : 64;
+		char **v = malloc(cap * sizeof *v);
+
+		if (!v)
+			abort();
+		/* a new array, filled before it is published, so that the
+		 * handler never sees one half copied */
+		if (nmade)
+			memcpy(v, made, nmade * sizeof *v);
+		{
+			char **old = made;
+
+			made = v;
+			free(old);
+		}
+		capmade = cap;
+	}
+	made[nmade] = p;
+	nmade = nmade + 1;
+}
+
+int
+pd_archive_name(const char *path)
+{
+	static const char *ext[] = { ".tar", ".tar.gz", ".tgz", ".tar.bz2",
+	    ".tbz2", ".tar.xz", ".txz", ".tar.zst", ".tzst", ".zip", NULL };
+	size_t n = strlen(path), i;
+
+	for (i = 0; ext[i]; i++) {
+		size_t k = strlen(ext[i]);
+
+		if (n > k && strcasecmp(path + n - k, ext[i]) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* The member's name made safe to join to the copy directory: leading
+ * "./" dropped, empty components squeezed; an absolute name, or one with
+ * a "." or ".." component, is refused (0). */
+static int
+safe_name(const char *name, char *out, size_t size)
+{
+	const char *p = name, *e;
+	size_t l = 0;
+
+	while (p[0] == '.' && p[1] == '/')
+		p += 2;
+	if (!*p || *p == '/')
+		return 0;
+	while (*p) {
+		e = strchr(p, '/');
+		if (!e)
+			e = p + strlen(p);
+		if (e == p) {		/* "a//b" */
+			p++;
+			continue;
+		}
+		if ((e - p == 1 && p[0] == '.') ||
+		    (e - p == 2 && p[0] == '.' && p[1] == '.'))
+			return 0;
+		if (l + (size_t)(e - p) + 2 > size)
+			return 0;
+		if (l)
+			out[l++] = '/';
+		memcpy(out + l, p, (size_t)(e - p));
+		l += (size_t)(e - p);
+		p = *e ? e + 1 : e;
+	}
+	out[l] = '\0';
+	return l > 0;
+}
+
+/* mkdir -p of the parents of dir/rel inside dir. */
+static int
+parents(const char *dir, const char *rel)
+{
+	char p[PATH_MAX];
+	size_t base = strlen(dir), i;
+
+	if ((size_t)snprintf(p, sizeof p, "%s/%s", dir, rel) >= sizeof p)
+		return -1;
+	for (i = base + 1; p[i]; i++) {
+		if (p[i] != '/')
+			continue;
+		p[i] = '\0';
+		if (mkdir(p, 0700) == 0)
+			remember(p);
+		else if (errno != EEXIST) {
+			p[i] = '/';
+			return -1;
+		}
+		p[i] = '/';
+	}
+	return 0;
+}
+
+static int
+copy_data(struct archive *a, int fd, const char **why)
+{
+	const void *buf;
+	size_t len;
+	la_int64_t off;
+	int r;
+
+	for (;;) {
+		r = archive_read_data_block(a, &buf, &len, &off);
+		if (r == ARCHIVE_EOF)
+			return 0;
+		if (r < ARCHIVE_WARN) {
+			*why = archive_error_string(a);
+			return -1;
+		}
+		if (lseek(fd, (off_t)off, SEEK_SET) < 0) {
+			*why = strerror(errno);
+			return -1;
+		}
+		while (len > 0) {
+			ssize_t w = write(fd, buf, len);
+
+			if (w < 0) {
+				if (errno == EINTR)
+					continue;
+				*why = strerror(errno);
+				return -1;
+			}
+			buf = (const char *)buf + w;
+			len -= (size_t)w;
+		}
+	}
+}
+
+/* Read the archive into dir; problems are said, what was read is kept. */
+static void
+unpack(const char *archive, const char *dir)
+{
+	struct archive *a = archive_read_new();
+	struct archive_entry *e;
+	char rel[PATH_MAX], p[PATH_MAX];
+	int fd, r, st;
+
+	archive_read_support_filter_all(a);
+	archive_read_support_format_all(a);
+	fd = pd_file_open(archive, NULL);
+	if (fd < 0 || archive_read_open_fd(a, fd, 65536) != ARCHIVE_OK) {
+		pd_warn(archive, 0, "not a readable archive: %s",
+		    fd < 0 ? pd_file_strerror(errno) :
+		    archive_error_string(a) ? archive_error_string(a) : "?");
+		pd_diag_status(PD_EXIT_INPUT);
+		archive_read_free(a);
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	for (;;) {
+		const char *name, *why = NULL;
+
+		r = archive_read_next_header(a, &e);
+		if (r == ARCHIVE_EOF)
+			break;
+		if (r < ARCHIVE_WARN) {
+			pd_warn(archive, 0, "archive cut short or broken after "
+			    "%zu members: %s; the members before it are read",
+			    nfiles, archive_error_string(a) ?
+			    archive_error_string(a) : "?");
+			pd_diag_status(PD_EXIT_INPUT);
+			break;
+		}
+		name = archive_entry_pathname(e);
+		st = archive_entry_filetype(e);
+		if (!name)
+			continue;
+		if (st == AE_IFDIR)
+			continue;	/* made as a parent when needed */
+		if (!safe_name(name, rel, sizeof rel)) {
+			pd_warn(archive, 0, "member %s: an absolute name or "
+			    "one that leaves the archive; skipped",
+			    pd_diag_quote(name, strlen(name)));
+			pd_diag_status(PD_EXIT_INPUT);
+			continue;
+		}
+		if (st != AE_IFREG || archive_entry_hardlink(e)) {
+			pd_warn(archive, 0, "member %s: not a regular file; "
+			    "skipped", pd_diag_quote(name, strlen(name)));
+			pd_diag_status(PD_EXIT_INPUT);
+			continue;
+		}
+		if (parents(dir, rel) < 0 ||
+		    (size_t)snprintf(p, sizeof p, "%s/%s", dir, rel) >= sizeof p) {
+			pd_warn(archive, 0, "member %s: %s; skipped",
+			    pd_diag_quote(name, strlen(name)), strerror(errno));
+			pd_diag_status(PD_EXIT_INPUT);
+			continue;
+		}
+		fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+		    O_CLOEXEC, 0600);
+		if (fd < 0) {
+			/* the same member twice: the first copy is kept */
+			pd_warn(archive, 0, "member %s: %s; skipped",
+			    pd_diag_quote(name, strlen(name)), strerror(errno));
+			pd_diag_status(PD_EXIT_INPUT);
+			continue;
+		}
+		remember(p);
+		nfiles++;
+		if (copy_data(a, fd, &why) < 0) {
+			pd_warn(archive, 0, "member %s: %s; the members "
+			    "before it are read", pd_diag_quote(name,
+			    strlen(name)), why ? why : "read error");
+			pd_diag_status(PD_EXIT_INPUT);
+			close(fd);
+			break;
+		}
+		if (archive_entry_mtime_is_set(e)) {
+			/* the member's own time, for pd-locate --best */
+			struct timespec ts[2];
+
+			ts[0].tv_sec = ts[1].tv_sec = archive_entry_mtime(e);
+			ts[0].tv_nsec = ts[1].tv_nsec = archive_entry_mtime_nsec(e);
+			futimens(fd, ts);
+		}
+		close(fd);
+	}
+	archive_read_free(a);
+}
+
+const char *
+pd_archive_dir(const char *archive)
+{
+	const char *tmp = getenv("TMPDIR");
+	char dir[PATH_MAX];
+	size_t i;
+
+	for (i = 0; i < ncopies; i++)
+		if (strcmp(copies[i].archive, archive) == 0)
+			return copies[i].dir;
+	hook();
+	copies = realloc(copies, (ncopies + 1) * sizeof *copies);
+	if (!copies)
+		abort();
+	copies[ncopies].archive = strdup(archive);
+	copies[ncopies].dir = NULL;
+	if (!copies[ncopies].archive)
+		abort();
+	snprintf(dir, sizeof dir, "%s/perfdiag-archive.XXXXXX",
+	    tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir)) {
+		pd_error(archive, 0, "cannot make a private directory for its "
+		    "members: %s", strerror(errno));
+		pd_diag_status(PD_EXIT_SYSTEM);
+		return copies[ncopies++].dir;
+	}
+	remember(dir);
+	copies[ncopies].dir = strdup(dir);
+	if (!copies[ncopies].dir)
+		abort();
+	unpack(archive, dir);
+	return copies[ncopies++].dir;
+}
+
+int
+pd_archive_resolve(const char *path, char *out, size_t size)
+{
+	const char *s = path;
+	char arch[PATH_MAX];
+	const char *dir;
+
+	while ((s = strstr(s, "//")) != NULL) {
+		size_t k = (size_t)(s - path);
+
+		if (k > 0 && k < sizeof arch) {
+			memcpy(arch, path, k);
+			arch[k] = '\0';
+			if (pd_archive_name(arch) && pd_file_is_regular(arch)) {
+				if (!(dir = pd_archive_dir(arch)))
+					return -1;
+				snprintf(out, size, "%s/%s", dir, s + 2);
+				return pd_file_is_regular(out) ? 1 : 0;
+			}
+		}
+		s += 2;
+	}
+	return 0;
+}
+
+char *
+pd_archive_unmap(const char *s)
+{
+	size_t i;
+	char *cur = NULL;
+
+	for (i = 0; i < ncopies; i++) {
+		const char *d = copies[i].dir, *src = cur ? cur : s, *hit;
+		size_t dl, al, n = 0;
+		char *o, *w;
+
+		if (!d || !(hit = strstr(src, d)))
+			continue;
+		dl = strlen(d);
+		al = strlen(copies[i].archive);
+		for (hit = src; (hit = strstr(hit, d)); hit += dl)
+			n++;
+		o = malloc(strlen(src) + n * (al + 1) + 2);
+		if (!o)
+			abort();
+		w = o;
+		while ((hit = strstr(src, d))) {
+			memcpy(w, src, (size_t)(hit - src));
+			w += hit - src;
+			memcpy(w, copies[i].archive, al);
+			w += al;
+			*w++ = '/';
+			src = hit + dl;
+		}
+		strcpy(w, src);
+		free(cur);
+		cur = o;
+		/* the copy directory itself: the archive's top, ARCHIVE// */
+		if (w > o && !*src && w[-1] == '/') {
+			char *t = realloc(cur, strlen(cur) + 2);
+
+			if (!t)
+				abort();
+			cur = t;
+			strcat(cur, "/");
+		}
+	}
+	return cur;
+}
+
+int
+pd_archive_active(void)
+{
+	return ncopies > 0;
+}
+
+void
+pd_archive_unmap_json(json_t *v)
+{
+	const char *k;
+	json_t *x;
+	size_t i;
+	char *s;
+
+	if (json_is_string(v)) {
+		if ((s = pd_archive_unmap(json_string_value(v)))) {
+			json_t *n = pd_str(s);	/* the archive's name may not
+						 * be UTF-8 */
+
+			json_string_set(v, json_string_value(n));
+			json_decref(n);
+			free(s);
+		}
+	} else if (json_is_object(v)) {
+		json_object_foreach(v, k, x)
+			pd_archive_unmap_json(x);
+	} else if (json_is_array(v))
+		json_array_foreach(v, i, x)
+			pd_archive_unmap_json(x);
+}
