@@ -129,4 +129,21 @@ for t in $TOOLS; do
 		    "$(ratio "$C" "$base")" "$note"
 	done
 done
+# An archive: the trace as the only member of a .tar.gz, read in place by
+# pd-locate | pd-sum-step (one pass of libarchive into a private copy,
+# then the plain read), next to tar -xzOf of the same archive.
+TGZ=$OUT/big-${GIB}g.tar.gz
+if [ ! -s "$TGZ" ]; then
+	echo "bench: generating $TGZ"
+	tar -C "$OUT" -czf "$TGZ.tmp" "$(basename "$BIG")" && mv "$TGZ.tmp" "$TGZ"
+fi
+measure tar -xzOf "$TGZ"; TARC=$C
+row "tar -xzOf" tar.gz "$W" "$C" "$(rate "$C")" "$(mib "$R")" 1.00 "baseline for archives"
+if [ -x "$BIN/pd-locate" ] && [ -x "$BIN/pd-sum-step" ]; then
+	measure sh -c "TMPDIR='$OUT' '$BIN/pd-locate' '$TGZ' | '$BIN/pd-sum-step' -q"
+	note=""
+	[ "$RC" -ne 0 ] && note="exit $RC"
+	row "locate|step" tar.gz "$W" "$C" "$(rate "$C")" "$(mib "$R")" \
+	    "$(ratio "$C" "$TARC")" "$note (two processes, each unpacks once)"
+fi
 echo "bench: targets: >= 400 MiB/s per core on plain input; gzip limited by inflate (x_base near 1 + plain cost); rss <= 32 MiB"
