@@ -11,8 +11,8 @@ DESTDIR ?=
 SHAREDIR = $(PREFIX)/share/perfdiag
 MANDIR = $(PREFIX)/share/man
 
-PKGS = jansson yaml-0.1 zlib libarchive
-DEBS = build-essential pkg-config libjansson-dev libyaml-dev zlib1g-dev libarchive-dev bats jq mandoc
+PKGS = jansson yaml-0.1 zlib libarchive sqlite3
+DEBS = build-essential pkg-config libjansson-dev libyaml-dev zlib1g-dev libarchive-dev libsqlite3-dev bats jq mandoc
 CC ?= cc
 CFLAGS ?= -O2 -g
 OBJ ?= build

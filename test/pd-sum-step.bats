@@ -222,15 +222,63 @@ EOF
 }
 
 # pd-locate finds the roots itself: every root with a step source gets a
-# record (the db-only export has none: its tables are in SQLite).
+# record (the db export's from analysis.db).
 @test "pd-sum-step: pd-locate over the Ascend corpus" {
 	require_corpus
 	pd-locate "$ASC" >"$BATS_TEST_TMPDIR/roots"
 	run_pd 0 pd-sum-step <"$BATS_TEST_TMPDIR/roots"
 	[ -z "$stderr" ]
-	[ "$(jqr pd.root 'select(.exports | map(.kind) | any(test("^(step_trace_time|trace_view|step_trace_raw_detail_time|step_trace_timeline|cluster_step_trace_time)$"))) | .root' | sort -u)" = \
+	[ "$(jqr pd.root 'select(.exports | map(.kind) | any(test("^(step_trace_time|analysis_db|trace_view|step_trace_raw_detail_time|step_trace_timeline|cluster_step_trace_time)$"))) | .root' | sort -u)" = \
 	    "$(jqr pd.step .root | sort -u)" ]
-	[ "$(jqr pd.step .root | sort -u | wc -l)" -eq 12 ]
+	[ "$(jqr pd.step .root | sort -u | wc -l)" -eq 14 ]
+}
+
+# pta_2rank_level1_db: the db export's analysis.db StepTraceTime gives each
+# rank's step; the figures are msprof-analyze's on the same files
+# (peers/msprof-analyze-8.2.0/pta_2rank_level1_db/cluster/db_tables/
+# ClusterStepTraceTime.csv: rank 0 computing 8903.431, not overlapped
+# 98071.947, overlapped 4036.153, free 25258.144, preparing 18055.693,
+# stage 132233.522; rank 1 8915.634, 94556.05, 4034.14, 25840.499,
+# 17512.827, 129312.183). Step = computing + not overlapped + free +
+# preparing: 150289.215 and 146825.01 us.
+@test "pd-sum-step corpus: pta_2rank_level1_db from analysis.db equals msprof-analyze" {
+	require_corpus
+	run_pd 0 bash -c "pd-locate '$ASC/pta_2rank_level1_db' | pd-sum-step"
+	[ "$(jqr pd.step '[.rank,.source,.steps[0].step,.totals.computing_us,.totals.comm_not_overlapped_us,.totals.overlapped_us,.totals.free_us,.totals.preparing_us,.totals.stage_us,.totals.step_us]')" = \
+	    "$(printf '%s\n' '[0,"analysis_db",50,8903.431,98071.947,4036.153,25258.144,18055.693,132233.522,150289.215]' \
+	    '[1,"analysis_db",50,8915.634,94556.05,4034.14,25840.499,17512.827,129312.183,146825.01]')" ]
+}
+
+# A db written here with python3's sqlite3: a row with a bad step and a
+# row with NULLs (left out / kept without those values); a db without the
+# table, and a file that is no database, are said (exit 3). The database
+# is opened read-only: its bytes do not change and no journal appears.
+@test "pd-sum-step: analysis.db rows, a db without StepTraceTime, a file that is no db" {
+	local d=$BATS_TEST_TMPDIR
+	python3 - "$d/analysis.db" "$d/empty.db" <<'PY'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+c.execute("CREATE TABLE StepTraceTime (step TEXT, computing REAL, communication_not_overlapped REAL, overlapped REAL, communication REAL, free REAL, stage REAL, bubble REAL, preparing REAL)")
+c.executemany("INSERT INTO StepTraceTime VALUES (?,?,?,?,?,?,?,?,?)", [
+    ("3", 100.5, 20.25, 5, 25.25, 10, 130.75, 0, 0.001),
+    ("x", 1, 1, 1, 1, 1, 1, 1, 1),
+    ("4", 200, 40, None, None, 20, None, None, None)])
+c.commit(); c.close()
+sqlite3.connect(sys.argv[2]).execute("CREATE TABLE other (a)").connection.close()
+PY
+	sum=$(sha256sum "$d/analysis.db")
+	run_pd 3 pd-sum-step < <(root_line /r torch_npu 0 analysis_db=$d/analysis.db)
+	[[ "$stderr" == *"analysis.db: StepTraceTime row 2: \"step\": not a step number: 'x'; row skipped"* ]]
+	[ "$(jqr pd.step '[.source,.skipped_rows,[.steps[] | [.step,.step_us,.computing_us,.overlapped_us,.preparing_us]]]')" = \
+	    '["analysis_db",1,[[3,130.751,100.5,5,0.001],[4,260,200,null,null]]]' ]
+	[ "$(sha256sum "$d/analysis.db")" = "$sum" ]
+	[ -z "$(ls "$d" | grep -E 'journal|wal|shm')" ]
+	run_pd 3 pd-sum-step < <(root_line /r torch_npu 0 analysis_db=$d/empty.db)
+	[[ "$stderr" == *"empty.db: no StepTraceTime table"* ]]
+	[ -z "$(jqr pd.step .)" ]
+	printf 'not a database, just text\n' >"$d/bad.db"
+	run_pd 3 pd-sum-step < <(root_line /r torch_npu 0 analysis_db=$d/bad.db)
+	[[ "$stderr" == *"bad.db: not a readable SQLite database: "* ]]
 }
 
 # Every Ascend case of the corpus: one pd.root per profiler root with the

@@ -1,0 +1,105 @@
+/* pd_sqlite: read-only SQLite exports (pd_sqlite.h). */
+#include "pd_sqlite.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "pd_archive.h"
+#include "pd_diag.h"
+#include "pd_file.h"
+
+/* path as a file: URI, every byte outside the unreserved set
+ * percent-encoded (a '?' or '#' in a name is not a URI parameter). */
+static int
+uri_of(const char *path, char *out, size_t size)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t n = 0;
+	const unsigned char *p;
+
+	n = (size_t)snprintf(out, size, "file:");
+	for (p = (const unsigned char *)path; *p; p++) {
+		if (n + 4 >= size)
+			return -1;
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || strchr("/-._~", *p))
+			out[n++] = (char)*p;
+		else {
+			out[n++] = '%';
+			out[n++] = hex[*p >> 4];
+			out[n++] = hex[*p & 15];
+		}
+	}
+	if (n + 24 >= size)
+		return -1;
+	strcpy(out + n, "?mode=ro&immutable=1");
+	return 0;
+}
+
+sqlite3 *
+pd_sqlite_open(const char *path)
+{
+	char real[PATH_MAX], uri[3 * PATH_MAX + 64];
+	sqlite3 *db = NULL;
+	int fd;
+
+	/* regular files only (a FIFO would hang), as every reader */
+	if ((fd = pd_file_open(path, NULL)) < 0) {
+		pd_warn(path, 0, "%s; skipped", pd_file_strerror(errno));
+		pd_diag_status(PD_EXIT_INPUT);
+		return NULL;
+	}
+	close(fd);
+	if (pd_archive_resolve(path, real, sizeof real) > 0)
+		path = real;
+	if (uri_of(path, uri, sizeof uri) < 0 ||
+	    sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI,
+	    NULL) != SQLITE_OK) {
+		pd_warn(path, 0, "cannot open as SQLite: %s; skipped",
+		    db ? sqlite3_errmsg(db) : "name too long");
+		pd_diag_status(PD_EXIT_INPUT);
+		sqlite3_close(db);
+		return NULL;
+	}
+	/* a file that is not a database fails on the first read */
+	if (sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", NULL, NULL,
+	    NULL) != SQLITE_OK) {
+		pd_warn(path, 0, "not a readable SQLite database: %s; skipped",
+		    sqlite3_errmsg(db));
+		pd_diag_status(PD_EXIT_INPUT);
+		sqlite3_close(db);
+		return NULL;
+	}
+	return db;
+}
+
+int
+pd_sqlite_has_table(sqlite3 *db, const char *table)
+{
+	sqlite3_stmt *st;
+	int has = 0;
+
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE "
+	    "type = 'table' AND name = ?", -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+	has = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return has;
+}
+
+int
+pd_sqlite_col(sqlite3_stmt *st, const char *name)
+{
+	int i, n = sqlite3_column_count(st);
+
+	for (i = 0; i < n; i++)
+		if (sqlite3_column_name(st, i) &&
+		    strcasecmp(sqlite3_column_name(st, i), name) == 0)
+			return i;
+	return -1;
+}

@@ -1,0 +1,19 @@
+/* pd_sqlite: SQLite exports (torch_npu / msprof db export, Nsight Systems)
+ * opened read-only, never written: a profiler may still hold the file,
+ * and several tools read it at once. */
+#ifndef PD_SQLITE_H
+#define PD_SQLITE_H
+
+#include <sqlite3.h>
+
+/* Open path (a regular file; ARCHIVE//MEMBER resolved) read-only and
+ * immutable. NULL with the problem said (file: message) and exit 3. */
+sqlite3 *pd_sqlite_open(const char *path);
+
+/* Whether the database has a table of that name. */
+int pd_sqlite_has_table(sqlite3 *db, const char *table);
+
+/* The index of a result column by name (case-insensitive), or -1. */
+int pd_sqlite_col(sqlite3_stmt *st, const char *name);
+
+#endif
