@@ -263,3 +263,23 @@ corpus_roots() {
 	[ "$(printf '%s\n' "$output" | jq -c --slurpfile w "$g" 'select(.type == "pd.comm") | [.groups[] as $x | $w[0].comm_group_parallel_info[] | select(.group_name == $x.name) | [.pg_name, .rank_set == $x.ranks]] | sort')" = \
 	    '[["default_group",true],["dp_cp",true],["embd",true],["mp",true],["pp",true],["tp",true]]' ]
 }
+
+# pta_2rank_level1_db: analysis.db's CommAnalyzerTime / Bandwidth / Matrix
+# give what communication.json and its matrix give in the text export.
+# Expected values from msprof-analyze on the same files (peers/
+# msprof-analyze-8.2.0/pta_2rank_level1_db/cluster/db_tables, python3 over
+# ClusterCommunicationTime.csv without its "Total Op Info" rows): rank 0,
+# 4 allReduce, elapsed 102108.1 us, wait 3689.574 us, transit 3985.66 us
+# (wait ratio 3689.574 / 7675.234 = 0.4807); rank 1 98590.19, 3841.537,
+# 4021.76 (0.4885); HCCS 427.596096 MB on each (ClusterCommunicationBandwidth,
+# one transit_size per operator). The matrix links count ranks within the
+# group (no group table in this export): they name it.
+@test "pd-sum-comm corpus: pta_2rank_level1_db from analysis.db equals msprof-analyze" {
+	require_corpus
+	run_pd 0 bash -c "pd-locate '$ASC/pta_2rank_level1_db' | pd-sum-comm"
+	[ "$(jqr pd.comm '[.rank,.source,.total_us,.wait_us,.wait_ratio,[.ops[] | [.op_type,.count,.transit_us]],(.transports[] | select(.transport == "HCCS") | .bytes)]')" = \
+	    "$(printf '%s\n' '[0,"analysis_db",102108.1,3689.574,0.4807,[["allReduce",4,3985.66]],427596096]' \
+	    '[1,"analysis_db",98590.19,3841.537,0.4885,[["allReduce",4,4021.76]],427596096]')" ]
+	[ "$(jqr pd.comm '[.links[].group] | unique')" = "$(printf '%s\n' '["17148521525495523210"]' '["17148521525495523210"]')" ]
+	[ "$(jqr pd.comm '.slowest[0].name')" = "$(printf '%s\n' '"hcom_allReduce__210_0_1@17148521525495523210"' '"hcom_allReduce__210_0_1@17148521525495523210"')" ]
+}
