@@ -154,8 +154,8 @@ sorted_keys(json_t *o, size_t *n)
 	return k;
 }
 
-static size_t
-ranked(json_t *byrank)
+size_t
+pd_runs_ranked(json_t *byrank)
 {
 	const char *k;
 	json_t *v;
@@ -177,7 +177,7 @@ add_views(json_t *out, const char *root, json_t *byrank)
 	const char *k;
 	char *key;
 
-	if (ranked(byrank) < 2) {
+	if (pd_runs_ranked(byrank) < 2) {
 		w = json_object();
 		json_object_foreach(byrank, k, v)
 			if (strcmp(k, "null"))

@@ -50,6 +50,10 @@ struct pd_run *pd_runs_get(struct pd_runs *r, size_t i);
  * for that rank; NULL when there is none (borrowed). */
 json_t *pd_runs_view(struct pd_run *u, const char *root, json_t *rank);
 
+/* How many keys of an object keyed by rank ("0", "1", ..., "null" for
+ * records without one) are ranks. */
+size_t pd_runs_ranked(json_t *byrank);
+
 /* Whether any record of the given type (e.g. "pd.profile") was added. */
 int pd_runs_seen(struct pd_runs *r, const char *type);
 

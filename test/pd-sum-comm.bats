@@ -184,15 +184,15 @@ root_line() {
 }
 
 # pd-locate finds the roots itself: every Ascend case that has a
-# communication file gets its records (the db-only export has none: its
-# tables are in SQLite).
+# communication file, or the db export's analysis.db, gets its records.
 @test "pd-sum-comm: pd-locate over the Ascend corpus" {
 	require_corpus
 	pd-locate "$ASC" >"$BATS_TEST_TMPDIR/roots"
 	run_pd 0 pd-sum-comm <"$BATS_TEST_TMPDIR/roots"
 	[ -z "$stderr" ]
-	[ "$(jqr pd.root 'select(.exports | map(.kind) | any(test("communication|hccl"))) | .root' | sort -u)" = \
+	[ "$(jqr pd.root 'select(.exports | map(.kind) | any(test("communication|hccl|analysis_db"))) | .root' | sort -u)" = \
 	    "$(jqr pd.comm .root | sort -u)" ]
+	[ "$(jqr pd.comm 'select(.source == "analysis_db") | .root' | wc -l)" -eq 2 ]
 }
 
 corpus_roots() {

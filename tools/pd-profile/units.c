@@ -113,18 +113,6 @@ cmp_unit(const void *a, const void *b)
 	return strcmp(x->root, y->root);
 }
 
-static size_t
-ranked(json_t *byr)
-{
-	const char *k;
-	json_t *v;
-	size_t n = 0;
-
-	json_object_foreach(byr, k, v)
-		n += strcmp(k, "null") != 0;
-	return n;
-}
-
 static int
 same_rank(const struct unit *a, const struct unit *b)
 {
@@ -181,7 +169,7 @@ units_of_run(struct pd_run *u, struct prun *p)
 		const char *root = json_string_value(json_array_get(u->roots, i));
 		json_t *byr = json_object_get(store, root);
 		json_t *rrec = json_object_get(roots, root), *v, *nullv;
-		size_t nrk = byr ? ranked(byr) : 0;
+		size_t nrk = byr ? pd_runs_ranked(byr) : 0;
 		const char *key;
 
 		if (!byr) {
