@@ -21,14 +21,14 @@ PF=$FIX/pd-profile
 	[ "$(jqr pd.profile '.stack')" = '{"family":"ascend","formats":["torch_npu"],"device":"npu","framework":"torch_npu"}' ]
 }
 
-# Steps pooled over both ranks: 1000, 1200, 1000, 1200 -> n 4, mean 1100,
+# Steps pooled over both ranks: 1000, 1200, 1000, 1200 -> n 4 (2 per rank), mean 1100,
 # p90 1200 (numpy linear), sample sd 115.47 -> cv 0.0909; 1e6 / 1100 =
 # 909.0909 steps/s. Shares: mean of the two ranks' shares: computing
 # (0.5545 + 0.7364) / 2 = 0.64545, comm (0.3091 + 0.1273) / 2 = 0.2182,
 # free 0.1364.
 @test "pd-profile: step statistics and shares over ranks" {
 	run_pd pd-profile <"$PF/two-rank.jsonl"
-	[ "$(jqr pd.profile '.step')" = '{"n":4,"mean_us":1100,"median_us":1100,"p90_us":1200,"min_us":1000,"max_us":1200,"cv":0.0909,"steps_per_s":909.0909}' ]
+	[ "$(jqr pd.profile '.step')" = '{"n":4,"per_rank":2,"mean_us":1100,"median_us":1100,"p90_us":1200,"min_us":1000,"max_us":1200,"cv":0.0909,"steps_per_s":909.0909}' ]
 	[ "$(jqr pd.profile '.shares | [.computing_ratio,.comm_not_overlapped_ratio,.free_ratio,.input_ratio]')" = '[0.6455,0.2182,0.1364,null]' ]
 	[ "$(jqr pd.profile '[.domains[] | [.domain,.score]]')" = \
 	    '[["compute",0.6455],["communication",0.2182],["host_overhead",0.1364],["graph_compile",null],["input_pipeline",null],["memory",null],["operator_hotspot",null]]' ]

@@ -323,7 +323,11 @@ evidence_quality(struct pd_run *u, struct evq *e)
 	double sn, scv, sr;
 
 	memset(e, 0, sizeof *e);
-	e->steps = p ? (json_int_t)pd_path_num(p, "step.n") : 0;
+	/* steps in time: the most of one rank (16 ranks of one step each
+	 * are one step of the job, seen 16 times), else all of them */
+	e->steps = p ? (json_int_t)pd_path_num(p, "step.per_rank") : 0;
+	if (!(e->steps > 0) && p)
+		e->steps = (json_int_t)pd_path_num(p, "step.n");
 	if (!(e->steps > 0))
 		e->steps = 0;
 	e->cv = p ? pd_path_num(p, "step.cv") : NAN;
@@ -383,8 +387,8 @@ confidence(const struct hit *h, const struct evq *e, json_t **factors,
 	if (e->steps == 0)
 		fputs("no step", m);
 	else
-		fprintf(m, "%lld step%s", (long long)e->steps,
-		    e->steps == 1 ? "" : "s");
+		fprintf(m, "%lld step%s%s", (long long)e->steps,
+		    e->steps == 1 ? "" : "s", e->ranks > 1 ? " per rank" : "");
 	if (e->steps > 1 && !isnan(e->cv))
 		fprintf(m, ", step time cv %.2f", e->cv);
 	if (!e->markers && e->steps)

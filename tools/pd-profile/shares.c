@@ -68,11 +68,13 @@ step_stats(struct prun *p, double *mean_out)
 	struct pd_vec all = { 0, 0, 0 };
 	struct pd_summary s;
 	json_t *o = json_object();
-	size_t i, u;
+	size_t i, u, most = 0;
 
 	for (u = 0; u < p->n; u++) {
 		json_t *steps = pd_path_get(p->un[u].view, "step.steps");
 
+		if (json_array_size(steps) > most)
+			most = json_array_size(steps);
 		for (i = 0; i < json_array_size(steps); i++) {
 			json_t *x = json_object_get(json_array_get(steps, i),
 			    "step_us");
@@ -87,6 +89,7 @@ step_stats(struct prun *p, double *mean_out)
 	else
 		s.mean = s.median = s.p90 = s.min = s.max = s.cv = NAN;
 	pd_set_int(o, "n", (int64_t)s.n);
+	pd_set_int(o, "per_rank", (int64_t)most);
 	pd_set_real(o, "mean_us", s.mean, 3);
 	pd_set_real(o, "median_us", s.median, 3);
 	pd_set_real(o, "p90_us", s.p90, 3);
