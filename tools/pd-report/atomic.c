@@ -621,6 +621,23 @@ fmt_bytes(json_t *v)
 }
 
 const char *
+steps_text(json_t *st)
+{
+	json_t *n = json_object_get(st, "n"), *pr = json_object_get(st,
+	    "per_rank");
+	char *b = slot();
+
+	if (json_is_integer(n) && json_is_integer(pr) &&
+	    json_integer_value(pr) != json_integer_value(n))
+		snprintf(b, 64, "%lld steps, %lld per rank",
+		    (long long)json_integer_value(n),
+		    (long long)json_integer_value(pr));
+	else
+		snprintf(b, 64, "%s steps", fmt_num(n));
+	return b;
+}
+
+const char *
 fmt_num(json_t *v)
 {
 	char *b;

@@ -271,9 +271,9 @@ workload(json_t *r, FILE *f)
 	row(f, "ranks", buf);
 	if (str(w, "entry_script"))
 		row(f, "entry script", str(w, "entry_script"));
-	snprintf(buf, sizeof buf, "%s (median %s, p90 %s, %s steps)",
+	snprintf(buf, sizeof buf, "%s (median %s, p90 %s, %s)",
 	    fmt_us(get(st, "mean_us")), fmt_us(get(st, "median_us")),
-	    fmt_us(get(st, "p90_us")), fmt_num(get(st, "n")));
+	    fmt_us(get(st, "p90_us")), steps_text(st));
 	row(f, "mean step", buf);
 	row(f, "steps per second", fmt_num(get(st, "steps_per_s")));
 	snprintf(buf, sizeof buf, "%s (%s)", fmt_ratio(get(rt, "confidence")),

@@ -147,9 +147,9 @@ workload(json_t *r, FILE *f)
 		md_text(f, str(w, "entry_script"));
 		fputs(" |\n", f);
 	}
-	fprintf(f, "| mean step | %s (median %s, p90 %s, %s steps) |\n",
+	fprintf(f, "| mean step | %s (median %s, p90 %s, %s) |\n",
 	    fmt_us(get(st, "mean_us")), fmt_us(get(st, "median_us")),
-	    fmt_us(get(st, "p90_us")), fmt_num(get(st, "n")));
+	    fmt_us(get(st, "p90_us")), steps_text(st));
 	fprintf(f, "| steps per second | %s |\n",
 	    fmt_num(get(st, "steps_per_s")));
 	fprintf(f, "| confidence | %s (%s) |\n\n",

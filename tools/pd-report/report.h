@@ -67,6 +67,8 @@ const char *fmt_us(json_t *v);		/* "32.402 ms", "812.000 us", "-" */
 const char *fmt_ratio(json_t *v);	/* "81.59 %", "-" */
 const char *fmt_bytes(json_t *v);	/* "1.50 GiB", "-" */
 const char *fmt_num(json_t *v);		/* a number as JSON prints it, else "-" */
+/* A profile's step count: "16 steps, 1 per rank", or "5 steps". */
+const char *steps_text(json_t *step);
 /* By the unit suffix of a metric name (_us, _ratio, _bytes). */
 const char *fmt_metric(const char *name, json_t *v);
 
