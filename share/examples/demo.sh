@@ -80,12 +80,11 @@ if [ -f "$md" ]; then
 	line() { sed -n "s/^$1//p" "$md" | head -n 1 | tr -d '`\\'; }
 	d=$(line '\*\*Dominant bottleneck:\*\* ')
 	if [ -n "$d" ]; then
-		echo "  diagnosis  ${d%%, domain *}"
-		echo "             domain ${d#*, domain }"
+		echo "  diagnosis  $d"
 	else
 		echo "  diagnosis  $(line '\*\*No dominant bottleneck:\*\* ')"
 	fi
-	f=$(line '\*\*Proposed fix:\*\* ')
+	f=$(line '\*\*Fix:\*\* ')
 	[ -n "$f" ] && echo "  fix        $f"
 	c=$(line '| step_us | ' | sed 's/^\(.*\) | \(.*\) | \(.*\) | \(.*\) |$/\1 -> \2 (\3, \4)/')
 	[ -n "$c" ] && echo "  after fix  step time $c"
