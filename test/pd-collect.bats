@@ -132,9 +132,12 @@ jt() { jq -e "$2" <<<"$1" >/dev/null || { echo "failed: $2 on $1" >&2; return 1;
 }
 
 @test "pd-collect: the job is the whole process tree (sh -c, grandchildren)" {
-	# bash runs a 0.6 s busy loop in a grandchild, then prints its own and
-	# its children's CPU time (the builtin times): an independent account
-	run_pd 0 C -r tree -- bash -c '( t=$((SECONDS+1)); while [ $SECONDS -lt $t ]; do :; done ) & wait; times'
+	# bash runs a 0.6 s busy loop in a grandchild (timed with the builtin
+	# EPOCHREALTIME: $SECONDS ticks whole seconds, so "SECONDS+1" lasted
+	# anything from 0 to 1 s and the loop could end before the first
+	# sample), then prints its own and its children's CPU time (the
+	# builtin times): an independent account
+	run_pd 0 C -r tree -- bash -c '( t0=${EPOCHREALTIME/./}; while (( ${EPOCHREALTIME/./} - t0 < 600000 )); do :; done ) & wait; times'
 	# the subshell is a second process of the job
 	[ "$(jqr pd.sample 'select(.resource=="cpu")|.job_processes' | sort -n | tail -n 1)" -ge 2 ]
 	# CPU seconds of the job = sum of process_cpus x interval_s; times says
