@@ -25,7 +25,7 @@ pd_file_open(const char *path, struct stat *st)
 		char real[PATH_MAX];
 		int err = errno;
 
-		if (pd_archive_resolve(path, real, sizeof real) != 0)
+		if (pd_archive_resolve(path, real, sizeof real) > 0)
 			fd = open(real, O_RDONLY | O_NONBLOCK | O_CLOEXEC |
 			    O_NOCTTY);
 		else

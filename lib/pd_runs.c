@@ -263,6 +263,12 @@ pd_runs_group(struct pd_runs *r)
 	return nr;
 }
 
+int
+pd_runs_from_cluster(const char *type)
+{
+	return strcmp(type, "step") == 0 || strcmp(type, "root") == 0;
+}
+
 json_t *
 pd_runs_view(struct pd_run *u, const char *root, json_t *rank)
 {

@@ -54,6 +54,13 @@ json_t *pd_runs_view(struct pd_run *u, const char *root, json_t *rank);
  * records without one) are ranks. */
 size_t pd_runs_ranked(json_t *byrank);
 
+/* Whether a rank found both in a root of many ranks (a cluster-wide
+ * export) and in its own root takes this record type ("step", "root")
+ * from the many-rank root: its step is aligned with the other ranks';
+ * the other summaries come from the rank's own root, which the
+ * cluster-wide files only abridge. type without "pd.". */
+int pd_runs_from_cluster(const char *type);
+
 /* Whether any record of the given type (e.g. "pd.profile") was added. */
 int pd_runs_seen(struct pd_runs *r, const char *type);
 

@@ -139,7 +139,7 @@ own_summaries(json_t *view, json_t *own)
 	json_t *rec;
 
 	json_object_foreach(own, t, rec)
-		if (strcmp(t, "step") && strcmp(t, "root"))
+		if (!pd_runs_from_cluster(t))
 			json_object_set(view, t, rec);
 }
 

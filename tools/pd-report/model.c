@@ -100,24 +100,26 @@ same_rank(json_t *x, json_t *y)
 static json_t *
 per_root(struct pd_run *run, const char *kind)
 {
-	json_t *a = json_array(), *v, *out;
+	json_t *a = json_array(), *v, *out, *seen = json_object();
 	const char *root;
 	size_t i, n, j;
 	json_t **tmp;
-	int want_many = !strcmp(kind, "step");
+	int want_many = pd_runs_from_cluster(kind);
 
 	json_object_foreach(run->views, root, v) {
 		json_t *r = json_object_get(v, kind);
+		char key[32];
 
 		if (!r || !json_is_string(json_object_get(r, "root")))
 			continue;
 		/* a root's rank-less record is in each of its rank views */
-		for (j = 0; j < json_array_size(a) && json_array_get(a, j) != r;
-		    j++)
-			;
-		if (j == json_array_size(a))
-			json_array_append(a, r);
+		snprintf(key, sizeof key, "%p", (void *)r);
+		if (json_object_get(seen, key))
+			continue;
+		json_object_set_new(seen, key, json_true());
+		json_array_append(a, r);
 	}
+	json_decref(seen);
 	n = json_array_size(a);
 	tmp = malloc(sizeof *tmp * (n ? n : 1));
 	if (!tmp)

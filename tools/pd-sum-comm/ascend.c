@@ -959,8 +959,17 @@ db_num(json_t *o, const char *key, sqlite3_stmt *st, int col)
 static void
 db_ops(struct agg *a, const char *path, sqlite3 *db)
 {
+	/* the times, as communication.json names them */
+	static const char *times[][2] = {
+		{ "elapse_time", "Elapse Time(ms)" },
+		{ "transit_time", "Transit Time(ms)" },
+		{ "wait_time", "Wait Time(ms)" },
+		{ "synchronization_time", "Synchronization Time(ms)" },
+		{ "idle_time", "Idle Time(ms)" },
+	};
+	enum { NT = sizeof times / sizeof times[0] };
 	sqlite3_stmt *t = NULL, *b = NULL;
-	int cn, cg, ce, ctr, cw, cs, ci, cst, rc;
+	int cn, cg, cst, ct[NT], k, rc;
 	long row = 0;
 	char name[512], group[128], stp[64], where[96], full[700];
 
@@ -978,12 +987,9 @@ db_ops(struct agg *a, const char *path, sqlite3 *db)
 		    &b, NULL);
 	cn = pd_sqlite_col(t, "hccl_op_name");
 	cg = pd_sqlite_col(t, "group_name");
-	ce = pd_sqlite_col(t, "elapse_time");
-	ctr = pd_sqlite_col(t, "transit_time");
-	cw = pd_sqlite_col(t, "wait_time");
-	cs = pd_sqlite_col(t, "synchronization_time");
-	ci = pd_sqlite_col(t, "idle_time");
 	cst = pd_sqlite_col(t, "step");
+	for (k = 0; k < NT; k++)
+		ct[k] = pd_sqlite_col(t, times[k][0]);
 	while ((rc = sqlite3_step(t)) == SQLITE_ROW) {
 		json_t *op = json_object(), *ti = json_object(), *bi = json_object();
 		int64_t step = 0;
@@ -1001,11 +1007,8 @@ db_ops(struct agg *a, const char *path, sqlite3 *db)
 			continue;
 		}
 		has = step_of(stp, &step);
-		db_num(ti, "Elapse Time(ms)", t, ce);
-		db_num(ti, "Transit Time(ms)", t, ctr);
-		db_num(ti, "Wait Time(ms)", t, cw);
-		db_num(ti, "Synchronization Time(ms)", t, cs);
-		db_num(ti, "Idle Time(ms)", t, ci);
+		for (k = 0; k < NT; k++)
+			db_num(ti, times[k][1], t, ct[k]);
 		json_object_set_new(op, "Communication Time Info", ti);
 		if (b) {
 			sqlite3_reset(b);
