@@ -71,9 +71,11 @@ struct pd_kineto_info {
  * (warned with file:line, exit status 3 recorded; what was read before is
  * still valid), -1 when it could not be read (error printed, status 5).
  * Entries the reader skipped (not objects, unreadable ts/dur) are warned
- * about and make the status 3. */
-int pd_kineto_read(const char *path, const struct pd_trace_cb *cb,
-    struct pd_kineto_info *info, struct pd_trace_stats *st);
+ * about and make the status 3. root (may be NULL) is the pd.root read:
+ * one of format "nsys" is an Nsight Systems export, its process "process"
+ * read as the same events (pd_nsys.h). */
+int pd_kineto_read(json_t *root, const char *path,
+    const struct pd_trace_cb *cb, struct pd_kineto_info *info, struct pd_trace_stats *st);
 void pd_kineto_info_free(struct pd_kineto_info *info);
 
 /* totalGlobalMem of device id from deviceProperties, -1 when unknown. */

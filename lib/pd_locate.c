@@ -22,6 +22,7 @@
 #include "pd_archive.h"
 #include "pd_diag.h"
 #include "pd_file.h"
+#include "pd_nsys.h"
 #include "pd_rec.h"
 #include "pd_trace.h"
 
@@ -400,6 +401,7 @@ struct root {
 	char path[PATH_MAX];
 	const char *format;
 	int64_t rank, device, world_size;	/* -1: unknown */
+	int64_t process;	/* nsys: the pid of the process; -1 */
 	char run[PATH_MAX + 64];
 	json_t *exports;	/* array of {kind, path, bytes} */
 	struct timespec mtime;
@@ -413,7 +415,7 @@ root_init(struct root *r, const char *path, const char *format)
 	memset(r, 0, sizeof *r);
 	snprintf(r->path, sizeof r->path, "%s", path);
 	r->format = format;
-	r->rank = r->device = r->world_size = -1;
+	r->rank = r->device = r->world_size = r->process = -1;
 	parent_of(path, r->run, sizeof r->run);
 	r->exports = json_array();
 	if (stat(path, &st) == 0)
@@ -508,6 +510,8 @@ keep(struct loc *l, struct root *r)
 	pd_set_int(rec, "score", score(sorted, r->rank));
 	pd_set(rec, "exports", sorted);
 	set_opt_int(rec, "world_size", r->world_size);
+	if (r->process >= 0)
+		pd_set_int(rec, "process", r->process);
 	json_decref(r->exports);
 	r->exports = NULL;
 	if (l->n == l->cap) {
@@ -967,6 +971,44 @@ skip_ws(const char *s)
 	return s;
 }
 
+/* An Nsight Systems export: one root per profiled process (pd_nsys.h),
+ * named by the file, told apart by "process"; its rank is the process's
+ * "MPI Rank N" thread name, else, when the file holds several processes,
+ * its place in device order. Returns 1 when path is one. */
+static int
+nsys_root(struct loc *l, const char *path)
+{
+	struct pd_nsys_proc *p;
+	struct root r;
+	int n, i;
+
+	if (!pd_nsys_sniff(path))
+		return 0;
+	if ((n = pd_nsys_processes(path, &p)) < 0) {
+		if (l->status < PD_EXIT_INPUT)
+			l->status = PD_EXIT_INPUT;
+		return 1;
+	}
+	if (n == 0) {
+		pd_warn(path, 0, "Nsight Systems export without CUDA or NVTX "
+		    "rows of any process; nothing to summarize");
+		if (l->status < PD_EXIT_INPUT)
+			l->status = PD_EXIT_INPUT;
+	}
+	for (i = 0; i < n; i++) {
+		root_init(&r, path, "nsys");
+		snprintf(r.run, sizeof r.run, "%s", path);
+		r.rank = p[i].rank >= 0 ? p[i].rank : n > 1 ? i : -1;
+		r.device = p[i].device;
+		r.world_size = n > 1 ? n : -1;
+		r.process = p[i].pid;
+		add_export(&r, "nsys_sqlite", path);
+		keep(l, &r);
+	}
+	free(p);
+	return 1;
+}
+
 /* Returns 1 when path is a trace root (and keeps it). */
 static int
 trace_root(struct loc *l, const char *path)
@@ -979,6 +1021,8 @@ trace_root(struct loc *l, const char *path)
 	int n, i, found = 0;
 	struct root r;
 
+	if (ends_with(name, ".sqlite") || ends_with(name, ".sqlite3"))
+		return nsys_root(l, path);
 	if (!json && !memtl)
 		return 0;
 	buf = malloc(SNIFF_BYTES);
@@ -1252,11 +1296,17 @@ by_root(const void *a, const void *b)
 {
 	const struct cand *x = a, *y = b;
 	int c = strcmp(pd_rec_str(x->rec, "root"), pd_rec_str(y->rec, "root"));
+	int64_t u, v;
 
 	if (c)
 		return c;
-	return (int)(pd_rec_int(x->rec, "device", -1) -
-	    pd_rec_int(y->rec, "device", -1));
+	u = pd_rec_int(x->rec, "device", -1);
+	v = pd_rec_int(y->rec, "device", -1);
+	if (u != v)
+		return u < v ? -1 : 1;
+	u = pd_rec_int(x->rec, "process", -1);
+	v = pd_rec_int(y->rec, "process", -1);
+	return (u > v) - (u < v);
 }
 
 /* Is a better than b for --best: newer, then higher score, then later
@@ -1418,9 +1468,9 @@ pd_locate(const char *path, const struct pd_locate_opts *o, pd_root_cb cb,
 		l.status = PD_EXIT_INPUT;
 	} else if (pd_archive_name(abs)) {
 		in_archive(&l, abs, 0);
-	} else if (!trace_root(&l, abs)) {
-		pd_warn(path, 0, "not a Kineto or autograd trace; "
-		    "give its profiler directory instead");
+	} else if (!trace_root(&l, abs) && !nsys_root(&l, abs)) {
+		pd_warn(path, 0, "not a Kineto, autograd or Nsight Systems "
+		    "trace; give its profiler directory instead");
 		l.status = PD_EXIT_INPUT;
 	}
 	if (l.n)

@@ -11,6 +11,7 @@
 #include "pd_archive.h"
 #include "pd_diag.h"
 #include "pd_file.h"
+#include "pd_formats.h"
 #include "pd_num.h"
 #include "pd_rec.h"
 #include "pd_share.h"
@@ -99,25 +100,12 @@ pd_opt_real(int opt, const char *arg, double min, double max,
 	bad_value(opt, arg, what, range, unit);
 }
 
-static const char *ascend_formats[] = {
-	"torch_npu", "mindspore", "mindspore_legacy", "msprof",
-	"msprof_legacy", "cluster_analysis", NULL
-};
-
 const char *
 pd_root_family(json_t *root)
 {
-	const char *f = pd_rec_str(root, "format");
-	int i;
+	const struct pd_format *f = pd_format_get(pd_rec_str(root, "format"));
 
-	if (!f)
-		return NULL;
-	for (i = 0; ascend_formats[i]; i++)
-		if (strcmp(f, ascend_formats[i]) == 0)
-			return "ascend";
-	if (strcmp(f, "kineto") == 0 || strcmp(f, "autograd") == 0)
-		return "pytorch";
-	return NULL;
+	return f ? f->family : NULL;
 }
 
 /* The root with only the exports that are regular files: one that is

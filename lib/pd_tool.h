@@ -46,7 +46,8 @@ struct pd_tool {
 	const char *patterns;
 };
 
-/* "ascend", "pytorch", or NULL, from a pd.root's "format". */
+/* "ascend", "pytorch", or NULL, from a pd.root's "format" (the family
+ * of its format in pd_formats.h: which handler reads it). */
 const char *pd_root_family(json_t *root);
 
 int pd_tool_main(struct pd_tool *t, int argc, char **argv);

@@ -77,6 +77,7 @@ struct thread {
 };
 
 struct hot {
+	json_t *root;
 	const char *path;
 	const struct pd_patterns *comm;
 	struct table kern, api, cpu;
@@ -568,8 +569,10 @@ hot_free(struct hot *h)
 static void
 reread_cpu(struct hot *h, const struct pd_trace_cb *cb)
 {
+	struct pd_kineto_info info;
 	struct pd_trace_stats st;
 	size_t i;
+	int rc;
 
 	for (i = 0; i < h->cpu.n; i++)
 		h->cpu.a[i].total_ns = 0;
@@ -578,7 +581,9 @@ reread_cpu(struct hot *h, const struct pd_trace_cb *cb)
 		h->th[i].last_ts = 0;
 	}
 	h->cpu_pass = 1;
-	if (pd_trace_read(h->path, cb, &st) != 0)
+	rc = pd_kineto_read(h->root, h->path, cb, &info, &st);
+	pd_kineto_info_free(&info);
+	if (rc != 0)
 		pd_warn(h->path, 0, "could not be read again for the CPU ops "
 		    "out of order; their self times are partial");
 	self_times(h);
@@ -595,6 +600,7 @@ hotspots_pytorch(json_t *root, const struct pd_tool *t)
 	int rc;
 
 	memset(&h, 0, sizeof h);
+	h.root = root;
 	if (!(h.path = pd_kineto_trace_path(root)))
 		return 0;
 	if (!(h.comm = pd_patterns_comm(t->patterns)))
@@ -603,7 +609,7 @@ hotspots_pytorch(json_t *root, const struct pd_tool *t)
 	h.api.index = json_object();
 	h.cpu.index = json_object();
 	cb.ctx = &h;
-	rc = pd_kineto_read(h.path, &cb, &info, &st);
+	rc = pd_kineto_read(root, h.path, &cb, &info, &st);
 	if (rc < 0) {
 		hot_free(&h);
 		pd_kineto_info_free(&info);

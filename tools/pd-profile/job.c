@@ -5,6 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "pd_formats.h"
 #include "pd_path.h"
 #include "pd_rec.h"
 #include "pd-profile/profile.h"
@@ -129,29 +130,16 @@ sorted_unique(json_t *arr)
 	return out;
 }
 
-/* The framework a dump format is written by, or NULL (msprof, cluster
- * analysis: any framework). */
-static const char *
-format_framework(const char *f)
-{
-	if (!strcmp(f, "kineto") || !strcmp(f, "autograd"))
-		return "torch";
-	if (!strcmp(f, "torch_npu"))
-		return "torch_npu";
-	if (!strcmp(f, "mindspore") || !strcmp(f, "mindspore_legacy"))
-		return "mindspore";
-	return NULL;
-}
-
 json_t *
 stack(struct prun *pr, json_t *srcs, json_t *confl)
 {
 	struct pd_run *u = pr->u;
 	json_t *s = json_object(), *formats = json_array();
-	const char *fam = NULL, *dev = NULL, *fw = NULL, *cfw;
+	const char *fam = NULL, *dev = NULL, *fdev = NULL, *fw = NULL, *cfw;
 	json_t *v;
 	size_t i;
-	int asc = 0, pt = 0, kernels = 0, cpu_only = 0, fwmix = 0;
+	int kernels = 0, cpu_only = 0, fwmix = 0, famix = 0, devmix = 0;
+	int undev = 0;
 
 	cfw = u->context ? pd_rec_str(u->context, "stack") : NULL;
 	if (cfw && strcmp(cfw, "torch") && strcmp(cfw, "torch_npu") &&
@@ -168,29 +156,37 @@ stack(struct prun *pr, json_t *srcs, json_t *confl)
 		c = pd_path_num(v, "hotspot.classes.compute_us");
 
 		if (f) {
-			const char *ff = format_framework(f);
+			const struct pd_format *pf = pd_format_get(f);
+			const char *ff = pf ? pf->framework : NULL;
 
 			if (ff && fw && strcmp(ff, fw))
 				fwmix = 1;
 			if (ff)
 				fw = ff;
 			json_array_append_new(formats, json_string(f));
-			if (!strcmp(f, "kineto") || !strcmp(f, "autograd"))
-				pt = 1;
-			else
-				asc = 1;
+			if (pf && fam && strcmp(fam, pf->stack))
+				famix = 1;
+			if (pf)
+				fam = pf->stack;
+			if (pf && !pf->device)
+				undev = 1;
+			else if (pf && fdev && strcmp(fdev, pf->device))
+				devmix = 1;
+			if (pf && pf->device)
+				fdev = pf->device;
 		}
 		if (k > 0 || c > 0)
 			kernels = 1;
 		else if (json_object_get(v, "hotspot"))
 			cpu_only = 1;
 	}
-	if (asc || pt)
-		fam = asc && pt ? "mixed" : asc ? "ascend" : "pytorch";
-	if (asc && !pt)
-		dev = "npu";
-	else if (pt && !asc)
-		dev = kernels ? "gpu" : cpu_only ? "cpu" : NULL;
+	if (famix)
+		fam = "mixed";
+	/* the formats' device kind; a trace says by what it holds */
+	if (fdev && !undev && !devmix)
+		dev = fdev;
+	else if (undev && (!fdev || !strcmp(fdev, "gpu")) && !devmix)
+		dev = kernels ? "gpu" : cpu_only && !fdev ? "cpu" : fdev;
 	if (fwmix)
 		fw = NULL;
 	if (fw && cfw && strcmp(fw, cfw))

@@ -596,7 +596,7 @@ sum_comm_pytorch(json_t *root, const struct pd_tool *t)
 		return 0;
 	if (!(a.comm = pd_patterns_comm(t->patterns)))
 		return PD_EXIT_CONFIG;
-	rc = pd_kineto_read(a.path, &cb, &info, &st);
+	rc = pd_kineto_read(root, a.path, &cb, &info, &st);
 	if (rc >= 0)
 		emit(root, &a, &info, &st, rc == 1, t->topn);
 	pd_kineto_info_free(&info);

@@ -268,7 +268,7 @@ sum_gaps_ascend(json_t *root, const struct pd_tool *t)
 	asc_reset(&a, 0);
 	cb.ctx = &a;
 	/* warnings and exit status come from this first reading */
-	rc = pd_kineto_read(a.path, &cb, &info, &st);
+	rc = pd_kineto_read(NULL, a.path, &cb, &info, &st);
 	pd_kineto_info_free(&info);
 	missing = a.missing;
 	if (rc >= 0 && a.late) {

@@ -171,7 +171,7 @@ sum_gaps_pytorch(json_t *root, const struct pd_tool *t)
 		return 0;
 	gaps_init(&p.g);
 	cb.ctx = &p;
-	rc = pd_kineto_read(p.path, &cb, &info, &st);
+	rc = pd_kineto_read(root, p.path, &cb, &info, &st);
 	if (rc < 0) {
 		gaps_free(&p.g);
 		pd_kineto_info_free(&info);

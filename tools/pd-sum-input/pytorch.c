@@ -234,7 +234,7 @@ sum_input_pytorch(json_t *root, const struct pd_tool *t)
 	a.hi = 0;
 	if (!(a.path = pd_kineto_trace_path(root)))
 		return 0;
-	rc = pd_kineto_read(a.path, &cb, &info, &st);
+	rc = pd_kineto_read(root, a.path, &cb, &info, &st);
 	if (rc >= 0)
 		emit(root, &a, &info, &st, rc == 1);
 	pd_kineto_info_free(&info);

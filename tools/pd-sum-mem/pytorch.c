@@ -373,7 +373,7 @@ mem_trace(json_t *root, const char *path)
 
 	memset(&a, 0, sizeof a);
 	a.path = path;
-	rc = pd_kineto_read(path, &cb, &info, &st);
+	rc = pd_kineto_read(root, path, &cb, &info, &st);
 	if (rc >= 0)
 		emit_trace(root, &a, &info, &st, rc == 1);
 	pd_kineto_info_free(&info);

@@ -1,0 +1,654 @@
+/* pd_nsys: Nsight Systems SQLite exports as trace events (pd_nsys.h).
+ * The facts about the format (globalPid/globalTid encoding, per-process
+ * correlation ids, backtrace twin rows, lazy tables, copy and memory
+ * kinds) are those of the corpus exports of schema 2.9.1 to 3.25.0 and
+ * of NVIDIA's export documentation (docs.nvidia.com/nsight-systems,
+ * "SQLite Schema Reference"). */
+#include "pd_nsys.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+#include <sqlite3.h>
+
+#include "pd_diag.h"
+#include "pd_file.h"
+#include "pd_sqlite.h"
+
+#define PID_OF(col)	"((" col " >> 24) & 16777215)"
+
+static const char *const event_tables[] = {
+	"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_RUNTIME",
+	"NVTX_EVENTS", "CUPTI_ACTIVITY_KIND_MEMCPY", NULL
+};
+
+int
+pd_nsys_sniff(const char *path)
+{
+	char head[16];
+	sqlite3 *db;
+	int fd, ok = 0, i;
+	ssize_t n;
+
+	if ((fd = pd_file_open(path, NULL)) < 0)
+		return 0;
+	n = read(fd, head, sizeof head);
+	close(fd);
+	if (n != (ssize_t)sizeof head || memcmp(head, "SQLite format 3", 16))
+		return 0;
+	if (!(db = pd_sqlite_open(path)))
+		return 0;
+	if (pd_sqlite_has_table(db, "StringIds"))
+		for (i = 0; event_tables[i] && !ok; i++)
+			ok = pd_sqlite_has_table(db, event_tables[i]);
+	sqlite3_close(db);
+	return ok;
+}
+
+void
+pd_nsys_api_name(char *s)
+{
+	char *v = strrchr(s, '_');
+	const char *p;
+
+	if (!v || v[1] != 'v' || !v[2])
+		return;
+	for (p = v + 2; *p; p++)
+		if (*p < '0' || *p > '9')
+			return;
+	*v = 0;
+}
+
+int
+pd_nsys_op_name(char *s)
+{
+	static const char *const cut[] = { ", op_id = ", ", seq = ",
+		", sizes = ", NULL };
+	char *c, *first = NULL;
+	int i;
+
+	for (i = 0; cut[i]; i++)
+		if ((c = strstr(s, cut[i])) && (!first || c < first))
+			first = c;
+	if (first)
+		*first = 0;
+	return first != NULL || strncmp(s, "aten::", 6) == 0;
+}
+
+/* ---- reading ---- */
+
+struct rd {
+	const char *path;
+	sqlite3 *db;
+	int64_t pid;
+	const struct pd_trace_cb *cb;
+	struct pd_trace_stats *st;
+	int stop;
+};
+
+static sqlite3_stmt *
+prep(struct rd *r, const char *sql)
+{
+	sqlite3_stmt *s = NULL;
+
+	if (sqlite3_prepare_v2(r->db, sql, -1, &s, NULL) != SQLITE_OK) {
+		sqlite3_finalize(s);
+		return NULL;
+	}
+	if (sqlite3_bind_parameter_count(s) >= 1)
+		sqlite3_bind_int64(s, 1, r->pid);
+	return s;
+}
+
+static int
+has_column(sqlite3 *db, const char *table, const char *col)
+{
+	char sql[256];
+	sqlite3_stmt *s = NULL;
+	int ok;
+
+	snprintf(sql, sizeof sql, "SELECT \"%s\" FROM \"%s\" LIMIT 0", col,
+	    table);
+	ok = sqlite3_prepare_v2(db, sql, -1, &s, NULL) == SQLITE_OK;
+	sqlite3_finalize(s);
+	return ok;
+}
+
+static const char *
+text_of(sqlite3_stmt *s, int i)
+{
+	const unsigned char *t = sqlite3_column_text(s, i);
+
+	return t ? (const char *)t : "";
+}
+
+static int64_t
+int_of(sqlite3_stmt *s, int i, int64_t dflt)
+{
+	return sqlite3_column_type(s, i) == SQLITE_NULL ? dflt :
+	    sqlite3_column_int64(s, i);
+}
+
+/* Hand one event to the callback. */
+static void
+emit(struct rd *r, const char *cat, const char *name, int64_t pid,
+    int64_t tid, int64_t start, int64_t end, const char *args)
+{
+	struct pd_ev ev;
+	char ps[24], ts[24];
+
+	if (r->stop)
+		return;
+	if (end < start) {
+		r->st->skipped++;
+		return;
+	}
+	memset(&ev, 0, sizeof ev);
+	snprintf(ps, sizeof ps, "%" PRId64, pid);
+	snprintf(ts, sizeof ts, "%" PRId64, tid);
+	ev.ph = 'X';
+	ev.cat = cat;
+	ev.name = name;
+	ev.pid = ps;
+	ev.tid = ts;
+	ev.pid_num = pid;
+	ev.tid_num = tid;
+	ev.pid_is_num = ev.tid_is_num = 1;
+	ev.ts_ns = start;
+	ev.dur_ns = end - start;
+	ev.has_ts = ev.has_dur = 1;
+	ev.args = args;
+	ev.args_len = strlen(args);
+	ev.raw = args;
+	ev.raw_len = ev.args_len;
+	ev.index = r->st->events++;
+	if (r->cb->on_event && r->cb->on_event(&ev, r->cb->ctx))
+		r->stop = 1;
+}
+
+/* Step a statement to its end; a failure is a read error. */
+static int
+done(struct rd *r, sqlite3_stmt *s, int rc)
+{
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+		pd_warn(r->path, 0, "reading the export: %s; summarized the "
+		    "rows read before it", sqlite3_errmsg(r->db));
+		pd_diag_status(PD_EXIT_INPUT);
+		r->st->truncated = 1;
+	}
+	sqlite3_finalize(s);
+	return 0;
+}
+
+static int
+kernels(struct rd *r)
+{
+	const char *T = "CUPTI_ACTIVITY_KIND_KERNEL";
+	char sql[768], args[160];
+	sqlite3_stmt *s;
+	int rc;
+
+	if (!pd_sqlite_has_table(r->db, T))
+		return 0;
+	snprintf(sql, sizeof sql, "SELECT k.start, k.\"end\", k.deviceId, "
+	    "k.streamId, k.correlationId, COALESCE(a.value, b.value, "
+	    "'kernel') FROM %s k LEFT JOIN StringIds a ON a.id = k.shortName "
+	    "LEFT JOIN StringIds b ON b.id = k.demangledName WHERE ?1 < 0 OR "
+	    PID_OF("k.globalPid") " = ?1 ORDER BY k.start", T);
+	if (!(s = prep(r, sql)))
+		return 0;
+	while (!r->stop && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+		int64_t dev = int_of(s, 2, 0), str = int_of(s, 3, 0);
+
+		snprintf(args, sizeof args, "{\"device\": %" PRId64 ", "
+		    "\"stream\": %" PRId64 ", \"correlation\": %" PRId64 "}",
+		    dev, str, int_of(s, 4, 0));
+		emit(r, "kernel", text_of(s, 5), dev, str, int_of(s, 0, 0),
+		    int_of(s, 1, 0), args);
+	}
+	return done(r, s, r->stop ? SQLITE_DONE : rc);
+}
+
+/* Graph-level tracing: one row per graph launch, no kernel rows. */
+static int
+graphs(struct rd *r)
+{
+	const char *T = "CUPTI_ACTIVITY_KIND_GRAPH_TRACE";
+	char sql[512], args[160], name[48];
+	sqlite3_stmt *s;
+	int rc;
+
+	if (!pd_sqlite_has_table(r->db, T) || !has_column(r->db, T, "graphId"))
+		return 0;
+	snprintf(sql, sizeof sql, "SELECT start, \"end\", deviceId, streamId, "
+	    "correlationId, graphId FROM %s WHERE ?1 < 0 OR "
+	    PID_OF("globalPid") " = ?1 ORDER BY start", T);
+	if (!(s = prep(r, sql)))
+		return 0;
+	while (!r->stop && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+		int64_t dev = int_of(s, 2, 0), str = int_of(s, 3, 0);
+
+		snprintf(args, sizeof args, "{\"device\": %" PRId64 ", "
+		    "\"stream\": %" PRId64 ", \"correlation\": %" PRId64 "}",
+		    dev, str, int_of(s, 4, 0));
+		snprintf(name, sizeof name, "CUDA graph %" PRId64,
+		    int_of(s, 5, 0));
+		emit(r, "kernel", name, dev, str, int_of(s, 0, 0),
+		    int_of(s, 1, 0), args);
+	}
+	return done(r, s, r->stop ? SQLITE_DONE : rc);
+}
+
+static const char *
+copy_kind(int64_t k)
+{
+	static const char *const n[] = { "Unknown", "HtoD", "DtoH", "HtoA",
+		"AtoH", "AtoA", "AtoD", "DtoA", "DtoD", "HtoH", "PtoP" };
+
+	return k >= 0 && k <= 10 ? n[k] : "Unknown";
+}
+
+static const char *
+mem_kind(int64_t k)
+{
+	static const char *const n[] = { "Pageable", "Pinned", "Device",
+		"Array", "Managed", "Device Static", "Managed Static" };
+
+	return k >= 0 && k <= 6 ? n[k] : "Unknown";
+}
+
+static int
+copies(struct rd *r)
+{
+	const char *T = "CUPTI_ACTIVITY_KIND_MEMCPY";
+	char sql[512], args[200], name[96];
+	sqlite3_stmt *s;
+	int rc;
+
+	if (!pd_sqlite_has_table(r->db, T))
+		return 0;
+	snprintf(sql, sizeof sql, "SELECT start, \"end\", deviceId, streamId, "
+	    "correlationId, bytes, copyKind, srcKind, dstKind FROM %s WHERE "
+	    "?1 < 0 OR " PID_OF("globalPid") " = ?1 ORDER BY start", T);
+	if (!(s = prep(r, sql)))
+		return 0;
+	while (!r->stop && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+		int64_t dev = int_of(s, 2, 0), str = int_of(s, 3, 0);
+
+		snprintf(args, sizeof args, "{\"device\": %" PRId64 ", "
+		    "\"stream\": %" PRId64 ", \"correlation\": %" PRId64 ", "
+		    "\"bytes\": %" PRId64 "}", dev, str, int_of(s, 4, 0),
+		    int_of(s, 5, 0));
+		snprintf(name, sizeof name, "Memcpy %s (%s -> %s)",
+		    copy_kind(int_of(s, 6, 0)), mem_kind(int_of(s, 7, -1)),
+		    mem_kind(int_of(s, 8, -1)));
+		emit(r, "gpu_memcpy", name, dev, str, int_of(s, 0, 0),
+		    int_of(s, 1, 0), args);
+	}
+	return done(r, s, r->stop ? SQLITE_DONE : rc);
+}
+
+static int
+memsets(struct rd *r)
+{
+	const char *T = "CUPTI_ACTIVITY_KIND_MEMSET";
+	char sql[512], args[200], name[64];
+	sqlite3_stmt *s;
+	int rc;
+
+	if (!pd_sqlite_has_table(r->db, T))
+		return 0;
+	snprintf(sql, sizeof sql, "SELECT start, \"end\", deviceId, streamId, "
+	    "correlationId, bytes, memKind FROM %s WHERE ?1 < 0 OR "
+	    PID_OF("globalPid") " = ?1 ORDER BY start", T);
+	if (!(s = prep(r, sql)))
+		return 0;
+	while (!r->stop && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+		int64_t dev = int_of(s, 2, 0), str = int_of(s, 3, 0);
+
+		snprintf(args, sizeof args, "{\"device\": %" PRId64 ", "
+		    "\"stream\": %" PRId64 ", \"correlation\": %" PRId64 ", "
+		    "\"bytes\": %" PRId64 "}", dev, str, int_of(s, 4, 0),
+		    int_of(s, 5, 0));
+		snprintf(name, sizeof name, "Memset (%s)",
+		    mem_kind(int_of(s, 6, 2)));
+		emit(r, "gpu_memset", name, dev, str, int_of(s, 0, 0),
+		    int_of(s, 1, 0), args);
+	}
+	return done(r, s, r->stop ? SQLITE_DONE : rc);
+}
+
+/* A sync is named by the API call that made it (same process, same
+ * correlationId), as Kineto names its cuda_sync rows. */
+static const char *
+sync_name(const char *api)
+{
+	if (strstr(api, "StreamWaitEvent"))
+		return "Stream Wait Event";
+	if (strstr(api, "StreamSynchronize") || strstr(api, "StreamQuery"))
+		return "Stream Sync";
+	if (strstr(api, "EventSynchronize") || strstr(api, "EventQuery"))
+		return "Event Sync";
+	if (strstr(api, "DeviceSynchronize") || strstr(api, "CtxSynchronize"))
+		return "Context Sync";
+	return "Sync";
+}
+
+static int
+syncs(struct rd *r)
+{
+	const char *T = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION";
+	char sql[768], args[160];
+	sqlite3_stmt *s;
+	int rc, api = pd_sqlite_has_table(r->db,
+	    "CUPTI_ACTIVITY_KIND_RUNTIME");
+
+	if (!pd_sqlite_has_table(r->db, T))
+		return 0;
+	snprintf(sql, sizeof sql, "SELECT y.start, y.\"end\", y.deviceId, "
+	    "y.streamId, y.correlationId, %s FROM %s y WHERE ?1 < 0 OR "
+	    PID_OF("y.globalPid") " = ?1 ORDER BY y.start", api ?
+	    "(SELECT v.value FROM CUPTI_ACTIVITY_KIND_RUNTIME x JOIN "
+	    "StringIds v ON v.id = x.nameId WHERE x.correlationId = "
+	    "y.correlationId AND " PID_OF("x.globalTid") " = "
+	    PID_OF("y.globalPid") " LIMIT 1)" : "NULL", T);
+	if (!(s = prep(r, sql)))
+		return 0;
+	while (!r->stop && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+		int64_t dev = int_of(s, 2, 0), str = int_of(s, 3, 0);
+
+		snprintf(args, sizeof args, "{\"device\": %" PRId64 ", "
+		    "\"stream\": %" PRId64 ", \"correlation\": %" PRId64 "}",
+		    dev, str, int_of(s, 4, 0));
+		emit(r, "cuda_sync", sync_name(text_of(s, 5)), dev, str,
+		    int_of(s, 0, 0), int_of(s, 1, 0), args);
+	}
+	return done(r, s, r->stop ? SQLITE_DONE : rc);
+}
+
+static int
+runtime(struct rd *r)
+{
+	const char *T = "CUPTI_ACTIVITY_KIND_RUNTIME";
+	char sql[512], args[96], name[256];
+	sqlite3_stmt *s;
+	int rc;
+
+	if (!pd_sqlite_has_table(r->db, T))
+		return 0;
+	/* eventClass 67: the CUDA-backtrace twin of a traced call */
+	snprintf(sql, sizeof sql, "SELECT r.start, r.\"end\", r.globalTid, "
+	    "r.correlationId, COALESCE(s.value, 'cudaUnknown') FROM %s r "
+	    "LEFT JOIN StringIds s ON s.id = r.nameId WHERE "
+	    "COALESCE(r.eventClass, 0) <> 67 AND (?1 < 0 OR "
+	    PID_OF("r.globalTid") " = ?1) ORDER BY r.start", T);
+	if (!(s = prep(r, sql)))
+		return 0;
+	while (!r->stop && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+		int64_t g = int_of(s, 2, 0);
+
+		snprintf(name, sizeof name, "%s", text_of(s, 4));
+		pd_nsys_api_name(name);
+		snprintf(args, sizeof args, "{\"correlation\": %" PRId64 "}",
+		    int_of(s, 3, 0));
+		emit(r, "cuda_runtime", name, (g >> 24) & 0xFFFFFF,
+		    g & 0xFFFFFF, int_of(s, 0, 0), int_of(s, 1, 0), args);
+	}
+	return done(r, s, r->stop ? SQLITE_DONE : rc);
+}
+
+static int
+nvtx(struct rd *r)
+{
+	const char *T = "NVTX_EVENTS";
+	char sql[512];
+	sqlite3_stmt *s;
+	size_t cap = 256;
+	char *name;
+	int rc;
+
+	if (!pd_sqlite_has_table(r->db, T))
+		return 0;
+	/* 59: push/pop range, 60: start/end range */
+	snprintf(sql, sizeof sql, "SELECT n.start, n.\"end\", n.globalTid, "
+	    "COALESCE(n.text, s.value, '') FROM %s n LEFT JOIN StringIds s "
+	    "ON s.id = n.textId WHERE n.eventType IN (59, 60) AND n.\"end\" "
+	    "IS NOT NULL AND (?1 < 0 OR " PID_OF("n.globalTid") " = ?1) "
+	    "ORDER BY n.start, n.\"end\" DESC", T);
+	if (!(s = prep(r, sql)))
+		return 0;
+	name = malloc(cap);
+	while (!r->stop && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+		int64_t g = int_of(s, 2, 0);
+		const char *t = text_of(s, 3);
+		size_t n = strlen(t) + 1;
+		int op;
+
+		if (n > cap) {
+			cap = n;
+			free(name);
+			name = malloc(cap);
+		}
+		if (!name)
+			abort();
+		memcpy(name, t, n);
+		op = pd_nsys_op_name(name);
+		emit(r, op ? "cpu_op" : "user_annotation", name,
+		    (g >> 24) & 0xFFFFFF, g & 0xFFFFFF, int_of(s, 0, 0),
+		    int_of(s, 1, 0), "{}");
+	}
+	free(name);
+	return done(r, s, r->stop ? SQLITE_DONE : rc);
+}
+
+/* deviceProperties for the device the process ran on, where the export
+ * says which GPU it is: TARGET_INFO_CUDA_DEVICE (gpuId, cudaId, pid) when
+ * present, else a TARGET_INFO_GPU whose CUDA GPUs (smCount > 0) are all
+ * of one model. Absent (3.25.0 containers) or ambiguous: unknown. */
+static json_t *
+devices(struct rd *r, int64_t dev)
+{
+	const char *sql = "SELECT name, totalMemory, smCount, computeMajor, "
+	    "computeMinor FROM TARGET_INFO_GPU WHERE smCount > 0 ORDER BY id";
+	sqlite3_stmt *s;
+	json_t *one = NULL, *arr;
+	int models = 0;
+
+	if (dev < 0 || !pd_sqlite_has_table(r->db, "TARGET_INFO_GPU") ||
+	    !has_column(r->db, "TARGET_INFO_GPU", "smCount"))
+		return NULL;
+	if (sqlite3_prepare_v2(r->db, sql, -1, &s, NULL) != SQLITE_OK) {
+		sqlite3_finalize(s);
+		return NULL;
+	}
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		const char *name = text_of(s, 0);
+		int64_t mem = int_of(s, 1, -1);
+
+		if (one && (strcmp(json_string_value(json_object_get(one,
+		    "name")), name) || json_integer_value(json_object_get(one,
+		    "totalGlobalMem")) != mem)) {
+			models++;
+			continue;
+		}
+		if (one)
+			continue;
+		one = json_object();
+		json_object_set_new(one, "id", json_integer(dev));
+		json_object_set_new(one, "name", json_string_nocheck(name));
+		json_object_set_new(one, "totalGlobalMem", json_integer(mem));
+		json_object_set_new(one, "numSms", json_integer(int_of(s, 2, 0)));
+		json_object_set_new(one, "computeMajor",
+		    json_integer(int_of(s, 3, 0)));
+		json_object_set_new(one, "computeMinor",
+		    json_integer(int_of(s, 4, 0)));
+		models = 1;
+	}
+	sqlite3_finalize(s);
+	if (!one)
+		return NULL;
+	if (models != 1 || !json_is_string(json_object_get(one, "name"))) {
+		json_decref(one);
+		return NULL;
+	}
+	arr = json_array();
+	json_array_append_new(arr, one);
+	return arr;
+}
+
+static int64_t
+first_device(struct rd *r)
+{
+	static const char *const t[] = { "CUPTI_ACTIVITY_KIND_KERNEL",
+		"CUPTI_ACTIVITY_KIND_MEMCPY", NULL };
+	char sql[256];
+	sqlite3_stmt *s;
+	int64_t d = -1;
+	int i;
+
+	for (i = 0; t[i] && d < 0; i++) {
+		if (!pd_sqlite_has_table(r->db, t[i]))
+			continue;
+		snprintf(sql, sizeof sql, "SELECT MIN(deviceId) FROM %s WHERE "
+		    "?1 < 0 OR " PID_OF("globalPid") " = ?1", t[i]);
+		if (!(s = prep(r, sql)))
+			continue;
+		if (sqlite3_step(s) == SQLITE_ROW)
+			d = int_of(s, 0, -1);
+		sqlite3_finalize(s);
+	}
+	return d;
+}
+
+int
+pd_nsys_read(const char *path, int64_t pid, const struct pd_trace_cb *cb,
+    struct pd_kineto_info *info, struct pd_trace_stats *st)
+{
+	struct rd r;
+	int (*const part[])(struct rd *) = { nvtx, runtime, kernels, graphs,
+		copies, memsets, syncs, NULL };
+	int i;
+
+	memset(st, 0, sizeof *st);
+	memset(&r, 0, sizeof r);
+	if (!(r.db = pd_sqlite_open(path)))
+		return -1;
+	r.path = path;
+	r.pid = pid;
+	r.cb = cb;
+	r.st = st;
+	for (i = 0; part[i] && !r.stop; i++)
+		part[i](&r);
+	if (info && !info->devices)
+		info->devices = devices(&r, first_device(&r));
+	sqlite3_close(r.db);
+	return 0;
+}
+
+/* ---- the processes ---- */
+
+static int
+by_device_pid(const void *a, const void *b)
+{
+	const struct pd_nsys_proc *x = a, *y = b;
+
+	if (x->device != y->device)
+		return x->device < y->device ? -1 : 1;
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/* The "MPI Rank N" thread name of a process, -1 when none. */
+static int64_t
+mpi_rank(sqlite3 *db, int64_t pid)
+{
+	sqlite3_stmt *s;
+	int64_t rank = -1;
+	const char *sql = "SELECT s.value FROM ThreadNames t JOIN StringIds s "
+	    "ON s.id = t.nameId WHERE " PID_OF("t.globalTid") " = ?1 AND "
+	    "s.value LIKE 'MPI Rank %' LIMIT 1";
+
+	if (!pd_sqlite_has_table(db, "ThreadNames") ||
+	    sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(s, 1, pid);
+	if (sqlite3_step(s) == SQLITE_ROW) {
+		const char *v = text_of(s, 0) + 9;
+		char *e;
+		long long n = strtoll(v, &e, 10);
+
+		if (e != v && !*e && n >= 0)
+			rank = n;
+	}
+	sqlite3_finalize(s);
+	return rank;
+}
+
+int
+pd_nsys_processes(const char *path, struct pd_nsys_proc **out)
+{
+	static const char *const dev[] = { "CUPTI_ACTIVITY_KIND_KERNEL",
+		"CUPTI_ACTIVITY_KIND_GRAPH_TRACE", "CUPTI_ACTIVITY_KIND_MEMCPY",
+		"CUPTI_ACTIVITY_KIND_MEMSET", NULL };
+	char inner[1024], sql[1200];
+	size_t n = 0, cap = 0;
+	struct pd_nsys_proc *p = NULL;
+	sqlite3_stmt *s;
+	sqlite3 *db;
+	int i, any = 0;
+
+	*out = NULL;
+	if (!(db = pd_sqlite_open(path)))
+		return -1;
+	inner[0] = 0;
+	for (i = 0; dev[i]; i++) {
+		size_t l = strlen(inner);
+
+		if (!pd_sqlite_has_table(db, dev[i]))
+			continue;
+		snprintf(inner + l, sizeof inner - l, "%sSELECT " PID_OF("globalPid")
+		    " AS pid, deviceId AS dev FROM %s", any ? " UNION ALL " : "",
+		    dev[i]);
+		any = 1;
+	}
+	if (!any && pd_sqlite_has_table(db, "CUPTI_ACTIVITY_KIND_RUNTIME"))
+		snprintf(inner, sizeof inner, "SELECT " PID_OF("globalTid")
+		    " AS pid, NULL AS dev FROM CUPTI_ACTIVITY_KIND_RUNTIME");
+	else if (!any) {
+		sqlite3_close(db);
+		return 0;
+	}
+	snprintf(sql, sizeof sql, "SELECT pid, MIN(dev), COUNT(*) FROM (%s) "
+	    "GROUP BY pid", inner);
+	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK) {
+		pd_warn(path, 0, "reading the processes: %s; skipped",
+		    sqlite3_errmsg(db));
+		pd_diag_status(PD_EXIT_INPUT);
+		sqlite3_finalize(s);
+		sqlite3_close(db);
+		return -1;
+	}
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		if (n == cap) {
+			cap = cap ? 2 * cap : 8;
+			if (!(p = realloc(p, cap * sizeof *p)))
+				abort();
+		}
+		p[n].pid = int_of(s, 0, 0);
+		p[n].device = int_of(s, 1, -1);
+		p[n].kernels = any ? int_of(s, 2, 0) : 0;
+		p[n].rank = mpi_rank(db, p[n].pid);
+		n++;
+	}
+	sqlite3_finalize(s);
+	sqlite3_close(db);
+	if (n)
+		qsort(p, n, sizeof *p, by_device_pid);
+	*out = p;
+	return (int)n;
+}
