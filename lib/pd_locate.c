@@ -22,6 +22,7 @@
 #include "pd_archive.h"
 #include "pd_diag.h"
 #include "pd_file.h"
+#include "pd_formats.h"
 #include "pd_nsys.h"
 #include "pd_rec.h"
 #include "pd_trace.h"
@@ -402,6 +403,7 @@ struct root {
 	const char *format;
 	int64_t rank, device, world_size;	/* -1: unknown */
 	int64_t process;	/* nsys: the pid of the process; -1 */
+	const char *framework;	/* NULL: the format's (pd_formats.h) */
 	char run[PATH_MAX + 64];
 	json_t *exports;	/* array of {kind, path, bytes} */
 	struct timespec mtime;
@@ -492,6 +494,7 @@ static void
 keep(struct loc *l, struct root *r)
 {
 	json_t *rec = pd_rec_new("pd.root", 1, NULL), *sorted;
+	const struct pd_format *fmt;
 	size_t n = json_array_size(r->exports), i;
 	json_t **v = calloc(n + 1, sizeof *v);
 
@@ -506,6 +509,9 @@ keep(struct loc *l, struct root *r)
 	set_opt_int(rec, "rank", r->rank);
 	set_opt_int(rec, "device", r->device);
 	pd_set_str(rec, "format", r->format);
+	fmt = pd_format_get(r->format);
+	pd_set_str(rec, "framework", r->framework ? r->framework :
+	    fmt ? fmt->framework : NULL);
 	pd_set_str(rec, "run", r->run);
 	pd_set_int(rec, "score", score(sorted, r->rank));
 	pd_set(rec, "exports", sorted);
@@ -1002,6 +1008,7 @@ nsys_root(struct loc *l, const char *path)
 		r.device = p[i].device;
 		r.world_size = n > 1 ? n : -1;
 		r.process = p[i].pid;
+		r.framework = p[i].torch ? "torch" : NULL;
 		add_export(&r, "nsys_sqlite", path);
 		keep(l, &r);
 	}

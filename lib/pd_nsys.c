@@ -589,6 +589,25 @@ mpi_rank(sqlite3 *db, int64_t pid)
 	return rank;
 }
 
+/* Does the process have NVTX ranges of PyTorch ops (emit_nvtx, or
+ * nsys --pytorch)? */
+static int
+torch_ranges(sqlite3 *db, int64_t pid)
+{
+	sqlite3_stmt *s;
+	int yes = 0;
+	const char *sql = "SELECT 1 FROM NVTX_EVENTS WHERE text LIKE 'aten::%' "
+	    "AND " PID_OF("globalTid") " = ?1 LIMIT 1";
+
+	if (!pd_sqlite_has_table(db, "NVTX_EVENTS") ||
+	    sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_int64(s, 1, pid);
+	yes = sqlite3_step(s) == SQLITE_ROW;
+	sqlite3_finalize(s);
+	return yes;
+}
+
 int
 pd_nsys_processes(const char *path, struct pd_nsys_proc **out)
 {
@@ -643,6 +662,7 @@ pd_nsys_processes(const char *path, struct pd_nsys_proc **out)
 		p[n].device = int_of(s, 1, -1);
 		p[n].kernels = any ? int_of(s, 2, 0) : 0;
 		p[n].rank = mpi_rank(db, p[n].pid);
+		p[n].torch = torch_ranges(db, p[n].pid);
 		n++;
 	}
 	sqlite3_finalize(s);

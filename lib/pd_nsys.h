@@ -41,6 +41,7 @@ struct pd_nsys_proc {
 	int64_t device;		/* lowest deviceId it ran on; -1 if none */
 	int64_t rank;		/* from a thread named "MPI Rank N"; -1 */
 	int64_t kernels;	/* device rows (kernel, graph, memcpy, memset) */
+	int torch;		/* it has NVTX ranges of PyTorch ops (aten::) */
 };
 
 /* The profiled processes: those with device rows, else those with

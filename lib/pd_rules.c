@@ -21,7 +21,7 @@ static const char *prefixes[] = {
 /* The stacks a rule may name (pd-rules(5)). */
 static const char *stack_names[] = {
 	"any", "cpu", "gpu", "npu", "torch", "torch_npu", "mindspore", "cann",
-	"pytorch-cuda", "pytorch-cpu", NULL
+	"pytorch-cuda", "pytorch-cpu", "cuda", NULL
 };
 static const char *ops[] = { ">", ">=", "<", "<=", "==", "!=", "exists",
 	"absent", NULL };
@@ -320,7 +320,7 @@ load_stacks(struct ld *l, yaml_node_t *n, size_t *cnt)
 
 			snprintf(m, sizeof m, "unknown stack '%.60s' (any, cpu, "
 			    "gpu, npu, torch, torch_npu, mindspore, cann, "
-			    "pytorch-cuda, pytorch-cpu)", v[i]);
+			    "pytorch-cuda, pytorch-cpu, cuda)", v[i]);
 			bad(l, e, "%s", m);
 		}
 	}
@@ -903,6 +903,7 @@ pd_rules_stack_match(char *const *stacks, size_t n, json_t *stack)
 		if (!strcmp(s, "any") ||
 		    (dev && !strcmp(s, dev)) || (fw && !strcmp(s, fw)) ||
 		    (dev && !strcmp(s, "cann") && !strcmp(dev, "npu")) ||
+		    (dev && !fw && !strcmp(s, "cuda") && !strcmp(dev, "gpu")) ||
 		    (dev && fw && !strcmp(fw, "torch") &&
 		    ((!strcmp(s, "pytorch-cuda") && !strcmp(dev, "gpu")) ||
 		    (!strcmp(s, "pytorch-cpu") && !strcmp(dev, "cpu")))))

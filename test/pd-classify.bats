@@ -276,7 +276,7 @@ rules:
   - id: site.st
     title: t
     domain: compute
-    stacks: [gpu, cuda]
+    stacks: [gpu, rocm]
     source: me
     when:
       - { field: step.x, op: ">", value: 1 }
@@ -295,12 +295,12 @@ rules:
 YAML
 	run_pd 4 pd-classify -r "$BATS_TEST_TMPDIR/st.yaml" </dev/null
 	f=$BATS_TEST_TMPDIR/st.yaml
-	[ "$stderr" = "pd-classify: error: $f:6:19: unknown stack 'cuda' (any, cpu, gpu, npu, torch, torch_npu, mindspore, cann, pytorch-cuda, pytorch-cpu)
+	[ "$stderr" = "pd-classify: error: $f:6:19: unknown stack 'rocm' (any, cpu, gpu, npu, torch, torch_npu, mindspore, cann, pytorch-cuda, pytorch-cpu, cuda)
 pd-classify: error: $f:13:21: 'confidence_max' must be a number within 0..1
 pd-classify: error: $f:14:15: 'fallback' must be true or false
 pd-classify: error: $f:16:31: unknown key 'colour' in a text
 pd-classify: error: $f:17:9: a text of 'hints' needs 'text'
-pd-classify: error: $f:19:19: unknown stack 'tpu' (any, cpu, gpu, npu, torch, torch_npu, mindspore, cann, pytorch-cuda, pytorch-cpu)
+pd-classify: error: $f:19:19: unknown stack 'tpu' (any, cpu, gpu, npu, torch, torch_npu, mindspore, cann, pytorch-cuda, pytorch-cpu, cuda)
 pd-classify: error: $f:20:9: variant without 'stacks'
 pd-classify: error: $f:21:9: a variant must be a mapping with stacks" ]
 }

@@ -64,6 +64,26 @@ conflict(json_t *confl, const char *field, json_t *trace, json_t *ctx)
 	json_array_append_new(confl, c);
 }
 
+/* Whether some root's dump says which framework wrote it. */
+static int
+framework_known(struct prun *pr)
+{
+	size_t i;
+
+	for (i = 0; i < pr->n; i++) {
+		json_t *v = pr->un[i].view;
+		json_t *f = pd_path_get(v, "root.format");
+		json_t *rf = pd_path_get(v, "root.framework");
+		const struct pd_format *pf = json_is_string(f) ?
+		    pd_format_get(json_string_value(f)) : NULL;
+
+		if (json_is_string(rf) || !pf || pf->framework ||
+		    strcmp(pf->family, "ascend") == 0)
+			return 1;
+	}
+	return 0;
+}
+
 void
 set_workload(json_t *p, struct prun *pr, json_t *srcs, json_t *confl)
 {
@@ -87,7 +107,10 @@ set_workload(json_t *p, struct prun *pr, json_t *srcs, json_t *confl)
 		    names_match(json_object_get(h, "cpu_ops"), train) ||
 		    names_match(json_object_get(h, "by_type"), train);
 	}
-	cw = !seen ? NULL : cue ? "training" : "inference";
+	/* no training operators says "inference" only of a framework's
+	 * trace: a CUDA program (an nsys export of no framework) has none */
+	cw = !seen ? NULL : cue ? "training" : framework_known(pr) ?
+	    "inference" : NULL;
 	/* Training operators in the trace are evidence and win over the
 	 * context; "inference" from their absence does not. */
 	if (w && !cue) {
@@ -157,7 +180,11 @@ stack(struct prun *pr, json_t *srcs, json_t *confl)
 
 		if (f) {
 			const struct pd_format *pf = pd_format_get(f);
-			const char *ff = pf ? pf->framework : NULL;
+			json_t *rf = pd_path_get(v, "root.framework");
+			/* the root's own (an nsys export of a PyTorch job),
+			 * else its format's */
+			const char *ff = json_is_string(rf) ?
+			    json_string_value(rf) : pf ? pf->framework : NULL;
 
 			if (ff && fw && strcmp(ff, fw))
 				fwmix = 1;

@@ -9,7 +9,8 @@
  * Writes: per step, the union of each class clipped to the step window
  * (HTA's temporal-breakdown and comm/comp-overlap definitions, per step and
  * on integer ns); then the same over the whole trace in "gpu". A trace
- * without ProfilerStep gives one step (null) spanning the trace. */
+ * without ProfilerStep gives one step (null) spanning the trace; an
+ * Nsight Systems export, one spanning its device activity. */
 #include "sum_step.h"
 
 #include <inttypes.h>
@@ -157,23 +158,34 @@ ratio(json_t *o, const char *key, int64_t x, int64_t total, int have)
 		pd_set_null(o, key);
 }
 
+/* The span of the device activity (first start to last end); 0 if none. */
+static int
+gpu_hull(struct acc *a, int64_t *s, int64_t *e)
+{
+	int64_t x, y;
+	int k;
+
+	*s = INT64_MAX;
+	*e = INT64_MIN;
+	for (k = C_COMP; k <= C_MEMSET; k++) {
+		if (!pd_ivl_hull(&a->u[k], &x, &y))
+			continue;
+		if (x < *s)
+			*s = x;
+		if (y > *e)
+			*e = y;
+	}
+	return *s <= *e;
+}
+
 /* HTA's per-rank temporal breakdown and comm/comp overlap, whole trace. */
 static json_t *
 gpu_json(struct acc *a)
 {
 	json_t *o;
-	int64_t s = INT64_MAX, e = INT64_MIN, x, y, span, idle, comp, comm, ovl;
-	int k;
+	int64_t s, e, span, idle, comp, comm, ovl;
 
-	for (k = C_COMP; k <= C_MEMSET; k++) {
-		if (!pd_ivl_hull(&a->u[k], &x, &y))
-			continue;
-		if (x < s)
-			s = x;
-		if (y > e)
-			e = y;
-	}
-	if (s > e)
+	if (!gpu_hull(a, &s, &e))
 		return json_null();
 	o = json_object();
 	span = e - s;
@@ -205,10 +217,18 @@ emit(json_t *root, struct acc *a, const struct pd_kineto_info *info,
 	struct pd_summary sm;
 	int64_t v[V_N], sum[V_N] = { 0 };
 	int gpu = a->gpu > 0, cpu = a->u[C_CPU].n > 0, k;
+	const char *f = pd_rec_str(root, "format");
+	int64_t gs, ge;
 	size_t i, slow = 0;
 
 	pd_ksteps_sort(&a->steps);
-	if (a->steps.n == 0 && a->lo <= a->hi)	/* one step: the trace */
+	/* one step: the trace; an Nsight Systems capture also holds the
+	 * process's start-up and exit (context creation, MPI_Init), so
+	 * there the step is the device's active span */
+	if (a->steps.n == 0 && f && strcmp(f, "nsys") == 0 &&
+	    gpu_hull(a, &gs, &ge))
+		pd_ksteps_add(&a->steps, -1, gs, ge);
+	else if (a->steps.n == 0 && a->lo <= a->hi)
 		pd_ksteps_add(&a->steps, -1, a->lo, a->hi);
 	for (i = 0; i < a->steps.n; i++) {
 		struct pd_kstep *s = &a->steps.v[i];
