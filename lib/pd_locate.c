@@ -516,8 +516,7 @@ keep(struct loc *l, struct root *r)
 	pd_set_int(rec, "score", score(sorted, r->rank));
 	pd_set(rec, "exports", sorted);
 	set_opt_int(rec, "world_size", r->world_size);
-	if (r->process >= 0)
-		pd_set_int(rec, "process", r->process);
+	set_opt_int(rec, "process", r->process);
 	json_decref(r->exports);
 	r->exports = NULL;
 	if (l->n == l->cap) {

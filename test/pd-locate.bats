@@ -63,7 +63,7 @@ rel() {
 	[ "$(jqr pd.root .root | wc -l)" -eq 15 ]
 	jqr pd.root .root | sort -c
 	[ "$(jqr pd.root 'keys_unsorted|join(",")' | sort -u)" = \
-	    '"type,v,root,rank,device,format,run,score,exports,world_size,covers,archive"' ]
+	    '"type,v,root,rank,device,format,framework,run,score,exports,world_size,process,covers,archive"' ]
 	[ "$(rel '[.root,.format]|join(" ")' | tr -d '"' | tr '\n' ';')" = \
 "job/cluster_analysis_output cluster_analysis;\
 job/host_1_20250101_ascend_pt torch_npu;\
@@ -249,7 +249,7 @@ job/host_1_20250101_ascend_pt/profiler_info_2.json\"" ]
 @test "pd-locate: a file operand that is not a trace is a warning, exit 3" {
 	run_pd 3 pd-locate "$T/traces/other_array.json"
 	[ -z "$output" ]
-	[ "$stderr" = "pd-locate: warning: $T/traces/other_array.json: not a Kineto or autograd trace; give its profiler directory instead" ]
+	[ "$stderr" = "pd-locate: warning: $T/traces/other_array.json: not a Kineto, autograd or Nsight Systems trace; give its profiler directory instead" ]
 }
 
 @test "pd-locate: -d limits the directory levels searched" {
