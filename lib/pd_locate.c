@@ -976,10 +976,17 @@ skip_ws(const char *s)
 	return s;
 }
 
+static int
+is_sqlite_name(const char *name)
+{
+	return ends_with(name, ".sqlite") || ends_with(name, ".sqlite3");
+}
+
 /* An Nsight Systems export: one root per profiled process (pd_nsys.h),
  * named by the file, told apart by "process"; its rank is the process's
  * "MPI Rank N" thread name, else, when the file holds several processes,
- * its place in device order. Returns 1 when path is one. */
+ * its place in device order. Returns 1 when path is one (or an SQLite
+ * file that cannot be read, which is said). */
 static int
 nsys_root(struct loc *l, const char *path)
 {
@@ -987,8 +994,11 @@ nsys_root(struct loc *l, const char *path)
 	struct root r;
 	int n, i;
 
-	if (!pd_nsys_sniff(path))
-		return 0;
+	if ((n = pd_nsys_sniff(path)) <= 0) {
+		if (n < 0 && l->status < PD_EXIT_INPUT)
+			l->status = PD_EXIT_INPUT;
+		return n < 0;	/* an unreadable SQLite file is said */
+	}
 	if ((n = pd_nsys_processes(path, &p)) < 0) {
 		if (l->status < PD_EXIT_INPUT)
 			l->status = PD_EXIT_INPUT;
@@ -1027,7 +1037,7 @@ trace_root(struct loc *l, const char *path)
 	int n, i, found = 0;
 	struct root r;
 
-	if (ends_with(name, ".sqlite") || ends_with(name, ".sqlite3"))
+	if (is_sqlite_name(name))
 		return nsys_root(l, path);
 	if (!json && !memtl)
 		return 0;
@@ -1474,7 +1484,8 @@ pd_locate(const char *path, const struct pd_locate_opts *o, pd_root_cb cb,
 		l.status = PD_EXIT_INPUT;
 	} else if (pd_archive_name(abs)) {
 		in_archive(&l, abs, 0);
-	} else if (!trace_root(&l, abs) && !nsys_root(&l, abs)) {
+	} else if (!trace_root(&l, abs) && (is_sqlite_name(abs) ||
+	    !nsys_root(&l, abs))) {
 		pd_warn(path, 0, "not a Kineto, autograd or Nsight Systems "
 		    "trace; give its profiler directory instead");
 		l.status = PD_EXIT_INPUT;

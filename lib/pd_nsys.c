@@ -43,7 +43,7 @@ pd_nsys_sniff(const char *path)
 	if (n != (ssize_t)sizeof head || memcmp(head, "SQLite format 3", 16))
 		return 0;
 	if (!(db = pd_sqlite_open(path)))
-		return 0;
+		return -1;	/* said */
 	if (pd_sqlite_has_table(db, "StringIds"))
 		for (i = 0; event_tables[i] && !ok; i++)
 			ok = pd_sqlite_has_table(db, event_tables[i]);

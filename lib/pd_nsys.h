@@ -33,7 +33,8 @@
 #include "pd_trace.h"
 
 /* Is path an Nsight Systems export (an SQLite file holding StringIds and
- * one of the CUPTI or NVTX event tables)? Sniffs the header first. */
+ * one of the CUPTI or NVTX event tables)? Sniffs the header first. 1: yes;
+ * 0: no; -1: an SQLite file that cannot be read (said, exit 3). */
 int pd_nsys_sniff(const char *path);
 
 struct pd_nsys_proc {

@@ -1,6 +1,7 @@
 #include "pd_recfile.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "pd_archive.h"
 #include "pd_diag.h"
 
 static int
@@ -94,11 +96,34 @@ pd_recfile_read(struct pd_stream *s, const char *path)
 }
 
 int
-pd_recfile_isdir(const char *path)
+pd_recfile_is_dump(const char *path)
 {
+	static const char rec[] = "{\"type\":\"pd.";
+	char head[64];
 	struct stat st;
+	ssize_t n = 0;
+	int fd, i = 0;
 
-	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+	if (strcmp(path, "-") == 0 || stat(path, &st) != 0)
+		return 0;
+	if (S_ISDIR(st.st_mode))
+		return 1;
+	if (!S_ISREG(st.st_mode) || st.st_size == 0)
+		return 0;
+	if (pd_archive_name(path))
+		return 1;
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK)) < 0)
+		return 0;
+	n = read(fd, head, sizeof head - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	head[n] = 0;
+	while (i < n && (head[i] == ' ' || head[i] == '\t' ||
+	    head[i] == '\n' || head[i] == '\r'))
+		i++;
+	/* records as the tools write them; anything else is a dump */
+	return strncmp(head + i, rec, sizeof rec - 1) != 0;
 }
 
 static const char *

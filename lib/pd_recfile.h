@@ -20,7 +20,7 @@ int pd_recfile_read(struct pd_stream *s, const char *path);
  * PD_EXIT_SYSTEM on a read error, else 0. */
 int pd_recfile_readf(struct pd_stream *s, FILE *f, const char *name);
 
-/* A dump directory instead of a file: run the evidence pipeline on it
+/* A dump (directory, archive, export file) instead of records: run the evidence pipeline on it
  * (pd-locate DIR | pd-sum-step | pd-sum-comm | pd-sum-mem | pd-sum-input |
  * pd-sum-gaps | pd-hotspots, then pd-profile and pd-classify up to and
  * including the tool named upto; NULL: only the evidence tools), with the
@@ -32,7 +32,10 @@ int pd_recfile_readf(struct pd_stream *s, FILE *f, const char *name);
 int pd_recfile_dir(struct pd_stream *s, const char *dir, const char *upto,
     int hotspot_n);
 
-/* Whether path is a directory. */
-int pd_recfile_isdir(const char *path);
+/* Whether path is a dump to diagnose (pd_recfile_dir) rather than a file
+ * of records: a directory, an archive, or a regular file that does not
+ * start as the tools' records do ({"type":"pd.): an Nsight Systems
+ * export, a trace. "-" and empty files are records. */
+int pd_recfile_is_dump(const char *path);
 
 #endif

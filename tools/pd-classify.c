@@ -67,7 +67,7 @@ on_operand(const char *path, void *ctx)
 {
 	struct pd_stream s = { ctx, on_record, 0, 0, 0, 0, 0, 0 };
 
-	if (pd_recfile_isdir(path))
+	if (pd_recfile_is_dump(path))
 		pd_diag_status(pd_recfile_dir(&s, path, "pd-profile", 0));
 	else
 		pd_diag_status(pd_recfile_read(&s, path));

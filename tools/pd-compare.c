@@ -90,7 +90,7 @@ load(struct side *s, const char *path, int forward)
 		pd_error(path, 0, "%s", strerror(errno));
 		return PD_EXIT_SYSTEM;
 	}
-	if (S_ISDIR(sb.st_mode))
+	if (pd_recfile_is_dump(path))
 		return pd_recfile_dir(&st, path, "pd-classify", 100000);
 	return pd_recfile_read(&st, path);
 }
@@ -563,6 +563,27 @@ side_json(struct side *s)
 	return o;
 }
 
+/* Whether the run's steps are marked (a ProfilerStep or step id): a run
+ * without markers has one "step" per root, its trace's span, which is no
+ * step time to compare. */
+static int
+marked(struct pd_run *u)
+{
+	const char *root;
+	json_t *view;
+	size_t i;
+
+	json_object_foreach(u->views, root, view) {
+		json_t *a = pd_path_get(view, "step.steps");
+
+		for (i = 0; i < json_array_size(a); i++)
+			if (!json_is_null(json_object_get(json_array_get(a, i),
+			    "step")))
+				return 1;
+	}
+	return 0;
+}
+
 static const char *
 overall(json_t *ms)
 {
@@ -589,8 +610,21 @@ compare(struct side *b, struct side *a)
 	ms = metrics(b->run, a->run, &noises);
 	pd_set(c, "metrics", ms);
 	pd_set(c, "dominant", dominant(b->run, a->run, noises));
-	pd_set_str(c, "verdict", overall(ms));
-	if (found && !strcmp(overall(ms), "regressed"))
+	if (!marked(b->run) || !marked(a->run)) {
+		/* the overall verdict is the step time's: none without steps */
+		pd_set_str(c, "verdict", "inconclusive");
+		pd_set_str(c, "reason", !marked(b->run) && !marked(a->run) ?
+		    "neither run has step markers: each step time is its "
+		    "capture's span; only the shares compare" :
+		    !marked(b->run) ? "the before run has no step markers: its "
+		    "step time is its capture's span" : "the after run has no "
+		    "step markers: its step time is its capture's span");
+	} else {
+		pd_set_str(c, "verdict", overall(ms));
+		pd_set_null(c, "reason");
+	}
+	if (found && !strcmp(overall(ms), "regressed") &&
+	    !strcmp(pd_rec_str(c, "verdict"), "regressed"))
 		pd_diag_status(PD_EXIT_FOUND);
 	pd_set(c, "ops", ops_diff(b->run, a->run));
 	json_decref(noises);

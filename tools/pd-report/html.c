@@ -629,6 +629,11 @@ comparison(json_t *r, FILE *f)
 	fputs("\">", f);
 	esc(f, str(c, "verdict"));
 	fputs("</span></h2>\n", f);
+	if (str(c, "reason")) {
+		fputs("<p>", f);
+		esc(f, str(c, "reason"));
+		fputs("</p>\n", f);
+	}
 	if (n > 0) {
 		h = 20 + (int)n * ROW * 2;
 		svg_open(f, "chart-comparison", h, "before and after");

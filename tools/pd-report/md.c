@@ -306,10 +306,14 @@ comparison(json_t *r, FILE *f)
 
 	if (!json_is_object(c))
 		return;
-	fprintf(f, "## Before / after: %s\n\n"
-	    "| metric | before | after | change | verdict |\n"
-	    "|---|---:|---:|---:|---|\n",
+	fprintf(f, "## Before / after: %s\n\n",
 	    str(c, "verdict") ? str(c, "verdict") : "-");
+	if (str(c, "reason")) {
+		md_text(f, str(c, "reason"));
+		fputs("\n\n", f);
+	}
+	fputs("| metric | before | after | change | verdict |\n"
+	    "|---|---:|---:|---:|---|\n", f);
 	json_array_foreach(get(c, "metrics"), i, e) {
 		const char *m = str(e, "metric");
 

@@ -709,6 +709,7 @@ comparison(struct report_in *in)
 		return json_null();
 	o = json_object();
 	copy(o, c, "verdict");
+	copy(o, c, "reason");
 	copy(o, c, "before");
 	copy(o, c, "after");
 	copy(o, c, "metrics");
