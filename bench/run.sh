@@ -146,4 +146,51 @@ if [ -x "$BIN/pd-locate" ] && [ -x "$BIN/pd-sum-step" ]; then
 	row "locate|step" tar.gz "$W" "$C" "$(rate "$C")" "$(mib "$R")" \
 	    "$(ratio "$C" "$TARC")" "$note (two processes, each unpacks once)"
 fi
+# An Nsight Systems export: the corpus's mfu_2gpu_before.sqlite (2
+# processes) with its event tables repeated BENCH_NSYS_COPIES times (copy
+# k shifted by k x 1 s), read by pd-locate | pd-sum-step and by
+# pd-locate | pd-hotspots, next to cat of the same file.
+NSRC=$CORPUS/nsys/nsysai-mfu-train-h100-2gpu-before-after/mfu_2gpu_before.sqlite
+NBIG=$OUT/big-nsys.sqlite
+if [ -f "$NSRC" ] && [ ! -s "$NBIG" ]; then
+	echo "bench: generating $NBIG"
+	python3 - "$NSRC" "$NBIG.tmp" "${BENCH_NSYS_COPIES:-100}" <<'PY'
+import sqlite3, sys
+src, dst, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+db = sqlite3.connect(dst)
+db.execute("ATTACH DATABASE ? AS s", ("file:%s?mode=ro" % src,))
+tabs = [r[0] for r in db.execute("SELECT name FROM s.sqlite_master WHERE type = 'table'")]
+timed = ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_RUNTIME",
+         "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
+         "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "NVTX_EVENTS")
+for t in tabs:
+    db.execute('CREATE TABLE main."%s" AS SELECT * FROM s."%s"' % (t, t))
+    if t not in timed:
+        continue
+    cols = [r[1] for r in db.execute('PRAGMA s.table_info("%s")' % t)]
+    for k in range(1, n):
+        sel = ", ".join('"%s" + %d' % (c, k * 10**9) if c in ("start", "end")
+                        else '"%s"' % c for c in cols)
+        db.execute('INSERT INTO main."%s" SELECT %s FROM s."%s"' % (t, sel, t))
+db.commit()
+db.execute("DETACH DATABASE s")
+db.execute("VACUUM")
+db.close()
+PY
+	mv "$NBIG.tmp" "$NBIG"
+fi
+if [ -s "$NBIG" ]; then
+	NMIB=$(awk -v b="$(wc -c <"$NBIG")" 'BEGIN { printf "%.1f", b / 1048576 }')
+	nrate() { awk -v m="$NMIB" -v c="$1" 'BEGIN { printf "%.0f", (c > 0 ? m / c : 0) }'; }
+	echo "bench: $NBIG: $NMIB MiB of SQLite"
+	measure cat "$NBIG"; NCATC=$C
+	row cat sqlite "$W" "$C" "$(nrate "$C")" "$(mib "$R")" 1.00 "baseline for nsys"
+	for t in pd-sum-step pd-hotspots; do
+		measure sh -c "'$BIN/pd-locate' '$NBIG' | '$BIN/$t' -q"
+		note=""
+		[ "$RC" -ne 0 ] && note="exit $RC"
+		row "locate|${t#pd-}" sqlite "$W" "$C" "$(nrate "$C")" "$(mib "$R")" \
+		    "$(ratio "$C" "$NCATC")" "$note (2 processes, each read once)"
+	done
+fi
 echo "bench: targets: >= 400 MiB/s per core on plain input; gzip limited by inflate (x_base near 1 + plain cost); rss <= 32 MiB"

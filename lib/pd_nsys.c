@@ -19,6 +19,7 @@
 
 #include "pd_diag.h"
 #include "pd_file.h"
+#include "pd_i64map.h"
 #include "pd_sqlite.h"
 
 #define PID_OF(col)	"((" col " >> 24) & 16777215)"
@@ -90,6 +91,9 @@ struct rd {
 	const struct pd_trace_cb *cb;
 	struct pd_trace_stats *st;
 	int stop;
+	/* correlationId -> the sync kind of the API call that made it
+	 * (runtime rows are read before the sync rows) */
+	struct pd_i64map syncapi;
 };
 
 static sqlite3_stmt *
@@ -200,7 +204,7 @@ kernels(struct rd *r)
 	    "k.streamId, k.correlationId, COALESCE(a.value, b.value, "
 	    "'kernel') FROM %s k LEFT JOIN StringIds a ON a.id = k.shortName "
 	    "LEFT JOIN StringIds b ON b.id = k.demangledName WHERE ?1 < 0 OR "
-	    PID_OF("k.globalPid") " = ?1 ORDER BY k.start", T);
+	    PID_OF("k.globalPid") " = ?1", T);
 	if (!(s = prep(r, sql)))
 		return 0;
 	while (!r->stop && (rc = sqlite3_step(s)) == SQLITE_ROW) {
@@ -228,7 +232,7 @@ graphs(struct rd *r)
 		return 0;
 	snprintf(sql, sizeof sql, "SELECT start, \"end\", deviceId, streamId, "
 	    "correlationId, graphId FROM %s WHERE ?1 < 0 OR "
-	    PID_OF("globalPid") " = ?1 ORDER BY start", T);
+	    PID_OF("globalPid") " = ?1", T);
 	if (!(s = prep(r, sql)))
 		return 0;
 	while (!r->stop && (rc = sqlite3_step(s)) == SQLITE_ROW) {
@@ -275,7 +279,7 @@ copies(struct rd *r)
 		return 0;
 	snprintf(sql, sizeof sql, "SELECT start, \"end\", deviceId, streamId, "
 	    "correlationId, bytes, copyKind, srcKind, dstKind FROM %s WHERE "
-	    "?1 < 0 OR " PID_OF("globalPid") " = ?1 ORDER BY start", T);
+	    "?1 < 0 OR " PID_OF("globalPid") " = ?1", T);
 	if (!(s = prep(r, sql)))
 		return 0;
 	while (!r->stop && (rc = sqlite3_step(s)) == SQLITE_ROW) {
@@ -306,7 +310,7 @@ memsets(struct rd *r)
 		return 0;
 	snprintf(sql, sizeof sql, "SELECT start, \"end\", deviceId, streamId, "
 	    "correlationId, bytes, memKind FROM %s WHERE ?1 < 0 OR "
-	    PID_OF("globalPid") " = ?1 ORDER BY start", T);
+	    PID_OF("globalPid") " = ?1", T);
 	if (!(s = prep(r, sql)))
 		return 0;
 	while (!r->stop && (rc = sqlite3_step(s)) == SQLITE_ROW) {
@@ -325,48 +329,60 @@ memsets(struct rd *r)
 }
 
 /* A sync is named by the API call that made it (same process, same
- * correlationId), as Kineto names its cuda_sync rows. */
-static const char *
-sync_name(const char *api)
+ * correlationId), as Kineto names its cuda_sync rows; 0 when the call is
+ * no synchronization. */
+static const char *const sync_names[] = { "Sync", "Stream Wait Event",
+	"Stream Sync", "Event Sync", "Context Sync" };
+
+/* correlation ids repeat across processes: key them by both */
+static int64_t
+corr_key(int64_t pid, int64_t corr)
 {
+	return (int64_t)(((uint64_t)pid << 32) ^ (uint64_t)corr);
+}
+
+static int
+sync_kind(const char *api)
+{
+	if (!strstr(api, "Synchronize") && !strstr(api, "Query") &&
+	    !strstr(api, "WaitEvent"))
+		return 0;
 	if (strstr(api, "StreamWaitEvent"))
-		return "Stream Wait Event";
+		return 1;
 	if (strstr(api, "StreamSynchronize") || strstr(api, "StreamQuery"))
-		return "Stream Sync";
+		return 2;
 	if (strstr(api, "EventSynchronize") || strstr(api, "EventQuery"))
-		return "Event Sync";
+		return 3;
 	if (strstr(api, "DeviceSynchronize") || strstr(api, "CtxSynchronize"))
-		return "Context Sync";
-	return "Sync";
+		return 4;
+	return 0;
 }
 
 static int
 syncs(struct rd *r)
 {
 	const char *T = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION";
-	char sql[768], args[160];
+	char sql[512], args[160];
 	sqlite3_stmt *s;
-	int rc, api = pd_sqlite_has_table(r->db,
-	    "CUPTI_ACTIVITY_KIND_RUNTIME");
+	int rc;
 
 	if (!pd_sqlite_has_table(r->db, T))
 		return 0;
-	snprintf(sql, sizeof sql, "SELECT y.start, y.\"end\", y.deviceId, "
-	    "y.streamId, y.correlationId, %s FROM %s y WHERE ?1 < 0 OR "
-	    PID_OF("y.globalPid") " = ?1 ORDER BY y.start", api ?
-	    "(SELECT v.value FROM CUPTI_ACTIVITY_KIND_RUNTIME x JOIN "
-	    "StringIds v ON v.id = x.nameId WHERE x.correlationId = "
-	    "y.correlationId AND " PID_OF("x.globalTid") " = "
-	    PID_OF("y.globalPid") " LIMIT 1)" : "NULL", T);
+	snprintf(sql, sizeof sql, "SELECT start, \"end\", deviceId, streamId, "
+	    "correlationId, " PID_OF("globalPid") " FROM %s WHERE ?1 < 0 OR "
+	    PID_OF("globalPid") " = ?1", T);
 	if (!(s = prep(r, sql)))
 		return 0;
 	while (!r->stop && (rc = sqlite3_step(s)) == SQLITE_ROW) {
 		int64_t dev = int_of(s, 2, 0), str = int_of(s, 3, 0);
-
+		int64_t corr = int_of(s, 4, 0), pid = int_of(s, 5, 0);
+		struct pd_i64ent *e = pd_i64map_get(&r->syncapi,
+		    corr_key(pid, corr), 1);
+		int kind = e ? (int)e->v[0] : 0;
 		snprintf(args, sizeof args, "{\"device\": %" PRId64 ", "
 		    "\"stream\": %" PRId64 ", \"correlation\": %" PRId64 "}",
-		    dev, str, int_of(s, 4, 0));
-		emit(r, "cuda_sync", sync_name(text_of(s, 5)), dev, str,
+		    dev, str, corr);
+		emit(r, "cuda_sync", sync_names[kind], dev, str,
 		    int_of(s, 0, 0), int_of(s, 1, 0), args);
 	}
 	return done(r, s, r->stop ? SQLITE_DONE : rc);
@@ -378,7 +394,7 @@ runtime(struct rd *r)
 	const char *T = "CUPTI_ACTIVITY_KIND_RUNTIME";
 	char sql[512], args[96], name[256];
 	sqlite3_stmt *s;
-	int rc;
+	int rc, kind;
 
 	if (!pd_sqlite_has_table(r->db, T))
 		return 0;
@@ -387,7 +403,7 @@ runtime(struct rd *r)
 	    "r.correlationId, COALESCE(s.value, 'cudaUnknown') FROM %s r "
 	    "LEFT JOIN StringIds s ON s.id = r.nameId WHERE "
 	    "COALESCE(r.eventClass, 0) <> 67 AND (?1 < 0 OR "
-	    PID_OF("r.globalTid") " = ?1) ORDER BY r.start", T);
+	    PID_OF("r.globalTid") " = ?1)", T);
 	if (!(s = prep(r, sql)))
 		return 0;
 	while (!r->stop && (rc = sqlite3_step(s)) == SQLITE_ROW) {
@@ -395,6 +411,12 @@ runtime(struct rd *r)
 
 		snprintf(name, sizeof name, "%s", text_of(s, 4));
 		pd_nsys_api_name(name);
+		if ((kind = sync_kind(name)) != 0) {
+			struct pd_i64ent *e = pd_i64map_put(&r->syncapi,
+			    corr_key((g >> 24) & 0xFFFFFF, int_of(s, 3, 0)), 1);
+
+			e->v[0] = kind;
+		}
 		snprintf(args, sizeof args, "{\"correlation\": %" PRId64 "}",
 		    int_of(s, 3, 0));
 		emit(r, "cuda_runtime", name, (g >> 24) & 0xFFFFFF,
@@ -547,6 +569,7 @@ pd_nsys_read(const char *path, int64_t pid, const struct pd_trace_cb *cb,
 		part[i](&r);
 	if (info && !info->devices)
 		info->devices = devices(&r, first_device(&r));
+	pd_i64map_free(&r.syncapi);
 	sqlite3_close(r.db);
 	return 0;
 }
