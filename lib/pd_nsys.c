@@ -196,7 +196,7 @@ kernels(struct rd *r)
 	const char *T = "CUPTI_ACTIVITY_KIND_KERNEL";
 	char sql[768], args[160];
 	sqlite3_stmt *s;
-	int rc;
+	int rc = SQLITE_DONE;
 
 	if (!pd_sqlite_has_table(r->db, T))
 		return 0;
@@ -226,7 +226,7 @@ graphs(struct rd *r)
 	const char *T = "CUPTI_ACTIVITY_KIND_GRAPH_TRACE";
 	char sql[512], args[160], name[48];
 	sqlite3_stmt *s;
-	int rc;
+	int rc = SQLITE_DONE;
 
 	if (!pd_sqlite_has_table(r->db, T) || !has_column(r->db, T, "graphId"))
 		return 0;
@@ -273,7 +273,7 @@ copies(struct rd *r)
 	const char *T = "CUPTI_ACTIVITY_KIND_MEMCPY";
 	char sql[512], args[200], name[96];
 	sqlite3_stmt *s;
-	int rc;
+	int rc = SQLITE_DONE;
 
 	if (!pd_sqlite_has_table(r->db, T))
 		return 0;
@@ -304,7 +304,7 @@ memsets(struct rd *r)
 	const char *T = "CUPTI_ACTIVITY_KIND_MEMSET";
 	char sql[512], args[200], name[64];
 	sqlite3_stmt *s;
-	int rc;
+	int rc = SQLITE_DONE;
 
 	if (!pd_sqlite_has_table(r->db, T))
 		return 0;
@@ -364,7 +364,7 @@ syncs(struct rd *r)
 	const char *T = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION";
 	char sql[512], args[160];
 	sqlite3_stmt *s;
-	int rc;
+	int rc = SQLITE_DONE;
 
 	if (!pd_sqlite_has_table(r->db, T))
 		return 0;
@@ -394,7 +394,7 @@ runtime(struct rd *r)
 	const char *T = "CUPTI_ACTIVITY_KIND_RUNTIME";
 	char sql[512], args[96], name[256];
 	sqlite3_stmt *s;
-	int rc, kind;
+	int rc = SQLITE_DONE, kind;
 
 	if (!pd_sqlite_has_table(r->db, T))
 		return 0;
@@ -433,7 +433,7 @@ nvtx(struct rd *r)
 	sqlite3_stmt *s;
 	size_t cap = 256;
 	char *name;
-	int rc;
+	int rc = SQLITE_DONE;
 
 	if (!pd_sqlite_has_table(r->db, T))
 		return 0;

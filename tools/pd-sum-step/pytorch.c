@@ -241,7 +241,7 @@ emit(json_t *root, struct acc *a, const struct pd_kineto_info *info,
 			pd_set_int(o, "step", s->num);
 		else
 			pd_set_null(o, "step");
-		json_object_update(o, values_json(v, gpu, cpu));
+		json_object_update_new(o, values_json(v, gpu, cpu));
 		json_array_append_new(arr, o);
 		pd_vec_push(&sv, (double)v[V_STEP] / 1e3);
 		if (v[V_STEP] > a->steps.v[slow].e - a->steps.v[slow].s)
