@@ -207,6 +207,15 @@ rec() {
 	# saxpy rank 0: the GPU idles 66 % of its active span while the host
 	# copies from pageable memory, registers memory and waits in MPI
 	[ "$(dom saxpy-mpi-cuda_nsys_perlmutter0.sqlite)" = '["msprof.overall.free","cuda",null]' ]
+	# ... and the copies are the next finding, not kernel tuning of a
+	# memcpy: HtoD + DtoH = 186,001,123 + 98,698,477 ns (the MANIFEST's
+	# figures) over the 1,097,327,843 ns span is 0.2594, 76.3 % of the
+	# device time (with the kernels' 88,573,480 ns)
+	fnd() {
+		jqr pd.bottleneck "select(.rule==\"$2\" and (.run | endswith(\"$1\"))) | [.dominant,.impact,.variant]"
+	}
+	[ "$(fnd saxpy-mpi-cuda_nsys_perlmutter0.sqlite perfdiag.copy_bound)" = '[false,0.2594,"cuda"]' ]
+	[ -z "$(fnd saxpy-mpi-cuda_nsys_perlmutter0.sqlite perfdiag.operator_hotspot)" ]
 	# ex-gpu and flameox: 34 us and 8 us of device work: no workload
 	[ "$(dom ex-gpu.s10.sqlite)" = '["perfdiag.evidence.little_device_work",null,null]' ]
 	[ "$(dom nsight-2025.5.2.sqlite)" = '["perfdiag.evidence.little_device_work",null,null]' ]

@@ -687,6 +687,25 @@ torch_python() {
 	[ "$(jqr pd.profile '[.symptom,.domains[0].domain,.domains[0].score]')" = '["memory","memory",0.95]' ]
 }
 
+# kineto/copy-bound.json (written for this test): 3 steps of 10 ms, each a
+# 7 ms HtoD copy (64 MiB, pinned) and a 1 ms sgemm. Copies: 21 of 24 ms of
+# device time (87.5 %) and 21 of 30 ms of step time (0.7); free 6 ms (0.2).
+# The copies are the bottleneck, under memory, not a kernel to tune: the
+# memcpy is no operator hotspot, and the sgemm is 1/8 of device time.
+@test "pd-classify: host-device copies that take the device's time" {
+	mkdir -p "$BATS_TEST_TMPDIR/cb"
+	cp "$FIX/kineto/copy-bound.json" "$BATS_TEST_TMPDIR/cb/"
+	run_pd bash -c "pd-locate '$BATS_TEST_TMPDIR/cb' | pd-sum-step -q \
+	    | pd-sum-gaps -q | pd-hotspots -q | pd-profile | pd-classify"
+	[ "$(jqr pd.bottleneck 'select(.dominant) | [.rule,.domain,.impact,.variant,.evidence]')" = \
+	    '["perfdiag.copy_bound","memory",0.7,"pytorch-cuda","copies take 87.5 % of device time (21.00 ms in 3 copies); the largest kind: Memcpy HtoD (Pinned -> Device) (21.00 ms in 3)"]' ]
+	# pinned already: no pageable hint
+	[ "$(jqr pd.bottleneck 'select(.dominant) | .hints | map(select(test("pageable"))) | length')" = 0 ]
+	[ "$(jqr pd.bottleneck '.rule' | grep -c operator_hotspot)" = 0 ]
+	[ "$(jqr pd.profile '[.symptom,.domains[0].domain,.domains[0].basis,.shares.copy_ratio,.shares.hotspot_ratio]')" = \
+	    '["memory","memory","shares.copy_ratio",0.7,0.125]' ]
+}
+
 # Records with every value of the wrong type: read as "no value", never a
 # crash; no problem rule fires. The run with a profile gets the no-step
 # fallback (its formats are not strings: "none"); r2 has no pd.profile, so

@@ -106,6 +106,7 @@ step_stats(struct prun *p, double *mean_out)
 
 struct shares {
 	double computing, comm, free, input, idle, mem, hot, compile, bubble;
+	double copy;
 };
 
 static double
@@ -176,8 +177,40 @@ computing_share(json_t *v)
 	    fmin(1, cpu / st) : NAN;
 }
 
+/* Host-device copy time (pd.hotspot's memcpy class) over step time,
+ * else over the traced span; unknown when the run has no copies. */
 static double
-mean_fn(struct prun *p, double (*fn)(json_t *))
+copy_share(json_t *v)
+{
+	double c = pd_path_num(v, "hotspot.by_type[type=memcpy].total_us");
+	double st = pd_path_num(v, "step.totals.step_us");
+
+	if (isnan(st))
+		st = pd_path_num(v, "gaps.span_us");
+	return st > 0 && !isnan(c) ? fmin(1, c / st) : NAN;
+}
+
+/* The share of device time of the top operator that is not a copy or a
+ * memset: no operator tuning makes a copy faster (that is memory's). */
+static double
+hot_share(json_t *v)
+{
+	json_t *top = pd_path_get(v, "hotspot.top");
+	size_t i;
+
+	for (i = 0; i < json_array_size(top); i++) {
+		json_t *e = json_array_get(top, i);
+		const char *t = pd_rec_str(e, "type");
+
+		if (t && (!strcmp(t, "memcpy") || !strcmp(t, "memset")))
+			continue;
+		return pd_rec_num(e, "ratio", NAN);
+	}
+	return NAN;
+}
+
+static struct acc
+over_fn(struct prun *p, double (*fn)(json_t *))
 {
 	struct acc a;
 	size_t i;
@@ -185,6 +218,14 @@ mean_fn(struct prun *p, double (*fn)(json_t *))
 	memset(&a, 0, sizeof a);
 	for (i = 0; i < p->n; i++)
 		acc_add(&a, fn(p->un[i].view), NULL);
+	return a;
+}
+
+static double
+mean_fn(struct prun *p, double (*fn)(json_t *))
+{
+	struct acc a = over_fn(p, fn);
+
 	return acc_mean(&a);
 }
 
@@ -201,8 +242,9 @@ get_shares(struct prun *p, struct shares *s)
 	s->idle = mean_of(p, "gaps.idle_ratio");
 	a = over_units(p, "mem.peak_ratio");
 	s->mem = a.n ? a.max : NAN;
-	a = over_units(p, "hotspot.top[0].ratio");
+	a = over_fn(p, hot_share);
 	s->hot = a.n ? a.max : NAN;
+	s->copy = mean_fn(p, copy_share);
 	s->compile = compile_ratio(p);
 }
 
@@ -219,6 +261,7 @@ shares_json(const struct shares *s)
 	pd_set_real(o, "idle_ratio", s->idle, 4);
 	pd_set_real(o, "peak_memory_ratio", s->mem, 4);
 	pd_set_real(o, "hotspot_ratio", s->hot, 4);
+	pd_set_real(o, "copy_ratio", s->copy, 4);
 	return o;
 }
 
@@ -256,6 +299,9 @@ domains(const struct shares *s, struct domain *d)
 	    "shares.comm_not_overlapped_ratio", s->comm };
 	d[3] = (struct domain){ "memory", "shares.peak_memory_ratio",
 	    isnan(s->mem) ? NAN : s->mem >= MEM_HIGH ? s->mem : s->mem / 10 };
+	/* copies occupy the device for their share of the step */
+	if (!isnan(s->copy) && !(d[3].score >= s->copy))
+		d[3] = (struct domain){ "memory", "shares.copy_ratio", s->copy };
 	d[4] = (struct domain){ "graph_compile", "compile host time / step time",
 	    s->compile };
 	d[5] = !isnan(s->free) ?
