@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,70 +143,150 @@ self_dir(void)
 	return buf;
 }
 
-static void
-shquote(FILE *m, const char *s)
+/* The path of a tool: next to the running binary when it is there, else
+ * its name (looked up in PATH). */
+static char *
+tool_path(const char *bin, const char *tool)
 {
-	fputc('\'', m);
-	for (; *s; s++)
-		if (*s == '\'')
-			fputs("'\\''", m);
-		else
-			fputc(*s, m);
-	fputc('\'', m);
+	char *prog = NULL;
+
+	if (bin && asprintf(&prog, "%s/%s", bin, tool) >= 0 &&
+	    access(prog, X_OK) == 0)
+		return prog;
+	free(prog);
+	return strdup(tool);
 }
 
-static void
-put_tool(FILE *m, const char *bin, const char *tool)
-{
-	char prog[4200];
+#define STAGES 9
 
-	snprintf(prog, sizeof prog, "%s/%s", bin ? bin : ".", tool);
-	shquote(m, bin && access(prog, X_OK) == 0 ? prog : tool);
+struct stage {
+	char *prog;
+	const char *argv[8];
+	pid_t pid;
+	int status;
+};
+
+/* Start the stages as one pipeline, without a shell: each stage's stdout is
+ * the next one's stdin; the last one's stdout is returned (-1 on error,
+ * with errno). Stages that could not be started have pid -1. */
+static int
+start_stages(struct stage *st, int n)
+{
+	int in = -1, fds[2], i;
+
+	for (i = 0; i < n; i++) {
+		st[i].pid = -1;
+		if (pipe(fds) != 0)
+			goto fail;
+		fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+		fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+		fflush(NULL);
+		if ((st[i].pid = fork()) < 0) {
+			close(fds[0]);
+			close(fds[1]);
+			goto fail;
+		}
+		if (st[i].pid == 0) {
+			if (in >= 0 && dup2(in, 0) < 0)
+				_exit(127);
+			if (dup2(fds[1], 1) < 0)
+				_exit(127);
+			execvp(st[i].prog, (char *const *)st[i].argv);
+			_exit(127);
+		}
+		if (in >= 0)
+			close(in);
+		close(fds[1]);
+		in = fds[0];
+	}
+	return in;
+fail:
+	if (in >= 0)
+		close(in);
+	return -1;
 }
 
 int
 pd_recfile_dir(struct pd_stream *s, const char *dir, const char *upto,
     int hotspot_n)
 {
-	static const char *tools[] = { "pd-sum-step", "pd-sum-comm",
-	    "pd-sum-mem", "pd-sum-input", "pd-sum-gaps", "pd-hotspots",
-	    "pd-profile", "pd-classify", NULL };
+	static const char *tools[STAGES] = { "pd-locate", "pd-sum-step",
+	    "pd-sum-comm", "pd-sum-mem", "pd-sum-input", "pd-sum-gaps",
+	    "pd-hotspots", "pd-profile", "pd-classify" };
+	struct stage st[STAGES];
 	const char *bin = self_dir();
-	char *cmd = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&cmd, &len), *p;
-	int i, rc, ws, code, last;
+	char nbuf[32];
+	int i, n, fd, rc = 0, failed = 0, rejected = 0, err;
+	FILE *out;
 
-	if (!m)
-		abort();
-	put_tool(m, bin, "pd-locate");
-	fputc(' ', m);
-	shquote(m, dir);
-	last = upto && !strcmp(upto, "pd-classify") ? 7 :
-	    upto && !strcmp(upto, "pd-profile") ? 6 : 5;
-	for (i = 0; i <= last; i++) {
-		fputs(" | ", m);
-		put_tool(m, bin, tools[i]);
-		fputs(" -q", m);
-		if (hotspot_n > 0 && strcmp(tools[i], "pd-hotspots") == 0)
-			fprintf(m, " -n %d", hotspot_n);
+	n = upto && !strcmp(upto, "pd-classify") ? 9 :
+	    upto && !strcmp(upto, "pd-profile") ? 8 : 7;
+	snprintf(nbuf, sizeof nbuf, "%d", hotspot_n);
+	memset(st, 0, sizeof st);
+	for (i = 0; i < n; i++) {
+		const char **v = st[i].argv;
+
+		st[i].prog = tool_path(bin, tools[i]);
+		*v++ = tools[i];
+		if (i == 0) {	/* pd-locate: the dump, never an option */
+			*v++ = "--";
+			*v++ = dir;
+		} else
+			*v++ = "-q";
+		if (hotspot_n > 0 && !strcmp(tools[i], "pd-hotspots")) {
+			*v++ = "-n";
+			*v++ = nbuf;
+		}
+		*v = NULL;
 	}
-	fclose(m);
-	if (!(p = popen(cmd, "r"))) {
-		pd_error(dir, 0, "cannot run the pipeline: %s", strerror(errno));
-		free(cmd);
+	fd = start_stages(st, n);
+	err = errno;
+	if (fd >= 0 && (out = fdopen(fd, "r"))) {
+		rc = pd_recfile_readf(s, out, dir);
+		fclose(out);
+	} else {
+		if (fd >= 0)
+			close(fd);
+		pd_error(dir, 0, "cannot run the diagnosis pipeline: %s",
+		    strerror(err));
+		rc = PD_EXIT_SYSTEM;
+		failed = 1;
+	}
+	for (i = 0; i < n; i++)
+		if (st[i].pid > 0)
+			while (waitpid(st[i].pid, &st[i].status, 0) < 0 &&
+			    errno == EINTR)
+				;
+	/* every stage's status counts, not only the last one's; a stage
+	 * that died of SIGPIPE because a later one failed is not named */
+	for (i = 0; i < n && st[i].pid > 0; i++) {
+		int ws = st[i].status;
+
+		if (WIFEXITED(ws) && WEXITSTATUS(ws) == 0)
+			continue;
+		if (WIFEXITED(ws) && WEXITSTATUS(ws) == PD_EXIT_INPUT) {
+			rejected = 1;
+			continue;
+		}
+		if (WIFSIGNALED(ws) && WTERMSIG(ws) == SIGPIPE)
+			continue;
+		failed = 1;
+		if (WIFSIGNALED(ws))
+			pd_error(dir, 0, "the diagnosis pipeline failed: %s "
+			    "was killed by signal %d", tools[i], WTERMSIG(ws));
+		else if (WEXITSTATUS(ws) == 127)
+			pd_error(dir, 0, "the diagnosis pipeline failed: "
+			    "cannot run %s", st[i].prog);
+		else
+			pd_error(dir, 0, "the diagnosis pipeline failed: %s "
+			    "exited with status %d", tools[i],
+			    WEXITSTATUS(ws));
+	}
+	for (i = 0; i < n; i++)
+		free(st[i].prog);
+	if (failed)
 		return PD_EXIT_SYSTEM;
-	}
-	rc = pd_recfile_readf(s, p, dir);
-	ws = pclose(p);
-	free(cmd);
-	code = ws != -1 && WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
-	if (code < 0 || code >= PD_EXIT_CONFIG) {
-		pd_error(dir, 0, "the diagnosis pipeline failed (status %d)",
-		    code);
-		return PD_EXIT_SYSTEM;
-	}
-	if (code == PD_EXIT_INPUT) {
+	if (rejected) {
 		pd_warn(dir, 0, "some input was rejected while diagnosing");
 		pd_diag_status(PD_EXIT_INPUT);
 	}

@@ -26,9 +26,11 @@ int pd_recfile_readf(struct pd_stream *s, FILE *f, const char *name);
  * including the tool named upto; NULL: only the evidence tools), with the
  * tools installed next to the running binary (else from PATH), and read
  * its output like a file of records. hotspot_n > 0 is passed to
- * pd-hotspots as -n. A pipeline that fails (exit >= 4) is an error
- * (PD_EXIT_SYSTEM returned); one that rejected some input records status
- * 3. */
+ * pd-hotspots as -n. The stages run without a shell (the dump reaches
+ * pd-locate after --) and each stage's status is read: a stage that
+ * fails (a status other than 0 and 3, or a signal other than SIGPIPE) is
+ * an error naming it (PD_EXIT_SYSTEM returned); one that rejected some
+ * input records status 3. */
 int pd_recfile_dir(struct pd_stream *s, const char *dir, const char *upto,
     int hotspot_n);
 

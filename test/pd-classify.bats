@@ -678,6 +678,37 @@ torch_python() {
 	[ "$(jqr pd.profile '.symptom')" = '"dataloader_stall"' ]
 }
 
+# The inner pipeline runs without a shell and every stage's status counts.
+# A dump named like an option is the dump (pd-locate gets it after --):
+# before, pd-locate read "-dash" as "-d ash", failed, and pd-classify said
+# nothing with exit 0.
+@test "pd-classify: a dump operand that starts with - is the dump" {
+	mkdir -p "$BATS_TEST_TMPDIR/-dash"
+	cp "$FIX/kineto/copy-bound.json" "$BATS_TEST_TMPDIR/-dash/"
+	cd "$BATS_TEST_TMPDIR"
+	run_pd pd-classify -- -dash
+	[ "$(jqr pd.bottleneck 'select(.dominant) | .rule')" = '"perfdiag.copy_bound"' ]
+}
+
+# A stage that crashes upstream is said, exit 5 (before: only the last
+# stage's status was read, so exit 0 and whatever records came through);
+# one that rejected input makes the status 3. The tools are copied with a
+# broken pd-sum-comm next to them (the pipeline takes its tools from the
+# running binary's directory).
+@test "pd-classify: a failing stage of the inner pipeline is said" {
+	B=$BATS_TEST_TMPDIR/bin
+	mkdir -p "$B" "$BATS_TEST_TMPDIR/d"
+	cp "$FIX/kineto/copy-bound.json" "$BATS_TEST_TMPDIR/d/"
+	cp "$PD_BIN"/pd-* "$B/"
+	printf '#!/bin/sh\ncat >/dev/null\nkill -SEGV $$\n' >"$B/pd-sum-comm"
+	run_pd 5 "$B/pd-classify" "$BATS_TEST_TMPDIR/d"
+	[[ "$stderr" == *"pd-sum-comm was killed by signal 11"* ]]
+	printf '#!/bin/sh\ncat\nexit 3\n' >"$B/pd-sum-comm"
+	run_pd 3 "$B/pd-classify" "$BATS_TEST_TMPDIR/d"
+	[[ "$stderr" == *"some input was rejected while diagnosing"* ]]
+	[ "$(jqr pd.bottleneck 'select(.dominant) | .rule')" = '"perfdiag.copy_bound"' ]
+}
+
 # memory.jsonl: peak reserved 76e9 of 80e9 = 0.95 > 0.90 (torch-tb-profiler)
 # -> impact 0.95 * 0.1 = 0.095 (memory rarely costs step time by itself).
 @test "pd-classify: peak memory near capacity" {
