@@ -107,7 +107,7 @@ check: all check-deps
 
 SANFLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 sancheck:
-	ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	  $(MAKE) check OBJ=build-san BIN=build-san/bin CFLAGS="$(SANFLAGS)" LDFLAGS="-fsanitize=address,undefined"
 
 # Fuzz the hand-written readers with libFuzzer (clang): FUZZTIME seconds each.

@@ -1255,7 +1255,7 @@ in_archive(struct loc *l, const char *path, int depth)
 		pd_archive_unmap_json(l->c[i].rec);
 		l->c[i].archive = strdup(path);
 		if (!l->c[i].archive)
-			abort();
+			pd_oom();
 	}
 }
 
@@ -1399,7 +1399,7 @@ add_export_rec(json_t *rec, json_t *e)
 	json_array_foreach(ex, i, x)
 		if (strcmp(pd_rec_str(x, "path"), pd_rec_str(e, "path")) > 0)
 			break;
-	json_array_insert(ex, i, e);
+	json_array_insert_new(ex, i, e);
 }
 
 /* The cluster root of a run covers the per-rank roots (known rank) of the

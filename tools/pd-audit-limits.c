@@ -233,8 +233,8 @@ main(int argc, char **argv)
 	const char *xname = NULL, *xb = NULL, *xa = NULL;
 	int runs = 3, report = 0, strat = 0;
 	struct pd_stream ps;
-	json_t *gfiles = json_array(), *sfiles = json_array(), *devs, *peaks;
-	json_t *lim, *cpu, *v, *yaml;
+	json_t *gfiles = json_array(), *sfiles = json_array(), *devs = NULL;
+	json_t *peaks = NULL, *lim = NULL, *cpu, *v = NULL, *yaml;
 	const char *lscpu = NULL, *disk = NULL, *outdir = NULL, *peakfile = NULL;
 	char *lscpu_text = NULL;
 	double secs = 1;
@@ -280,7 +280,7 @@ main(int argc, char **argv)
 	if (outdir && mkdir_p(outdir) != 0) {
 		pd_error(outdir, 0, "%s", strerror(errno));
 		pd_diag_status(PD_EXIT_SYSTEM);
-		return pd_diag_finish();
+		goto out;
 	}
 	memset(&ps, 0, sizeof ps);
 	ps.ctx = &s;
@@ -299,17 +299,11 @@ main(int argc, char **argv)
 			json_decref(recs);
 		} else if (audit_report(s.all, outdir) != 0)
 			pd_diag_status(PD_EXIT_SYSTEM);
-		json_decref(gfiles);
-		json_decref(sfiles);
-		json_decref(s.samples);
-		json_decref(s.limits_in);
-		json_decref(s.device_ev);
-		json_decref(s.all);
-		return pd_diag_finish();
+		goto out;
 	}
 	if (!(peaks = load_peaks(peakfile))) {
 		pd_diag_status(PD_EXIT_CONFIG);
-		return pd_diag_finish();
+		goto out;
 	}
 	/* smi captures as samples */
 	json_array_foreach(sfiles, k, v) {
@@ -333,7 +327,7 @@ main(int argc, char **argv)
 	if (lscpu && !(lscpu_text = pd_smi_slurp(lscpu, NULL))) {
 		pd_error(lscpu, 0, "%s", strerror(errno));
 		pd_diag_status(PD_EXIT_SYSTEM);
-		return pd_diag_finish();
+		goto out;
 	}
 	cpu = limits_cpu(lscpu_text);
 	if (!lscpu) {
@@ -388,9 +382,10 @@ main(int argc, char **argv)
 			pd_rec_emit(json_incref(x));
 		json_decref(st);
 	}
-	json_decref(v);
 	if (alarm && e)
 		pd_diag_status(PD_EXIT_FOUND);
+out:
+	json_decref(v);
 	json_decref(lim);
 	json_decref(devs);
 	json_decref(peaks);

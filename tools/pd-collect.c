@@ -237,6 +237,8 @@ main(int argc, char **argv)
 	if (!col.spool) {
 		pd_error(NULL, 0, "temporary file: %s", strerror(errno));
 		pd_diag_status(PD_EXIT_SYSTEM);
+		collect_free(&col);
+		json_decref(dirs);
 		return pd_diag_finish();
 	}
 	memset(&sa, 0, sizeof sa);
@@ -256,6 +258,8 @@ main(int argc, char **argv)
 		pd_error(argv[optind], 0, "%s", strerror(errno));
 		pd_diag_status(PD_EXIT_SYSTEM);
 		collect_end(&col);
+		collect_free(&col);
+		json_decref(dirs);
 		return pd_diag_finish();
 	}
 	col.pid = child;
