@@ -100,13 +100,13 @@ remember(const char *path)
 	char *p = strdup(path);
 
 	if (!p)
-		abort();
+		pd_oom();
 	if (nmade == capmade) {
 		size_t cap = capmade ? capmade * 2 : 64;
 		char **v = malloc(cap * sizeof *v);
 
 		if (!v)
-			abort();
+			pd_oom();
 		/* a new array, filled before it is published, so that the
 		 * handler never sees one half copied */
 		if (nmade)
@@ -341,11 +341,11 @@ pd_archive_dir(const char *archive)
 	hook();
 	copies = realloc(copies, (ncopies + 1) * sizeof *copies);
 	if (!copies)
-		abort();
+		pd_oom();
 	copies[ncopies].archive = strdup(archive);
 	copies[ncopies].dir = NULL;
 	if (!copies[ncopies].archive)
-		abort();
+		pd_oom();
 	snprintf(dir, sizeof dir, "%s/perfdiag-archive.XXXXXX",
 	    tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(dir)) {
@@ -357,7 +357,7 @@ pd_archive_dir(const char *archive)
 	remember(dir);
 	copies[ncopies].dir = strdup(dir);
 	if (!copies[ncopies].dir)
-		abort();
+		pd_oom();
 	unpack(archive, dir);
 	return copies[ncopies++].dir;
 }
@@ -406,7 +406,7 @@ pd_archive_unmap(const char *s)
 			n++;
 		o = malloc(strlen(src) + n * (al + 1) + 2);
 		if (!o)
-			abort();
+			pd_oom();
 		w = o;
 		while ((hit = strstr(src, d))) {
 			memcpy(w, src, (size_t)(hit - src));
@@ -424,7 +424,7 @@ pd_archive_unmap(const char *s)
 			char *t = realloc(cur, strlen(cur) + 2);
 
 			if (!t)
-				abort();
+				pd_oom();
 			cur = t;
 			strcat(cur, "/");
 		}

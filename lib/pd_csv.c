@@ -117,7 +117,7 @@ put(struct pd_csv *c, int ch)
 		c->bcap = c->bcap ? c->bcap * 2 : 4096;
 		c->buf = realloc(c->buf, c->bcap);
 		if (!c->buf)
-			abort();
+			pd_oom();
 	}
 	c->buf[c->blen++] = (char)ch;
 }
@@ -139,7 +139,7 @@ endfield(struct pd_csv *c, size_t start)
 		c->off = realloc(c->off, c->fcap * sizeof *c->off);
 		c->len = realloc(c->len, c->fcap * sizeof *c->len);
 		if (!c->off || !c->len)
-			abort();
+			pd_oom();
 	}
 	c->off[c->nf] = s;
 	c->len[c->nf] = e - s;
@@ -239,7 +239,7 @@ pd_csv_header(struct pd_csv *c)
 	free(c->hdr);
 	c->hdr = calloc((size_t)c->nf, sizeof *c->hdr);
 	if (!c->hdr)
-		abort();
+		pd_oom();
 	c->nh = c->nf;
 	for (i = 0; i < c->nf; i++)
 		c->hdr[i] = strdup(c->buf + c->off[i]);

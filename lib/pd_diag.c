@@ -4,6 +4,7 @@
 #include "pd_rec.h"
 
 #include <errno.h>
+#include <jansson.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,8 @@ pd_diag_init(const char *argv0)
 	prog = s ? s + 1 : argv0;
 	if (q && *q && strcmp(q, "0") != 0)
 		quiet = 1;
+	/* jansson's allocations too: a record never silently loses a value */
+	json_set_alloc_funcs(pd_xmalloc, free);
 }
 
 const char *
@@ -148,6 +151,8 @@ pd_diag_quote(const char *s, size_t n)
 void
 pd_diag_status(int code)
 {
+	if (code < 0 || code > PD_EXIT_SYSTEM)	/* no such status: a bug */
+		code = PD_EXIT_SYSTEM;
 	if (code == PD_EXIT_FOUND) {
 		if (status == PD_EXIT_OK)
 			status = code;
@@ -172,6 +177,55 @@ pd_usage_exit(const char *usage, int code)
 	if (code == 0)
 		exit(pd_diag_finish());
 	exit(code);
+}
+
+void
+pd_oom(void)
+{
+	/* no allocation here: stderr is unbuffered */
+	fputs(prog, stderr);
+	fputs(": error: out of memory\n", stderr);
+	exit(PD_EXIT_SYSTEM);
+}
+
+void *
+pd_xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p)
+		pd_oom();
+	return p;
+}
+
+void *
+pd_xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	if (!p)
+		pd_oom();
+	return p;
+}
+
+void *
+pd_xrealloc(void *p, size_t n)
+{
+	if (!(p = realloc(p, n ? n : 1)))
+		pd_oom();
+	return p;
+}
+
+char *
+pd_xstrdup(const char *s)
+{
+	char *d;
+
+	if (!s)
+		return NULL;
+	if (!(d = strdup(s)))
+		pd_oom();
+	return d;
 }
 
 int

@@ -35,6 +35,15 @@ int pd_diag_get_status(void);
 /* Print usage text and exit: to stdout with 0 for -h, to stderr with 2. */
 void pd_usage_exit(const char *usage, int code) __attribute__((noreturn));
 
+/* Out of memory (or past a size the program cannot represent): say so and
+ * exit 5. Every allocation that cannot be done without goes through it:
+ * the pd_x* allocators below, and jansson's (set by pd_diag_init). */
+void pd_oom(void) __attribute__((noreturn));
+void *pd_xmalloc(size_t n);
+void *pd_xcalloc(size_t n, size_t size);
+void *pd_xrealloc(void *p, size_t n);
+char *pd_xstrdup(const char *s);	/* NULL stays NULL */
+
 /* Flush and close stdout, check for write errors, exit with the recorded
  * status (5 if stdout failed). */
 int pd_diag_finish(void);

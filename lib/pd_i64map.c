@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pd_diag.h"
+
 static size_t
 slot(int64_t key, size_t cap)
 {
@@ -23,7 +25,7 @@ grow(struct pd_i64map *m)
 	m->cap = oldcap ? oldcap * 2 : 64;
 	m->e = calloc(m->cap, sizeof *m->e);
 	if (!m->e)
-		abort();
+		pd_oom();
 	for (i = 0; i < oldcap; i++) {
 		if (!old[i].tag)
 			continue;

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pd_diag.h"
+
 #define MINLIMIT 4096
 
 static int
@@ -62,7 +64,7 @@ pd_ivl_add(struct pd_ivl *a, int64_t s, int64_t e)
 		size_t nc = a->cap ? a->cap * 2 : 256;
 		struct pd_span *nv = realloc(a->v, nc * sizeof *nv);
 		if (!nv)
-			abort();
+			pd_oom();
 		a->v = nv;
 		a->cap = nc;
 	}

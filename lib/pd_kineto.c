@@ -468,7 +468,7 @@ pd_ksteps_add(struct pd_ksteps *a, int64_t num, int64_t s, int64_t e)
 		size_t nc = a->cap ? a->cap * 2 : 16;
 		struct pd_kstep *nv = realloc(a->v, nc * sizeof *nv);
 		if (!nv)
-			abort();
+			pd_oom();
 		a->v = nv;
 		a->cap = nc;
 	}

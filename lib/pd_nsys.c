@@ -458,7 +458,7 @@ nvtx(struct rd *r)
 			name = malloc(cap);
 		}
 		if (!name)
-			abort();
+			pd_oom();
 		memcpy(name, t, n);
 		op = pd_nsys_op_name(name);
 		emit(r, op ? "cpu_op" : "user_annotation", name,
@@ -679,7 +679,7 @@ pd_nsys_processes(const char *path, struct pd_nsys_proc **out)
 		if (n == cap) {
 			cap = cap ? 2 * cap : 8;
 			if (!(p = realloc(p, cap * sizeof *p)))
-				abort();
+				pd_oom();
 		}
 		p[n].pid = int_of(s, 0, 0);
 		p[n].device = int_of(s, 1, -1);

@@ -217,3 +217,24 @@ pd_num_opt_real(const char *s, double min, double max, double *v)
 	*v = x;
 	return PD_NUM_OK;
 }
+
+int
+pd_num_round_i64(double d, int64_t *v)
+{
+	/* 2^63 is exact as a double; every double below it fits */
+	if (!isfinite(d) || d >= 9223372036854775808.0 ||
+	    d < -9223372036854775808.0)
+		return PD_NUM_BAD;
+	*v = (int64_t)llround(d);
+	return PD_NUM_OK;
+}
+
+int64_t
+pd_num_add_sat(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (__builtin_add_overflow(a, b, &r))
+		return b > 0 ? INT64_MAX : INT64_MIN;
+	return r;
+}

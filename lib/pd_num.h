@@ -39,4 +39,13 @@ int pd_num_is_missing(const char *s, size_t len);
 int pd_num_opt_int(const char *s, long long min, long long max, long long *v);
 int pd_num_opt_real(const char *s, double min, double max, double *v);
 
+/* A double rounded to the nearest int64 (half away from zero): PD_NUM_OK,
+ * or PD_NUM_BAD when it is NaN, infinite or outside the int64 range (*v
+ * is then left alone). llround on such a value is undefined or
+ * INT64_MIN. */
+int pd_num_round_i64(double d, int64_t *v);
+
+/* a + b, held at INT64_MAX / INT64_MIN instead of overflowing. */
+int64_t pd_num_add_sat(int64_t a, int64_t b);
+
 #endif

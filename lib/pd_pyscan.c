@@ -1,5 +1,6 @@
 /* pd_pyscan: the Python line scanner (see pd_pyscan.h). */
 #include "pd_pyscan.h"
+#include "pd_diag.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -17,7 +18,7 @@ put(struct sbuf *b, char c)
 		b->cap = b->cap ? 2 * b->cap : 256;
 		b->s = realloc(b->s, b->cap);
 		if (!b->s)
-			abort();
+			pd_oom();
 	}
 	b->s[b->n++] = c ? c : ' ';	/* a NUL byte would cut the line short */
 	b->s[b->n] = '\0';
@@ -152,7 +153,7 @@ blank_strings(const char *s, size_t n)
 	size_t i;
 
 	if (!c)
-		abort();
+		pd_oom();
 	memcpy(c, s, n + 1);
 	for (i = 0; i < n; i++) {
 		if (!q) {
@@ -233,13 +234,13 @@ keep_line(const struct pd_pyline *l, void *ctx)
 		ls->cap = ls->cap ? 2 * ls->cap : 256;
 		ls->l = realloc(ls->l, ls->cap * sizeof *ls->l);
 		if (!ls->l)
-			abort();
+			pd_oom();
 	}
 	ls->l[ls->n] = *l;
 	ls->l[ls->n].s = strdup(l->s);
 	ls->l[ls->n].c = strdup(l->c);
 	if (!ls->l[ls->n].s || !ls->l[ls->n].c)
-		abort();
+		pd_oom();
 	ls->n++;
 }
 

@@ -1,4 +1,5 @@
 #include "pd_rec.h"
+#include "pd_num.h"
 
 #include "pd_archive.h"
 
@@ -81,11 +82,13 @@ int64_t
 pd_rec_int(json_t *rec, const char *key, int64_t dflt)
 {
 	json_t *v = json_object_get(rec, key);
+	int64_t i;
 
 	if (json_is_integer(v))
 		return json_integer_value(v);
-	if (json_is_real(v))
-		return (int64_t)llround(json_real_value(v));
+	if (json_is_real(v) && pd_num_round_i64(json_real_value(v), &i) ==
+	    PD_NUM_OK)
+		return i;
 	return dflt;
 }
 
@@ -169,7 +172,7 @@ pd_str_escape(const char *s, size_t n)
 	if (i == n)
 		return NULL;
 	if (!(out = malloc(4 * n + 1)))
-		abort();
+		pd_oom();
 	for (i = 0; i < n;) {
 		if ((k = pd_utf8_seq(s + i, n - i))) {
 			memcpy(out + j, s + i, k);
@@ -198,7 +201,7 @@ escaped_note(const char *s, size_t n)
 		if (strlen(seen[i]) == n && memcmp(seen[i], s, n) == 0)
 			return;
 	if (count < 3 && (seen[count] = strndup(s, n)) == NULL)
-		abort();
+		pd_oom();
 	if (count < 3)
 		pd_warn(NULL, 0, "name %s is not valid UTF-8: each bad byte "
 		    "is written as U+10FF00 plus its value (pd-record(5))",
@@ -270,7 +273,7 @@ pd_str_bytes(const char *s)
 			return d->raw;
 	if (!(d = malloc(sizeof *d)) || !(d->esc = strdup(s)) ||
 	    !(d->raw = malloc(strlen(s) + 1)))
-		abort();
+		pd_oom();
 	for (i = j = 0; s[i];) {
 		if (escaped_at(s + i)) {
 			d->raw[j++] = (char)(((s[i + 2] & 3) << 6) |
@@ -324,14 +327,15 @@ static int
 located(json_t *root, void *ctx)
 {
 	struct pd_stream *s = ctx;
-	int rc = 0;
+	int rc = 0, r;
 
 	if (!s->no_emit_roots && !s->no_passthrough)
 		pd_rec_emit(json_incref(root));
-	if (s->on_record)
-		rc |= s->on_record(root, s->ctx);
-	if (s->on_root)
-		rc |= s->on_root(root, s->ctx);
+	/* statuses are ranked, not bits: the worse one (3 and 4 is 4) */
+	if (s->on_record && (r = s->on_record(root, s->ctx)) > rc)
+		rc = r;
+	if (s->on_root && (r = s->on_root(root, s->ctx)) > rc)
+		rc = r;
 	return rc;
 }
 
@@ -369,9 +373,9 @@ read_stdin(struct pd_stream *s)
 			continue;
 		}
 		if (s->on_record)
-			s->on_record(rec, s->ctx);
+			pd_diag_status(s->on_record(rec, s->ctx));
 		if (s->on_root && pd_rec_is(rec, "pd.root"))
-			s->on_root(rec, s->ctx);
+			pd_diag_status(s->on_root(rec, s->ctx));
 		json_decref(rec);
 	}
 	if (ferror(stdin)) {
@@ -420,7 +424,7 @@ pd_json_sorted(json_t *src, int (*cmp)(const void *, const void *))
 	const char *k;
 
 	if (!v || !out)
-		abort();
+		pd_oom();
 	if (json_is_object(src))
 		json_object_foreach(src, k, e)
 			v[i++] = e;

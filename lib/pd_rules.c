@@ -44,16 +44,6 @@ bad(struct ld *l, yaml_node_t *n, const char *fmt, const char *arg)
 	l->errors++;
 }
 
-static char *
-xstrdup(const char *s)
-{
-	char *d = s ? strdup(s) : NULL;
-
-	if (s && !d)
-		abort();
-	return d;
-}
-
 static int
 in(const char *s, const char **list)
 {
@@ -87,7 +77,7 @@ want_str(struct ld *l, yaml_node_t *n, const char *key)
 		bad(l, n, "'%s' must be a string", key);
 		return NULL;
 	}
-	return xstrdup(s);
+	return pd_xstrdup(s);
 }
 
 static int
@@ -158,7 +148,7 @@ want_strlist(struct ld *l, yaml_node_t *n, const char *key, size_t *cnt)
 	*cnt = 0;
 	if (scalar(n)) {
 		v = calloc(2, sizeof *v);
-		v[0] = xstrdup(scalar(n));
+		v[0] = pd_xstrdup(scalar(n));
 		*cnt = 1;
 		return v;
 	}
@@ -169,7 +159,7 @@ want_strlist(struct ld *l, yaml_node_t *n, const char *key, size_t *cnt)
 	v = calloc((size_t)(n->data.sequence.items.top -
 	    n->data.sequence.items.start) + 1, sizeof *v);
 	if (!v)
-		abort();
+		pd_oom();
 	for (it = n->data.sequence.items.start;
 	    it < n->data.sequence.items.top; it++) {
 		yaml_node_t *e = node(l, *it);
@@ -178,7 +168,7 @@ want_strlist(struct ld *l, yaml_node_t *n, const char *key, size_t *cnt)
 			bad(l, e, "'%s' must be a list of strings", key);
 			continue;
 		}
-		v[i++] = xstrdup(scalar(e));
+		v[i++] = pd_xstrdup(scalar(e));
 	}
 	*cnt = i;
 	return v;
@@ -267,7 +257,7 @@ load_conds(struct ld *l, yaml_node_t *n, const char *key, size_t *cnt)
 	c = calloc((size_t)(n->data.sequence.items.top -
 	    n->data.sequence.items.start) + 1, sizeof *c);
 	if (!c)
-		abort();
+		pd_oom();
 	for (it = n->data.sequence.items.start;
 	    it < n->data.sequence.items.top; it++)
 		if (load_cond(l, node(l, *it), &c[i]))
@@ -342,8 +332,8 @@ load_texts(struct ld *l, yaml_node_t *n, const char *key, size_t *cnt)
 	if (scalar(n)) {
 		t = calloc(1, sizeof *t);
 		if (!t)
-			abort();
-		t->text = xstrdup(scalar(n));
+			pd_oom();
+		t->text = pd_xstrdup(scalar(n));
 		check_template(l, n, key, t->text);
 		*cnt = 1;
 		return t;
@@ -355,14 +345,14 @@ load_texts(struct ld *l, yaml_node_t *n, const char *key, size_t *cnt)
 	t = calloc((size_t)(n->data.sequence.items.top -
 	    n->data.sequence.items.start) + 1, sizeof *t);
 	if (!t)
-		abort();
+		pd_oom();
 	for (it = n->data.sequence.items.start;
 	    it < n->data.sequence.items.top; it++) {
 		yaml_node_t *e = node(l, *it);
 		yaml_node_pair_t *p;
 
 		if (scalar(e)) {
-			t[i].text = xstrdup(scalar(e));
+			t[i].text = pd_xstrdup(scalar(e));
 			check_template(l, e, key, t[i].text);
 			i++;
 			continue;
@@ -548,7 +538,7 @@ load_variants(struct ld *l, yaml_node_t *n, struct pd_rule *r)
 	r->variants = calloc((size_t)(n->data.sequence.items.top -
 	    n->data.sequence.items.start) + 1, sizeof *r->variants);
 	if (!r->variants)
-		abort();
+		pd_oom();
 	for (it = n->data.sequence.items.start;
 	    it < n->data.sequence.items.top; it++) {
 		yaml_node_t *e = node(l, *it);
@@ -606,7 +596,7 @@ load_rule(struct ld *l, yaml_node_t *n, struct pd_rule *r)
 	r->impact_else_value = NAN;
 	r->confidence_max = 1;
 	r->line = (int)n->start_mark.line + 1;
-	r->file = xstrdup(l->file);
+	r->file = pd_xstrdup(l->file);
 	if (n->type != YAML_MAPPING_NODE) {
 		bad(l, n, "a rule must be a mapping%s", NULL);
 		return 0;
@@ -749,9 +739,9 @@ load_rule(struct ld *l, yaml_node_t *n, struct pd_rule *r)
 	if (r->fix_proposal == NULL && have[7])
 		bad(l, n, "'fix' needs a 'proposal'%s", NULL);
 	if (!r->scope)
-		r->scope = xstrdup("root");
+		r->scope = pd_xstrdup("root");
 	if (!r->severity)
-		r->severity = xstrdup("auto");
+		r->severity = pd_xstrdup("auto");
 	return l->errors == errs;
 }
 
@@ -770,7 +760,7 @@ put_rule(struct pd_rules *rs, struct pd_rule *r)
 		rs->cap = rs->cap ? rs->cap * 2 : 32;
 		rs->v = realloc(rs->v, rs->cap * sizeof *rs->v);
 		if (!rs->v)
-			abort();
+			pd_oom();
 	}
 	rs->v[rs->n++] = *r;
 }
@@ -1090,6 +1080,10 @@ fmt_value(char *buf, size_t n, json_t *v, const char *fmt)
 		return;
 	}
 	x = json_number_value(v);
+	if (!isfinite(x * 100)) {	/* never "inf %" */
+		snprintf(buf, n, "n/a");
+		return;
+	}
 	if (!strcmp(fmt, "pct"))
 		snprintf(buf, n, "%.1f %%", x * 100);
 	else if (!strcmp(fmt, "us") && fabs(x) >= 10000)
@@ -1160,7 +1154,7 @@ pd_rules_render(const char *t, json_t *o)
 	const char *p = t, *a, *b;
 
 	if (!m)
-		abort();
+		pd_oom();
 	/* <<...>> is dropped when a field inside it has no value */
 	while ((a = strstr(p, "<<")) && (b = strstr(a + 2, ">>"))) {
 		FILE *pm;
@@ -1168,7 +1162,7 @@ pd_rules_render(const char *t, json_t *o)
 
 		render_span(m, p, (size_t)(a - p), o);
 		if (!(pm = open_memstream(&part, &plen)))
-			abort();
+			pd_oom();
 		nulls = render_span(pm, a + 2, (size_t)(b - a - 2), o);
 		fclose(pm);
 		if (!nulls)

@@ -1,4 +1,5 @@
 #include "pd_runs.h"
+#include "pd_diag.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +25,7 @@ pd_runs_new(void)
 	struct pd_runs *r = calloc(1, sizeof *r);
 
 	if (!r)
-		abort();
+		pd_oom();
 	r->views = json_object();
 	r->root_run = json_object();
 	r->profiles = json_object();
@@ -146,7 +147,7 @@ sorted_keys(json_t *o, size_t *n)
 	size_t i = 0;
 
 	if (!k)
-		abort();
+		pd_oom();
 	json_object_foreach(o, key, val)
 		k[i++] = key;
 	qsort(k, i, sizeof *k, cmp_str);
@@ -195,7 +196,7 @@ add_views(json_t *out, const char *root, json_t *byrank)
 			json_object_update_missing(w, nullv);
 		key = malloc(strlen(root) + strlen(k) + 8);
 		if (!key)
-			abort();
+			pd_oom();
 		sprintf(key, "%s#rank=%s", root, k);
 		json_object_set_new(out, key, w);
 		free(key);
@@ -237,7 +238,7 @@ pd_runs_group(struct pd_runs *r)
 	runs = sorted_keys(byrun, &nr);	/* "\001null" sorts first */
 	r->runs = calloc(nr + 1, sizeof *r->runs);
 	if (!r->runs)
-		abort();
+		pd_oom();
 	for (i = 0; i < nr; i++) {
 		struct pd_run *u = &r->runs[i];
 		json_t *list = json_object_get(byrun, runs[i]);
@@ -281,7 +282,7 @@ pd_runs_view(struct pd_run *u, const char *root, json_t *rank)
 		return v;
 	key = malloc(strlen(root) + 32);
 	if (!key)
-		abort();
+		pd_oom();
 	sprintf(key, "%s#rank=%lld", root, (long long)json_integer_value(rank));
 	v = json_object_get(u->views, key);
 	free(key);

@@ -1,4 +1,5 @@
 #include "pd_smi.h"
+#include "pd_num.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -92,6 +93,7 @@ dev_json(const struct dev *d)
 	pd_set_str(o, "vendor", d->vendor);
 	for (i = 0; i < K_N; i++) {
 		double v = d->k[i];
+		int64_t iv = 0;
 
 		if (i == K_UTIL) {
 			put_str(o, "name", d->has_name, d->name);
@@ -101,10 +103,11 @@ dev_json(const struct dev *d)
 		}
 		if (v == ABSENT)
 			continue;
-		if (isnan(v))
+		if (isnan(v) || ((kint & (1ul << i)) &&
+		    pd_num_round_i64(v, &iv) != PD_NUM_OK))
 			pd_set_null(o, knames[i]);
 		else if (kint & (1ul << i))
-			pd_set_int(o, knames[i], (json_int_t)llround(v));
+			pd_set_int(o, knames[i], (json_int_t)iv);
 		else
 			pd_set_real(o, knames[i], v, 4);
 	}
@@ -856,10 +859,12 @@ ghz_in(const char *s)
 static void
 set_num_or_null(json_t *o, const char *key, double v, int isint)
 {
-	if (isnan(v))
+	int64_t iv;
+
+	if (isnan(v) || (isint && pd_num_round_i64(v, &iv) != PD_NUM_OK))
 		pd_set_null(o, key);
 	else if (isint)
-		pd_set_int(o, key, (json_int_t)llround(v));
+		pd_set_int(o, key, (json_int_t)iv);
 	else
 		pd_set_real(o, key, v, 4);
 }

@@ -1,4 +1,5 @@
 #include "pd_stats.h"
+#include "pd_diag.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -13,7 +14,7 @@ pd_vec_push(struct pd_vec *a, double x)
 		a->cap = a->cap ? a->cap * 2 : 16;
 		a->v = realloc(a->v, a->cap * sizeof *a->v);
 		if (!a->v)
-			abort();
+			pd_oom();
 	}
 	a->v[a->n++] = x;
 }
@@ -65,7 +66,7 @@ pd_stats(const struct pd_vec *a, struct pd_summary *s)
 	}
 	v = malloc(a->n * sizeof *v);
 	if (!v)
-		abort();
+		pd_oom();
 	memcpy(v, a->v, a->n * sizeof *v);
 	qsort(v, a->n, sizeof *v, cmp);
 	for (i = 0; i < a->n; i++)

@@ -4,6 +4,7 @@
  * OK, MORE (the buffer ended inside the value: read more and retry) or
  * BAD (syntax error). */
 #include "pd_trace.h"
+#include "pd_diag.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -179,7 +180,7 @@ sput(struct rd *r, const char *s, size_t n)
 			nc *= 2;
 		r->scr = realloc(r->scr, nc);
 		if (!r->scr)
-			abort();
+			pd_oom();
 		r->scap = nc;
 	}
 	memcpy(r->scr + r->slen, s, n);

@@ -141,3 +141,11 @@ F="$FIX/pd-audit-limits"
 	run_pd 0 D parse "$BATS_TEST_TMPDIR/g"
 	[ -z "$output" ]
 }
+
+# A byte count that does not fit in an int64 (1e300 MiB) is no value, not
+# llround's INT64_MIN (which read as -9.2e18 bytes before).
+@test "smi: a memory size too large for int64 is null" {
+	printf 'index, name, memory.used [MiB], memory.total [MiB]\n0, G, 1e300 MiB, 81559 MiB\n' >"$BATS_TEST_TMPDIR/h.csv"
+	run_pd 0 D csv "$BATS_TEST_TMPDIR/h.csv"
+	jt "${lines[0]}" '([.mem_used_bytes,.mem_total_bytes]) == [null,85520809984]'
+}

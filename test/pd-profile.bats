@@ -429,3 +429,16 @@ ktrace() {
 	[ "$(jqr pd.profile '.cross_rank.collective_skew | [.collectives,.unmatched]')" = '[2,0]' ]
 	[ "$(jqr pd.profile '.cross_rank.stragglers | map([.rank,.last_at,.caused_wait_us_per_step,.ratio])')" = '[[1,2,140,0.14]]' ]
 }
+
+# Out of memory is exit 5 with one line, never abort's 134 nor a record
+# read as "not a JSON object" (exit 3): every allocation, jansson's too,
+# goes through pd_oom. An 8 MB record line read under a 100 MB address
+# space limit cannot be held. A sanitizer build reserves more address
+# space than that at start, so the test needs a plain build.
+@test "pd-profile: out of memory is one error line, exit 5" {
+	(ulimit -v 100000; "$PD_BIN/pd-profile" --version) >/dev/null 2>&1 ||
+	    skip "the tools cannot start under a 100 MB address space (sanitizer build)"
+	python3 -c 'import sys; sys.stdout.write("{\"type\":\"pd.step\",\"v\":1,\"root\":\"r\",\"rank\":0,\"x\":[" + ",".join(["1"] * 4000000) + "]}\n")' >"$BATS_TEST_TMPDIR/big.jsonl"
+	run_pd 5 bash -c "ulimit -v 100000; pd-profile '$BATS_TEST_TMPDIR/big.jsonl'"
+	[ "$stderr" = "pd-profile: error: out of memory" ]
+}

@@ -441,3 +441,27 @@ pipeline() {
 	[ -f "$o/report.json" ]
 	[ "$(jqr pd.report '.dir|explode|.[-2:]')" = '[111,1114111]' ]
 }
+
+# Numbers near the top of the double range (every real of the stream times
+# 1e306, capped at 1.7e308; large integers at INT64_MAX): sums and scales
+# overflow to infinity. Before, report.html had width="inf" in an SVG
+# attribute; no "inf" or "nan" may reach the pages.
+@test "pd-report: huge numbers give no inf or nan in the pages" {
+	python3 -c '
+import sys, json
+def big(x):
+    if isinstance(x, dict): return {k: big(v) for k, v in x.items()}
+    if isinstance(x, list): return [big(v) for v in x]
+    if isinstance(x, float): return min(x * 1e306, 1.7e308) if x else x
+    if isinstance(x, int) and not isinstance(x, bool) and x > 1000: return 9223372036854775807
+    return x
+for l in sys.stdin:
+    r = big(json.loads(l))
+    if r.get("type") != "pd.comparison": print(json.dumps(r))
+' <"$S" >"$D/huge.jsonl"
+	run_pd pd-report -o "$D/out" <"$D/huge.jsonl"
+	[ -s "$D/out/report.html" ]
+	run grep -ciwE 'inf|nan|infinity' "$D/out/report.html" "$D/out/report.md"
+	[ "$output" = "$D/out/report.html:0
+$D/out/report.md:0" ]
+}

@@ -383,7 +383,7 @@ confidence(const struct hit *h, const struct evq *e, json_t **factors,
 	pd_set_real(*factors, "agreement", agree, 4);
 	m = open_memstream(basis, &len);
 	if (!m)
-		abort();
+		pd_oom();
 	if (e->steps == 0)
 		fputs("no step", m);
 	else
@@ -555,7 +555,7 @@ classify(struct ctx *c, struct pd_run *u)
 	size_t i, n;
 
 	if (!h)
-		abort();
+		pd_oom();
 	evidence_quality(u, &e);
 	n = eval_kind(c, u, stack, 0, h);
 	if (n)

@@ -271,7 +271,7 @@ json_array_sort_strings(json_t *a)
 	json_t **v = malloc((n + 1) * sizeof *v);
 
 	if (!v)
-		abort();
+		pd_oom();
 	for (i = 0; i < n; i++)
 		v[i] = json_incref(json_array_get(a, i));
 	qsort(v, n, sizeof *v, bystr);
@@ -421,7 +421,7 @@ module_file(struct fc_ws *w, const struct fc_file *f, const char *mod)
 		return -1;
 	path = malloc(3 * dots + strlen(mod) + 16);
 	if (!path)
-		abort();
+		pd_oom();
 	for (i = 0; i < 2 && r < 0; i++) {
 		path[0] = '\0';
 		for (k = 1; k < dots; k++)
@@ -472,7 +472,7 @@ findings(struct fc_ws *w, const char *sel, int stack)
 	if (stack == FC_NPU || stack == FC_MS)
 		job.accel = 1;
 	if (!chk)
-		abort();
+		pd_oom();
 	checked(w, sel, chk);
 	for (i = 0; i < w->n; i++) {
 		char *buf;
@@ -497,7 +497,7 @@ findings(struct fc_ws *w, const char *sel, int stack)
 	n = json_array_size(out);
 	v = malloc((n + 1) * sizeof *v);
 	if (!v)
-		abort();
+		pd_oom();
 	for (i = 0; i < n; i++)
 		v[i] = json_array_get(out, i);
 	qsort(v, n, sizeof *v, byplace);
@@ -525,7 +525,7 @@ context(struct fc_ws *w)
 	const char *wl;
 
 	if (!sel || !in)
-		abort();
+		pd_oom();
 	pd_set_str(r, "root", w->root);
 	pd_set_null(r, "rank");
 	pd_set(r, "entry_scripts", entries(w, sel));

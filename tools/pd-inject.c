@@ -78,7 +78,7 @@ read_script(const char *path, char **buf, size_t *len)
 	if (!(f = fopen(path, "rb")))
 		return fail(path, PD_EXIT_SYSTEM, "%s", strerror(errno));
 	if (!(*buf = malloc((size_t)st.st_size + 1)))
-		abort();
+		pd_oom();
 	*len = fread(*buf, 1, (size_t)st.st_size, f);
 	if (ferror(f) || *len != (size_t)st.st_size) {
 		fclose(f);
@@ -97,11 +97,11 @@ abspath(const char *p)
 	char *d = strdup(p), *b = strdup(p), *rd, *o;
 
 	if (!d || !b)
-		abort();
+		pd_oom();
 	rd = realpath(dirname(d), NULL);
 	if (rd && asprintf(&o, "%s%s%s", rd, strcmp(rd, "/") ? "/" : "",
 	    basename(b)) < 0)
-		abort();
+		pd_oom();
 	free(d);
 	free(b);
 	if (!rd)
@@ -118,9 +118,9 @@ default_out(const char *script)
 
 	if (n > 3 && strcmp(script + n - 3, ".py") == 0) {
 		if (asprintf(&o, "%.*s_pd.py", (int)(n - 3), script) < 0)
-			abort();
+			pd_oom();
 	} else if (asprintf(&o, "%s_pd", script) < 0)
-		abort();
+		pd_oom();
 	return o;
 }
 
@@ -138,13 +138,13 @@ outdir_for(const char *out)
 			return NULL;
 		if (asprintf(&o, "%s%s%s", cwd, strcmp(cwd, "/") ? "/" : "",
 		    opt.outdir) < 0)
-			abort();
+			pd_oom();
 		return o;
 	}
 	if (!(d = strdup(out)))
-		abort();
+		pd_oom();
 	if (asprintf(&o, "%s/pd_trace", dirname(d)) < 0)
-		abort();
+		pd_oom();
 	free(d);
 	return o;
 }
@@ -181,7 +181,7 @@ prologue(int stack, const char *outdir, const char *script, const char *nl)
 	    "of %s;\n# to undo, delete this block and the _pd_inject_steps( ) "
 	    "around the loop's iterable.\n%s\n\n%s# pd-inject: end\n\n",
 	    lit, a, b) < 0)
-		abort();
+		pd_oom();
 	free(lit);
 	free(a);
 	free(b);
@@ -189,7 +189,7 @@ prologue(int stack, const char *outdir, const char *script, const char *nl)
 		char *c = o, *q;
 
 		if (!(q = o = malloc(2 * strlen(c) + 1)))
-			abort();
+			pd_oom();
 		for (a = c; *a; a++)
 			*a == '\n' ? (*q++ = '\r', *q++ = '\n') : (*q++ = *a);
 		*q = '\0';
@@ -225,7 +225,7 @@ write_out(const char *out, const char *buf, size_t len,
 	int fd, e = 0;
 
 	if (asprintf(&tmp, "%s.XXXXXX", out) < 0)
-		abort();
+		pd_oom();
 	if ((fd = mkstemp(tmp)) < 0) {
 		fail(out, PD_EXIT_SYSTEM, "%s", strerror(errno));
 		free(tmp);
@@ -262,7 +262,7 @@ shq(const char *s)
 	    "xyz0123456789_/.,:=+-@%") == strlen(s))
 		return strdup(s);
 	if (!(q = o = malloc(4 * strlen(s) + 3)))
-		abort();
+		pd_oom();
 	*q++ = '\'';
 	for (; *s; s++)
 		if (*s == '\'')
@@ -283,10 +283,10 @@ emit(const char *script, const char *out, const char *outdir, int stack,
 	char *qo = shq(out), *qd = shq(outdir), *rep, *qr, *cmd, *then;
 
 	if (!(rep = strdup(outdir)))
-		abort();
+		pd_oom();
 	*strrchr(rep, '/') = '\0';	/* the report goes beside outdir */
 	if (asprintf(&cmd, "%s/pd_report", *rep ? rep : "") < 0)
-		abort();
+		pd_oom();
 	qr = shq(cmd);
 	free(cmd);
 	if (asprintf(&cmd, "%s %s", p->distributed && stack != INJ_MS ?
@@ -294,7 +294,7 @@ emit(const char *script, const char *out, const char *outdir, int stack,
 	    asprintf(&then, "pd-locate %s | pd-sum-step | pd-sum-comm | "
 	    "pd-sum-mem | pd-sum-input | pd-sum-gaps | pd-hotspots | "
 	    "pd-profile | pd-classify | pd-report -o %s", qd, qr) < 0)
-		abort();
+		pd_oom();
 	pd_set_str(r, "script", script);
 	pd_set_str(r, "output", out);
 	pd_set_str(r, "stack", stack_name[stack]);
@@ -353,7 +353,7 @@ inject(const char *path, void *ctx)
 	stat(path, &st);
 	inj_plan(buf, len, &p);
 	if (!(script = realpath(path, NULL)) && !(script = strdup(path)))
-		abort();
+		pd_oom();
 	stack = opt.stack >= 0 ? opt.stack : p.stack;
 	if (p.instrumented)
 		fail(path, PD_EXIT_INPUT, "%s", "already instrumented by "

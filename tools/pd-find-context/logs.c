@@ -3,6 +3,7 @@
  * case-insensitive, tried in order; a later pattern never takes text an
  * earlier one matched). Also the AMP cues of config files. */
 #include "pd-find-context/fc.h"
+#include "pd_diag.h"
 
 #include <ctype.h>
 #include <regex.h>
@@ -228,13 +229,13 @@ fc_log_scan(struct fc_ws *w, const struct fc_file *f, const char *buf,
 
 		line++;
 		if (!s)
-			abort();
+			pd_oom();
 		n = 0;
 		if (maybe(s)) {
 			char *low = strdup(s), *q;
 
 			if (!low)
-				abort();
+				pd_oom();
 			for (q = low; *q; q++)
 				*q = (char)tolower((unsigned char)*q);
 			n = line_hits(s, low, h, 16);
@@ -257,7 +258,7 @@ fc_log_scan(struct fc_ws *w, const struct fc_file *f, const char *buf,
 			names = realloc(names, json_array_size(found) *
 			    sizeof *names);
 			if (!names)
-				abort();
+				pd_oom();
 			names[json_array_size(found) - 1] = p->name;
 		}
 		free(s);
@@ -281,7 +282,7 @@ fc_conf_scan(struct fc_ws *w, const struct fc_file *f, const char *buf,
 		char *s = strndup(buf + i, ln), *c;
 
 		if (!s)
-			abort();
+			pd_oom();
 		c = s + strspn(s, " \t");
 		if (*c != '#' && *c != ';' && fc_amp_cue(s))
 			w->amp = 1;

@@ -4,6 +4,7 @@
  * line (pass 1, every file) and the static checks of an entry script
  * (pass 2). */
 #include "pd-find-context/fc.h"
+#include "pd_diag.h"
 #include "pd_pyscan.h"
 
 #include <ctype.h>
@@ -103,7 +104,7 @@ module(struct scan *sc, const char *p, size_t n, const char *sub, size_t sn)
 		return;
 	if (asprintf(&m, "%.*s%s%.*s", (int)n, p,
 	    sn && p[n - 1] != '.' ? "." : "", (int)sn, sub) < 0)
-		abort();
+		pd_oom();
 	json_array_append_new(sc->f->py.mods, fc_jstr(m, strlen(m), 0));
 	free(m);
 }
@@ -210,7 +211,7 @@ fc_amp_cue(const char *s)
 	int k, r = 0;
 
 	if (!low)
-		abort();
+		pd_oom();
 	for (i = 0; low[i]; i++)
 		low[i] = (char)tolower((unsigned char)low[i]);
 	for (k = 0; subs[k] && !r; k++)
@@ -518,7 +519,7 @@ finding(int c, const struct fc_file *f, long line)
 	char *text;
 
 	if (asprintf(&text, "%s%s", checks[c].why, HINT_NOTE) < 0)
-		abort();
+		pd_oom();
 	json_object_set_new(o, "check", json_string(checks[c].id));
 	json_object_set_new(o, "file", fc_jstr(f->rel, strlen(f->rel), 0));
 	json_object_set_new(o, "line", json_integer(line));
@@ -763,7 +764,7 @@ fc_py_check(struct fc_ws *w, const struct fc_file *f, const char *buf,
 	(void)w;
 	pd_pyscan_all(buf, len, &ls);
 	if (!(mark = calloc(ls.n + 1, 1)))
-		abort();
+		pd_oom();
 	train_loops(&ls, mark);
 	if (job->stack == FC_TORCH || job->stack == FC_NPU || job->stack < 0)
 		for (i = 0; i < ls.n; i++)

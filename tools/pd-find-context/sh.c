@@ -3,6 +3,7 @@
  * variable assignments, device visibility variables, the launcher with its
  * world size, the Python entry it starts, and config files it names. */
 #include "pd-find-context/fc.h"
+#include "pd_diag.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,7 +35,7 @@ push(struct shs *sh, char *s, long line)
 		sh->cap = sh->cap ? 2 * sh->cap : 32;
 		sh->tok = realloc(sh->tok, sh->cap * sizeof *sh->tok);
 		if (!sh->tok)
-			abort();
+			pd_oom();
 	}
 	sh->tok[sh->n].s = s;
 	sh->tok[sh->n].line = line;
@@ -48,7 +49,7 @@ cat(char **o, size_t *n, const char *s, size_t k)
 {
 	*o = realloc(*o, *n + k + 1);
 	if (!*o)
-		abort();
+		pd_oom();
 	memcpy(*o + *n, s, k);
 	*n += k;
 	(*o)[*n] = '\0';
@@ -125,7 +126,7 @@ setvar(struct shs *sh, const char *name, size_t n, const char *raw)
 		}
 	sh->var = realloc(sh->var, (sh->nvar + 1) * sizeof *sh->var);
 	if (!sh->var)
-		abort();
+		pd_oom();
 	sh->var[sh->nvar].name = strndup(name, n);
 	sh->var[sh->nvar].val = val;
 	sh->nvar++;
@@ -259,7 +260,7 @@ module_entry(struct shs *sh, const char *mod)
 	char *p = malloc(strlen(mod) + 4), *q;
 
 	if (!p)
-		abort();
+		pd_oom();
 	strcpy(p, mod);
 	for (q = p; *q; q++)
 		if (*q == '.')
@@ -462,7 +463,7 @@ wput(struct word *w, char c)
 		w->cap = w->cap ? 2 * w->cap : 64;
 		w->s = realloc(w->s, w->cap);
 		if (!w->s)
-			abort();
+			pd_oom();
 	}
 	w->s[w->n++] = c;
 	w->s[w->n] = '\0';

@@ -110,7 +110,7 @@ add_file(struct fc_ws *w, const char *rel, const char *abs, int kind,
 		w->cap = w->cap ? 2 * w->cap : 64;
 		w->f = realloc(w->f, w->cap * sizeof *w->f);
 		if (!w->f)
-			abort();
+			pd_oom();
 	}
 	f = &w->f[w->n++];
 	memset(f, 0, sizeof *f);
@@ -190,7 +190,7 @@ fc_read(struct fc_ws *w, struct fc_file *f, char **buf, size_t *len)
 	}
 	b = malloc(FC_MAXBYTES + 2);
 	if (!b)
-		abort();
+		pd_oom();
 	n = fread(b, 1, FC_MAXBYTES + 1, fp);
 	if (ferror(fp)) {
 		pd_warn(f->abs, 0, "read error: %s; skipped", strerror(errno));
@@ -224,7 +224,7 @@ fc_text_init(struct fc_text *t, const char *buf, size_t len)
 	t->n = 0;
 	t->off = malloc(cap * sizeof *t->off);
 	if (!t->off)
-		abort();
+		pd_oom();
 	t->off[t->n++] = 0;
 	for (i = 0; i < len; i++) {
 		if (buf[i] != '\n' || i + 1 == len)
@@ -233,7 +233,7 @@ fc_text_init(struct fc_text *t, const char *buf, size_t len)
 			cap *= 2;
 			t->off = realloc(t->off, cap * sizeof *t->off);
 			if (!t->off)
-				abort();
+				pd_oom();
 		}
 		t->off[t->n++] = i + 1;
 	}
@@ -285,7 +285,7 @@ fc_jstr(const char *s, size_t n, size_t max)
 	json_t *r;
 
 	if (!o)
-		abort();
+		pd_oom();
 	while (i < n) {
 		k = utf8_len((const unsigned char *)s + i, n - i);
 		if (max && j + (k ? k : 1) > max)
@@ -351,7 +351,7 @@ normpath(const char *p)
 	size_t n = 0;
 
 	if (!s || !out)
-		abort();
+		pd_oom();
 	out[0] = '\0';
 	for (tok = strtok_r(s, "/", &save); tok; tok = strtok_r(NULL, "/",
 	    &save)) {

@@ -80,7 +80,7 @@ table_get(struct table *t, const char *key, const char *type,
 		t->cap = t->cap ? 2 * t->cap : 64;
 		t->a = realloc(t->a, t->cap * sizeof *t->a);
 		if (!t->a)
-			abort();
+			pd_oom();
 	}
 	g = &t->a[t->n];
 	memset(g, 0, sizeof *g);
@@ -499,7 +499,7 @@ on_host_event(const struct pd_ev *ev, void *ctx)
 		x->cap = x->cap ? 2 * x->cap : 256;
 		x->e = realloc(x->e, x->cap * sizeof *x->e);
 		if (!x->e)
-			abort();
+			pd_oom();
 	}
 	x->e[x->n].ts = ev->ts_ns;
 	x->e[x->n].sync = sync;
@@ -613,7 +613,7 @@ read_task_time(struct hot *h, const char *path, const struct pd_tool *t)
 		return 0;	/* task_time_*.csv: runtime tasks, no operators */
 	x = calloc(1, sizeof *x);
 	if (!x)
-		abort();
+		pd_oom();
 	x->h = h;
 	x->t = t;
 	cb.ctx = x;

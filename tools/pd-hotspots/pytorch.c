@@ -91,15 +91,6 @@ struct hot {
 	uint64_t missing;
 };
 
-static void *
-xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p)
-		abort();
-	return p;
-}
-
 static struct agg *
 intern(struct table *t, const char *name, size_t *idx)
 {
@@ -111,13 +102,13 @@ intern(struct table *t, const char *name, size_t *idx)
 	} else {
 		if (t->n == t->cap) {
 			t->cap = t->cap ? t->cap * 2 : 64;
-			t->a = xrealloc(t->a, t->cap * sizeof *t->a);
+			t->a = pd_xrealloc(t->a, t->cap * sizeof *t->a);
 		}
 		i = t->n++;
 		memset(&t->a[i], 0, sizeof t->a[i]);
 		t->a[i].name = strdup(name);
 		if (!t->a[i].name)
-			abort();
+			pd_oom();
 		json_object_set_new_nocheck(t->index, name,
 		    json_integer((json_int_t)i));
 	}
@@ -254,7 +245,7 @@ push(struct hot *h, struct thread *t, const struct cpuop *op)
 	}
 	if (t->sp == t->stcap) {
 		t->stcap = t->stcap ? t->stcap * 2 : 16;
-		t->st = xrealloc(t->st, t->stcap * sizeof *t->st);
+		t->st = pd_xrealloc(t->st, t->stcap * sizeof *t->st);
 	}
 	t->st[t->sp].op = *op;
 	t->st[t->sp++].child = 0;
@@ -318,7 +309,7 @@ on_cpu(struct hot *h, const struct pd_ev *ev)
 		if (i == h->nth) {
 			if (h->nth == h->capth) {
 				h->capth = h->capth ? h->capth * 2 : 8;
-				h->th = xrealloc(h->th, h->capth * sizeof *h->th);
+				h->th = pd_xrealloc(h->th, h->capth * sizeof *h->th);
 			}
 			memset(&h->th[i], 0, sizeof h->th[i]);
 			h->th[i].pid = pid, h->th[i].tid = tid;
@@ -348,7 +339,7 @@ on_cpu(struct hot *h, const struct pd_ev *ev)
 	}
 	if (t->n == t->cap) {
 		t->cap = t->cap ? t->cap * 2 : 16;
-		t->pend = xrealloc(t->pend, t->cap * sizeof *t->pend);
+		t->pend = pd_xrealloc(t->pend, t->cap * sizeof *t->pend);
 	}
 	t->pend[t->n++] = op;
 	if (op.ts > t->last_ts || t->n == 1)
@@ -402,7 +393,7 @@ cmp_agg(const void *x, const void *y)
 static size_t *
 sorted(struct table *t)
 {
-	size_t *v = xrealloc(NULL, t->n * sizeof *v), i;
+	size_t *v = pd_xrealloc(NULL, t->n * sizeof *v), i;
 
 	for (i = 0; i < t->n; i++)
 		v[i] = i;

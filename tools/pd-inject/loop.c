@@ -2,6 +2,7 @@
  * iterable of its for header (wrapped in the profiler's step generator)
  * and the line before the first statement (where the prologue goes). */
 #include "pd-inject/inject.h"
+#include "pd_diag.h"
 #include "pd_pyscan.h"
 
 #include <ctype.h>
@@ -66,7 +67,7 @@ loaderish(const char *s, size_t n, char **names, size_t nn)
 	int r = 0;
 
 	if (!it)
-		abort();
+		pd_oom();
 	for (p = it; *p; p++)
 		*p = (char)tolower((unsigned char)*p);
 	if (strstr(it, "loader") || strstr(it, "create_dict_iterator") ||
@@ -288,7 +289,7 @@ collapse(const char *s, size_t n)
 	size_t i, k = 0;
 
 	if (!o)
-		abort();
+		pd_oom();
 	for (i = 0; i < n; i++) {
 		if (s[i] == '\'' || s[i] == '"') {
 			size_t e = skip_str(s, n, i);

@@ -1,6 +1,7 @@
 /* Building the prologue: Python string literals and templates from
  * share/inject/ with @NAME@ placeholders. */
 #include "pd-inject/inject.h"
+#include "pd_diag.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +20,7 @@ inj_pystr(const char *s)
 	char *o = malloc(10 * n + 3), *p = o;
 
 	if (!o)
-		abort();
+		pd_oom();
 	*p++ = '"';
 	while (*s) {
 		const unsigned char *u = (const unsigned char *)s;
@@ -65,7 +66,7 @@ slurp(const char *path)
 		if (cap - n < 4096) {
 			cap = cap ? 2 * cap : 8192;
 			if (!(b = realloc(b, cap + 1)))
-				abort();
+				pd_oom();
 		}
 		r = fread(b + n, 1, cap - n, f);
 		n += r;
@@ -90,7 +91,7 @@ inj_template(const char *path, const char **names, const char **values)
 	if (!t)
 		return NULL;
 	if (!(m = open_memstream(&o, &n)))
-		abort();
+		pd_oom();
 	for (p = t; *p;) {
 		for (i = 0; names[i]; i++)
 			if (strncmp(p, names[i], strlen(names[i])) == 0)
@@ -102,7 +103,7 @@ inj_template(const char *path, const char **names, const char **values)
 			fputc(*p++, m);
 	}
 	if (fclose(m) != 0)
-		abort();
+		pd_oom();
 	free(t);
 	return o;
 }

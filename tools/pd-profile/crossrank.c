@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "pd_path.h"
+#include "pd_diag.h"
 #include "pd_rec.h"
 #include "pd-profile/profile.h"
 
@@ -255,7 +256,7 @@ align(struct prun *p, struct rk *r, double *skew_sum, double *skew_max,
 		ends = malloc(n * sizeof *ends);
 		ok = calloc(n, sizeof *ok);
 		if (!ends || !ok)
-			abort();
+			pd_oom();
 		for (j = 0; j < n; j++) {
 			json_t *e = json_array_get(a, j);
 			int64_t s = json_integer_value(json_array_get(e, 1));
@@ -403,7 +404,7 @@ stragglers(struct prun *p, struct rk *r, size_t keys, double mean_step)
 	double sum = 0;
 
 	if (!c)
-		abort();
+		pd_oom();
 	for (i = 0; i < p->n; i++)
 		if (r[i].has) {
 			nr++;
@@ -665,7 +666,7 @@ slow_stage(struct prun *p, json_t *job)
 		return json_null();
 	s = calloc((size_t)maxst + 1, sizeof *s);
 	if (!s)
-		abort();
+		pd_oom();
 	nst = stage_sums(p, s, maxst);
 	for (k = 0; k <= maxst; k++) {
 		if (!s[k].n)
@@ -747,7 +748,7 @@ cross_rank(struct prun *p, json_t *job)
 	pd_set(o, "slow_link", slow_link(p));
 	r = calloc(p->n + 1, sizeof *r);
 	if (!r)
-		abort();
+		pd_oom();
 	keys = align(p, r, &ssum, &smax, &unmatched);
 	if (keys) {
 		pd_set(o, "wait", wait_json(p, r, "aligned"));

@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "pd_formats.h"
+#include "pd_diag.h"
 #include "pd_path.h"
 #include "pd_rec.h"
 #include "pd-profile/profile.h"
@@ -329,7 +330,7 @@ rank_set(json_t *arr)
 		return NULL;
 	v = malloc(n * sizeof *v);
 	if (!v)
-		abort();
+		pd_oom();
 	for (i = 0; i < n; i++) {
 		if (!json_is_integer(json_array_get(arr, i))) {
 			free(v);

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "pd_rec.h"
+#include "pd_diag.h"
 #include "pd-profile/profile.h"
 
 static json_t *store;	/* root -> {rankkey -> {type -> rec}} */
@@ -163,7 +164,7 @@ units_of_run(struct pd_run *u, struct prun *p)
 	all = calloc(cap + 1, sizeof *all);
 	nranks = calloc(cap + 1, sizeof *nranks);
 	if (!all || !nranks)
-		abort();
+		pd_oom();
 	k = 0;
 	for (i = 0; i < nr; i++) {
 		const char *root = json_string_value(json_array_get(u->roots, i));
@@ -207,7 +208,7 @@ units_of_run(struct pd_run *u, struct prun *p)
 	p->un = calloc(k + 1, sizeof *p->un);
 	drop = calloc(k + 1, sizeof *drop);
 	if (!p->un || !drop)
-		abort();
+		pd_oom();
 	for (i = 0; i < k; i++)
 		for (j = 0; j < k && json_is_integer(all[i].rank); j++)
 			if (j != i && same_rank(&all[i], &all[j]) &&

@@ -592,6 +592,8 @@ fmt_ratio(json_t *v)
 
 	if (!json_is_number(v))
 		return "-";
+	if (!isfinite(json_number_value(v) * 100))
+		return "-";
 	b = slot();
 	snprintf(b, 64, "%.2f %%", json_number_value(v) * 100);
 	return b;

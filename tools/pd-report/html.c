@@ -155,8 +155,8 @@ static void
 bar(FILE *f, double x, double y, double w, double h, const char *color,
     const char *tip, const char *tipval)
 {
-	if (!(w > 0))
-		return;
+	if (!(w > 0) || !isfinite(x + y + w + h))
+		return;	/* no "inf" or "nan" in an attribute */
 	fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
 	    "fill=\"%s\"><title>", x, y, w, h, color);
 	esc(f, tip);

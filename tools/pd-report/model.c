@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "pd_diag.h"
+#include "pd_num.h"
 #include "pd_rec.h"
 #include "report.h"
 
@@ -123,7 +124,7 @@ per_root(struct pd_run *run, const char *kind)
 	n = json_array_size(a);
 	tmp = malloc(sizeof *tmp * (n ? n : 1));
 	if (!tmp)
-		abort();
+		pd_oom();
 	for (i = 0; i < n; i++)
 		tmp[i] = json_array_get(a, i);
 	qsort(tmp, n, sizeof *tmp, rank_cmp);
@@ -523,8 +524,8 @@ found:
 				pd_set_real(m, "total_us", 0, 3);
 				json_object_set_new(by, name, m);
 			}
-			pd_set_int(m, "count", pd_rec_int(m, "count", 0) +
-			    pd_rec_int(e, "count", 0));
+			pd_set_int(m, "count", pd_num_add_sat(pd_rec_int(m,
+			    "count", 0), pd_rec_int(e, "count", 0)));
 			if (!isnan(num(e, tkey)))
 				pd_set_real(m, "total_us", num(m, "total_us") +
 				    num(e, tkey), 3);

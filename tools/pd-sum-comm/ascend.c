@@ -88,19 +88,9 @@ grow(void *p, size_t n, size_t size)
 {
 	p = realloc(p, (n + 1) * size);
 	if (!p)
-		abort();
+		pd_oom();
 	memset((char *)p + n * size, 0, size);
 	return p;
-}
-
-static char *
-xstrdup(const char *s)
-{
-	char *d = strdup(s);
-
-	if (!d)
-		abort();
-	return d;
 }
 
 static void
@@ -181,7 +171,7 @@ opt_get(struct agg *a, const char *type)
 		if (strcmp(a->ops[i].type, type) == 0)
 			return &a->ops[i];
 	a->ops = grow(a->ops, a->nops, sizeof *a->ops);
-	a->ops[a->nops].type = xstrdup(type);
+	a->ops[a->nops].type = pd_xstrdup(type);
 	return &a->ops[a->nops++];
 }
 
@@ -194,7 +184,7 @@ tp_get(struct agg *a, const char *name)
 		if (strcmp(a->tps[i].name, name) == 0)
 			return &a->tps[i];
 	a->tps = grow(a->tps, a->ntps, sizeof *a->tps);
-	a->tps[a->ntps].name = xstrdup(name);
+	a->tps[a->ntps].name = pd_xstrdup(name);
 	return &a->tps[a->ntps++];
 }
 
@@ -231,10 +221,10 @@ lk_add(struct agg *a, const char *src, const char *dst, const char *tp,
 	if (i == a->nlks) {
 		a->lks = grow(a->lks, a->nlks, sizeof *a->lks);
 		l = &a->lks[a->nlks++];
-		l->src = xstrdup(src);
-		l->dst = xstrdup(dst);
-		l->tp = xstrdup(tp);
-		l->group = group ? xstrdup(group) : NULL;
+		l->src = pd_xstrdup(src);
+		l->dst = pd_xstrdup(dst);
+		l->tp = pd_xstrdup(tp);
+		l->group = group ? pd_xstrdup(group) : NULL;
 	}
 	l->mb += mb;
 	l->ms += ms;
@@ -244,7 +234,7 @@ static void
 one_add(struct agg *a, const char *name, double el, int64_t step, int has)
 {
 	a->ones = grow(a->ones, a->nones, sizeof *a->ones);
-	a->ones[a->nones].name = xstrdup(name);
+	a->ones[a->nones].name = pd_xstrdup(name);
 	a->ones[a->nones].el = el;
 	a->ones[a->nones].step = step;
 	a->ones[a->nones].has_step = has;
@@ -1302,7 +1292,7 @@ strv_add(char ***v, size_t *n, const char *s)
 	if (strv_has(*v, *n, s))
 		return;
 	*v = grow(*v, *n, sizeof **v);
-	(*v)[(*n)++] = xstrdup(s);
+	(*v)[(*n)++] = pd_xstrdup(s);
 }
 
 static void

@@ -83,7 +83,7 @@ grp_index(struct lane *l, const struct pd_ev *ev)
 		return -1;
 	l->grp = realloc(l->grp, (l->ngrp + 1) * sizeof *l->grp);
 	if (!l->grp || !(l->grp[l->ngrp] = strdup(key)))
-		abort();
+		pd_oom();
 	return (int32_t)l->ngrp++;
 }
 
@@ -188,13 +188,13 @@ op_index(struct lane *l, const char *type, const char *name)
 		l->capop = l->capop ? l->capop * 2 : 16;
 		l->op = realloc(l->op, l->capop * sizeof *l->op);
 		if (!l->op)
-			abort();
+			pd_oom();
 	}
 	memset(&l->op[l->nop], 0, sizeof *l->op);
 	l->op[l->nop].type = strdup(type);
 	l->op[l->nop].name = strdup(name);
 	if (!l->op[l->nop].type || !l->op[l->nop].name)
-		abort();
+		pd_oom();
 	return l->nop++;
 }
 
@@ -219,7 +219,7 @@ add(struct lane *l, const char *type, const char *name, int64_t s,
 		l->cap = l->cap ? l->cap * 2 : 256;
 		l->c = realloc(l->c, l->cap * sizeof *l->c);
 		if (!l->c)
-			abort();
+			pd_oom();
 	}
 	c = &l->c[l->n++];
 	c->s = s;
@@ -402,7 +402,7 @@ ops_json(struct lane *l, int64_t *total)
 	size_t *ix = malloc((l->nop + 1) * sizeof *ix), i;
 
 	if (!ix)
-		abort();
+		pd_oom();
 	for (i = 0; i < l->nop; i++)
 		ix[i] = i;
 	sort_lane = l;
@@ -473,7 +473,7 @@ slowest_json(struct lane *l, const struct pd_ksteps *st, int topn)
 	int64_t s0;
 
 	if (!p)
-		abort();
+		pd_oom();
 	for (i = 0; i < l->n; i++)
 		p[i] = &l->c[i];
 	if (l->n > 1)
@@ -504,7 +504,7 @@ colls_json(struct lane *l, const struct pd_ksteps *st)
 	int64_t s0;
 
 	if (!seq)
-		abort();
+		pd_oom();
 	if (l->n > 1)
 		qsort(l->c, l->n, sizeof *l->c, coll_cmp);
 	for (i = 0; i < l->n && i < MAX_COLL; i++) {

@@ -47,15 +47,6 @@ struct asc {
 	int late;		/* a lane we use was named after its events */
 };
 
-static void *
-xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p)
-		abort();
-	return p;
-}
-
 static int64_t
 pid_key(const struct pd_ev *ev)
 {
@@ -79,7 +70,7 @@ lane_of(struct asc *a, int64_t pid)
 			return &a->l[i];
 	if (a->nl == a->capl) {
 		a->capl = a->capl ? a->capl * 2 : 16;
-		a->l = xrealloc(a->l, a->capl * sizeof *a->l);
+		a->l = pd_xrealloc(a->l, a->capl * sizeof *a->l);
 	}
 	memset(&a->l[a->nl], 0, sizeof a->l[a->nl]);
 	a->l[a->nl].pid = pid;
@@ -112,7 +103,7 @@ seq_push(struct asc *a, int64_t ts, int sync)
 {
 	if (a->nq == a->capq) {
 		a->capq = a->capq ? a->capq * 2 : 256;
-		a->q = xrealloc(a->q, a->capq * sizeof *a->q);
+		a->q = pd_xrealloc(a->q, a->capq * sizeof *a->q);
 	}
 	a->q[a->nq].ts = ts;
 	a->q[a->nq++].sync = sync;

@@ -1,6 +1,7 @@
 /* pd-sum-gaps: device idle time, launch statistics and queue length from
  * activities fed by a family reader (see gapcore.h). */
 #include "gapcore.h"
+#include "pd_diag.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -9,15 +10,6 @@
 #include "pd_rec.h"
 
 enum { TAG_RT = 1, TAG_PEND = 2 };
-
-static void *
-xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p)
-		abort();
-	return p;
-}
 
 void
 gaps_init(struct gaps *g)
@@ -56,7 +48,7 @@ stream_of(struct gaps *g, int64_t dev, int dev_known, int64_t id)
 			return g->last = i;
 	if (g->ns == g->caps) {
 		g->caps = g->caps ? g->caps * 2 : 8;
-		g->s = xrealloc(g->s, g->caps * sizeof *g->s);
+		g->s = pd_xrealloc(g->s, g->caps * sizeof *g->s);
 	}
 	s = &g->s[g->ns];
 	memset(s, 0, sizeof *s);
@@ -109,10 +101,10 @@ act_store(struct gap_stream *s, struct gap_act *a, int64_t end, int64_t lts,
 	if (a->dk >> 30 != GAP_WIDE) {
 		if (s->nw == s->capw) {
 			s->capw = s->capw ? s->capw * 2 : 16;
-			s->w = xrealloc(s->w, s->capw * sizeof *s->w);
+			s->w = pd_xrealloc(s->w, s->capw * sizeof *s->w);
 		}
 		if (s->nw > INT32_MAX)
-			abort();
+			pd_oom();
 		a->dk = (uint32_t)GAP_WIDE << 30;
 		a->loff = (int32_t)s->nw++;
 	}
@@ -142,13 +134,13 @@ launch_count(struct gaps *g, int64_t ts, int64_t end, int64_t lts,
 	if (delay <= (int64_t)UINT32_MAX) {
 		if (g->nd == g->capd) {
 			g->capd = g->capd ? g->capd * 2 : 256;
-			g->d = xrealloc(g->d, g->capd * sizeof *g->d);
+			g->d = pd_xrealloc(g->d, g->capd * sizeof *g->d);
 		}
 		g->d[g->nd++] = (uint32_t)delay;
 	} else {
 		if (g->ndw == g->capdw) {
 			g->capdw = g->capdw ? g->capdw * 2 : 16;
-			g->dw = xrealloc(g->dw, g->capdw * sizeof *g->dw);
+			g->dw = pd_xrealloc(g->dw, g->capdw * sizeof *g->dw);
 		}
 		g->dw[g->ndw++] = delay;
 	}
@@ -176,7 +168,7 @@ gaps_activity(struct gaps *g, int64_t dev, int dev_known, int64_t stream,
 
 	if (s->n == s->cap) {
 		s->cap = s->cap ? s->cap * 2 : 256;
-		s->a = xrealloc(s->a, s->cap * sizeof *s->a);
+		s->a = pd_xrealloc(s->a, s->cap * sizeof *s->a);
 	}
 	a = &s->a[s->n];
 	a->ts = ts;
@@ -222,7 +214,7 @@ span_push(struct gap_span **v, size_t *n, size_t *cap, int64_t ts, int64_t dur)
 {
 	if (*n == *cap) {
 		*cap = *cap ? *cap * 2 : 16;
-		*v = xrealloc(*v, *cap * sizeof **v);
+		*v = pd_xrealloc(*v, *cap * sizeof **v);
 	}
 	(*v)[*n].ts = ts;
 	(*v)[*n].end = ts + (dur > 0 ? dur : 0);
@@ -314,7 +306,7 @@ sort_u32(uint32_t *v, size_t n)
 			qsort(v, n, sizeof *v, cmp_u32);
 		return;
 	}
-	t = xrealloc(NULL, n * sizeof *t);
+	t = pd_xrealloc(NULL, n * sizeof *t);
 	dst = t;
 	for (pass = 0; pass < 3; pass++) {
 		int sh = pass * 11;
@@ -384,7 +376,7 @@ stream_json(struct gap_stream *s)
 		}
 	}
 	/* queue length: +1 at each launch, -1 when its activity starts */
-	lq = xrealloc(NULL, s->n * sizeof *lq);
+	lq = pd_xrealloc(NULL, s->n * sizeof *lq);
 	for (i = 0; i < s->n; i++)
 		if (act_kind(s, &s->a[i]) == 1)
 			lq[nl++] = act_lts(s, &s->a[i]);
@@ -438,7 +430,7 @@ static int64_t
 sweep(struct gaps *g, int dev_only, int64_t dev, int64_t *first,
     int64_t *last, json_t *large, int64_t *nlarge)
 {
-	size_t *pos = xrealloc(NULL, g->ns * sizeof *pos), i, best;
+	size_t *pos = pd_xrealloc(NULL, g->ns * sizeof *pos), i, best;
 	int64_t busy = 0, maxend = GAP_NONE;
 	int started = 0;
 
@@ -511,7 +503,7 @@ static json_t *
 sorted_top(json_t *arr, int topn, int (*cmp)(const void *, const void *))
 {
 	size_t n = json_array_size(arr), i;
-	json_t **v = xrealloc(NULL, n * sizeof *v), *out = json_array();
+	json_t **v = pd_xrealloc(NULL, n * sizeof *v), *out = json_array();
 
 	for (i = 0; i < n; i++)
 		v[i] = json_array_get(arr, i);

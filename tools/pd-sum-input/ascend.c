@@ -73,7 +73,7 @@ push(struct spans *a, int64_t s, int64_t e, int64_t step)
 		a->cap = a->cap ? 2 * a->cap : 64;
 		a->s = realloc(a->s, a->cap * sizeof *a->s);
 		if (!a->s)
-			abort();
+			pd_oom();
 	}
 	a->s[a->n].start = s;
 	a->s[a->n].end = e;
@@ -285,7 +285,7 @@ new_op(struct in *x)
 
 	x->ops = realloc(x->ops, (x->nops + 1) * sizeof *x->ops);
 	if (!x->ops)
-		abort();
+		pd_oom();
 	o = &x->ops[x->nops++];
 	memset(o, 0, sizeof *o);
 	o->parent = -1;

@@ -76,7 +76,7 @@ on_event(const struct pd_ev *ev, void *ctx)
 			a->capdl = a->capdl ? a->capdl * 2 : 64;
 			a->dl = realloc(a->dl, a->capdl * sizeof *a->dl);
 			if (!a->dl)
-				abort();
+				pd_oom();
 		}
 		a->dl[a->ndl].s = ev->ts_ns;
 		a->dl[a->ndl++].e = e;

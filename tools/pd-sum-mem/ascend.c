@@ -73,7 +73,7 @@ comp_get(struct mem *m, const char *name, int64_t dev)
 		m->capc = m->capc ? 2 * m->capc : 16;
 		m->c = realloc(m->c, m->capc * sizeof *m->c);
 		if (!m->c)
-			abort();
+			pd_oom();
 	}
 	c = &m->c[m->nc++];
 	memset(c, 0, sizeof *c);
@@ -97,7 +97,7 @@ alloc_get(struct mem *m, const char *name)
 		m->capa = m->capa ? 2 * m->capa : 64;
 		m->a = realloc(m->a, m->capa * sizeof *m->a);
 		if (!m->a)
-			abort();
+			pd_oom();
 	}
 	a = &m->a[m->na];
 	memset(a, 0, sizeof *a);
@@ -439,7 +439,10 @@ read_lane(struct mem *m, const char *path)
 static json_t *
 bytes(int have, double v)
 {
-	return have && isfinite(v) ? json_integer((json_int_t)llround(v)) :
+	int64_t iv;
+
+	return have && pd_num_round_i64(v, &iv) == PD_NUM_OK ?
+	    json_integer((json_int_t)iv) :
 	    json_null();
 }
 
@@ -507,7 +510,7 @@ components(struct mem *m, int64_t dev)
 	size_t i, n = 0;
 
 	if (!v)
-		abort();
+		pd_oom();
 	for (i = 0; i < m->nc; i++)
 		if (m->c[i].device == dev)
 			v[n++] = &m->c[i];

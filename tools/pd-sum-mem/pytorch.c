@@ -103,7 +103,7 @@ device(struct acc *a, int64_t type, int64_t id)
 			return &a->dv[i];
 	a->dv = realloc(a->dv, (a->ndv + 1) * sizeof *a->dv);
 	if (!a->dv)
-		abort();
+		pd_oom();
 	d = &a->dv[a->ndv++];
 	memset(d, 0, sizeof *d);
 	d->type = type;
@@ -131,7 +131,7 @@ balance(struct acc *a, int64_t key, int d, int64_t bytes)
 		a->caph = oc ? oc * 2 : 1024;
 		a->h = calloc(a->caph, sizeof *a->h);
 		if (!a->h)
-			abort();
+			pd_oom();
 		a->nh = 0;
 		for (j = 0; j < oc; j++)
 			if (old[j].used)
@@ -223,7 +223,7 @@ on_event(const struct pd_ev *ev, void *ctx)
 			d->capd = d->capd ? d->capd * 2 : 1024;
 			d->d = realloc(d->d, d->capd * sizeof *d->d);
 			if (!d->d)
-				abort();
+				pd_oom();
 		}
 		d->d[d->nd].s = ev->ts_ns;
 		d->d[d->nd++].e = bytes;

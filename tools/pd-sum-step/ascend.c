@@ -78,7 +78,7 @@ step_add(struct run *r)
 		r->cap = r->cap ? 2 * r->cap : 16;
 		r->s = realloc(r->s, r->cap * sizeof *r->s);
 		if (!r->s)
-			abort();
+			pd_oom();
 	}
 	s = &r->s[r->n++];
 	memset(s, 0, sizeof *s);
@@ -612,7 +612,7 @@ strv_add(char ***v, size_t *n, const char *s)
 			return;
 	*v = realloc(*v, (*n + 1) * sizeof **v);
 	if (!*v || !((*v)[*n] = strdup(s)))
-		abort();
+		pd_oom();
 	(*n)++;
 }
 
@@ -658,7 +658,7 @@ tv_meta(const struct pd_ev *ev, void *ctx)
 		    lane_of(buf) >= 0) {
 			t->thr = realloc(t->thr, (t->nthr + 1) * sizeof *t->thr);
 			if (!t->thr)
-				abort();
+				pd_oom();
 			t->thr[t->nthr].pid = strdup(ev->pid);
 			t->thr[t->nthr].tid = strdup(ev->tid);
 			t->thr[t->nthr].lane = lane_of(buf);
@@ -1097,7 +1097,7 @@ crow_get(struct crow **v, size_t *n, int stage, int64_t rank,
 			return &(*v)[i];
 	*v = realloc(*v, (*n + 1) * sizeof **v);
 	if (!*v)
-		abort();
+		pd_oom();
 	memset(&(*v)[*n], 0, sizeof **v);
 	(*v)[*n].stage = stage;
 	(*v)[*n].rank = rank;
