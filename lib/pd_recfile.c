@@ -215,7 +215,9 @@ pd_recfile_dir(struct pd_stream *s, const char *dir, const char *upto,
 	    "pd-hotspots", "pd-profile", "pd-classify" };
 	struct stage st[STAGES];
 	const char *bin = self_dir();
-	char nbuf[32];
+	char nbuf[32], *rejecters = NULL;
+	size_t rejecters_len = 0;
+	FILE *names;
 	int i, n, fd, rc = 0, failed = 0, rejected = 0, err;
 	FILE *out;
 
@@ -259,13 +261,18 @@ pd_recfile_dir(struct pd_stream *s, const char *dir, const char *upto,
 				;
 	/* every stage's status counts, not only the last one's; a stage
 	 * that died of SIGPIPE because a later one failed is not named */
+	if (!(names = open_memstream(&rejecters, &rejecters_len)))
+		pd_oom();
 	for (i = 0; i < n && st[i].pid > 0; i++) {
 		int ws = st[i].status;
 
 		if (WIFEXITED(ws) && WEXITSTATUS(ws) == 0)
 			continue;
 		if (WIFEXITED(ws) && WEXITSTATUS(ws) == PD_EXIT_INPUT) {
-			rejected = 1;
+			if (!rejected++)
+				fprintf(names, "%s", tools[i]);
+			else
+				fprintf(names, ", %s", tools[i]);
 			continue;
 		}
 		if (WIFSIGNALED(ws) && WTERMSIG(ws) == SIGPIPE)
@@ -284,11 +291,12 @@ pd_recfile_dir(struct pd_stream *s, const char *dir, const char *upto,
 	}
 	for (i = 0; i < n; i++)
 		free(st[i].prog);
-	if (failed)
-		return PD_EXIT_SYSTEM;
-	if (rejected) {
-		pd_warn(dir, 0, "some input was rejected while diagnosing");
+	fclose(names);
+	if (rejected && !failed) {
+		pd_warn(dir, 0, "some input was rejected while diagnosing "
+		    "(by %s: run it on the dump to see why)", rejecters);
 		pd_diag_status(PD_EXIT_INPUT);
 	}
-	return rc;
+	free(rejecters);
+	return failed ? PD_EXIT_SYSTEM : rc;
 }

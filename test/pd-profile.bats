@@ -317,10 +317,13 @@ kfam() {
 # (75514.589 against 79885.012) and communicates more outside receive
 # (150583.851 against 34508.467): its excess is communication. (The
 # issue's "one stage ~1.7x the other in compute" is not in this file:
-# computing differs by 6 %, own time by 1.47x.)
+# computing differs by 6 %, own time by 1.47x.) Exit 3: pd-sum-mem keeps
+# test_rank_1's memory_record.csv rows with Excel timestamps ('1.69512E+15')
+# for the peaks only, and the pipeline says so.
 @test "corpus msinsight_server_fixtures: 16 ranks, PP=2, the slow stage is named" {
 	require_corpus
-	run_pd pd-profile "$CORPUS/ascend/msinsight_server_fixtures"
+	run_pd 3 pd-profile "$CORPUS/ascend/msinsight_server_fixtures"
+	[[ "$stderr" == *"some input was rejected while diagnosing"* ]]
 	[ "$(jqr pd.profile '[.ranks,.job.ranks_text,.job.layout.pp,[.job.stages[].ranks_text],[.job.duplicate_ranks[].rank]]')" = '[16,"0-15",2,["0-7","8-15"],[0,1]]' ]
 	[ "$(jqr pd.profile '[.cross_rank.slow_rank[] | [.dimension,.diff_us,.ratio,.fires]]')" = \
 	    '[["computing",4943.15,0.0146,false],["comm_not_overlapped",88476.02,0.262,true],["free",29223.92,0.0865,true]]' ]

@@ -295,7 +295,8 @@ main(int argc, char **argv)
 
 			if ((v = audit_experiment(argv[0], xname, xb, xa, runs,
 			    outdir, recs)) != NULL)
-				pd_rec_emit(v);
+				pd_rec_emit(v);	/* takes v */
+			v = NULL;
 			json_decref(recs);
 		} else if (audit_report(s.all, outdir) != 0)
 			pd_diag_status(PD_EXIT_SYSTEM);
