@@ -26,6 +26,7 @@ struct rd {
 	char *buf;
 	size_t cap, pos, len;
 	int eof, owned;
+	int have_events;	/* a traceEvents array was read */
 	long lines_before;
 	uint64_t bytes;
 	char *scr;
@@ -597,8 +598,10 @@ object(struct rd *r, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
 			fail(r, st, 1, "file ends inside the top-level object");
 			return 1;
 		}
-		if (c == '}')
+		if (c == '}') {
+			r->pos++;
 			return 0;
+		}
 		if (c != '"') {
 			fail(r, st, 0, "expected a key in the top-level object");
 			return 1;
@@ -626,6 +629,7 @@ object(struct rd *r, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
 			return c == -2 ? -1 : 1;
 		}
 		if (strcmp(key, "traceEvents") == 0 && c == '[') {
+			r->have_events = 1;
 			rc = events(r, cb, st);
 			if (rc != 0)
 				return rc;
@@ -650,8 +654,10 @@ object(struct rd *r, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
 			r->pos++;
 			continue;
 		}
-		if (c == '}')
+		if (c == '}') {
+			r->pos++;
 			return 0;
+		}
 		if (c == -2)
 			return -1;
 		fail(r, st, c < 0, "expected ',' or '}' in the top-level object");
@@ -659,11 +665,49 @@ object(struct rd *r, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
 	}
 }
 
+/* A UTF-8 byte order mark before the value is skipped (Windows tools
+ * write one). */
+static int
+skip_bom(struct rd *r)
+{
+	while (r->len - r->pos < 3 && !r->eof)
+		if (fill(r) < 0)
+			return -1;
+	if (r->len - r->pos >= 3 && memcmp(r->buf + r->pos, "\xEF\xBB\xBF",
+	    3) == 0)
+		r->pos += 3;
+	return 0;
+}
+
+/* After a whole value: only whitespace may follow, and an object must
+ * have had its events. */
+static int
+check_end(struct rd *r, struct pd_trace_stats *st, int rc)
+{
+	int c;
+
+	if (rc == 0 && st->format == PD_TRACE_OBJECT && !r->have_events) {
+		fail(r, st, 0, "no traceEvents array");
+		rc = 1;
+	} else if (rc == 0) {
+		c = peek(r);
+		if (c == -2)
+			return -1;
+		if (c >= 0) {
+			fail(r, st, 0, "data after the top-level value");
+			rc = 1;
+		}
+	}
+	return rc;
+}
+
 static int
 run(struct rd *r, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
 {
 	int c, rc;
 
+	if (skip_bom(r) < 0)
+		return -1;
 	c = peek(r);
 	if (c == -2)
 		return -1;
@@ -678,6 +722,8 @@ run(struct rd *r, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
 		    "not a trace: expected '{' or '['");
 		rc = 1;
 	}
+	if (rc == 0 || rc == 1)
+		rc = check_end(r, st, rc);
 	st->bytes = r->bytes;
 	if (rc == 2)
 		rc = 0;
@@ -874,7 +920,7 @@ pd_trace_sniff(const char *path)
 		return 0;
 	buf[n] = 0;
 	i = 0;
-	if (n >= 3 && (unsigned char)buf[0] == 0xEF)
+	if (n >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0)
 		i = 3;
 	while (i < n && isws((unsigned char)buf[i]))
 		i++;

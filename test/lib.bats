@@ -91,6 +91,19 @@ L=$BATS_TEST_DIRNAME/fixtures/lib
 	[ "$n" -gt 0 ] && [ "$n" -lt 200 ]
 }
 
+# The end of a bare array (Ascend trace_view.json) is checked as a
+# Kineto object's is: text after it is said (the events kept), and a BOM
+# before it is skipped.
+@test "trace: a bare array with data after it, or a BOM before it" {
+	local f=$BATS_TEST_TMPDIR/a.json
+	printf '[{"ph":"X","name":"a","ts":1,"dur":1}]\n]\n' >"$f"
+	run_pd 1 "$PD_TESTBIN/trace-dump" -c "$f"
+	[[ "$output" == "rc=1 events=1 "*"truncated=0 malformed=1 line=2 err=data after the top-level value" ]]
+	printf '\357\273\277[{"ph":"X","name":"a","ts":1,"dur":1}]\n' >"$f"
+	run_pd 0 "$PD_TESTBIN/trace-dump" -c "$f"
+	[[ "$output" == "rc=0 events=1 "* ]]
+}
+
 @test "trace: a syntax error stops with its line" {
 	run_pd 1 "$PD_TESTBIN/trace-dump" "$L/missing-comma.json"
 	[[ "${lines[1]}" == *"events=1 "*"malformed=1 line=2 err=expected ',' or ']' between events" ]]

@@ -128,6 +128,42 @@ kroot() {	# kroot FILE [KIND]: a pd.root for a trace file
 	[ "$(jqr pd.step '[.truncated,.steps[0].step,.steps[0].step_us,.steps[0].busy_us]')" = '[true,10,1000,null]' ]
 }
 
+# Data after the top-level object: the events are kept (the numbers of the
+# intact file, test above), a warning on the line of the extra text (the
+# fixture has 155 lines), exit 3. Before: exit 0, no warning.
+@test "pd-sum-step kineto: data after the top-level value is warned, events kept, exit 3" {
+	local f=$BATS_TEST_TMPDIR/tail.json
+	{ cat "$KF/sum-kineto.json"; printf ' garbage\n'; } >"$f"
+	run_pd 3 pd-sum-step < <(kroot "$f")
+	[[ "$stderr" == *"pd-sum-step: warning: $f:156: data after the top-level value; summarized the 30 events read before it"* ]]
+	[ "$(jqr pd.step '[.events,[.steps[].step_us],.totals.step_us]')" = '[30,[1000,1000.5],2000.5]' ]
+}
+
+# A top-level object whose traceEvents is not an array, or that has none,
+# holds no events: said, exit 3 (before: exit 0 and an empty pd.step).
+@test "pd-sum-step kineto: no traceEvents array is warned, exit 3" {
+	local f=$BATS_TEST_TMPDIR/t.json
+	for doc in '{"traceEvents": 5}' '{}' '{"schemaVersion": 1, "traceEvents": {"ph": "X"}}'; do
+		printf '%s\n' "$doc" >"$f"
+		run_pd 3 pd-sum-step < <(kroot "$f")
+		[[ "$stderr" == *"pd-sum-step: warning: $f:1: no traceEvents array"* ]]
+		[ "$(jqr pd.step '[.events,.steps]')" = '[0,[]]' ]
+	done
+}
+
+# A UTF-8 byte order mark before the object: pd-locate takes the file and
+# its 30 events give the numbers of the file without it (test above).
+# Before, the file was located but read as "not a trace", no events.
+@test "pd-sum-step kineto: a trace with a UTF-8 BOM is read whole" {
+	local f=$BATS_TEST_TMPDIR/bom.json
+	{ printf '\357\273\277'; cat "$KF/sum-kineto.json"; } >"$f"
+	run_pd 0 pd-sum-step "$f"
+	[ "$(jqr pd.step '[.rank,.events,.truncated,[.steps[].step],.totals.step_us,.totals.busy_us]')" = '[3,30,false,[10,11],2000.5,754.375]' ]
+	gzip -c "$f" >"$f.gz"
+	run_pd 0 pd-sum-step "$f.gz"
+	[ "$(jqr pd.step '[.events,.totals.step_us]')" = '[30,2000.5]' ]
+}
+
 # sum-bad.json: one kernel without dur, one with ts "soon" (the reader
 # skips it): both counted; the good kernel [20, 50) is in step 1.
 @test "pd-sum-step kineto: events with missing fields are counted, exit 3" {

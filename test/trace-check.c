@@ -95,8 +95,9 @@ main(int argc, char **argv)
 	char *buf = NULL;
 	size_t len = 0, cap = 0;
 	int n;
-	json_t *root;
+	json_t *root, *j;
 	json_error_t err;
+	int rc;
 	struct pd_trace_cb cb = { NULL, cmp, NULL };
 	struct pd_trace_stats st;
 
@@ -123,9 +124,27 @@ main(int argc, char **argv)
 		return 1;
 	}
 	events = json_is_array(root) ? root : json_object_get(root, "traceEvents");
-	if (pd_trace_read(argv[1], &cb, &st) != 0 && !bad) {
+	rc = pd_trace_read(argv[1], &cb, &st);
+	if (!json_is_array(events)) {
+		/* an object without an event array (a summary file): the
+		 * reader must say so, having read no event */
+		if (rc != 1 || st.events ||
+		    strcmp(st.err, "no traceEvents array") != 0) {
+			printf("no traceEvents array, but the reader says "
+			    "rc=%d events=%" PRIu64 " '%s'\n", rc, st.events,
+			    st.err);
+			bad = 1;
+		}
+	} else if (rc != 0 && !bad) {
 		printf("reader stopped: %s\n", st.err);
 		bad = 1;
+	} else if (!bad) {
+		while ((j = json_array_get(events, pos)) && !json_is_object(j))
+			pos++;
+		if (j) {
+			printf("event %zu missed by the reader\n", pos);
+			bad = 1;
+		}
 	}
 	if (!bad)
 		printf("ok %" PRIu64 " events\n", st.events);
