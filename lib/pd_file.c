@@ -1,8 +1,10 @@
 /* pd_file: regular files only, opened without blocking (see pd_file.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "pd_file.h"
 
@@ -81,4 +83,177 @@ pd_file_is_regular(const char *path)
 	struct stat st;
 
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+#define ZCHUNK (64 * 1024)
+
+struct pd_zfile {
+	int fd, gz, status, done, err;
+	int between;		/* a member ended: another, or the end */
+	int in_eof;
+	z_stream zs;
+	unsigned char in[ZCHUNK];
+};
+
+struct pd_zfile *
+pd_file_zopen(const char *path)
+{
+	struct pd_zfile *z;
+	unsigned char m[2];
+	int fd = pd_file_open(path, NULL), err;
+	ssize_t n;
+
+	if (fd < 0)
+		return NULL;
+	if (!(z = calloc(1, sizeof *z))) {
+		close(fd);
+		errno = ENOMEM;
+		return NULL;
+	}
+	z->fd = fd;
+	while ((n = read(fd, m, 2)) < 0 && errno == EINTR)
+		;
+	if (n == 2 && m[0] == 0x1f && m[1] == 0x8b) {
+		z->gz = 1;
+		if (inflateInit2(&z->zs, 15 + 16) != Z_OK) {
+			close(fd);
+			free(z);
+			errno = ENOMEM;
+			return NULL;
+		}
+	}
+	if (n < 0 || lseek(fd, 0, SEEK_SET) < 0) {
+		err = errno;
+		pd_file_zclose(z);
+		errno = err;
+		return NULL;
+	}
+	return z;
+}
+
+/* More compressed input; 0 at the end of the file, -1 on an error. */
+static int
+zfill(struct pd_zfile *z)
+{
+	ssize_t n;
+
+	while ((n = read(z->fd, z->in, sizeof z->in)) < 0 && errno == EINTR)
+		;
+	if (n < 0)
+		return -1;
+	if (n == 0)
+		z->in_eof = 1;
+	z->zs.next_in = z->in;
+	z->zs.avail_in = (uInt)n;
+	return n > 0;
+}
+
+/* Why inflate said Z_DATA_ERROR (zlib names the trailer checks). */
+static int
+zdata_error(const z_stream *zs)
+{
+	if (zs->msg && strstr(zs->msg, "data check"))
+		return PD_Z_CRC;
+	if (zs->msg && strstr(zs->msg, "length check"))
+		return PD_Z_SIZE;
+	return PD_Z_BAD;
+}
+
+long
+pd_file_zread(struct pd_zfile *z, void *buf, size_t n)
+{
+	ssize_t r;
+	int ret;
+
+	if (!z->gz) {
+		while ((r = read(z->fd, buf, n)) < 0 && errno == EINTR)
+			;
+		return (long)r;
+	}
+	if (z->err) {
+		errno = z->err;
+		return -1;
+	}
+	if (n > (1u << 30))
+		n = 1u << 30;
+	z->zs.next_out = buf;
+	z->zs.avail_out = (uInt)n;
+	while (!z->done && z->zs.avail_out > 0) {
+		if (z->zs.avail_in == 0 && !z->in_eof && zfill(z) < 0) {
+			z->err = errno;
+			break;
+		}
+		if (z->between) {
+			if (z->zs.avail_in == 0) {
+				z->done = 1;	/* the end, after a whole member */
+				break;
+			}
+			if (z->zs.next_in[0] != 0x1f) {
+				z->status = PD_Z_TRAIL;
+				z->done = 1;
+				break;
+			}
+			inflateReset(&z->zs);
+			z->between = 0;
+		}
+		if (z->zs.avail_in == 0) {	/* in_eof inside a member */
+			z->status = PD_Z_CUT;
+			z->done = 1;
+			break;
+		}
+		ret = inflate(&z->zs, Z_NO_FLUSH);
+		if (ret == Z_STREAM_END) {
+			z->between = 1;
+		} else if (ret == Z_DATA_ERROR) {
+			z->status = zdata_error(&z->zs);
+			z->done = 1;
+		} else if (ret == Z_MEM_ERROR) {
+			z->err = ENOMEM;
+			break;
+		} else if (ret != Z_OK && ret != Z_BUF_ERROR) {
+			z->status = PD_Z_BAD;	/* Z_NEED_DICT: not gzip */
+			z->done = 1;
+		}
+	}
+	n -= z->zs.avail_out;
+	if (n == 0 && z->err) {
+		errno = z->err;
+		return -1;
+	}
+	return (long)n;
+}
+
+int
+pd_file_zstatus(const struct pd_zfile *z)
+{
+	return z->status;
+}
+
+const char *
+pd_file_zwhat(int status)
+{
+	switch (status) {
+	case PD_Z_CUT:
+		return "gzip stream cut short";
+	case PD_Z_CRC:
+		return "gzip CRC mismatch";
+	case PD_Z_SIZE:
+		return "gzip length mismatch";
+	case PD_Z_BAD:
+		return "corrupt gzip data";
+	case PD_Z_TRAIL:
+		return "data after the gzip stream";
+	}
+	return "";
+}
+
+void
+pd_file_zclose(struct pd_zfile *z)
+{
+	if (!z)
+		return;
+	if (z->gz)
+		inflateEnd(&z->zs);
+	close(z->fd);
+	free(z);
 }

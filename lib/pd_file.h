@@ -29,4 +29,32 @@ const char *pd_file_strerror(int err);
 /* Whether path names a regular file (stat(2), links followed). */
 int pd_file_is_regular(const char *path);
 
+/* Reading a file that may be gzip-compressed: a file that starts with the
+ * gzip magic (1f 8b) is inflated with zlib, concatenated members one after
+ * the other as gzip -d does; any other file is read as it is. Unlike
+ * gzread(3), every byte inflated is handed over before a damaged or
+ * missing trailer is reported, and a stream cut short is told apart from
+ * its end: pd_file_zread returns 0 at either, pd_file_zstatus says which. */
+struct pd_zfile;
+
+enum {
+	PD_Z_OK = 0,	/* read to its end (or not gzip at all) */
+	PD_Z_CUT,	/* the file ends inside a gzip member */
+	PD_Z_CRC,	/* a member's CRC32 does not match its data */
+	PD_Z_SIZE,	/* a member's ISIZE does not match its data */
+	PD_Z_BAD,	/* corrupt gzip data: reading stopped there */
+	PD_Z_TRAIL	/* bytes after the last member that are not gzip */
+};
+
+/* Open path (pd_file_open's rules); NULL with errno set. */
+struct pd_zfile *pd_file_zopen(const char *path);
+/* Up to n bytes into buf: the count, 0 at the end of the data, -1 on a
+ * read error (errno set). */
+long pd_file_zread(struct pd_zfile *z, void *buf, size_t n);
+/* How the data ended (PD_Z_*); PD_Z_OK until the end was met. */
+int pd_file_zstatus(const struct pd_zfile *z);
+/* The problem in words ("gzip CRC mismatch", ...); "" for PD_Z_OK. */
+const char *pd_file_zwhat(int status);
+void pd_file_zclose(struct pd_zfile *z);
+
 #endif

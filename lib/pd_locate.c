@@ -16,7 +16,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "pd_csv.h"
 #include "pd_archive.h"
@@ -194,20 +193,19 @@ free_list(char **names, int n)
 static int
 sniff(const char *path, char *buf, int size)
 {
-	int fd = pd_file_open(path, NULL), n;
-	gzFile gz = fd >= 0 ? gzdopen(fd, "rb") : NULL;
+	struct pd_zfile *z = pd_file_zopen(path);
+	long n;
 
-	if (!gz) {
-		if (fd >= 0)
-			close(fd);
+	if (!z)
 		return -1;
-	}
-	n = gzread(gz, buf, (unsigned)size - 1);
-	gzclose(gz);
+	/* a damaged or cut gzip file still shows its head; the reader of the
+	 * trace says what is wrong with it */
+	n = pd_file_zread(z, buf, (size_t)size - 1);
+	pd_file_zclose(z);
 	if (n < 0)
 		return -1;
 	buf[n] = 0;
-	return n;
+	return (int)n;
 }
 
 /* A JSON integer or an integer string (rank_id is both in the wild);

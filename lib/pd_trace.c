@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "pd_file.h"
 #include "pd_num.h"
@@ -21,8 +20,7 @@ enum { OK = 0, MORE = 1, BAD = -1 };
 #define CHUNK (1 << 20)
 
 struct rd {
-	int fd;
-	gzFile gz;
+	struct pd_zfile *z;	/* NULL when reading from memory */
 	char *buf;
 	size_t cap, pos, len;
 	int eof, owned;
@@ -36,7 +34,7 @@ struct rd {
 static int
 fill(struct rd *r)
 {
-	ssize_t n;
+	long n;
 
 	if (r->eof)
 		return 0;
@@ -56,22 +54,9 @@ fill(struct rd *r)
 		r->buf = nb;
 		r->cap = nc;
 	}
-	if (r->gz)
-		n = gzread(r->gz, r->buf + r->len, (unsigned)(r->cap - r->len));
-	else
-		n = read(r->fd, r->buf + r->len, r->cap - r->len);
-	if (n < 0) {
-		if (r->gz) {
-			int e;
-			gzerror(r->gz, &e);
-			if (e == Z_BUF_ERROR) {	/* truncated gzip stream */
-				r->eof = 1;
-				return 0;
-			}
-			errno = EIO;
-		}
+	n = pd_file_zread(r->z, r->buf + r->len, r->cap - r->len);
+	if (n < 0)
 		return -1;
-	}
 	if (n == 0)
 		r->eof = 1;
 	r->len += (size_t)n;
@@ -679,12 +664,13 @@ skip_bom(struct rd *r)
 	return 0;
 }
 
-/* After a whole value: only whitespace may follow, and an object must
- * have had its events. */
+/* After a whole value: only whitespace may follow, an object must have
+ * had its events, and a gzip file must have ended well. A cut or damaged
+ * gzip stream is named before what the JSON reader saw at the cut. */
 static int
 check_end(struct rd *r, struct pd_trace_stats *st, int rc)
 {
-	int c;
+	int c, z;
 
 	if (rc == 0 && st->format == PD_TRACE_OBJECT && !r->have_events) {
 		fail(r, st, 0, "no traceEvents array");
@@ -697,6 +683,18 @@ check_end(struct rd *r, struct pd_trace_stats *st, int rc)
 			fail(r, st, 0, "data after the top-level value");
 			rc = 1;
 		}
+	}
+	z = r->z && r->eof ? pd_file_zstatus(r->z) : PD_Z_OK;
+	if (rc == 0 && z != PD_Z_OK) {
+		fail(r, st, 1, pd_file_zwhat(z));
+		rc = 1;
+	} else if (rc == 1 && z != PD_Z_OK) {
+		char was[sizeof st->err];
+
+		memcpy(was, st->err, sizeof was);
+		snprintf(st->err, sizeof st->err, "%s; %s", pd_file_zwhat(z),
+		    was);
+		st->truncated = 1;
 	}
 	return rc;
 }
@@ -735,32 +733,17 @@ pd_trace_read(const char *path, const struct pd_trace_cb *cb,
     struct pd_trace_stats *st)
 {
 	struct rd r;
-	unsigned char magic[2];
-	int rc, fd;
+	int rc, err;
 
 	memset(st, 0, sizeof *st);
 	memset(&r, 0, sizeof r);
-	fd = pd_file_open(path, NULL);
-	if (fd < 0)
+	if (!(r.z = pd_file_zopen(path)))
 		return -1;
-	if (read(fd, magic, 2) == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
-		lseek(fd, 0, SEEK_SET);
-		r.gz = gzdopen(fd, "rb");
-		if (!r.gz) {
-			close(fd);
-			return -1;
-		}
-		gzbuffer(r.gz, 256 * 1024);
-	} else {
-		lseek(fd, 0, SEEK_SET);
-		r.fd = fd;
-	}
 	r.owned = 1;
 	rc = run(&r, cb, st);
-	if (r.gz)
-		gzclose(r.gz);
-	else
-		close(fd);
+	err = errno;
+	pd_file_zclose(r.z);
+	errno = err;
 	free(r.buf);
 	free(r.scr);
 	return rc;
@@ -909,13 +892,14 @@ int
 pd_trace_sniff(const char *path)
 {
 	char buf[512];
-	gzFile gz = gzopen(path, "rb");
-	int n, i;
+	struct pd_zfile *z = pd_file_zopen(path);
+	long n;
+	int i;
 
-	if (!gz)
+	if (!z)
 		return 0;
-	n = gzread(gz, buf, sizeof buf - 1);
-	gzclose(gz);
+	n = pd_file_zread(z, buf, sizeof buf - 1);
+	pd_file_zclose(z);
 	if (n <= 0)
 		return 0;
 	buf[n] = 0;

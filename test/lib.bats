@@ -91,6 +91,22 @@ L=$BATS_TEST_DIRNAME/fixtures/lib
 	[ "$n" -gt 0 ] && [ "$n" -lt 200 ]
 }
 
+# lib/pd_file's gzip reader (pd_file_zread), through the trace reader:
+# members written one after the other read as one stream (gzip -d does
+# so); bytes after the last member that are not gzip are said, with the
+# events before them kept. The three events are those of the printf.
+@test "trace: concatenated gzip members are one stream; bytes after the last are said" {
+	local f=$BATS_TEST_TMPDIR/m.json.gz
+	{ printf '[{"ph":"X","name":"a","ts":1,"dur":1},' | gzip -c
+	  printf '{"ph":"X","name":"b","ts":2,"dur":1},' | gzip -c
+	  printf '{"ph":"X","name":"c","ts":3,"dur":1}]\n' | gzip -c; } >"$f"
+	run_pd 0 "$PD_TESTBIN/trace-dump" -c "$f"
+	[[ "$output" == "rc=0 events=3 skipped=0 "*"truncated=0 malformed=0"* ]]
+	printf '\0\0\0\0' >>"$f"
+	run_pd 1 "$PD_TESTBIN/trace-dump" -c "$f"
+	[[ "$output" == "rc=1 events=3 skipped=0 "*"truncated=1 malformed=0 line=2 err=data after the gzip stream" ]]
+}
+
 # The end of a bare array (Ascend trace_view.json) is checked as a
 # Kineto object's is: text after it is said (the events kept), and a BOM
 # before it is skipped.

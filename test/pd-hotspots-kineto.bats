@@ -92,6 +92,24 @@ hot() {
 	    '[true,11,null,[],null,"aten::linear",4]' ]
 }
 
+# The trace reader is shared (lib/pd_trace.c): a .json.gz whose CRC32
+# (the first 4 of the 8 trailer bytes, RFC 1952) is flipped still gives
+# the numbers of hot-basic.json (283 us over 8 activities, test above),
+# with a warning and exit 3; data after the object likewise.
+@test "pd-hotspots (kineto): a gzip CRC mismatch or trailing data is warned, summary kept, exit 3" {
+	local t=$BATS_TEST_TMPDIR/crc.json.gz
+	gzip -c "$K/hot-basic.json" >"$t.full"
+	python3 -c 'import sys; d = bytearray(open(sys.argv[1], "rb").read()); d[-7] ^= 0x10; open(sys.argv[2], "wb").write(d)' "$t.full" "$t"
+	RC=3 hot "$t"
+	[[ "$stderr" == "pd-hotspots: warning: $t:"*": gzip CRC mismatch; summarized the "*" events read before it" ]]
+	[ "$(jqr pd.hotspot '[.truncated,.total_us,.kernels]')" = '[true,283,8]' ]
+	t=$BATS_TEST_TMPDIR/tail.json
+	{ cat "$K/hot-basic.json"; printf '{}\n'; } >"$t"
+	RC=3 hot "$t"
+	[[ "$stderr" == "pd-hotspots: warning: $t:"*": data after the top-level value; summarized the "* ]]
+	[ "$(jqr pd.hotspot '[.total_us,.kernels]')" = '[283,8]' ]
+}
+
 # The corpus: one record per trace, no error. CPU self times cross-checked
 # once with an independent python3 script (same stack rule) on nccl_data:
 # aten::empty 52054.373, aten::convolution_backward 38314.08. The 21 NCCL

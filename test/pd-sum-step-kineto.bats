@@ -128,6 +128,66 @@ kroot() {	# kroot FILE [KIND]: a pd.root for a trace file
 	[ "$(jqr pd.step '[.truncated,.steps[0].step,.steps[0].step_us,.steps[0].busy_us]')" = '[true,10,1000,null]' ]
 }
 
+# A damaged .json.gz is read like a cut file: what was inflated is
+# summarized, a warning names the file and the problem, exit 3. The
+# trailer is the last 8 bytes of the gzip file (CRC32, then ISIZE, RFC
+# 1952). With the deflate data whole, all 30 events of sum-kineto.json
+# (jq '.traceEvents | length') are read and the steps are those of the
+# intact file (step 10 and 11, totals.step_us 2000.5, test above).
+# Before, a bad CRC was "Input/output error" and no pd.step (exit 5), a
+# missing trailer exit 0 with no word.
+gzfix() {	# gzfix OUT PYTHON-EXPR-ON-d: sum-kineto.json gzipped, then edited
+	gzip -c "$KF/sum-kineto.json" >"$1.full"
+	python3 -c 'import sys; d = bytearray(open(sys.argv[1], "rb").read()); '"$2"'; open(sys.argv[2], "wb").write(d)' "$1.full" "$1"
+}
+@test "pd-sum-step kineto: a gzip CRC or length mismatch is summarized, warned, exit 3" {
+	local f=$BATS_TEST_TMPDIR/crc.json.gz
+	gzfix "$f" 'd[-8] ^= 0xff'
+	run_pd 3 pd-sum-step < <(kroot "$f")
+	[[ "$stderr" == *"pd-sum-step: warning: $f:"*": gzip CRC mismatch; summarized the 30 events read before it"* ]]
+	[ "$(jqr pd.step '[.truncated,.events,[.steps[].step],.totals.step_us]')" = '[true,30,[10,11],2000.5]' ]
+	gzfix "$f" 'd[-4] ^= 0x01'
+	run_pd 3 pd-sum-step "$f"
+	[[ "$stderr" == *"$f:"*": gzip length mismatch; summarized the 30 events"* ]]
+	[ "$(jqr pd.step '[.truncated,.events,.totals.step_us]')" = '[true,30,2000.5]' ]
+}
+
+@test "pd-sum-step kineto: a gzip trace without its trailer is cut short, exit 3" {
+	local f=$BATS_TEST_TMPDIR/cut.json.gz
+	for cut in 8 3; do	# the whole trailer, part of it
+		gzfix "$f" "d = d[:-$cut]"
+		run_pd 3 pd-sum-step < <(kroot "$f")
+		[[ "$stderr" == *"$f:"*": gzip stream cut short; summarized the 30 events read before it"* ]]
+		[ "$(jqr pd.step '[.truncated,.events,.totals.step_us]')" = '[true,30,2000.5]' ]
+	done
+}
+
+# Cut inside the deflate data: the events read are those complete in what
+# zlib inflates from the cut file, counted here with python3's zlib and
+# json.raw_decode (independent of the reader under test).
+@test "pd-sum-step kineto: a gzip trace cut inside its data keeps the events before the cut" {
+	local f=$BATS_TEST_TMPDIR/cut.json.gz want
+	gzfix "$f" 'd = d[:-60]'
+	want=$(python3 -c '
+import json, sys, zlib
+t = zlib.decompressobj(31).decompress(open(sys.argv[1], "rb").read()).decode()
+i = t.index("[", t.index("\"traceEvents\"")) + 1
+d, n = json.JSONDecoder(), 0
+while True:
+    while t[i:i+1] in (" ", "\n", ","):
+        i += 1
+    try:
+        _, i = d.raw_decode(t, i)
+    except ValueError:
+        break
+    n += 1
+print(n)' "$f")
+	[ "$want" -gt 0 ] && [ "$want" -lt 30 ]
+	run_pd 3 pd-sum-step < <(kroot "$f")
+	[[ "$stderr" == *"$f:"*": gzip stream cut short; file ends inside an event; summarized the $want events read before it"* ]]
+	[ "$(jqr pd.step '[.truncated,.events]')" = "[true,$want]" ]
+}
+
 # Data after the top-level object: the events are kept (the numbers of the
 # intact file, test above), a warning on the line of the extra text (the
 # fixture has 155 lines), exit 3. Before: exit 0, no warning.
