@@ -689,11 +689,16 @@ check_end(struct rd *r, struct pd_trace_stats *st, int rc)
 		fail(r, st, 1, pd_file_zwhat(z));
 		rc = 1;
 	} else if (rc == 1 && z != PD_Z_OK) {
-		char was[sizeof st->err];
+		/* "<gzip problem>; <what the JSON reader met>" */
+		const char *w = pd_file_zwhat(z);
+		size_t wl = strlen(w) + 2, el = strlen(st->err);
 
-		memcpy(was, st->err, sizeof was);
-		snprintf(st->err, sizeof st->err, "%s; %s", pd_file_zwhat(z),
-		    was);
+		if (wl + el >= sizeof st->err)
+			el = sizeof st->err - wl - 1;
+		memmove(st->err + wl, st->err, el);
+		memcpy(st->err, w, wl - 2);
+		memcpy(st->err + wl - 2, "; ", 2);
+		st->err[wl + el] = 0;
 		st->truncated = 1;
 	}
 	return rc;
