@@ -435,3 +435,62 @@ with_stdin() {
 	run_pd 0 pd-find-context "$FIX/pd-find-context/ms_msrun"
 	[ "$(jqr pd.context .device_evidence)" = '[]' ]
 }
+@test "pd-find-context: a doubling shell variable is cut, not expanded to 4 GiB" {
+	# v0 is 8 bytes and v<i> doubles v<i-1>, so v29 would be 4 GiB; v9 is
+	# 4096 bytes (the cap, pd-find-context(1)) and v10 on line 11 (v<i> is
+	# on line i+1) is the first value past it.
+	d=$BATS_TEST_TMPDIR/ws
+	mkdir -p "$d"
+	{
+		echo 'v0=xxxxxxxx'
+		for i in $(seq 1 29); do
+			printf 'v%d="$v%d$v%d"\n' "$i" $((i - 1)) $((i - 1))
+		done
+		echo 'python train.py --x "$v29"'
+	} >"$d/run.sh"
+	[ "$(wc -c <"$d/run.sh")" -eq 445 ]
+	echo 'if __name__ == "__main__": pass' >"$d/train.py"
+	run_pd 3 timeout 20 pd-find-context "$d"
+	[ "$stderr" = "pd-find-context: warning: $d/run.sh:11: a shell variable expands to more than 4096 bytes: cut there (later cuts in this file are not reported)" ]
+	# the last line is still read: it runs train.py
+	[ "$(jqr pd.context '[.entry_scripts, .launcher]')" = '[["train.py"],"shell"]' ]
+}
+@test "pd-find-context: nested references that expand to nothing stop at the work cap" {
+	# a, u, w, x each hold 2000 references (single quotes keep them) to the
+	# next, y is empty: "$a" on line 7 would scan 2000^4 references; the
+	# cap is 16 MiB of scanning per file (pd-find-context(1)). Past it the
+	# words are kept as written (here they exceed 4096 bytes: cut too), and
+	# the torchrun line after it is still read: N=4 from line 6.
+	d=$BATS_TEST_TMPDIR/ws
+	mkdir -p "$d"
+	python3 - "$d/run.sh" <<-'PY'
+	import sys
+	refs = lambda v: "'" + ("$" + v) * 2000 + "'"
+	with open(sys.argv[1], "w") as f:
+	    for v, n in (("a", "u"), ("u", "w"), ("w", "x"), ("x", "y")):
+	        f.write(v + "=" + refs(n) + "\n")
+	    f.write('y=\nN=4\necho "$a"\ntorchrun --nproc_per_node=$N train.py\n')
+	PY
+	echo 'if __name__ == "__main__": pass' >"$d/train.py"
+	run_pd 3 timeout 20 pd-find-context "$d"
+	[ "${#stderr_lines[@]}" -eq 2 ]
+	[ "${stderr_lines[0]}" = "pd-find-context: warning: $d/run.sh:7: a shell variable expands to more than 4096 bytes: cut there (later cuts in this file are not reported)" ]
+	[ "${stderr_lines[1]}" = "pd-find-context: warning: $d/run.sh:7: shell variable expansion stopped after 16 MiB of work: the words from here on are kept as written" ]
+	[ "$(jqr pd.context '[.entry_scripts, .launcher, .world_size]')" = '[["train.py"],"torchrun",4]' ]
+}
+@test "pd-find-context: a script of 200k assignments is read in linear time" {
+	# 2 MiB of distinct NAME=1 lines (under the 4 MiB file limit); a
+	# lookup that scans every variable took minutes here. The last line
+	# names the entry and the last WORLD_SIZE=8 is the world size.
+	d=$BATS_TEST_TMPDIR/ws
+	mkdir -p "$d"
+	python3 - "$d/run.sh" <<-'PY'
+	import sys
+	with open(sys.argv[1], "w") as f:
+	    f.write("".join("a%d=1\n" % i for i in range(200000)))
+	    f.write("WORLD_SIZE=8\npython train.py\n")
+	PY
+	echo 'if __name__ == "__main__": pass' >"$d/train.py"
+	run_pd 0 timeout 20 pd-find-context "$d"
+	[ "$(jqr pd.context '[.entry_scripts, .launcher, .world_size]')" = '[["train.py"],"shell",8]' ]
+}

@@ -5,6 +5,8 @@
 #include "pd-find-context/fc.h"
 #include "pd_diag.h"
 
+#include "pd_diag.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,19 +16,25 @@ struct tok {
 	long line;
 };
 
-struct var {
-	char *name, *val;
-};
-
 struct shs {
 	struct fc_ws *w;
 	struct fc_file *f;
 	struct fc_text t;
 	struct tok *tok;
 	size_t n, cap;
-	struct var *var;
-	size_t nvar;
+	json_t *vars;		/* name -> value, as stored by setvar */
+	long line;		/* of the word being expanded */
+	size_t work;		/* bytes scanned by expansion in this file */
+	int cut_said;
 };
+
+/* What expansion may cost (pd-find-context(1), shell scripts under Input): a value
+ * longer than FC_SH_VALMAX bytes is cut there and ends in "..."; the
+ * expansions of one file scan at most FC_SH_WORK bytes in all, later
+ * words are kept as written; references nest at most 5 deep. A script
+ * that doubles a variable 30 times would otherwise need 4 GiB. */
+#define FC_SH_VALMAX 4096
+#define FC_SH_WORK ((size_t)16 << 20)
 
 static void
 push(struct shs *sh, char *s, long line)
@@ -44,69 +52,114 @@ push(struct shs *sh, char *s, long line)
 
 static const char *getvar(struct shs *sh, const char *name, size_t n);
 
+struct val {
+	char *s;
+	size_t n, cap;
+	int cut;
+};
+
+/* Append k bytes of s, up to FC_SH_VALMAX in all. */
 static void
-cat(char **o, size_t *n, const char *s, size_t k)
+vput(struct val *o, const char *s, size_t k)
 {
-	*o = realloc(*o, *n + k + 1);
-	if (!*o)
-		pd_oom();
-	memcpy(*o + *n, s, k);
-	*n += k;
-	(*o)[*n] = '\0';
+	if (o->n + k > FC_SH_VALMAX) {
+		k = FC_SH_VALMAX - o->n;
+		o->cut = 1;
+	}
+	if (o->n + k + 1 > o->cap) {
+		o->cap = o->n + k + 1 > 2 * o->cap ? o->n + k + 1 : 2 * o->cap;
+		if (!(o->s = realloc(o->s, o->cap)))
+			pd_oom();
+	}
+	memcpy(o->s + o->n, s, k);
+	o->n += k;
+	o->s[o->n] = '\0';
 }
 
-/* s with $X, ${X}, ${X:-d}, ${X-d}, ${X:=d} expanded from the script's
- * own assignments (a default when X is unset); other text as is. New
- * string. */
-static char *
-expand(struct shs *sh, const char *s, int depth)
+/* s with $X, ${X}, ${X:-d}, ${X-d}, ${X:=d} expanded into o. */
+static void
+expand_into(struct shs *sh, struct val *o, const char *s, int depth)
 {
-	char *o = NULL, *d;
-	size_t n = 0, k, e;
-	const char *v;
+	size_t k, e;
+	const char *v, *c;
+	char *d;
 
-	cat(&o, &n, "", 0);
-	while (*s) {
+	while (*s && !o->cut) {
 		int br = s[0] == '$' && s[1] == '{';
 
+		if (sh->work > FC_SH_WORK) {	/* the rest as written */
+			vput(o, s, strlen(s));
+			return;
+		}
 		if (s[0] != '$' || depth > 4 || !(br || fc_ident(s[1]))) {
-			cat(&o, &n, s++, 1);
+			k = s[0] == '$' ? 1 : strcspn(s, "$");
+			sh->work += k;
+			vput(o, s, k);
+			s += k;
 			continue;
 		}
 		for (k = 0; fc_ident(s[1 + br + k]); k++)
 			;
 		v = getvar(sh, s + 1 + br, k);
 		e = 1 + br + k;
+		sh->work += e;
 		d = NULL;
 		if (br) {
-			const char *c = strchr(s + e, '}');
-
-			if (!c) {
-				cat(&o, &n, s, strlen(s));
-				break;
+			if (!(c = strchr(s + e, '}'))) {
+				vput(o, s, strlen(s));
+				return;
 			}
+			sh->work += (size_t)(c - s) + 1 - e;
 			if (s[e] == ':' && (s[e + 1] == '-' || s[e + 1] == '='))
 				d = strndup(s + e + 2, (size_t)(c - s) - e - 2);
 			else if (s[e] == '-')
 				d = strndup(s + e + 1, (size_t)(c - s) - e - 1);
 			else if (s[e] != '}') {
-				cat(&o, &n, s, (size_t)(c - s) + 1);
+				vput(o, s, (size_t)(c - s) + 1);
 				s = c + 1;
 				continue;
 			}
 			e = (size_t)(c - s) + 1;
 		}
-		if (v || d) {
-			char *x = expand(sh, v ? v : d, depth + 1);
-
-			cat(&o, &n, x, strlen(x));
-			free(x);
-		} else
-			cat(&o, &n, s, e);
+		if (v || d)
+			expand_into(sh, o, v ? v : d, depth + 1);
+		else
+			vput(o, s, e);
 		free(d);
 		s += e;
 	}
-	return o;
+}
+
+/* s expanded from the script's own assignments (a default when X is
+ * unset); other text as is. A cap reached is said once per file, at the
+ * line of the word. New string. */
+static char *
+expand(struct shs *sh, const char *s)
+{
+	struct val o = { NULL, 0, 0, 0 };
+	int spent = sh->work > FC_SH_WORK;
+
+	vput(&o, "", 0);
+	expand_into(sh, &o, s, 0);
+	if (o.cut) {
+		o.cut = 0;
+		o.n = FC_SH_VALMAX - 3;
+		vput(&o, "...", 3);
+		if (!sh->cut_said) {
+			sh->cut_said = 1;
+			pd_warn(sh->f->abs, sh->line, "a shell variable expands "
+			    "to more than %d bytes: cut there (later cuts in "
+			    "this file are not reported)", FC_SH_VALMAX);
+			pd_diag_status(PD_EXIT_INPUT);
+		}
+	}
+	if (!spent && sh->work > FC_SH_WORK) {
+		pd_warn(sh->f->abs, sh->line, "shell variable expansion "
+		    "stopped after %zu MiB of work: the words from here on are "
+		    "kept as written", FC_SH_WORK >> 20);
+		pd_diag_status(PD_EXIT_INPUT);
+	}
+	return o.s;
 }
 
 /* Values are stored expanded, so that N=${N:-4} does not refer to
@@ -114,34 +167,17 @@ expand(struct shs *sh, const char *s, int depth)
 static void
 setvar(struct shs *sh, const char *name, size_t n, const char *raw)
 {
-	char *val = expand(sh, raw, 0);
-	size_t i;
+	char *val = expand(sh, raw);
 
-	for (i = 0; i < sh->nvar; i++)
-		if (strlen(sh->var[i].name) == n &&
-		    strncmp(sh->var[i].name, name, n) == 0) {
-			free(sh->var[i].val);
-			sh->var[i].val = val;
-			return;
-		}
-	sh->var = realloc(sh->var, (sh->nvar + 1) * sizeof *sh->var);
-	if (!sh->var)
-		pd_oom();
-	sh->var[sh->nvar].name = strndup(name, n);
-	sh->var[sh->nvar].val = val;
-	sh->nvar++;
+	json_object_setn_new_nocheck(sh->vars, name, n,
+	    json_stringn_nocheck(val, strlen(val)));
+	free(val);
 }
 
 static const char *
 getvar(struct shs *sh, const char *name, size_t n)
 {
-	size_t i;
-
-	for (i = 0; i < sh->nvar; i++)
-		if (strlen(sh->var[i].name) == n &&
-		    strncmp(sh->var[i].name, name, n) == 0)
-			return sh->var[i].val;
-	return NULL;
+	return json_string_value(json_object_getn(sh->vars, name, n));
 }
 
 /* An integer from a literal, $X, ${X}, ${X:-8}, ${X-8}, ${X:=8}; -1. */
@@ -363,6 +399,7 @@ command(struct shs *sh)
 		if (n == 0 || s[n] != '=' || (s[0] >= '0' && s[0] <= '9'))
 			break;
 		eq = s + n;
+		sh->line = sh->tok[i].line;
 		setvar(sh, s, n, eq + 1);
 		if (fc_devvar(s, n)) {
 			json_t *o = json_object();
@@ -382,7 +419,10 @@ command(struct shs *sh)
 			sh->w->rank_size = intval(sh, eq + 1, 0);
 	}
 	for (k = i; k < sh->n; k++) {	/* the command's words, expanded */
-		char *x = expand(sh, sh->tok[k].s, 0);
+		char *x;
+
+		sh->line = sh->tok[k].line;
+		x = expand(sh, sh->tok[k].s);
 
 		free(sh->tok[k].s);
 		sh->tok[k].s = x;
@@ -493,6 +533,7 @@ fc_sh_scan(struct fc_ws *w, struct fc_file *f, const char *b, size_t len)
 	memset(&sh, 0, sizeof sh);
 	sh.w = w;
 	sh.f = f;
+	sh.vars = json_object();
 	fc_text_init(&sh.t, b, len);
 	for (i = 0; i < len; i++) {	/* AMP flags anywhere in the script */
 		const char *e = memchr(b + i, '\n', len - i);
@@ -592,10 +633,6 @@ fc_sh_scan(struct fc_ws *w, struct fc_file *f, const char *b, size_t len)
 	flush_cmd(&sh);
 	free(wd.s);
 	free(sh.tok);
-	for (i = 0; i < sh.nvar; i++) {
-		free(sh.var[i].name);
-		free(sh.var[i].val);
-	}
-	free(sh.var);
+	json_decref(sh.vars);
 	fc_text_free(&sh.t);
 }
