@@ -39,37 +39,50 @@ pd_diag_quiet(int on)
 	quiet = on;
 }
 
+/* The end of the longest prefix of s[0..n) that does not split a UTF-8
+ * sequence: s[n] is read (a continuation byte there moves the cut back
+ * before its lead). */
+static size_t
+utf8_cut(const char *s, size_t n)
+{
+	size_t k = n;
+
+	while (k > 0 && ((unsigned char)s[k] & 0xC0) == 0x80 && n - k < 3)
+		k--;
+	return k;
+}
+
 /* A message names an archive member as ARCHIVE//MEMBER, never by the
- * private copy that is read (pd_archive.h). */
+ * private copy that is read (pd_archive.h). Its text is cut at
+ * PD_MSG_MAX bytes: a caller that put input in it without
+ * pd_diag_quote() cannot flood stderr with it. */
 static void
 vmsg(const char *level, const char *file, long line, const char *fmt, va_list ap)
 {
-	char *f = NULL, *m = NULL, *um = NULL;
+	char m[PD_MSG_MAX + 2];	/* one byte past the cut, to see a split */
+	char *f = NULL, *um = NULL;
+	int len = vsnprintf(m, sizeof m, fmt, ap);
 
+	if (len > PD_MSG_MAX)
+		m[utf8_cut(m, PD_MSG_MAX)] = '\0';
 	if (pd_archive_active()) {
-		va_list cp;
-
 		f = file ? pd_archive_unmap(file) : NULL;
-		va_copy(cp, ap);
-		if (vasprintf(&m, fmt, cp) < 0)
-			m = NULL;
-		va_end(cp);
-		um = m ? pd_archive_unmap(m) : NULL;
+		um = pd_archive_unmap(m);
 	}
 	if (f)
 		file = f;
-	fprintf(stderr, "%s: %s: ", prog, level);
+	fprintf(stderr, "%s: ", prog);
+	if (level)
+		fprintf(stderr, "%s: ", level);
 	if (file && line > 0)
 		fprintf(stderr, "%s:%ld: ", file, line);
 	else if (file)
 		fprintf(stderr, "%s: ", file);
-	if (m)
-		fputs(um ? um : m, stderr);
-	else
-		vfprintf(stderr, fmt, ap);
+	fputs(um ? um : len < 0 ? "(message not formatted)" : m, stderr);
+	if (len > PD_MSG_MAX)
+		fprintf(stderr, "... (message of %d bytes cut)", len);
 	fputc('\n', stderr);
 	free(f);
-	free(m);
 	free(um);
 }
 
@@ -103,9 +116,7 @@ pd_note(const char *fmt, ...)
 	if (quiet)
 		return;
 	va_start(ap, fmt);
-	fprintf(stderr, "%s: ", prog);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	vmsg(NULL, NULL, 0, fmt, ap);
 	va_end(ap);
 }
 
@@ -115,17 +126,19 @@ pd_diag_quote(const char *s, size_t n)
 	static char ring[8][4 * PD_QUOTE_MAX + 48];
 	static unsigned next;
 	char *b = ring[next++ % 8];
-	size_t i = 0, j = 0, k, lim;
+	size_t i = 0, j = 0, k;
 
 	if (!s)
 		return "(null)";
 	if (n == (size_t)-1)
 		n = strlen(s);
-	lim = n > PD_QUOTE_MAX ? PD_QUOTE_MAX : n;
 	b[j++] = '\'';
-	while (i < lim) {
+	while (i < n) {
 		unsigned char c = (unsigned char)s[i];
-		k = pd_utf8_seq(s + i, lim - i);
+
+		k = pd_utf8_seq(s + i, n - i);
+		if (i + (k ? k : 1) > PD_QUOTE_MAX)
+			break;	/* no sequence is split */
 		if (k > 1 || (k == 1 && c >= 0x20 && c != 0x7F && c != '\'' &&
 		    c != '\\')) {
 			memcpy(b + j, s + i, k);
@@ -142,7 +155,7 @@ pd_diag_quote(const char *s, size_t n)
 		i++;
 	}
 	b[j++] = '\'';
-	if (n > lim)
+	if (i < n)
 		j += (size_t)snprintf(b + j, 40, "... (%zu bytes)", n);
 	b[j] = 0;
 	return b;

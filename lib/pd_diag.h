@@ -20,7 +20,11 @@ enum {
 void pd_diag_init(const char *argv0);
 const char *pd_diag_prog(void);
 
-/* file may be NULL; line <= 0 means no line number. */
+/* file may be NULL; line <= 0 means no line number. The message text (fmt
+ * and its arguments) is cut at PD_MSG_MAX bytes, on a UTF-8 boundary, and
+ * ends in "... (message of N bytes cut)" then: input belongs in a message
+ * only through pd_diag_quote(). */
+#define PD_MSG_MAX 4096
 void pd_warn(const char *file, long line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void pd_error(const char *file, long line, const char *fmt, ...)
@@ -49,10 +53,13 @@ char *pd_xstrdup(const char *s);	/* NULL stays NULL */
 int pd_diag_finish(void);
 
 /* Input quoted into a message: in single quotes, at most PD_QUOTE_MAX bytes
- * of s (n bytes; n == (size_t)-1: up to its NUL), an ellipsis and the full
- * size when longer; control, quote, backslash and bytes that are not UTF-8
- * as \xHH. The text lives in one of 8 rotating buffers (so a message may
- * quote up to 8 things). */
+ * of s (n bytes; n == (size_t)-1: up to its NUL; never half a UTF-8
+ * sequence), an ellipsis and the full size when longer; control, quote,
+ * backslash and bytes that are not UTF-8 as \xHH (a quote or backslash
+ * with a backslash). Every message that shows input (a field, a value, a
+ * name read from a file or the command line) quotes it with this. The
+ * text lives in one of 8 rotating buffers (so a message may quote up to 8
+ * things). */
 #define PD_QUOTE_MAX 64
 const char *pd_diag_quote(const char *s, size_t n);
 

@@ -171,3 +171,27 @@ $t: warning: $d/fifo.csv: export 'trace_view' of '$d/r_ascend_pt': not a regular
 		[ "${lines[0]}" = "$(cat "$d/in.jsonl")" ]
 	done
 }
+
+@test "diag: a quote is cut at 64 bytes (PD_QUOTE_MAX), never inside a UTF-8 sequence" {
+	# 'x' and 100 two-byte e-acutes: 201 bytes; 'x' + 31 of them is 63
+	# bytes, the 32nd would end at byte 65, so it is left out whole.
+	local f=$BATS_TEST_TMPDIR/in e
+	e=$(printf '\303\251')
+	{ printf x; for i in $(seq 100); do printf '%s' "$e"; done; } >"$f"
+	run_pd "$PD_TESTBIN/diag-check" quote <"$f"
+	[ "$output" = "'x$(for i in $(seq 31); do printf '%s' "$e"; done)'... (201 bytes)" ]
+	# control bytes, a quote, a backslash and a bad byte are escaped; short
+	# text is whole
+	printf "a\tb\\\\c'd\377" >"$f"
+	run_pd "$PD_TESTBIN/diag-check" quote <"$f"
+	[ "$output" = "'a\\x09b\\\\c\\'d\\xFF'" ]
+}
+
+@test "diag: a message over 4096 bytes (PD_MSG_MAX) is cut on a UTF-8 boundary and says its size" {
+	# 'a' + 500000 e-acutes = 1000001 bytes given raw to pd_warn: bytes
+	# 4095-4096 are one e-acute, so the text keeps 'a' + 2047 of them.
+	python3 -c 'import sys; sys.stdout.write("a" + "\u00e9" * 500000)' >"$BATS_TEST_TMPDIR/big"
+	run_pd "$PD_TESTBIN/diag-check" warn <"$BATS_TEST_TMPDIR/big"
+	want="diag-check: warning: a$(python3 -c 'import sys; sys.stdout.write("\u00e9" * 2047)')... (message of 1000001 bytes cut)"
+	[ "$stderr" = "$want" ]
+}
