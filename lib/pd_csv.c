@@ -262,6 +262,12 @@ pd_csv_len(struct pd_csv *c, int i)
 	return c->len[i];
 }
 
+const char *
+pd_csv_quote(struct pd_csv *c, int i)
+{
+	return pd_diag_quote(pd_csv_field(c, i), pd_csv_len(c, i));
+}
+
 int
 pd_csv_nfields(struct pd_csv *c)
 {

@@ -30,6 +30,9 @@ int pd_csv_header(struct pd_csv *c);
 /* Field i of the current record ("" if out of range); its length. */
 const char *pd_csv_field(struct pd_csv *c, int i);
 size_t pd_csv_len(struct pd_csv *c, int i);
+/* Field i quoted for a message, cut if long (pd_diag_quote()): the one way
+ * a field is shown in a diagnostic. */
+const char *pd_csv_quote(struct pd_csv *c, int i);
 int pd_csv_nfields(struct pd_csv *c);
 
 /* Line number where the current record starts (1-based). */

@@ -329,9 +329,9 @@ pd_kineto_bad_event(const char *path, const struct pd_ev *ev,
     const char *what, uint64_t *n)
 {
 	if ((*n)++ == 0)
-		pd_warn(path, 0, "event %" PRIu64 " (\"%.60s\"): %s; skipped "
+		pd_warn(path, 0, "event %" PRIu64 " (%s): %s; skipped "
 		    "(the record counts all such events)", ev->index,
-		    ev->name, what);
+		    pd_diag_quote(ev->name, (size_t)-1), what);
 	pd_diag_status(PD_EXIT_INPUT);
 }
 

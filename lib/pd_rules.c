@@ -850,14 +850,16 @@ pd_rules_check(const struct pd_rules *rs)
 			for (k = 0; k < rs->n && strcmp(rs->v[k].id, x); k++)
 				;
 			if (k == i)
-				pd_error(NULL, 0, "%s:%d:%d: rule '%s' explains "
+				pd_error(NULL, 0, "%s:%d:%d: rule %s explains "
 				    "itself", rs->v[i].file, rs->v[i].explains_line,
-				    rs->v[i].explains_col, x);
+				    rs->v[i].explains_col,
+				    pd_diag_quote(x, (size_t)-1));
 			else if (k == rs->n)
-				pd_error(NULL, 0, "%s:%d:%d: rule '%s' explains "
-				    "an unknown rule '%s'", rs->v[i].file,
+				pd_error(NULL, 0, "%s:%d:%d: rule %s explains "
+				    "an unknown rule %s", rs->v[i].file,
 				    rs->v[i].explains_line, rs->v[i].explains_col,
-				    rs->v[i].id, x);
+				    pd_diag_quote(rs->v[i].id, (size_t)-1),
+				    pd_diag_quote(x, (size_t)-1));
 			if (k == i || k == rs->n)
 				rc = PD_EXIT_CONFIG;
 		}

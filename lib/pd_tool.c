@@ -47,7 +47,8 @@ pd_getopt(int argc, char *const argv[], const char *optstring,
 		const char *a = optind > 1 ? argv[optind - 1] : "";
 
 		if (strncmp(a, "--", 2) == 0)
-			pd_error(NULL, 0, "bad option '%.64s'", a);
+			pd_error(NULL, 0, "bad option %s",
+			    pd_diag_quote(a, (size_t)-1));
 		else if (q && q[1] == ':')
 			pd_error(NULL, 0, "option '-%c' needs a value", optopt);
 		else
@@ -63,14 +64,13 @@ pd_getopt(int argc, char *const argv[], const char *optstring,
 static void bad_value(int, const char *, const char *, const char *,
     const char *) __attribute__((noreturn));
 
-/* Long values are cut in the message (a value may be anything). */
 static void
 bad_value(int opt, const char *arg, const char *what, const char *range,
     const char *unit)
 {
-	pd_error(NULL, 0, "-%c: %s must be %s%s%s, not '%.64s%s'", opt, what,
-	    range, unit ? " " : "", unit ? unit : "", arg,
-	    strlen(arg) > 64 ? "..." : "");
+	pd_error(NULL, 0, "-%c: %s must be %s%s%s, not %s", opt, what,
+	    range, unit ? " " : "", unit ? unit : "",
+	    pd_diag_quote(arg, (size_t)-1));
 	pd_usage_exit(opt_usage, 2);
 }
 

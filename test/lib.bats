@@ -195,3 +195,31 @@ $t: warning: $d/fifo.csv: export 'trace_view' of '$d/r_ascend_pt': not a regular
 	want="diag-check: warning: a$(python3 -c 'import sys; sys.stdout.write("\u00e9" * 2047)')... (message of 1000001 bytes cut)"
 	[ "$stderr" = "$want" ]
 }
+
+@test "diag: a 1 MB CSV field that is not a number is quoted cut, the row skipped, the rest read" {
+	# step_trace_time.csv: row 2 (line 3) has 1048576 'x' as Computing;
+	# rows 1 and 3 are good. The warning quotes 64 bytes of the field.
+	d=$BATS_TEST_TMPDIR
+	python3 - "$d/stt.csv" <<-'PY'
+	import sys
+	h = "Step,Computing,Communication(Not Overlapped),Overlapped,Communication,Free,Stage,Bubble,Communication(Not Overlapped and Exclude Receive),Preparing\n"
+	with open(sys.argv[1], "w") as f:
+	    f.write(h + "1,100,50,10,60,20,170,0,50,5\n")
+	    f.write("2," + "x" * 1048576 + ",50,10,60,20,170,0,50,5\n")
+	    f.write("3,100,50,10,60,20,170,0,50,5\n")
+	PY
+	printf '%s\n' "{\"type\":\"pd.root\",\"v\":1,\"root\":\"/r\",\"rank\":0,\"format\":\"torch_npu\",\"exports\":[{\"kind\":\"step_trace_time\",\"path\":\"$d/stt.csv\",\"bytes\":0}]}" >"$d/in.jsonl"
+	run_pd 3 pd-sum-step <"$d/in.jsonl"
+	[ "$stderr" = "pd-sum-step: warning: $d/stt.csv:3: \"Computing\": not a number: '$(printf 'x%.0s' $(seq 64))'... (1048576 bytes); row skipped" ]
+	[ "$(jqr pd.step '[.steps[].step, .skipped_rows]')" = '[1,3,1]' ]
+}
+
+@test "diag: a 1 MB stdin line that is not JSON: one short warning, the line forwarded unchanged" {
+	# DESIGN.md: such a line is reported with its line number and passed
+	# on byte for byte. The message carries the parser's text (jansson
+	# bounds it at 160 bytes), never the line.
+	python3 -c 'print("{\"type\":\"pd.x\"}"); print("x" * 1048576); print("{\"type\":\"pd.y\"}")' >"$BATS_TEST_TMPDIR/in"
+	run_pd 3 pd-sum-gaps <"$BATS_TEST_TMPDIR/in"
+	[ "$stderr" = "pd-sum-gaps: warning: <stdin>:2: not a JSON object: '[' or '{' expected; forwarded unchanged" ]
+	[ "$output" = "$(cat "$BATS_TEST_TMPDIR/in")" ]
+}

@@ -224,7 +224,7 @@ agree() {
 	run_pd pd-report -R job-7 -o "$D/out" <"$S"
 	[ "$(jq -r .run "$D/out/report.json")" = job-7 ]
 	run_pd 3 pd-report -R nope -o "$D/out2" <"$S"
-	[[ "$stderr" == *'pd-report: error: no run "nope" in the stream'* ]]
+	[[ "$stderr" == *"pd-report: error: no run 'nope' in the stream"* ]]
 	[ ! -e "$D/out2" ]
 }
 

@@ -154,7 +154,7 @@ gaps() {
 	    '{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":20,"dur":5,"args":{"stream":7}}' \
 	    ']}' >"$t"
 	RC=3 gaps kineto kineto_trace "$t"
-	[[ "$stderr" == *"$t: event 0 (\"k\"): no ts or dur; skipped"* ]]
+	[[ "$stderr" == *"$t: event 0 ('k'): no ts or dur; skipped"* ]]
 	[ "$(jqr pd.gaps '[.skipped_events,.busy_us,.truncated]')" = '[1,5,false]' ]
 }
 

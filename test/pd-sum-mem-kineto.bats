@@ -60,7 +60,7 @@ kroot() {	# kroot FILE KIND [DEVICE]: a pd.root with one export
 
 @test "pd-sum-mem kineto: a [memory] event without Addr is counted, exit 3" {
 	run_pd 3 pd-sum-mem "$KF/sum-bad.json"
-	[[ "$stderr" == *'event 3 ("[memory]"): no ts, Bytes or Addr; skipped'* ]]
+	[[ "$stderr" == *"event 3 ('[memory]'): no ts, Bytes or Addr; skipped"* ]]
 	[ "$(jqr pd.mem '.skipped_rows')" = 2 ]
 }
 

@@ -228,7 +228,7 @@ print(n)' "$f")
 # skips it): both counted; the good kernel [20, 50) is in step 1.
 @test "pd-sum-step kineto: events with missing fields are counted, exit 3" {
 	run_pd 3 pd-sum-step "$KF/sum-bad.json"
-	[[ "$stderr" == *'event 1 ("gemm_no_dur"): no ts or dur, or a negative dur; skipped'* ]]
+	[[ "$stderr" == *"event 1 ('gemm_no_dur'): no ts or dur, or a negative dur; skipped"* ]]
 	[ "$(jqr pd.step '[.skipped_rows,.steps[0].computing_us,.steps[0].free_us]')" = '[2,30,70]' ]
 }
 

@@ -220,7 +220,7 @@ name_arg(const char *s)
 
 	if (!*s || s[n] || *s == '.' || n > 64) {
 		pd_error(NULL, 0, "-x: name must be letters, digits, '-', '_' "
-		    "or '.', not '%s'", s);
+		    "or '.', not %s", pd_diag_quote(s, (size_t)-1));
 		pd_usage_exit(usage, 2);
 	}
 	return s;

@@ -128,7 +128,8 @@ choose(struct ctx *c, size_t n)
 			    strcmp(json_string_value(r->id), c->o.run) == 0)
 				return r;
 		}
-		pd_error(NULL, 0, "no run \"%s\" in the stream", c->o.run);
+		pd_error(NULL, 0, "no run %s in the stream",
+		    pd_diag_quote(c->o.run, (size_t)-1));
 		pd_diag_status(PD_EXIT_INPUT);
 		return NULL;
 	}
@@ -247,7 +248,8 @@ on_end(void *arg)
 	if (nruns > 1 && !c->o.run)
 		pd_note("%zu runs in the stream; reporting %s (choose one with "
 		    "-R)", nruns, json_is_string(run->id) ?
-		    json_string_value(run->id) : "the run without an id");
+		    pd_diag_quote(json_string_value(run->id),
+		    json_string_length(run->id)) : "the run without an id");
 	report = report_build(&c->in, run, &c->o);
 	if (report_out_begin(dir) != 0) {
 		pd_diag_status(PD_EXIT_SYSTEM);

@@ -193,10 +193,10 @@ row_ts(struct mem *m, struct pd_csv *c, int col, long *inexact)
 	if (r == PD_NUM_INEXACT || r == PD_NUM_BAD) {
 		if ((*inexact)++ == 0)
 			pd_warn(pd_csv_name(c), pd_csv_line(c),
-			    "%s timestamp '%s': row kept for peaks, left out "
+			    "%s timestamp %s: row kept for peaks, left out "
 			    "of growth and peak time", r == PD_NUM_INEXACT ?
 			    "inexact (Excel exponent form)" : "bad",
-			    pd_csv_field(c, col));
+			    pd_csv_quote(c, col));
 		pd_diag_status(PD_EXIT_INPUT);
 		m->inexact++;
 	}

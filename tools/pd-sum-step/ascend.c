@@ -379,15 +379,15 @@ csv_row(struct pd_csv *c, const struct csvmap *m, struct run *r,
 			continue;
 		if (rc == PD_NUM_BAD) {
 			pd_warn(pd_csv_name(c), pd_csv_line(c),
-			    "\"%s\": not a number: \"%s\"; row skipped",
-			    csv_names[i], pd_csv_field(c, m->col[i]));
+			    "\"%s\": not a number: %s; row skipped",
+			    csv_names[i], pd_csv_quote(c, m->col[i]));
 			return -1;
 		}
 		if (rc == PD_NUM_INEXACT) {
 			pd_warn(pd_csv_name(c), pd_csv_line(c),
 			    "\"%s\": number in exponent form (edited in a "
-			    "spreadsheet?): \"%s\"; kept, digits may be lost",
-			    csv_names[i], pd_csv_field(c, m->col[i]));
+			    "spreadsheet?): %s; kept, digits may be lost",
+			    csv_names[i], pd_csv_quote(c, m->col[i]));
 			r->inexact++;
 			pd_diag_status(PD_EXIT_INPUT);
 		}
@@ -398,8 +398,8 @@ csv_row(struct pd_csv *c, const struct csvmap *m, struct run *r,
 		s->has_id = 1;
 	else if (rc != PD_NUM_MISSING) {
 		pd_warn(pd_csv_name(c), pd_csv_line(c),
-		    "\"Step\": not a step number: \"%s\"; row skipped",
-		    pd_csv_field(c, m->step));
+		    "\"Step\": not a step number: %s; row skipped",
+		    pd_csv_quote(c, m->step));
 		return -1;
 	}
 	return 0;
@@ -882,8 +882,8 @@ ticks(struct pd_csv *c, int col, const char *name, double mhz, int64_t *ns,
 		return 0;
 	if (rc != PD_NUM_OK) {
 		pd_warn(pd_csv_name(c), pd_csv_line(c),
-		    "\"%s\": not a tick count: \"%s\"; row skipped", name,
-		    pd_csv_field(c, col));
+		    "\"%s\": not a tick count: %s; row skipped", name,
+		    pd_csv_quote(c, col));
 		if (rc == PD_NUM_INEXACT)
 			r->inexact++;
 		return -1;
@@ -941,8 +941,8 @@ read_ms_legacy(const char *path, struct run *r)
 		bad = pd_csv_int(c, col[0], &tmp.id) != PD_NUM_OK;
 		if (bad)
 			pd_warn(path, pd_csv_line(c), "\"step_num\": not a "
-			    "step number: \"%s\"; row skipped",
-			    pd_csv_field(c, col[0]));
+			    "step number: %s; row skipped",
+			    pd_csv_quote(c, col[0]));
 		tmp.has_id = 1;
 		if (!bad && tmp.id == 0)
 			continue;	/* the average row */
@@ -1202,8 +1202,8 @@ read_cluster(json_t *root, const char *path)
 		if (!stage && (strcmp(type, "rank") != 0 ||
 		    pd_csv_int(c, m.index, &rank) != PD_NUM_OK)) {
 			pd_warn(path, pd_csv_line(c), "\"Type\", \"Index\": "
-			    "not a rank or stage row: \"%s\", \"%s\"; row "
-			    "skipped", type, pd_csv_field(c, m.index));
+			    "not a rank or stage row: %s, %s; row skipped",
+			    pd_csv_quote(c, m.type), pd_csv_quote(c, m.index));
 			csv_reject(&whole);
 			continue;
 		}
