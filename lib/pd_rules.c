@@ -9,6 +9,7 @@
 
 #include "pd_diag.h"
 #include "pd_path.h"
+#include "pd_yamlio.h"
 
 static const char *domains[] = {
 	"compute", "input_pipeline", "communication", "memory", "evidence",
@@ -696,12 +697,8 @@ load_rule(struct ld *l, yaml_node_t *n, struct pd_rule *r)
 			r->explains = want_strlist(l, v, ks, &r->nexplains);
 			r->explains_line = (int)v->start_mark.line + 1;
 			r->explains_col = (int)v->start_mark.column + 1;
-		} else if (!strcmp(ks, "variants")) {
-			if (r->variants)
-				bad(l, k, "'variants' given twice%s", NULL);
-			else
-				load_variants(l, v, r);
-		} else if (!strcmp(ks, "fallback")) {
+		} else if (!strcmp(ks, "variants"))
+			load_variants(l, v, r); else if (!strcmp(ks, "fallback")) {
 			const char *sv = scalar(v);
 
 			if (sv && !strcmp(sv, "true"))
@@ -808,32 +805,13 @@ load_doc(struct ld *l, struct pd_rules *rs)
 int
 pd_rules_load(struct pd_rules *rs, const char *path)
 {
-	yaml_parser_t parser;
 	yaml_document_t doc;
 	struct ld l = { path, &doc, 0 };
-	FILE *f = fopen(path, "rb");
 
-	if (!f) {
-		pd_error(path, 0, "%s", strerror(errno));
+	if (pd_yamlio_parse(path, &doc) != 0)
 		return PD_EXIT_CONFIG;
-	}
-	yaml_parser_initialize(&parser);
-	yaml_parser_set_input_file(&parser, f);
-	if (!yaml_parser_load(&parser, &doc)) {
-		pd_error(NULL, 0, "%s:%lu:%lu: %s%s%s", path,
-		    (unsigned long)parser.problem_mark.line + 1,
-		    (unsigned long)parser.problem_mark.column + 1,
-		    parser.problem ? parser.problem : "YAML error",
-		    parser.context ? " " : "",
-		    parser.context ? parser.context : "");
-		yaml_parser_delete(&parser);
-		fclose(f);
-		return PD_EXIT_CONFIG;
-	}
 	load_doc(&l, rs);
 	yaml_document_delete(&doc);
-	yaml_parser_delete(&parser);
-	fclose(f);
 	return l.errors ? PD_EXIT_CONFIG : 0;
 }
 

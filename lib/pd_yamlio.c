@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +43,7 @@ node(yaml_document_t *doc, yaml_node_t *n, int depth)
 {
 	json_t *o;
 
-	if (!n || depth > 64)
+	if (!n || depth > PD_YAMLIO_MAX_DEPTH)
 		return json_null();
 	switch (n->type) {
 	case YAML_SCALAR_NODE:
@@ -78,32 +79,208 @@ node(yaml_document_t *doc, yaml_node_t *n, int depth)
 	}
 }
 
-json_t *
-pd_yamlio_load(const char *path)
+struct chk {
+	const char *path;
+	yaml_document_t *doc;
+	unsigned char *state;	/* 0 not seen, 1 being walked, 2 done */
+	size_t *size;		/* the nodes a done node expands to */
+	size_t limit;
+	int errors;
+};
+
+static void __attribute__((format(printf, 3, 4)))
+chk_error(struct chk *c, yaml_node_t *n, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	pd_error(NULL, 0, "%s:%lu:%lu: %s", c->path,
+	    (unsigned long)n->start_mark.line + 1,
+	    (unsigned long)n->start_mark.column + 1, msg);
+	c->errors++;
+}
+
+struct key {
+	const char *s;
+	size_t i;
+};
+
+static int
+key_cmp(const void *a, const void *b)
+{
+	const struct key *x = a, *y = b;
+	int r = strcmp(x->s, y->s);
+
+	return r ? r : (x->i > y->i) - (x->i < y->i);
+}
+
+/* Every key of mapping n that an earlier key of n gave already (keys are
+ * compared as the loaders use them: as C strings). */
+static void
+dup_keys(struct chk *c, yaml_node_t *n)
+{
+	yaml_node_pair_t *pair = n->data.mapping.pairs.start;
+	size_t np = (size_t)(n->data.mapping.pairs.top - pair), i, k = 0;
+	struct key *v;
+	size_t *first;	/* per pair: the pair whose key it repeats */
+
+	if (np < 2)
+		return;
+	if (!(v = malloc(np * sizeof *v)) || !(first = malloc(np *
+	    sizeof *first)))
+		abort();
+	for (i = 0; i < np; i++) {
+		yaml_node_t *kn = yaml_document_get_node(c->doc, pair[i].key);
+
+		first[i] = i;
+		if (kn && kn->type == YAML_SCALAR_NODE) {
+			v[k].s = (const char *)kn->data.scalar.value;
+			v[k++].i = i;
+		}
+	}
+	qsort(v, k, sizeof *v, key_cmp);
+	for (i = 1; i < k; i++)
+		if (!strcmp(v[i].s, v[i - 1].s))
+			first[v[i].i] = first[v[i - 1].i];
+	for (i = 0; i < np; i++)
+		if (first[i] != i) {
+			yaml_node_t *kn = yaml_document_get_node(c->doc,
+			    pair[i].key), *fn = yaml_document_get_node(c->doc,
+			    pair[first[i]].key);
+
+			chk_error(c, kn, "key %s given twice (first at %lu:%lu)",
+			    pd_diag_quote((const char *)kn->data.scalar.value,
+			    (size_t)-1), (unsigned long)fn->start_mark.line + 1,
+			    (unsigned long)fn->start_mark.column + 1);
+		}
+	free(v);
+	free(first);
+}
+
+static size_t walk(struct chk *, int, int);
+
+/* Adds the expansion of node id to *sum; 0 after an error that ends the
+ * walk. */
+static int
+add(struct chk *c, yaml_node_t *n, int id, int depth, size_t *sum)
+{
+	size_t k = walk(c, id, depth + 1);
+
+	if (!k)
+		return 0;
+	*sum += k;
+	if (*sum > c->limit) {
+		chk_error(c, n, "aliases expand the document past %zu nodes",
+		    c->limit);
+		return 0;
+	}
+	return 1;
+}
+
+/* The nodes that node id expands to, every alias counted as a copy of
+ * what it names; 0 after an error that ends the walk. */
+static size_t
+walk(struct chk *c, int id, int depth)
+{
+	yaml_node_t *n = yaml_document_get_node(c->doc, id);
+	size_t i = (size_t)id - 1, sum = 1;
+
+	if (!n)
+		return 1;
+	if (c->state[i] == 2)
+		return c->size[i];
+	if (c->state[i] == 1) {
+		chk_error(c, n, "an alias inside the node it names");
+		return 0;
+	}
+	if (depth > PD_YAMLIO_MAX_DEPTH) {
+		chk_error(c, n, "nested deeper than %d levels",
+		    PD_YAMLIO_MAX_DEPTH);
+		return 0;
+	}
+	c->state[i] = 1;
+	if (n->type == YAML_SEQUENCE_NODE) {
+		yaml_node_item_t *it;
+
+		for (it = n->data.sequence.items.start;
+		    it < n->data.sequence.items.top; it++)
+			if (!add(c, n, *it, depth, &sum))
+				return 0;
+	} else if (n->type == YAML_MAPPING_NODE) {
+		yaml_node_pair_t *p;
+
+		dup_keys(c, n);
+		for (p = n->data.mapping.pairs.start;
+		    p < n->data.mapping.pairs.top; p++)
+			if (!add(c, n, p->key, depth, &sum) ||
+			    !add(c, n, p->value, depth, &sum))
+				return 0;
+	}
+	c->state[i] = 2;
+	c->size[i] = sum;
+	return sum;
+}
+
+static int
+check(const char *path, yaml_document_t *doc)
+{
+	size_t nn = (size_t)(doc->nodes.top - doc->nodes.start);
+	struct chk c = { path, doc, calloc(nn + 1, 1),
+	    calloc(nn + 1, sizeof (size_t)), nn > PD_YAMLIO_MAX_NODES ? nn :
+	    PD_YAMLIO_MAX_NODES, 0 };
+
+	if (!c.state || !c.size)
+		abort();
+	if (nn)
+		walk(&c, 1, 0);
+	free(c.state);
+	free(c.size);
+	return c.errors ? -1 : 0;
+}
+
+int
+pd_yamlio_parse(const char *path, yaml_document_t *doc)
 {
 	FILE *f = fopen(path, "rb");
 	yaml_parser_t parser;
-	yaml_document_t doc;
-	json_t *r;
+	int r = 0;
 
 	if (!f) {
 		pd_error(path, 0, "%s", strerror(errno));
-		return NULL;
+		return -1;
 	}
 	yaml_parser_initialize(&parser);
 	yaml_parser_set_input_file(&parser, f);
-	if (!yaml_parser_load(&parser, &doc)) {
-		pd_error(path, (long)parser.problem_mark.line + 1, "%lu: %s",
+	if (!yaml_parser_load(&parser, doc)) {
+		pd_error(NULL, 0, "%s:%lu:%lu: %s%s%s", path,
+		    (unsigned long)parser.problem_mark.line + 1,
 		    (unsigned long)parser.problem_mark.column + 1,
-		    parser.problem ? parser.problem : "YAML error");
-		yaml_parser_delete(&parser);
-		fclose(f);
-		return NULL;
+		    parser.problem ? parser.problem : "YAML error",
+		    parser.context ? " " : "",
+		    parser.context ? parser.context : "");
+		r = -1;
+	} else if (check(path, doc) != 0) {
+		yaml_document_delete(doc);
+		r = -1;
 	}
-	r = node(&doc, yaml_document_get_root_node(&doc), 0);
-	yaml_document_delete(&doc);
 	yaml_parser_delete(&parser);
 	fclose(f);
+	return r;
+}
+
+json_t *
+pd_yamlio_load(const char *path)
+{
+	yaml_document_t doc;
+	json_t *r;
+
+	if (pd_yamlio_parse(path, &doc) != 0)
+		return NULL;
+	r = node(&doc, yaml_document_get_root_node(&doc), 0);
+	yaml_document_delete(&doc);
 	return r;
 }
 

@@ -177,6 +177,36 @@ sys.exit(0 if y == r else 1)' "$BATS_TEST_TMPDIR/out/theoretical_limits.yaml" "$
 	[[ "$stderr" == *"no 'accelerators' list"* ]]
 }
 
+# A key given twice used to keep the second silently (here the peak would
+# have been 500, not 165.2). Positions from the file written below.
+@test "pd-audit-limits: a key given twice in the peak table is exit 4 with file:line:col" {
+	printf 'accelerators:\n  - key: x\n    match: ["X"]\n    bf16_tflops: 165.2\n    bf16_tflops: 500\n' >"$BATS_TEST_TMPDIR/d.yaml"
+	run_pd 4 A -P "$BATS_TEST_TMPDIR/d.yaml" </dev/null
+	[ "$stderr" = "pd-audit-limits: error: $BATS_TEST_TMPDIR/d.yaml:5:5: key 'bf16_tflops' given twice (first at 4:5)" ]
+	[ -z "$output" ]
+}
+
+# The alias bomb of 8 lines (each list 9 aliases of the one before) used to
+# run past 20 s at 2.8 GB. Expanded nodes: a 10, b 1 + 9 * 10 = 91, c 820,
+# d 7381, e 66430, f would be 597871: f (6:4) is the first past 100000.
+@test "pd-audit-limits: an alias bomb or deep nesting in the peak table is exit 4 with file:line:col" {
+	python3 - "$BATS_TEST_TMPDIR/b.yaml" <<'PY'
+import sys
+l = ['a: &a [' + ', '.join(['"x"'] * 9) + ']']
+for p, c in zip('abcdefg', 'bcdefgh'):
+    l.append('%s: &%s [%s]' % (c, c, ', '.join(['*' + p] * 9)))
+open(sys.argv[1], 'w').write('\n'.join(l) + '\n')
+PY
+	run_pd 4 timeout 10 pd-audit-limits -n -t 0 -P "$BATS_TEST_TMPDIR/b.yaml" </dev/null
+	[ "$stderr" = "pd-audit-limits: error: $BATS_TEST_TMPDIR/b.yaml:6:4: aliases expand the document past 100000 nodes" ]
+	[ -z "$output" ]
+	# nesting past 64 levels (it used to become null silently): the
+	# 66th '[' is at depth 65
+	python3 -c "print('[' * 70 + ']' * 70)" >"$BATS_TEST_TMPDIR/n.yaml"
+	run_pd 4 pd-audit-limits -n -t 0 -P "$BATS_TEST_TMPDIR/n.yaml" </dev/null
+	[ "$stderr" = "pd-audit-limits: error: $BATS_TEST_TMPDIR/n.yaml:1:66: nested deeper than 64 levels" ]
+}
+
 @test "pd-audit-limits: peaks.yaml: specific names win (H100 NVL / PCIe / SXM, H200 NVL)" {
 	local t="$BATS_TEST_TMPDIR/n.csv"
 	printf 'index, name\n0, NVIDIA H100 NVL\n1, NVIDIA H100 PCIe\n2, NVIDIA H100 80GB HBM3\n3, NVIDIA H200\n4, NVIDIA H200 NVL\n5, NVIDIA GeForce RTX 4090\n6, NVIDIA L4\n7, NVIDIA L40S\n' >"$t"

@@ -319,6 +319,68 @@ pd-classify: error: $f:21:9: a variant must be a mapping with stacks" ]
 	[ "$stderr" = "pd-classify: error: /nonexistent.yaml: No such file or directory" ]
 }
 
+# A key given twice in one mapping used to replace the first silently (the
+# rule then fired at the second threshold, and the first title leaked).
+# Positions are those of the keys in the file below: the second 'title' at
+# 9:5 (first 4:5), the second 'value' at 8:47 (first 8:35); a mapping's own
+# keys are reported before those of the mappings inside it.
+@test "pd-classify: a key given twice in a rule is exit 4 with file:line:col" {
+	cat >"$BATS_TEST_TMPDIR/dup.yaml" <<'YAML'
+version: 1
+rules:
+  - id: site.dup
+    title: first
+    domain: compute
+    source: me
+    when:
+      - { field: step.x, op: ">", value: 0.5, value: 0.9 }
+    title: second
+    impact: 0.5
+    evidence: e
+    fix: { proposal: p }
+YAML
+	run_pd 4 pd-classify -r "$BATS_TEST_TMPDIR/dup.yaml" <"$PF/two-rank.jsonl"
+	f=$BATS_TEST_TMPDIR/dup.yaml
+	[ "$stderr" = "pd-classify: error: $f:9:5: key 'title' given twice (first at 4:5)
+pd-classify: error: $f:8:47: key 'value' given twice (first at 8:35)" ]
+	[ -z "$output" ]
+}
+
+# An alias bomb in a rules file: a condition list of 20 aliases, hints of 20
+# texts that each hold it, variants of 20 that each hold those, 20 rules that
+# each hold the variants: 20^4 conditions from 1 KiB of YAML, which the loader
+# used to build one by one. The walk stops where the count of expanded nodes
+# first passes 100000: the 'rules' list (3:3), at its second rule; the
+# variants (line 12) hold 1 + 20 * (5 + 20 * 145) = 58101 nodes (a text: 4
+# nodes + the 1 + 20 * 7 of its conditions).
+# An alias inside the node it names is refused too (4:11).
+@test "pd-classify: aliases that expand past 100000 nodes are exit 4 with file:line:col" {
+	python3 - "$BATS_TEST_TMPDIR/bomb.yaml" <<'PY'
+import sys
+a = lambda n, k: ', '.join(['*' + n] * k)
+open(sys.argv[1], 'w').write('''version: 1
+rules:
+  - id: site.bomb
+    title: b
+    domain: compute
+    source: me
+    impact: 0.5
+    evidence: e
+    fix: {proposal: p}
+    when: &w [&c {field: step.x, op: ">", value: 1}, %s]
+    hints: &h [&t {text: t, when: *w}, %s]
+    variants: &vs [&v {stacks: any, hints: *h}, %s]
+  - &r {id: site.b, title: b, domain: compute, source: me, when: *w, impact: 0.5, evidence: e, fix: {proposal: p}, variants: *vs}
+  - %s
+''' % (a('c', 19), a('t', 19), a('v', 19), '\n  - '.join(['*r'] * 19)))
+PY
+	run_pd 4 timeout 10 pd-classify -r "$BATS_TEST_TMPDIR/bomb.yaml" </dev/null
+	[ "$stderr" = "pd-classify: error: $BATS_TEST_TMPDIR/bomb.yaml:3:3: aliases expand the document past 100000 nodes" ]
+	printf 'version: 1\nrules:\n  - id: x\n    when: &w [*w]\n' >"$BATS_TEST_TMPDIR/loop.yaml"
+	run_pd 4 timeout 10 pd-classify -r "$BATS_TEST_TMPDIR/loop.yaml" </dev/null
+	[ "$stderr" = "pd-classify: error: $BATS_TEST_TMPDIR/loop.yaml:4:11: an alias inside the node it names" ]
+}
+
 # ---------------------------------------------------------------------------
 # The corpus: for every case, the dominant bottleneck and why, with the
 # numbers from the files. The pipeline is the real one:
