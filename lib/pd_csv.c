@@ -18,6 +18,7 @@ struct pd_csv {
 	char *name;
 	long line, rec_line;
 	int first;
+	int cut;	/* the current record ended at EOF, with no line end */
 	/* current record: field text packed in buf, offsets in off/len */
 	char *buf;
 	size_t bcap, blen;
@@ -149,6 +150,24 @@ endfield(struct pd_csv *c, size_t start)
 	put(c, 0);
 }
 
+/* A line of blanks only: not a record. */
+static int
+blank(struct pd_csv *c)
+{
+	return c->nf == 1 && c->len[0] == 0;
+}
+
+/* After a CR: a line end, of CRLF or of CR alone (old Mac files); the LF
+ * of a CRLF is taken. */
+static void
+cr(struct pd_csv *c)
+{
+	int n = getch(c);
+
+	if (n != '\n')
+		ungetch(c, n);
+}
+
 int
 pd_csv_next(struct pd_csv *c)
 {
@@ -159,6 +178,7 @@ again:
 	c->nf = 0;
 	c->blen = 0;
 	c->rec_line = c->line;
+	c->cut = 0;
 	inq = 0;
 	any = 0;
 	start = 0;
@@ -187,6 +207,11 @@ again:
 			if (!any && c->blen == 0 && c->nf == 0)
 				return 0;
 			endfield(c, start);
+			if (!inq && blank(c)) {
+				c->nf = 0;
+				return 0;
+			}
+			c->cut = 1;
 			return inq ? -2 : c->nf;
 		}
 		any = 1;
@@ -200,6 +225,12 @@ again:
 				ungetch(c, n);
 				inq = 0;
 				continue;
+			}
+			if (ch == '\r') {	/* a CR alone ends a line too */
+				int n = getch(c);
+
+				ungetch(c, n);
+				c->line += n != '\n';
 			}
 			if (ch == '\n')
 				c->line++;
@@ -215,11 +246,12 @@ again:
 			start = c->blen;
 			continue;
 		}
-		if (ch == '\n') {
+		if (ch == '\r' || ch == '\n') {
+			if (ch == '\r')
+				cr(c);
 			c->line++;
 			endfield(c, start);
-			/* skip blank lines */
-			if (c->nf == 1 && c->len[0] == 0)
+			if (blank(c))
 				goto again;
 			return c->nf;
 		}
@@ -243,7 +275,19 @@ pd_csv_header(struct pd_csv *c)
 	c->nh = c->nf;
 	for (i = 0; i < c->nf; i++)
 		c->hdr[i] = strdup(c->buf + c->off[i]);
-	return n;
+	return n > 0 && c->cut ? -3 : n;
+}
+
+void
+pd_csv_header_warn(struct pd_csv *c, int r)
+{
+	if (r >= 0)
+		return;
+	pd_warn(c->name, pd_csv_line(c), "%s; file skipped", r == -3 ?
+	    "file ends inside the header (no line end: cut?)" : r == -2 ?
+	    "file ends inside a quoted field of the header" :
+	    "cannot read the header");
+	pd_diag_status(PD_EXIT_INPUT);
 }
 
 const char *
@@ -378,10 +422,7 @@ pd_csv_open_header(const char *path)
 		return NULL;
 	}
 	if ((r = pd_csv_header(c)) <= 0) {
-		if (r < 0) {
-			pd_warn(path, pd_csv_line(c), "cannot read the header");
-			pd_diag_status(PD_EXIT_INPUT);
-		}
+		pd_csv_header_warn(c, r);
 		pd_csv_close(c);
 		return NULL;
 	}

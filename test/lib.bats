@@ -37,6 +37,38 @@ L=$BATS_TEST_DIRNAME/fixtures/lib
 	[ "${#lines[@]}" -eq 5 ]
 }
 
+# Written here: blank lines of spaces and TABs at lines 3 and 5, and the last
+# line (6) of blanks with no line end: none is a record (the last one used
+# to come back as a row of one empty field).
+@test "csv: a line of blanks is no record, the last one without a line end too" {
+	printf 'a,b\n1,2\n  \t \n3,4\n\t\n \t' >"$BATS_TEST_TMPDIR/ws.csv"
+	run_pd "$PD_TESTBIN/csv-dump" "$BATS_TEST_TMPDIR/ws.csv"
+	[ "$output" = 'header(2): a|b
+L2 n=2: 1|2
+L4 n=2: 3|4' ]
+}
+
+# Written here: CR alone ends lines (old Mac files; the whole file used to
+# be one header record). The quoted CR of row 3 is kept and counted as a
+# line, so row 4 starts on line 5; a CRLF among them is one line end.
+@test "csv: CR alone is a line end, inside quotes a line too" {
+	printf 'a,b\r1,2\r"x\ry",3\r4,5\r\n6,7\r' >"$BATS_TEST_TMPDIR/cr.csv"
+	run_pd "$PD_TESTBIN/csv-dump" "$BATS_TEST_TMPDIR/cr.csv"
+	[ "$output" = 'header(2): a|b
+L2 n=2: 1|2
+L3 n=2: x\ry|3
+L5 n=2: 4|5
+L6 n=2: 6|7' ]
+}
+
+# Written here: the file ends inside its header (no line end after it):
+# the header comes back as -3, its names as read.
+@test "csv: a header cut by the end of the file is -3" {
+	printf 'a,b,Comm' >"$BATS_TEST_TMPDIR/cut.csv"
+	run_pd "$PD_TESTBIN/csv-dump" "$BATS_TEST_TMPDIR/cut.csv"
+	[ "$output" = 'header(-3): a|b|Comm' ]
+}
+
 @test "csv: columns are found by name, with alternatives and case-insensitively" {
 	run_pd "$PD_TESTBIN/csv-dump" "$L/nasty.csv" -c "Duration(us)" \
 	    "Block Dim/Start Time(us)" step missing

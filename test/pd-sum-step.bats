@@ -78,6 +78,30 @@ root_line() {
 	[ "$(jqr pd.step '.steps[1].computing_us')" = 150 ]
 }
 
+# stt-2023.csv (above: steps 1 and 2, step_us 170.75 and 180) with a last
+# line of blanks and no line end, then with CR alone for every line end:
+# the same two steps, no warning (the blank line used to be a step null; the
+# CR file used to give no step at all, silently).
+@test "pd-sum-step: a last line of blanks is no step; CR line ends are read" {
+	{ cat "$SF/stt-2023.csv"; printf '  \t'; } >"$BATS_TEST_TMPDIR/ws.csv"
+	run_pd 0 pd-sum-step < <(root_line /r torch_npu 0 step_trace_time=$BATS_TEST_TMPDIR/ws.csv)
+	[ "$(jqr pd.step '[.steps[] | [.step,.step_us]]')" = '[[1,170.75],[2,180]]' ]
+	[ -z "$stderr" ]
+	tr '\n' '\r' <"$SF/stt-2023.csv" >"$BATS_TEST_TMPDIR/cr.csv"
+	run_pd 0 pd-sum-step < <(root_line /r torch_npu 0 step_trace_time=$BATS_TEST_TMPDIR/cr.csv)
+	[ "$(jqr pd.step '[.steps[] | [.step,.step_us]]')" = '[[1,170.75],[2,180]]' ]
+	[ -z "$stderr" ]
+}
+
+# The first 40 bytes of stt-2023.csv: the file ends inside the header line
+# (it used to be read as a header and then no rows, silently).
+@test "pd-sum-step: a header cut by the end of the file is a warning, exit 3" {
+	head -c 40 "$SF/stt-2023.csv" >"$BATS_TEST_TMPDIR/cut.csv"
+	run_pd 3 pd-sum-step < <(root_line /r torch_npu 0 step_trace_time=$BATS_TEST_TMPDIR/cut.csv)
+	[ "$stderr" = "pd-sum-step: warning: $BATS_TEST_TMPDIR/cut.csv:1: file ends inside the header (no line end: cut?); file skipped" ]
+	[ -z "$(jqr pd.step .)" ]
+}
+
 # lanes.json: metadata after the events (read in a first pass); the
 # "Computing" event of the Ascend Hardware process (pid 55) is not a lane.
 # Step 7: lanes from 1100 to 1800 -> stage 700, preparing 1100 - 1000 = 100,

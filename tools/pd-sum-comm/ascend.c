@@ -1497,8 +1497,10 @@ read_hccl_raw(struct agg *a, const char *path)
 		pd_diag_status(PD_EXIT_SYSTEM);
 		return;
 	}
-	if (pd_csv_header(c) <= 0) {
-		pd_warn(path, 0, "no header row; file skipped");
+	if ((rc = pd_csv_header(c)) <= 0) {
+		if (rc == 0)
+			pd_warn(path, 0, "no header row; file skipped");
+		pd_csv_header_warn(c, rc);
 		pd_diag_status(PD_EXIT_INPUT);
 		goto out;
 	}

@@ -445,8 +445,9 @@ header(struct pd_csv *c)
 {
 	int rc = pd_csv_header(c);
 
-	if (rc <= 0)
+	if (rc == 0)
 		pd_warn(pd_csv_name(c), 0, "no header row; file skipped");
+	pd_csv_header_warn(c, rc);
 	return rc;
 }
 
