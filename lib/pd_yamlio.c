@@ -131,7 +131,7 @@ dup_keys(struct chk *c, yaml_node_t *n)
 		return;
 	if (!(v = malloc(np * sizeof *v)) || !(first = malloc(np *
 	    sizeof *first)))
-		abort();
+		pd_oom();
 	for (i = 0; i < np; i++) {
 		yaml_node_t *kn = yaml_document_get_node(c->doc, pair[i].key);
 
@@ -233,7 +233,7 @@ check(const char *path, yaml_document_t *doc)
 	    PD_YAMLIO_MAX_NODES, 0 };
 
 	if (!c.state || !c.size)
-		abort();
+		pd_oom();
 	if (nn)
 		walk(&c, 1, 0);
 	free(c.state);
