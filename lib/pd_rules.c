@@ -768,6 +768,7 @@ load_doc(struct ld *l, struct pd_rules *rs)
 	yaml_node_t *top = yaml_document_get_root_node(l->doc), *list = NULL;
 	yaml_node_pair_t *p;
 	yaml_node_item_t *it;
+	json_t *seen;
 
 	if (!top || top->type != YAML_MAPPING_NODE) {
 		bad(l, top, "expected a mapping with a 'rules' list%s", NULL);
@@ -791,15 +792,33 @@ load_doc(struct ld *l, struct pd_rules *rs)
 		bad(l, list ? list : top, "'rules' must be a list%s", NULL);
 		return;
 	}
+	seen = json_object();
 	for (it = list->data.sequence.items.start;
 	    it < list->data.sequence.items.top; it++) {
 		struct pd_rule r;
+		yaml_node_t *rn = node(l, *it);
+		json_t *first;
 
-		if (load_rule(l, node(l, *it), &r))
-			put_rule(rs, &r);
-		else
+		if (!load_rule(l, rn, &r)) {
 			free_rule(&r);
+			continue;
+		}
+		/* a later file overrides a rule; one file gives an id once */
+		if ((first = json_object_get(seen, r.id))) {
+			char msg[200];
+
+			snprintf(msg, sizeof msg, "rule '%.80s' given twice in "
+			    "this file (first at line %lld)", r.id,
+			    (long long)json_integer_value(first));
+			bad(l, rn, "%s", msg);
+			free_rule(&r);
+			continue;
+		}
+		json_object_set_new(seen, r.id, json_integer(rn ?
+		    (json_int_t)rn->start_mark.line + 1 : 1));
+		put_rule(rs, &r);
 	}
+	json_decref(seen);
 }
 
 int

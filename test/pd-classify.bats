@@ -346,6 +346,34 @@ pd-classify: error: $f:8:47: key 'value' given twice (first at 8:35)" ]
 	[ -z "$output" ]
 }
 
+# One file gives a rule id once: the second site.twice (line 11, first at 3)
+# silently replaced the first. A later -r file still overrides a default
+# rule (the -r tests above).
+@test "pd-classify: a rule id given twice in one file is exit 4 with file:line:col" {
+	cat >"$BATS_TEST_TMPDIR/twice.yaml" <<'YAML'
+version: 1
+rules:
+  - id: site.twice
+    title: first
+    domain: compute
+    source: me
+    when: [ { field: step.x, op: ">", value: 0.5 } ]
+    impact: 0.5
+    evidence: e
+    fix: { proposal: p }
+  - id: site.twice
+    title: second
+    domain: compute
+    source: me
+    when: [ { field: step.x, op: ">", value: 0.9 } ]
+    impact: 0.5
+    evidence: e
+    fix: { proposal: p }
+YAML
+	run_pd 4 pd-classify -r "$BATS_TEST_TMPDIR/twice.yaml" <"$PF/two-rank.jsonl"
+	[ "$stderr" = "pd-classify: error: $BATS_TEST_TMPDIR/twice.yaml:11:5: rule 'site.twice' given twice in this file (first at line 3)" ]
+}
+
 # An alias bomb in a rules file: a condition list of 20 aliases, hints of 20
 # texts that each hold it, variants of 20 that each hold those, 20 rules that
 # each hold the variants: 20^4 conditions from 1 KiB of YAML, which the loader
