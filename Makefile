@@ -4,6 +4,7 @@
 #   make sancheck   the suite again, built with -fsanitize=address,undefined
 #   make bench      throughput and peak RSS on a generated >= 1 GiB trace
 #   make demo       the whole pipeline on the bundled example
+#   make vgdemo     the demo with every tool under valgrind (needs valgrind)
 #   make install    PREFIX=/usr/local DESTDIR=
 VERSION = 0.1.0
 PREFIX ?= /usr/local
@@ -29,7 +30,7 @@ LIBOBJ := $(patsubst lib/%.c,$(OBJ)/%.o,$(LIBSRC))
 HDRS := $(wildcard lib/*.h)
 TESTBINS := $(patsubst test/%.c,$(OBJ)/test/%,$(wildcard test/*.c))
 
-.PHONY: all deps check-deps check sancheck bench demo install clean lint fuzz
+.PHONY: all deps check-deps check sancheck bench demo install clean lint fuzz vgdemo
 all: deps $(BINS) $(TESTBINS)
 
 # Missing Debian packages: installed when run as root (with APT_INSTALL),
@@ -131,6 +132,15 @@ demo: all
 
 lint:
 	mandoc -Tlint -Wwarning man/*.[0-9]
+
+# The demo with every tool under valgrind (memcheck, definite and indirect
+# leaks are errors): any error fails the stage (exit 99).
+vgdemo: all
+	rm -rf build/vgbin build/vgdemo && mkdir -p build/vgbin
+	for t in $(BINS); do n=$$(basename $$t); \
+	  printf '#!/bin/sh\nexec valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect %s "$$@"\n' \
+	    "$(CURDIR)/$$t" >build/vgbin/$$n && chmod +x build/vgbin/$$n; done
+	PD_BIN=build/vgbin sh share/examples/demo.sh build/vgdemo
 
 install: all
 	mkdir -p $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(SHAREDIR) \
