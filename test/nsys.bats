@@ -186,6 +186,22 @@ rec() {
 	[ "$(cat "$BATS_TEST_TMPDIR/f")" = '[6944,[2,3104]]' ]
 }
 
+# Copies by kind, as the MANIFEST's F4 query (copyKind, COUNT, SUM(bytes),
+# SUM(end - start)) gives them: mfu before, both processes together: HtoD
+# 34 / 272 / 26656 ns, DtoD 986 / 8046134272 / 5665431 ns; saxpy: HtoD 10 /
+# 2621440000 / 186001123 ns, DtoH 5 / 1310720000 / 98698477 ns, all from
+# pageable memory (srcKind/dstKind 0), at about 14 and 13 GB/s.
+@test "nsys corpus: copies by kind, bytes and pageable as the MANIFEST's F4" {
+	require_corpus
+	run_pd bash -c "pd-locate '$NS/$MFU/mfu_2gpu_before.sqlite' | pd-hotspots -q"
+	[ "$(printf '%s\n' "$output" | jq -s -c '[.[]|select(.type=="pd.hotspot")|.copies[]] | group_by(.kind) | map(select(.[0].kind|startswith("Memcpy"))|[.[0].kind, (map(.count)|add), (map(.bytes)|add), (map(.total_us)|add*1000|round)])')" = \
+	    '[["Memcpy DtoD",986,8046134272,5665431],["Memcpy HtoD",34,272,26656]]' ]
+	rec pd-hotspots "$NS/pipit-saxpy-mpi-rank0-a100" pd.hotspot \
+	    '.copies|map([.kind,.count,.bytes,(.total_us*1000|round),.pageable,(.bw_gbps_median|floor)])'
+	[ "$(jqr pd.hotspot '.copies|map([.kind,.count,.bytes,(.total_us*1000|round),.pageable,(.bw_gbps_median|floor)])')" = \
+	    '[["Memcpy HtoD",10,2621440000,186001123,10,14],["Memcpy DtoH",5,1310720000,98698477,5,13]]' ]
+}
+
 @test "nsys corpus: each export has the verdict an engineer would give it" {
 	require_corpus
 	run_pd bash -c "pd-locate '$NS' | pd-sum-step -q | pd-sum-comm -q \

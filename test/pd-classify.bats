@@ -810,7 +810,8 @@ torch_python() {
 
 # kineto/copy-bound.json (written for this test): 3 steps of 10 ms, each a
 # 7 ms HtoD copy (64 MiB, pinned) and a 1 ms sgemm. Copies: 21 of 24 ms of
-# device time (87.5 %) and 21 of 30 ms of step time (0.7); free 6 ms (0.2).
+# device time (87.5 %) and 21 of 30 ms of step time (0.7); free 6 ms (0.2);
+# 64 MiB in 7 ms is 67108864 / 7e6 ns = 9.587 GB/s.
 # The copies are the bottleneck, under memory, not a kernel to tune: the
 # memcpy is no operator hotspot, and the sgemm is 1/8 of device time.
 @test "pd-classify: host-device copies that take the device's time" {
@@ -819,7 +820,7 @@ torch_python() {
 	run_pd bash -c "pd-locate '$BATS_TEST_TMPDIR/cb' | pd-sum-step -q \
 	    | pd-sum-gaps -q | pd-hotspots -q | pd-profile | pd-classify"
 	[ "$(jqr pd.bottleneck 'select(.dominant) | [.rule,.domain,.impact,.variant,.evidence]')" = \
-	    '["perfdiag.copy_bound","memory",0.7,"pytorch-cuda","copies take 87.5 % of device time (21.00 ms in 3 copies); the largest kind: Memcpy HtoD (Pinned -> Device) (21.00 ms in 3)"]' ]
+	    '["perfdiag.copy_bound","memory",0.7,"pytorch-cuda","copies take 87.5 % of device time (21.00 ms in 3 copies); the largest kind: Memcpy HtoD, 3 copies of 192.0 MiB in 21.00 ms, 9.587 GB/s median, 0 from pageable memory"]' ]
 	# pinned already: no pageable hint
 	[ "$(jqr pd.bottleneck 'select(.dominant) | .hints | map(select(test("pageable"))) | length')" = 0 ]
 	[ "$(jqr pd.bottleneck '.rule' | grep -c operator_hotspot)" = 0 ]

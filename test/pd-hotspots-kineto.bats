@@ -129,6 +129,34 @@ hot() {
 	[ "$(jqr pd.hotspot '[.classes.comm_us,(.top|map(.type)|index("communication"))]')" = '[46876.493,null]' ]
 }
 
+# Copies by kind against HTA's memory_bw_summary (peers/hta-0.6.1/alexnet
+# and bert, rounded to 6 decimals): the kind is the name before " (", the
+# bandwidth Kineto's own "memory bandwidth (GB/s)" per event. alexnet: 16
+# HtoD copies mean 4.108898083923092, median 4.3937357574376765, min
+# 0.14277746793084217, max 11.146690372735602, and 3 memsets; bert: one
+# DtoH at 0.0004464285714285714. HTA keeps only the iterations it does not
+# drop (peers meta.json), so on traces with steps (memev, timesformer) its
+# counts are lower; alexnet and bert have no steps. Bytes and time: the sum
+# of the events' args.bytes and dur (244403360 bytes, 55503 us, all 16 from
+# pageable memory).
+@test "pd-hotspots (kineto): copies by kind, bandwidth as HTA's memory_bw_summary" {
+	require_corpus
+	hot "$CORPUS/pytorch/hta-critical-path-a100/alexnet_trace.json.gz"
+	[ "$(jqr pd.hotspot '.copies|map([.kind,.count,.bw_gbps_mean,.bw_gbps_median,.bw_gbps_min,.bw_gbps_max])')" = \
+	    '[["Memcpy HtoD",16,4.108898,4.393736,0.142777,11.14669],["Memset",3,1.726877,0.225352,0.225352,4.729927]]' ]
+	[ "$(jqr pd.hotspot '.copies[0]|[.bytes,.total_us,.pageable]')" = '[244403360,55503,16]' ]
+	hot "$CORPUS/pytorch/tracelens-h100-inference/gaunernst_bert-small-uncased__1016001.json.gz"
+	[ "$(jqr pd.hotspot '.copies|map([.kind,.count,.bw_gbps_mean])')" = '[["Memcpy DtoH",1,0.000446]]' ]
+}
+
+# The copy-bound fixture: 3 pinned HtoD copies of 64 MiB in 7000 us each:
+# 67108864 / 7e6 ns = 9.587 GB/s (no bandwidth arg: bytes over ns).
+@test "pd-hotspots (kineto): copies without Kineto's bandwidth arg" {
+	hot "$K/copy-bound.json"
+	[ "$(jqr pd.hotspot '.copies|map([.kind,.count,.bytes,.total_us,.pageable,.bw_gbps_mean])')" = \
+	    '[["Memcpy HtoD",3,201326592,21000,0,9.586981]]' ]
+}
+
 # Legacy autograd exporter: aten::mm [1,51) holds aten::t [2,6): self 46;
 # two sgemm kernels of 3 us: total 6.
 @test "pd-hotspots (kineto): legacy autograd traces" {

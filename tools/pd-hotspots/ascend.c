@@ -757,6 +757,7 @@ emit(struct hot *h, json_t *root, const struct pd_tool *t, int have_api,
 	    h->total_us) : json_null());
 	pd_set(r, "aicpu", h->have_kernels ?
 	    list_table(&h->aicpu, 2, n, 0) : json_null());
+	pd_set_null(r, "copies");	/* no copy kinds in the Ascend exports read */
 	if (h->have_kernels) {
 		pd_set_int(r, "short_ops", h->short_ops);
 		pd_set_real(r, "short_ratio",

@@ -15,6 +15,7 @@
  * ops are not in start order makes a second reading (CPU ops only) that
  * keeps that thread's ops whole. */
 #include "hotspots.h"
+#include "copies.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -89,6 +90,7 @@ struct hot {
 	int64_t cls_n[NCLASS], cls_ns[NCLASS], total_ns, kernels;
 	int64_t linked, shrt;
 	uint64_t missing;
+	struct copies copies;
 };
 
 static struct agg *
@@ -159,6 +161,8 @@ on_gpu(struct hot *h, const struct pd_ev *ev, int kc)
 		a->cls = kclass(h, kc, ev->name);
 	a->count++;
 	a->total_ns += ev->dur_ns;
+	if (kc == PD_KC_MEMCPY || kc == PD_KC_MEMSET)
+		copies_add(&h->copies, ev);
 	h->cls_n[a->cls]++;
 	h->cls_ns[a->cls] += ev->dur_ns;
 	if (a->cls != C_COMM) {	/* communication is kept out, as for Ascend */
@@ -513,6 +517,7 @@ fill(struct hot *h, json_t *rec, int topn)
 	}
 	pd_set_null(rec, "by_core");
 	pd_set_null(rec, "aicpu");
+	pd_set(rec, "copies", copies_json(&h->copies));
 	if (h->linked) {
 		pd_set_int(rec, "short_ops", h->shrt);
 		pd_set_real(rec, "short_ratio", ratio(h->shrt, h->linked), 4);
@@ -552,6 +557,7 @@ hot_free(struct hot *h)
 	}
 	free(h->th);
 	pd_i64map_free(&h->link);
+	copies_free(&h->copies);
 }
 
 /* Some thread's ops came out of start order: read the file again for the
