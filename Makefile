@@ -5,6 +5,9 @@
 #   make bench      throughput and peak RSS on a generated >= 1 GiB trace
 #   make demo       the whole pipeline on the bundled example
 #   make vgdemo     the demo with every tool under valgrind (needs valgrind)
+#   make fuzz       libFuzzer on every reader and parser, FUZZ_S=60 seconds
+#                   each (FUZZ="csv smi" for some; seeds from test/fixtures
+#                   and PD_CORPUS, default ../shared/corpus)
 #   make install    PREFIX=/usr/local DESTDIR=
 VERSION = 0.1.0
 PREFIX ?= /usr/local
@@ -111,17 +114,31 @@ sancheck:
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	  $(MAKE) check OBJ=build-san BIN=build-san/bin CFLAGS="$(SANFLAGS)" LDFLAGS="-fsanitize=address,undefined"
 
-# Fuzz the hand-written readers with libFuzzer (clang): FUZZTIME seconds each.
+# Fuzz every reader and parser with libFuzzer (clang): each
+# test/fuzz/fuzz-NAME.c for FUZZ_S seconds (FUZZTIME is the old name),
+# seeded from the fixtures and from the profiler corpus when there is one
+# (PD_CORPUS, default ../shared/corpus); the first finding stops the run
+# and names the crash file. FUZZ=NAME... runs only those.
 FUZZTIME ?= 60
-fuzz:
-	mkdir -p build/fuzz/corpus-trace build/fuzz/corpus-csv
-	cp test/fixtures/lib/*.json build/fuzz/corpus-trace/
-	cp test/fixtures/lib/*.csv build/fuzz/corpus-csv/
-	for t in trace csv; do \
-	  clang -g -O1 -std=c99 -D_GNU_SOURCE -Ilib $(PKG_CFLAGS) \
-	    -fsanitize=fuzzer,address,undefined -o build/fuzz/fuzz-$$t \
-	    test/fuzz/fuzz-$$t.c $(LIBSRC) $(LDLIBS) || exit 1; \
-	  build/fuzz/fuzz-$$t -max_total_time=$(FUZZTIME) build/fuzz/corpus-$$t || exit 1; \
+FUZZ_S ?= $(FUZZTIME)
+PD_CORPUS ?= ../shared/corpus
+FUZZ ?= $(patsubst test/fuzz/fuzz-%.c,%,$(wildcard test/fuzz/fuzz-*.c))
+FUZZ_CC ?= clang
+FUZZ_CFLAGS = -g -O1 -std=c99 -D_GNU_SOURCE -Wall -Wextra -Ilib -Itools \
+	$(PKG_CFLAGS) -fno-sanitize-recover=undefined
+FUZZ_LIBOBJ := $(patsubst lib/%.c,build/fuzz/obj/%.o,$(LIBSRC))
+FUZZ_LINK_inject = tools/pd-inject/loop.c tools/pd-inject/text.c
+build/fuzz/obj/%.o: lib/%.c $(HDRS)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined \
+	  -c -o $@ $<
+build/fuzz/fuzz-%: test/fuzz/fuzz-%.c test/fuzz/fuzz.h $(FUZZ_LIBOBJ) \
+    $(wildcard tools/pd-inject/*.[ch])
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined -o $@ \
+	  $< $(FUZZ_LINK_$*) $(FUZZ_LIBOBJ) $(LDLIBS)
+fuzz: $(addprefix build/fuzz/fuzz-,$(FUZZ))
+	@for t in $(FUZZ); do \
+	  sh test/fuzz/run.sh $$t $(FUZZ_S) '$(PD_CORPUS)' || exit 1; \
 	done
 
 bench: all

@@ -2,6 +2,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "fuzz.h"
 #include "pd_csv.h"
 
 int
