@@ -1,8 +1,10 @@
 /* libFuzzer target for the small languages of the rules and pattern files
- * (make fuzz): the input's first line as a record path (pd_path_check,
- * pd_path_get, pd_path_num), as a glob (pd_glob_match against the rest and
- * against itself) and as an evidence template (pd_rules_render); the rest,
- * when it is JSON, is the record they read (else a small fixed one). */
+ * (make fuzz). The input's first line is a record path (pd_path_check,
+ * pd_path_get, pd_path_num), a glob (pd_glob_match against the rest and
+ * against itself; a pattern list's shortcuts must give the same answer)
+ * and an evidence template (pd_rules_render); the rest, when it is JSON,
+ * is the record they read (else a small fixed one). The whole input is
+ * also a patterns file (pd_patterns_load): each pattern matches itself. */
 #include "fuzz.h"
 #include "pd_path.h"
 #include "pd_patterns.h"
@@ -16,8 +18,10 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *s = fuzz_str(data, size), *rest, *r;
-	const char *why;
+	const char *why, *path = fuzz_path(data, size);
+	struct pd_patterns *pats = pd_patterns_new(), *one = pd_patterns_new();
 	json_t *o;
+	size_t i;
 
 	if ((rest = memchr(s, '\n', size)))
 		*rest++ = '\0';
@@ -28,10 +32,22 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	pd_path_check(s, &why);
 	pd_path_get(o, s);
 	pd_path_num(o, s);
-	pd_glob_match(s, rest);
+	/* the list's shortcuts (prefix, contains) agree with the matcher */
+	pd_patterns_add(one, s);
+	if (!pd_patterns_match(one, rest) != !pd_glob_match(s, rest))
+		abort();
+	pd_patterns_free(one);
 	pd_glob_match(s, s);
 	if ((r = pd_rules_render(s, o)))
 		free(r);
+	if (pd_patterns_load(pats, path) == 0) {
+		pd_patterns_match(pats, s);
+		for (i = 0; i < pd_patterns_count(pats); i++)
+			if (!pd_glob_match(pd_patterns_get(pats, i),
+			    pd_patterns_get(pats, i)))
+				abort();
+	}
+	pd_patterns_free(pats);
 	json_decref(o);
 	free(s);
 	return 0;
