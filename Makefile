@@ -93,7 +93,7 @@ $(OBJ)/test/%: test/%.c $(OBJ)/lib.a $(HDRS)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(OBJ)/lib.a $(LDLIBS)
 
 # The test tools.
-TESTDEBS = bats jq perl zip
+TESTDEBS = bats jq perl zip zstd xz-utils
 check-deps:
 	@$(call need,test tools,for c in bats jq prove; do \
 	  command -v $$c >/dev/null || printf ' %s' $$c; done,$(TESTDEBS))

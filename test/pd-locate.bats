@@ -400,6 +400,25 @@ strip_roots() {
 	[ "$(jqr pd.root .archive)" = null ]
 }
 
+# .tar.zst and .tar.xz (libarchive's zstd and xz filters): the same roots
+# as the tree, as for .tar.gz above.
+@test "pd-locate: the roots inside a .tar.zst and a .tar.xz are those of the tree" {
+	command -v zstd >/dev/null || skip "zstd is not installed"
+	local d=$BATS_TEST_TMPDIR a
+	mkdir "$d/tmp"
+	tar -C "$T" --zstd -cf "$d/job.tar.zst" job
+	tar -C "$T" -cJf "$d/job.tar.xz" job
+	run_pd 0 pd-locate "$T/job"
+	want=$(strip_roots "$T/")
+	[ "$(printf '%s\n' "$want" | wc -l)" -eq 4 ]
+	for a in job.tar.zst job.tar.xz; do
+		TMPDIR=$d/tmp run_pd 0 pd-locate "$d/$a"
+		[ -z "$stderr" ]
+		[ "$(strip_roots "$d/$a//")" = "$want" ]
+		[ -z "$(ls -A "$d/tmp")" ]
+	done
+}
+
 @test "pd-locate: an archive inside a searched directory is searched" {
 	local d=$BATS_TEST_TMPDIR
 	mkdir -p "$d/dumps/tmp"
