@@ -75,8 +75,10 @@ copies_json(const struct copies *c)
 	json_t *a = json_array();
 	size_t i;
 
-	memcpy(v, c->k, c->n * sizeof *v);
-	qsort(v, c->n, sizeof *v, by_time);
+	if (c->n) {	/* no kinds: c->k is NULL */
+		memcpy(v, c->k, c->n * sizeof *v);
+		qsort(v, c->n, sizeof *v, by_time);
+	}
 	for (i = 0; i < c->n; i++) {
 		json_t *o = json_object();
 		struct pd_summary s;
