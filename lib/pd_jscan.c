@@ -113,6 +113,19 @@ unescape(const char *b, const char *e, char *buf, size_t size)
 	json_decref(s);
 }
 
+/* p just past the object's (or empty array's) end: only whitespace may
+ * follow it. */
+static int
+end_of_text(const char *p, const char *e, const char **where)
+{
+	p = ws(p, e);
+	if (p >= e)
+		return PD_JSCAN_OK;
+	if (where)
+		*where = p;
+	return PD_JSCAN_TRAILING;
+}
+
 int
 pd_jscan_members(const char *b, const char *e, pd_jscan_cb cb, void *ctx,
     const char **where)
@@ -121,10 +134,13 @@ pd_jscan_members(const char *b, const char *e, pd_jscan_cb cb, void *ctx,
 	char key[512];
 	int rc;
 
+	/* A UTF-8 byte order mark (Windows tools write one) is skipped. */
+	if (e - p >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0)
+		p = ws(p + 3, e);
 	if (p < e && *p == '[') {
 		p = ws(p + 1, e);
 		if (p < e && *p == ']')
-			return PD_JSCAN_OK;
+			return end_of_text(p + 1, e, where);
 		return p < e ? PD_JSCAN_NOTOBJ : PD_JSCAN_CUT;
 	}
 	if (p >= e || *p != '{') {
@@ -134,7 +150,7 @@ pd_jscan_members(const char *b, const char *e, pd_jscan_cb cb, void *ctx,
 	}
 	p = ws(p + 1, e);
 	if (p < e && *p == '}')
-		return PD_JSCAN_OK;
+		return end_of_text(p + 1, e, where);
 	while (p < e) {
 		if (*p != '"' || !(k = skip_string(p, e)))
 			break;
@@ -153,7 +169,7 @@ pd_jscan_members(const char *b, const char *e, pd_jscan_cb cb, void *ctx,
 			return rc;
 		p = ws(ve, e);
 		if (p < e && *p == '}')
-			return PD_JSCAN_OK;
+			return end_of_text(p + 1, e, where);
 		if (p >= e || *p != ',')
 			break;
 		p = ws(p + 1, e);

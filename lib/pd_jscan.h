@@ -30,12 +30,15 @@ typedef int (*pd_jscan_cb)(const char *key, const char *vb, const char *ve,
 enum {
 	PD_JSCAN_OK = 0,
 	PD_JSCAN_CUT = -1,	/* the text ends or breaks inside the object */
-	PD_JSCAN_NOTOBJ = -2	/* not an object (an empty array "[]" is
+	PD_JSCAN_NOTOBJ = -2,	/* not an object (an empty array "[]" is
 				 * taken as an empty object) */
+	PD_JSCAN_TRAILING = -3	/* the whole object was read, but more than
+				 * whitespace follows it */
 };
 
-/* Hand the members of the object at the start of [b, e) to cb. On
- * PD_JSCAN_CUT, *where (if not NULL) is where reading stopped. */
+/* Hand the members of the object at the start of [b, e) to cb; a UTF-8
+ * byte order mark before it is skipped. On PD_JSCAN_CUT and
+ * PD_JSCAN_TRAILING, *where (if not NULL) is where reading stopped. */
 int pd_jscan_members(const char *b, const char *e, pd_jscan_cb cb, void *ctx,
     const char **where);
 

@@ -1466,6 +1466,7 @@ pd_locate(const char *path, const struct pd_locate_opts *o, pd_root_cb cb,
 	struct stat st;
 	char abs[PATH_MAX];
 	size_t i;
+	int r;
 
 	memset(&l, 0, sizeof l);
 	l.maxdepth = o && o->maxdepth > 0 ? o->maxdepth : DEFAULT_DEPTH;
@@ -1497,7 +1498,9 @@ pd_locate(const char *path, const struct pd_locate_opts *o, pd_root_cb cb,
 		if (l.c[i].rec) {
 			pd_set(l.c[i].rec, "archive", l.c[i].archive ?
 			    pd_str(l.c[i].archive) : json_null());
-			cb(l.c[i].rec, ctx);
+			/* statuses are ranked: the worst one is returned */
+			if ((r = cb(l.c[i].rec, ctx)) > l.status)
+				l.status = r;
 		}
 		json_decref(l.c[i].rec);
 		free(l.c[i].archive);

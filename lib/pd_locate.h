@@ -16,8 +16,8 @@ struct pd_locate_opts {
 };
 
 /* Called once per root found, in a deterministic order (sorted by path).
- * The record is borrowed. A nonzero return is remembered but the walk goes
- * on. */
+ * The record is borrowed. A nonzero return (an exit status) does not stop
+ * the walk; pd_locate returns the worst of them and its own. */
 typedef int (*pd_root_cb)(json_t *root, void *ctx);
 
 /* Locate roots below path (a directory or a file). A missing or unreadable

@@ -214,10 +214,20 @@ walk(struct chk *c, int id, int depth)
 
 		dup_keys(c, n);
 		for (p = n->data.mapping.pairs.start;
-		    p < n->data.mapping.pairs.top; p++)
+		    p < n->data.mapping.pairs.top; p++) {
+			yaml_node_t *kn = yaml_document_get_node(c->doc,
+			    p->key);
+
+			/* The loaders take keys as strings: a list or a
+			 * mapping as a key would be dropped. */
+			if (kn && kn->type != YAML_SCALAR_NODE)
+				chk_error(c, kn, "a key must be a plain value, "
+				    "not a %s", kn->type == YAML_SEQUENCE_NODE ?
+				    "list" : "mapping");
 			if (!add(c, n, p->key, depth, &sum) ||
 			    !add(c, n, p->value, depth, &sum))
 				return 0;
+		}
 	}
 	c->state[i] = 2;
 	c->size[i] = sum;

@@ -186,6 +186,16 @@ sys.exit(0 if y == r else 1)' "$BATS_TEST_TMPDIR/out/theoretical_limits.yaml" "$
 	[ -z "$output" ]
 }
 
+# A key that is a list ("? [a, b]") or a mapping used to be dropped with
+# no word (the loaders take keys as strings). Position: the "?" key node
+# on line 5, column 7 of the file written below.
+@test "pd-audit-limits: a key that is not a plain value is exit 4 with file:line:col" {
+	printf 'accelerators:\n  - key: x\n    match: ["X"]\n    bf16_tflops: 165.2\n    ? [fp8_tflops, fp16]\n    : 500\n' >"$BATS_TEST_TMPDIR/k.yaml"
+	run_pd 4 A -P "$BATS_TEST_TMPDIR/k.yaml" </dev/null
+	[ "$stderr" = "pd-audit-limits: error: $BATS_TEST_TMPDIR/k.yaml:5:7: a key must be a plain value, not a list" ]
+	[ -z "$output" ]
+}
+
 # The alias bomb of 8 lines (each list 9 aliases of the one before) used to
 # run past 20 s at 2.8 GB. Expanded nodes: a 10, b 1 + 9 * 10 = 91, c 820,
 # d 7381, e 66430, f would be 597871: f (6:4) is the first past 100000.

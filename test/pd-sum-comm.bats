@@ -101,6 +101,27 @@ root_line() {
 	[ "$(jqr pd.comm '[.truncated,.total_us,.wait_ratio,.slowest[0].step]')" = '[true,1250,0.2,4]' ]
 }
 
+# Issue 10 item 12 for the Ascend summaries: the same comm-variants.json
+# behind a UTF-8 byte order mark gives the same record (not "not a JSON
+# object"), and with data after its closing brace the object is still
+# summarized, but the extra data is said (exit 3 either way: the fixture's
+# own skipped entry already warns).
+@test "pd-sum-comm: a byte order mark is skipped, data after the object is said" {
+	printf '\357\273\277' > "$BATS_TEST_TMPDIR/bom.json"
+	cat $CF/comm-variants.json >> "$BATS_TEST_TMPDIR/bom.json"
+	run_pd 3 pd-sum-comm < <(root_line /r torch_npu 0 communication=$CF/comm-variants.json)
+	local want=$(jqr pd.comm '[.total_us,.op_count,.skipped,.truncated]')
+	[ "$want" = '[6000,3,1,false]' ]
+	run_pd 3 pd-sum-comm < <(root_line /r torch_npu 0 communication=$BATS_TEST_TMPDIR/bom.json)
+	[[ "$stderr" != *"not a JSON object"* ]]
+	[ "$(jqr pd.comm '[.total_us,.op_count,.skipped,.truncated]')" = "$want" ]
+	{ cat $CF/comm-variants.json; printf '\n{"x": 1}\n'; } > "$BATS_TEST_TMPDIR/tail.json"
+	local n=$(($(wc -l < $CF/comm-variants.json) + 2))
+	run_pd 3 pd-sum-comm < <(root_line /r torch_npu 0 communication=$BATS_TEST_TMPDIR/tail.json)
+	[[ "$stderr" == *"tail.json:$n: data after the top-level object; summary of the object before it"* ]]
+	[ "$(jqr pd.comm '[.total_us,.op_count,.skipped]')" = '[6000,3,1]' ]
+}
+
 @test "pd-sum-comm: a root without communication files gives no record" {
 	: >"$BATS_TEST_TMPDIR/x.csv"
 	run_pd 0 pd-sum-comm < <(root_line /r torch_npu 0 step_trace_time="$BATS_TEST_TMPDIR/x.csv")

@@ -429,6 +429,10 @@ walk_file(struct walk *w)
 	if (rc == PD_JSCAN_NOTOBJ) {
 		pd_warn(w->path, 1, "not a JSON object; file skipped");
 		pd_diag_status(PD_EXIT_INPUT);
+	} else if (rc == PD_JSCAN_TRAILING) {
+		pd_warn(w->path, pd_jscan_line(m.buf, at), "data after the "
+		    "top-level object; summary of the object before it");
+		pd_diag_status(PD_EXIT_INPUT);
 	} else if (rc == PD_JSCAN_CUT || w->cut_at) {
 		at = w->cut_at ? w->cut_at : at ? at : m.buf + m.len;
 		pd_warn(w->path, pd_jscan_line(m.buf, at), "JSON cut short or "
