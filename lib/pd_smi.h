@@ -48,6 +48,20 @@ json_t *pd_smi_nv_mon(const char *text);
 /* npu-smi info table (both header layouts, two rows per chip). */
 json_t *pd_smi_npu_table(const char *text);
 
+/* Which processes use the devices (NEW references):
+ * pd_smi_nv_apps: nvidia-smi --query-compute-apps=pid,[process_name,]
+ *   gpu_uuid,used_memory --format=csv,noheader,nounits, one object per
+ *   row: gpu_uuid, pid, process (null when not asked), mem_used_bytes
+ *   (null for N/A);
+ * pd_smi_nv_uuids: nvidia-smi --query-gpu=index,uuid --format=csv,noheader,
+ *   an object mapping each uuid to its index;
+ * pd_smi_npu_procs: the process table of npu-smi info, one object per row:
+ *   device ("NPU:CHIP", as pd_smi_sample names it), pid, process,
+ *   mem_used_bytes; "No running processes found" rows give nothing. */
+json_t *pd_smi_nv_apps(const char *text);
+json_t *pd_smi_nv_uuids(const char *text);
+json_t *pd_smi_npu_procs(const char *text);
+
 /* npu-smi info -t usages / -t common key : value blocks; one object per
  * chip block ("Chip ID" or "Chip Name" starts or ends a block). */
 json_t *pd_smi_npu_kv(const char *text);

@@ -149,3 +149,47 @@ F="$FIX/pd-audit-limits"
 	run_pd 0 D csv "$BATS_TEST_TMPDIR/h.csv"
 	jt "${lines[0]}" '([.mem_used_bytes,.mem_total_bytes]) == [null,85520809984]'
 }
+
+# Which processes use the devices. RTX PRO 6000 capture, the
+# --query-compute-apps block (pid, process_name, gpu_uuid, used_memory):
+# 6 rows; row 1 "2094147, sglang::scheduler_TP0_EP0, GPU-e16d248c-...,
+# 90480" (90480 MiB = 94875156480 bytes); pid 377306 on two GPUs (rows 3
+# and 5). The --query-gpu block maps uuids to indexes (4 GPUs).
+@test "smi: nvidia-smi compute-apps rows and the uuid -> index map" {
+	require_corpus
+	f="$S/nvidia-smi_query-gpu_pmon_dmon_RTXPRO6000x4.txt"
+	run_pd 0 D apps "$f"
+	[ "${#lines[@]}" -eq 6 ]
+	jt "${lines[0]}" '. == {"gpu_uuid":"GPU-e16d248c-c1a9-3302-01d6-82c18e02c9ce","pid":2094147,"process":"sglang::scheduler_TP0_EP0","mem_used_bytes":94875156480}'
+	jt "${lines[2]}" '.pid == 377306 and .process == "/root/sglang/.venv/bin/python3" and .mem_used_bytes == 576716800'
+	jt "${lines[4]}" '.pid == 377306 and .gpu_uuid == "GPU-e3bec724-5bbb-759f-fdfd-e690b400593f"'
+	# the uuid map reads "index, uuid" lines only: this capture's 23-field
+	# --query-gpu lines are not that shape
+	run_pd 0 D uuids "$f"
+	[ "$output" = '{}' ]
+	printf '0, GPU-e16d248c-c1a9-3302-01d6-82c18e02c9ce\n1, GPU-45007176-8a28-3db0-cea5-27903b16107b\n' >"$BATS_TEST_TMPDIR/u.csv"
+	run_pd 0 D uuids "$BATS_TEST_TMPDIR/u.csv"
+	[ "$output" = '{"GPU-e16d248c-c1a9-3302-01d6-82c18e02c9ce":0,"GPU-45007176-8a28-3db0-cea5-27903b16107b":1}' ]
+	# a process name with commas keeps them; N/A memory is null
+	printf '42, python, -c, x, GPU-aa, N/A\n' >"$BATS_TEST_TMPDIR/a.csv"
+	run_pd 0 D apps "$BATS_TEST_TMPDIR/a.csv"
+	[ "$output" = '{"gpu_uuid":"GPU-aa","pid":42,"process":"python, -c, x","mem_used_bytes":null}' ]
+}
+
+# npu-smi process tables. 910B1: "| 0  0 | 919717 | python | 3969 |" and
+# NPU 1's 920633, "No running processes found" for NPUs 2-7 (3969 MB =
+# 4161798144 bytes). A3: 23 rows, names blank; NPU 0 chip 1 holds pid
+# 929405 with 58780 MB = 61635297280 bytes.
+@test "smi: npu-smi info process tables" {
+	require_corpus
+	run_pd 0 D npuprocs "$S/npu-smi_info_910B1_8npu_2proc.txt"
+	[ "${#lines[@]}" -eq 2 ]
+	jt "${lines[0]}" '. == {"device":"0:0","pid":919717,"process":"python","mem_used_bytes":4161798144}'
+	jt "${lines[1]}" '.device == "1:0" and .pid == 920633'
+	run_pd 0 D npuprocs "$S/npu-smi_info_A3_Ascend910_16chip_busy.txt"
+	[ "${#lines[@]}" -eq 23 ]
+	jt "${lines[8]}" '. == {"device":"0:1","pid":929405,"process":null,"mem_used_bytes":61635297280}'
+	# a table without a process section gives none
+	run_pd 0 D npuprocs "$F/npu-na-power.txt"
+	[ -z "$output" ]
+}

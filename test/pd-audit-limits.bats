@@ -245,6 +245,50 @@ PY
 	    and .saturated_fraction == 1 and (.note|test("not SM occupancy"))'
 }
 
+# Who used the GPU (pd-collect's compute-apps samples) changes what its
+# busy time says of the job: gpu-busy.jsonl (util 0.95 on GPU 0) plus one
+# process sample per case, written here. Only others on it: its busy time
+# is theirs, so it no longer counts and nothing the job used is
+# saturated (the CPU is at 0.3): the red alarm. The job with another
+# process: still saturated, but "shared". The job alone: "(the job)".
+@test "pd-audit-limits: verdict: a GPU's busy time is the job's only when the job ran on it" {
+	use() {
+		printf '{"type":"pd.sample","v":1,"root":null,"rank":null,"run":"r1","t_s":1,"interval_s":1.0,"resource":"gpu","device":"0","source":"nvidia-smi-apps","job_processes":%s,"other_processes":%s,"unseen_processes":0,"job_mem_bytes":%s,"other_mem_bytes":%s,"others":%s}\n' "$@"
+	}
+	{ cat "$F/gpu-busy.jsonl"; use 0 1 0 536870912 '[{"pid":1,"process":"init"}]'; } >"$BATS_TEST_TMPDIR/others.jsonl"
+	run_pd 1 A -e <"$BATS_TEST_TMPDIR/others.jsonl"
+	jt "$(jqr pd.verdict .)" '.alarm == true and .saturated == []'
+	jt "$(jqr pd.verdict '.resources[]|select(.resource=="gpu")')" '.scope == "others" and .counts == false
+	    and .name == "NVIDIA H100 80GB HBM3" and .samples == 4 and .other_processes == 1
+	    and .others == [{"pid":1,"process":"init"}] and (.note|test("^only other processes \\(1\\)"))'
+	{ cat "$F/gpu-busy.jsonl"; use 1 2 2147483648 536870912 '[]'; } >"$BATS_TEST_TMPDIR/shared.jsonl"
+	run_pd 0 A -e <"$BATS_TEST_TMPDIR/shared.jsonl"
+	jt "$(jqr pd.verdict .)" '.saturated == ["gpu:0"] and (.summary|test("^saturated: gpu:0 \\(shared with other processes\\)"))'
+	jt "$(jqr pd.verdict '.resources[]|select(.resource=="gpu")')" '.scope == "shared" and .counts == true
+	    and .job_mem_bytes == 2147483648 and (.note|test("^2 other processes used this device too"))'
+	{ cat "$F/gpu-busy.jsonl"; use 1 0 2147483648 0 '[]'; } >"$BATS_TEST_TMPDIR/job.jsonl"
+	run_pd 0 A -e <"$BATS_TEST_TMPDIR/job.jsonl"
+	jt "$(jqr pd.verdict .)" '.summary == "saturated: gpu:0 (the job)"'
+}
+
+# The job's memory: the largest job_pss_bytes of the samples (PSS counts a
+# page shared by the job's processes once); samples from before PSS give
+# the RSS with its basis said. Values: the two samples written here, of
+# a 16 GiB host (17179869184 bytes): 2 GiB / 16 GiB = 0.125.
+@test "pd-audit-limits: verdict: the job's peak memory, PSS before RSS" {
+	mem() {
+		printf '{"type":"pd.sample","v":1,"root":null,"rank":null,"run":"r1","t_s":%s,"interval_s":1.0,"resource":"mem","device":null,"source":"/proc/meminfo","total_bytes":17179869184,"available_bytes":8589934592,"used_ratio":0.5,"swap_used_bytes":0,"job_rss_bytes":%s%s}\n' "$@"
+	}
+	{ mem 1 8589934592 ',"job_pss_bytes":1073741824'; mem 2 8589934592 ',"job_pss_bytes":2147483648'; } >"$BATS_TEST_TMPDIR/m.jsonl"
+	run_pd 0 A <"$BATS_TEST_TMPDIR/m.jsonl"
+	jt "$(jqr pd.verdict '.resources[]|select(.resource=="mem")')" '.job_peak_bytes == 2147483648
+	    and .job_basis == "pss" and .job_peak_ratio == 0.125 and .counts == false'
+	{ mem 1 4294967296 ''; mem 2 8589934592 ''; } >"$BATS_TEST_TMPDIR/r.jsonl"
+	run_pd 0 A <"$BATS_TEST_TMPDIR/r.jsonl"
+	jt "$(jqr pd.verdict '.resources[]|select(.resource=="mem")')" '.job_peak_bytes == 8589934592
+	    and .job_basis == "rss" and .job_peak_ratio == 0.5'
+}
+
 @test "pd-audit-limits: verdict: one thread pegged is single-thread bound" {
 	run_pd 0 A -e <"$F/gil.jsonl"
 	# aggregate CPU 0.13 and GPU 0.35 are low, but the top thread is 0.97

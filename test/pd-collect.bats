@@ -125,6 +125,55 @@ jt() { jq -e "$2" <<<"$1" >/dev/null || { echo "failed: $2 on $1" >&2; return 1;
 	jt "$(jqr pd.sample 'select(.resource=="npu")' | head -n 1)" '.device == "3:0" and .util_ratio == 0.92'
 }
 
+# Which processes use each accelerator: the job writes the stand-ins'
+# process lists with its own pid ($$ of the job's shell), pid 1 (a process
+# of this host outside the job) and a pid no process has (4194000 is above
+# any pid_max this machine gives: /proc/sys/kernel/pid_max). Expected
+# values are the rows written: 2048 MiB = 2147483648 bytes for the job,
+# 512 MiB for init; npu-smi MB are the same unit: 3969 MB = 4161798144.
+@test "pd-collect: per-process accelerator use: the job's, others', unseen" {
+	[ "$(cat /proc/sys/kernel/pid_max)" -lt 4194000 ] || skip "pid_max allows pid 4194000"
+	d=$BATS_TEST_TMPDIR
+	cat >"$d/job.sh" <<EOF
+u=GPU-e16d248c-c1a9-3302-01d6-82c18e02c9ce
+printf '%s, python3, %s, 2048\n1, init, %s, 512\n4194000, ghost, %s, 100\n' \$\$ \$u \$u \$u >"$d/apps"
+printf '| NPU  Chip  | Process id | Process name | Process memory(MB) |\n| 3  0  | %s | python | 3969 |\n' \$\$ >"$d/procs"
+sleep 0.6
+EOF
+	PD_FAKE_APPS=$d/apps PD_FAKE_NPU_PROCS=$d/procs PATH="$FIX/pd-collect/fakebin:$PATH" \
+	    run_pd 0 pd-collect -i 0.1 -- sh "$d/job.sh"
+	jt "$(jqr pd.run .sources)" 'index("nvidia-smi --query-compute-apps") != null'
+	# the first look after the job wrote its lists (the job's shell alive)
+	jt "$(jqr pd.sample 'select(.source=="nvidia-smi-apps" and .job_processes > 0)' | head -n 1)" \
+	    '.resource == "gpu" and .device == "0" and .job_processes == 1 and .other_processes == 1
+	    and .unseen_processes == 1 and .job_mem_bytes == 2147483648 and .other_mem_bytes == 536870912
+	    and .others == [{"pid":1,"process":"init"}]'
+	jt "$(jqr pd.sample 'select(.source=="npu-smi-procs" and .job_processes > 0)' | head -n 1)" \
+	    '.resource == "npu" and .device == "3:0" and .job_processes == 1 and .other_processes == 0
+	    and .job_mem_bytes == 4161798144'
+}
+
+# Memory of a tree counted once: python allocates and touches 64 MiB, then
+# forks three children that keep it shared (copy-on-write, untouched). RSS
+# per process counts the 64 MiB four times; PSS (smaps_rollup) splits each
+# shared page among its sharers, so the job's sum stays near 64 MiB
+# (bounds: the interpreter itself adds some MiB).
+@test "pd-collect: job memory counts shared pages once (job_pss_bytes)" {
+	[ -r /proc/self/smaps_rollup ] || skip "no /proc/PID/smaps_rollup (Linux < 4.14)"
+	run_pd 0 C -i 0.1 -- python3 -c '
+import os, time
+b = bytearray(64 << 20)
+for i in range(0, len(b), 4096): b[i] = 1
+kids = [os.fork() for _ in range(3)]
+if 0 in kids: time.sleep(0.8); os._exit(0)
+time.sleep(0.8)
+for k in kids: os.waitpid(k, 0)'
+	m=$(jqr pd.sample 'select(.resource=="mem" and .job_pss_bytes != null)' | jq -s 'max_by(.job_rss_bytes)')
+	echo "$m" >&2
+	jt "$m" '.job_rss_bytes > 4 * 64 * 1048576 and .job_pss_bytes > 64 * 1048576
+	    and .job_pss_bytes < 2 * 64 * 1048576'
+}
+
 @test "pd-collect: -n runs neither nvidia-smi nor npu-smi" {
 	PATH="$FIX/pd-collect/fakebin:$PATH" run_pd 0 pd-collect -n -i 0.1 -- sleep 0.2
 	jt "$(jqr pd.run .sources)" '. == ["/proc/stat","/proc/meminfo","/proc/diskstats","/proc/PID","/proc/net/dev"]'

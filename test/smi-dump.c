@@ -1,7 +1,7 @@
 /* smi-dump: print what lib/pd_smi makes of a capture file, one JSON value
  * per line (a device object per line; lscpu: one object).
  *   smi-dump MODE FILE [FIELDS]
- * MODE: parse, csv, table, mon, npu, kv, lscpu. */
+ * MODE: parse, csv, table, mon, npu, kv, lscpu, apps, uuids, npuprocs. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +35,12 @@ main(int argc, char **argv)
 		r = pd_smi_npu_table(text);
 	else if (strcmp(argv[1], "kv") == 0)
 		r = pd_smi_npu_kv(text);
+	else if (strcmp(argv[1], "apps") == 0)
+		r = pd_smi_nv_apps(text);
+	else if (strcmp(argv[1], "uuids") == 0)
+		r = pd_smi_nv_uuids(text);
+	else if (strcmp(argv[1], "npuprocs") == 0)
+		r = pd_smi_npu_procs(text);
 	else if (strcmp(argv[1], "lscpu") == 0)
 		r = pd_smi_lscpu(text);
 	free(text);

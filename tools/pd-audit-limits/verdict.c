@@ -80,6 +80,19 @@ frac_at_least(const struct pd_vec *v, double t)
 	return v->n ? (double)k / v->n : NAN;
 }
 
+/* The first sample's value of a string key that has one. */
+static const char *
+first_str(json_t *samples, const char *key)
+{
+	size_t i;
+	json_t *s;
+
+	json_array_foreach(samples, i, s)
+		if (pd_rec_str(s, key))
+			return pd_rec_str(s, key);
+	return NULL;
+}
+
 /* The common part of a resource entry, from the ratios in v. */
 static json_t *
 entry(struct group *g, const char *metric, const char *semantics,
@@ -91,8 +104,7 @@ entry(struct group *g, const char *metric, const char *semantics,
 	pd_stats(v, &s);
 	pd_set_str(o, "resource", g->resource);
 	pd_set_str(o, "device", *g->device ? g->device : NULL);
-	pd_set_str(o, "name", pd_rec_str(json_array_get(g->samples, 0),
-	    "name"));
+	pd_set_str(o, "name", first_str(g->samples, "name"));
 	pd_set_str(o, "metric", metric);
 	pd_set_str(o, "semantics", semantics);
 	pd_set_int(o, "samples", (json_int_t)v->n);
@@ -122,6 +134,94 @@ median_of(json_t *samples, const char *key, double div)
 	return s.n ? s.median : NAN;
 }
 
+static void
+add_note(json_t *o, const char *text)
+{
+	const char *was = pd_rec_str(o, "note");
+	char buf[1024];
+
+	if (!was) {
+		pd_set_str(o, "note", text);
+		return;
+	}
+	snprintf(buf, sizeof buf, "%s; %s", text, was);
+	pd_set_str(o, "note", buf);
+}
+
+/* Who used an accelerator, from pd-collect's process samples
+ * (nvidia-smi --query-compute-apps, npu-smi info's process table): the
+ * most processes and device memory seen at once. Scope "job" when only
+ * the job's processes ran on it; "shared" when other processes of the
+ * host did too (its busy time is not all the job's); "others" when only
+ * they did: the device is not the job's ceiling and does not count for
+ * its verdict; "unused" when no process ran on it. Processes the tool
+ * names but this host's /proc does not show (a container sees host pids)
+ * leave the use unattributed. */
+static void
+job_use(struct group *g, json_t *o)
+{
+	json_int_t job = 0, other = 0, unseen = 0, jm = 0, om = 0;
+	json_t *others = NULL, *s;
+	char text[512];
+	size_t i;
+
+	if (!any(g->samples, "job_processes"))
+		return;
+	json_array_foreach(g->samples, i, s) {
+		json_int_t x;
+
+		if (!json_is_integer(json_object_get(s, "job_processes")))
+			continue;
+		if ((x = json_integer_value(json_object_get(s,
+		    "job_processes"))) > job)
+			job = x;
+		if ((x = json_integer_value(json_object_get(s,
+		    "other_processes"))) > other) {
+			other = x;
+			others = json_object_get(s, "others");
+		}
+		if ((x = json_integer_value(json_object_get(s,
+		    "unseen_processes"))) > unseen)
+			unseen = x;
+		if ((x = json_integer_value(json_object_get(s,
+		    "job_mem_bytes"))) > jm)
+			jm = x;
+		if ((x = json_integer_value(json_object_get(s,
+		    "other_mem_bytes"))) > om)
+			om = x;
+	}
+	pd_set_int(o, "job_processes", job);
+	pd_set_int(o, "other_processes", other);
+	pd_set_int(o, "unseen_processes", unseen);
+	pd_set_int(o, "job_mem_bytes", jm);
+	pd_set_int(o, "other_mem_bytes", om);
+	pd_set(o, "others", others ? json_incref(others) : json_array());
+	if (job && other) {
+		pd_set_str(o, "scope", "shared");
+		snprintf(text, sizeof text, "%lld other process%s used this "
+		    "device too: its busy time is not all the job's",
+		    (long long)other, other > 1 ? "es" : "");
+		add_note(o, text);
+	} else if (job) {
+		pd_set_str(o, "scope", "job");
+	} else if (other) {
+		pd_set_str(o, "scope", "others");
+		pd_set_bool(o, "counts", 0);
+		snprintf(text, sizeof text, "only other processes (%lld) used "
+		    "this device: its busy time is theirs, not the job's",
+		    (long long)other);
+		add_note(o, text);
+	} else if (unseen) {
+		pd_set_null(o, "scope");
+		add_note(o, "the processes on this device are not visible "
+		    "here (another PID namespace, as in a container): its use "
+		    "is not attributed to the job");
+	} else {
+		pd_set_str(o, "scope", "unused");
+		add_note(o, "no process of the job ran on this device");
+	}
+}
+
 static json_t *
 judge_gpu(struct group *g)
 {
@@ -133,6 +233,7 @@ judge_gpu(struct group *g)
 		collect(g->samples, "sm_active_ratio", 1, &v);
 		o = entry(g, "sm_active_ratio", "sm_active", &v, 1, "high");
 		pd_vec_free(&v);
+		job_use(g, o);
 		return o;
 	}
 	collect(g->samples, "util_ratio", 1, &v);
@@ -155,6 +256,7 @@ judge_gpu(struct group *g)
 		    "time");
 	}
 	pd_vec_free(&v);
+	job_use(g, o);
 	return o;
 }
 
@@ -187,6 +289,7 @@ judge_npu(struct group *g)
 		    "FLOP ratio: high proves nothing");
 	pd_vec_free(&a);
 	pd_vec_free(&b);
+	job_use(g, o);
 	return o;
 }
 
@@ -318,10 +421,26 @@ judge_mem(struct group *g)
 	struct pd_vec v = { 0 };
 	json_t *o;
 
+	struct pd_vec jv = { 0 };
+	struct pd_summary js;
+	int pss = any(g->samples, "job_pss_bytes");
+	double total;
+
 	collect(g->samples, "used_ratio", 1, &v);
 	o = entry(g, "used_ratio", "capacity", &v, 0, "high");
 	pd_set_str(o, "note", "memory capacity, not a speed ceiling");
 	pd_vec_free(&v);
+	/* the job's own peak: proportional set sizes (a page its processes
+	 * share counted once); resident sizes from older samples count a
+	 * shared page once per process */
+	collect(g->samples, pss ? "job_pss_bytes" : "job_rss_bytes", 1, &jv);
+	pd_stats(&jv, &js);
+	total = median_of(g->samples, "total_bytes", 1);
+	pd_set_real(o, "job_peak_bytes", jv.n ? js.max : NAN, 0);
+	pd_set_str(o, "job_basis", !jv.n ? NULL : pss ? "pss" : "rss");
+	pd_set_real(o, "job_peak_ratio", jv.n && total > 0 ? js.max / total :
+	    NAN, 4);
+	pd_vec_free(&jv);
 	return o;
 }
 
@@ -442,7 +561,8 @@ summary(int alarm, int judged, json_t *sat, json_t *res, json_t *cont)
 			n += (size_t)snprintf(buf + n, n < sizeof buf ?
 			    sizeof buf - n : 0, "%s %s%s", i ? "," : "", nm,
 			    !scope ? "" : !strcmp(scope, "job") ?
-			    " (the job)" : " (host-wide)");
+			    " (the job)" : !strcmp(scope, "shared") ?
+			    " (shared with other processes)" : " (host-wide)");
 			if (n >= sizeof buf)
 				break;
 		}

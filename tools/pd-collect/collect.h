@@ -1,6 +1,7 @@
 /* pd-collect's sampler: /proc/stat (CPU), /proc/meminfo, /proc/diskstats,
- * /proc/net/dev, the job's process tree, and nvidia-smi (one long-running -lms child) or
- * npu-smi (one call per interval). Samples are kept in memory until the
+ * /proc/net/dev, the job's process tree, and nvidia-smi (one long-running -lms child,
+ * and its compute-apps query) or npu-smi (one call per interval): which
+ * processes use each accelerator, the job's or others'. Samples are kept in memory until the
  * workload ends (pd.run comes first in the output), in a temporary file. */
 #ifndef COLLECT_H
 #define COLLECT_H
@@ -46,6 +47,10 @@ struct collect {
 	struct { char name[32]; unsigned long long rx, tx; } net[COLLECT_MAXDISK];
 	int nnet;
 	double avail_cpus;
+	double job_pss;			/* proportional set size, -1: none */
+	int *job_pids, njob_pids;	/* the last look's tree, sorted */
+	json_t *nv_uuids;		/* uuid -> GPU index (owned) */
+	int apps_every, apps_wait;	/* compute-apps query every Nth tick */
 	pid_t nv_pid;			/* nvidia-smi -lms child */
 	int nv_fd;
 	char nv_buf[65536];

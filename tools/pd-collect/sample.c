@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "collect.h"
+#include "pd_diag.h"
 #include "pd_rec.h"
 #include "pd_smi.h"
 
@@ -229,6 +230,29 @@ proc_io(int pid, double *rd, double *wr)
 	fclose(f);
 }
 
+/* The proportional set size of pid in bytes (/proc/PID/smaps_rollup,
+ * Linux 4.14): a page shared by k processes counts 1/k in each, so the
+ * sum over the tree counts pages shared inside it once. 0 for a process
+ * that ended since the tree was listed, -1 when unreadable. */
+static double
+proc_pss(int pid)
+{
+	char path[64], line[128];
+	FILE *f;
+	double kb = -1;
+
+	snprintf(path, sizeof path, "/proc/%d/smaps_rollup", pid);
+	if (!(f = fopen(path, "r")))
+		return errno == ENOENT || errno == ESRCH ? 0 : -1;
+	while (fgets(line, sizeof line, f))
+		if (!strncmp(line, "Pss:", 4)) {
+			kb = atof(line + 4);
+			break;
+		}
+	fclose(f);
+	return kb < 0 ? -1 : kb * 1024;
+}
+
 static int
 cmp_tid(const void *a, const void *b)
 {
@@ -278,8 +302,8 @@ threads(int pid, struct thr *t, int room)
 }
 
 struct job {
-	int nproc, nthr;
-	double cpus, wait_cpus, top, rss_bytes, rd_per_s, wr_per_s;
+	int nproc, nthr, pss_ok;
+	double cpus, wait_cpus, top, rss_bytes, pss_bytes, rd_per_s, wr_per_s;
 };
 
 /* One look at the job: CPU, run-queue wait, busiest thread, memory and
@@ -298,13 +322,24 @@ job_scan(struct collect *c, double dt, struct job *j)
 
 	memset(j, 0, sizeof *j);
 	j->top = NAN;
+	j->pss_ok = 1;
 	mark_tree(p, n, (int)getpid(), (int)c->nv_pid);
+	c->njob_pids = 0;
 	for (i = 0; i < n; i++) {
+		double pss;
+
 		if (!p[i].in)
 			continue;
+		c->job_pids = pd_xrealloc(c->job_pids, (size_t)(c->njob_pids +
+		    1) * sizeof *c->job_pids);
+		c->job_pids[c->njob_pids++] = p[i].pid;	/* p is sorted */
 		j->nproc++;
 		ticks += (double)p[i].ticks;
 		j->rss_bytes += (double)p[i].rss * page;
+		if ((pss = proc_pss(p[i].pid)) < 0)
+			j->pss_ok = 0;
+		else
+			j->pss_bytes += pss;
 		proc_io(p[i].pid, &rd, &wr);
 		nt += threads(p[i].pid, t + nt, COLLECT_MAXTHR - nt);
 	}
@@ -468,6 +503,7 @@ tick_cpu(struct collect *c, double now, double dt)
 	memcpy(c->core, core, n * sizeof *core);
 	c->ncore = n;
 	c->job_rss = j.rss_bytes;
+	c->job_pss = j.pss_ok ? j.pss_bytes : -1;
 	c->job_rd_per_s = j.rd_per_s;
 	c->job_wr_per_s = j.wr_per_s;
 }
@@ -505,8 +541,13 @@ tick_mem(struct collect *c, double now)
 	pd_set_int(r, "available_bytes", av * 1024);
 	pd_set_real(r, "used_ratio", tot > 0 ? 1 - (double)av / tot : NAN, 4);
 	pd_set_int(r, "swap_used_bytes", (st - sf) * 1024);
-	/* resident pages of the job's processes (shared ones per process) */
+	/* resident pages of the job's processes (shared ones per process),
+	 * and their proportional share (shared ones once) */
 	pd_set_int(r, "job_rss_bytes", (json_int_t)c->job_rss);
+	if (c->job_pss >= 0)
+		pd_set_int(r, "job_pss_bytes", (json_int_t)c->job_pss);
+	else
+		pd_set_null(r, "job_pss_bytes");
 	store(c, r);
 }
 
@@ -799,6 +840,202 @@ collect_wait(struct collect *c, double timeout)
 	}
 }
 
+/* ---- which processes use the accelerators ---- */
+
+#define USE_MAXOTHERS 8
+
+/* Per device: the job's processes and device memory; other processes of
+ * this host (visible in /proc); processes not visible here (another PID
+ * namespace: the tool reports host pids inside a container). */
+struct use {
+	char dev[48];
+	long idx;
+	int job, other, unseen;
+	double job_mem, other_mem;
+	json_t *others;		/* [{pid, process}], at most USE_MAXOTHERS */
+};
+
+static int
+cmp_int(const void *a, const void *b)
+{
+	const int *x = a, *y = b;
+
+	return (*x > *y) - (*x < *y);
+}
+
+static int
+cmp_use(const void *a, const void *b)
+{
+	const struct use *x = a, *y = b;
+
+	return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+static void
+use_add(const struct collect *c, struct use *u, json_t *p)
+{
+	json_int_t pid = json_integer_value(json_object_get(p, "pid"));
+	double mem = pd_rec_num(p, "mem_used_bytes", NAN);
+	int key = (int)pid;
+	char path[48];
+
+	if (c->njob_pids && bsearch(&key, c->job_pids, (size_t)c->njob_pids,
+	    sizeof key, cmp_int)) {
+		u->job++;
+		u->job_mem += isnan(mem) ? 0 : mem;
+		return;
+	}
+	snprintf(path, sizeof path, "/proc/%lld", (long long)pid);
+	if (access(path, F_OK) != 0) {
+		u->unseen++;
+		return;
+	}
+	u->other++;
+	u->other_mem += isnan(mem) ? 0 : mem;
+	if (json_array_size(u->others) < USE_MAXOTHERS)
+		json_array_append_new(u->others, json_pack("{s:I,s:O}", "pid",
+		    (json_int_t)pid, "process", json_object_get(p, "process") ?
+		    json_object_get(p, "process") : json_null()));
+}
+
+/* One pd.sample per device; frees u. */
+static void
+use_store(struct collect *c, double now, const char *resource,
+    const char *source, struct use *u, size_t n)
+{
+	size_t i;
+
+	qsort(u, n, sizeof *u, cmp_use);
+	for (i = 0; i < n; i++) {
+		json_t *r = sample(c, now, resource, u[i].dev, source);
+
+		pd_set_int(r, "job_processes", u[i].job);
+		pd_set_int(r, "other_processes", u[i].other);
+		pd_set_int(r, "unseen_processes", u[i].unseen);
+		pd_set_int(r, "job_mem_bytes", (json_int_t)u[i].job_mem);
+		pd_set_int(r, "other_mem_bytes", (json_int_t)u[i].other_mem);
+		pd_set(r, "others", u[i].others);
+		store(c, r);
+	}
+	free(u);
+}
+
+static struct use *
+use_new(size_t n)
+{
+	struct use *u = pd_xcalloc(n ? n : 1, sizeof *u);
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		u[i].others = json_array();
+	return u;
+}
+
+static double
+mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* nvidia-smi --query-compute-apps every tick, or every Nth one when the
+ * query is slow (without persistence mode a query can take a second):
+ * it may take at most a tenth of the interval. */
+static void
+tick_gpu_apps(struct collect *c, double now)
+{
+	static char *argv[] = { "nvidia-smi",
+	    "--query-compute-apps=pid,process_name,gpu_uuid,used_memory",
+	    "--format=csv,noheader,nounits", NULL };
+	size_t n = json_object_size(c->nv_uuids), i = 0, k;
+	const char *uuid;
+	json_t *v, *apps, *x;
+	struct use *u;
+	double t0, took;
+	char *out;
+
+	if (!n)
+		return;
+	if (c->apps_wait > 0) {
+		c->apps_wait--;
+		return;
+	}
+	t0 = mono();
+	out = pd_smi_run(argv, 5);
+	took = mono() - t0;
+	c->apps_every = took > c->interval / 10 ? (int)fmin(60,
+	    ceil(took * 10 / c->interval)) : 1;
+	c->apps_wait = c->apps_every - 1;
+	if (!out)
+		return;
+	apps = pd_smi_nv_apps(out);
+	free(out);
+	u = use_new(n);
+	json_object_foreach(c->nv_uuids, uuid, v) {
+		u[i].idx = (long)json_integer_value(v);
+		snprintf(u[i].dev, sizeof u->dev, "%ld", u[i].idx);
+		i++;
+	}
+	json_array_foreach(apps, k, x) {
+		json_t *idx = json_object_get(c->nv_uuids, pd_rec_str(x,
+		    "gpu_uuid") ? pd_rec_str(x, "gpu_uuid") : "");
+
+		for (i = 0; idx && i < n; i++)
+			if (u[i].idx == (long)json_integer_value(idx))
+				use_add(c, &u[i], x);
+	}
+	json_decref(apps);
+	use_store(c, now, "gpu", "nvidia-smi-apps", u, n);
+}
+
+/* The GPUs' uuids, to place compute-apps rows; none: no query. */
+static void
+gpu_uuids(struct collect *c)
+{
+	static char *argv[] = { "nvidia-smi", "--query-gpu=index,uuid",
+	    "--format=csv,noheader", NULL };
+	char *out = pd_smi_run(argv, 5);
+
+	if (!out)
+		return;
+	c->nv_uuids = pd_smi_nv_uuids(out);
+	free(out);
+	if (json_object_size(c->nv_uuids))
+		add_source(c, "nvidia-smi --query-compute-apps");
+}
+
+/* npu-smi info's process table, when it has one ("No running processes
+ * found in NPU n" rows count as none). */
+static void
+npu_procs(struct collect *c, double now, const char *out, json_t *devs)
+{
+	size_t n = json_array_size(devs), i, k;
+	json_t *procs, *x;
+	struct use *u;
+
+	if (!n || !strstr(out, "Process id"))
+		return;
+	procs = pd_smi_npu_procs(out);
+	u = use_new(n);
+	json_array_foreach(devs, i, x) {
+		json_int_t npu = json_integer_value(json_object_get(x, "index"));
+		json_int_t chip = json_integer_value(json_object_get(x, "chip"));
+
+		u[i].idx = (long)(npu * 1024 + chip);
+		snprintf(u[i].dev, sizeof u->dev, "%lld:%lld", (long long)npu,
+		    (long long)chip);
+	}
+	json_array_foreach(procs, k, x)
+		for (i = 0; i < n; i++)
+			if (!strcmp(u[i].dev, pd_rec_str(x, "device") ?
+			    pd_rec_str(x, "device") : ""))
+				use_add(c, &u[i], x);
+	json_decref(procs);
+	use_store(c, now, "npu", "npu-smi-procs", u, n);
+}
+
 static void
 tick_npu(struct collect *c, double now)
 {
@@ -813,6 +1050,7 @@ tick_npu(struct collect *c, double now)
 	json_array_foreach(d, i, x)
 		store(c, pd_smi_sample(x, c->run,
 		    now - c->t0, c->interval));
+	npu_procs(c, now, out, d);
 	json_decref(d);
 	free(out);
 }
@@ -849,8 +1087,10 @@ collect_begin(struct collect *c, double t0)
 		c->ncore = 0;
 	tick_disk(c, t0, 0, 0);
 	tick_net(c, t0, 0, 0);
-	if (c->smi && in_path("nvidia-smi"))
+	if (c->smi && in_path("nvidia-smi")) {
 		nv_start(c);
+		gpu_uuids(c);
+	}
 	if (c->smi && in_path("npu-smi")) {
 		c->npu = 1;
 		add_source(c, "npu-smi");
@@ -871,6 +1111,8 @@ collect_tick(struct collect *c, double now)
 	tick_net(c, now, dt, 1);
 	if (c->npu)
 		tick_npu(c, now);
+	if (c->nv_uuids)
+		tick_gpu_apps(c, now);
 	c->last = now;
 }
 
@@ -894,4 +1136,6 @@ collect_free(struct collect *c)
 	if (c->spool)
 		fclose(c->spool);
 	json_decref(c->sources);
+	json_decref(c->nv_uuids);
+	free(c->job_pids);
 }
