@@ -30,6 +30,21 @@ PT=$CORPUS/pytorch
 	[ "$(jqr pd.comm '[.slowest[] | [.elapse_us,.step]]')" = '[[300,10],[100,11]]' ]
 }
 
+# sum-busbw.json (written by hand): the size of a collective is the larger
+# of its input and output, as nccl-tests counts it, and the bus bandwidth
+# is algbw x nccl-tests' factor for the group of 4 (doc/PERFORMANCE.md):
+# all-gather 4194304 floats out = 16777216 B in 2000 us: algbw 8.389,
+# busbw x 3/4 = 6.291; reduce-scatter 16777216 B in 1000 us: 16.777 and
+# 12.583; all-reduce 16777216 + 4096 + 4096 B in 1200 us: algbw 13.988;
+# the one without "Group size" has no bus factor, so busbw =
+# (16777216 + 4096) x 2 x 3/4 / 1100000 ns = 22.884; two of the three
+# are under 1 MiB, 200 of 1200 us: small_ratio 0.1667.
+@test "pd-sum-comm kineto: bus bandwidth and small messages per collective type" {
+	run_pd 0 pd-sum-comm "$KF/sum-busbw.json"
+	[ "$(jqr pd.comm '[.ops[] | [.op_type,.bytes,.algbw_gb_per_s,.busbw_gb_per_s,.small_count,.small_ratio]]')" = \
+	    '[["allgather",16777216,8.389,6.291,0,0],["allreduce",16785408,13.988,22.884,2,0.1667],["reduce_scatter_tensor",16777216,16.777,12.583,0,0]]' ]
+}
+
 # Per-collective starts, for cross-rank skew: allreduce starts at 1300 us,
 # 300 us into step 10 (which starts at 1000); allgather 100 us into step 11.
 @test "pd-sum-comm kineto: per-collective start times and step offsets" {

@@ -38,9 +38,15 @@
 struct op {
 	char *type;
 	char *name;	/* first kernel name seen */
-	uint64_t count, sized;
-	int64_t total, sized_ns, bytes, max;
+	uint64_t count, sized, small;
+	int64_t total, sized_ns, bytes, max, bus_ns, small_ns;
+	double bus_bytes;	/* bytes x the bus factor, group size known */
 };
+
+/* A collective under 1 MiB is latency-bound: NCCL reaches its bus
+ * bandwidth only at MB sizes (nccl-tests' size sweeps); the same bound
+ * as msprof-analyze's RDMA packet rule. */
+#define SMALL_BYTES (1 << 20)
 
 struct coll {
 	int64_t s, dur, bytes;	/* bytes < 0: unknown */
@@ -198,13 +204,41 @@ op_index(struct lane *l, const char *type, const char *name)
 	return l->nop++;
 }
 
+/* nccl-tests' bus bandwidth factor (doc/PERFORMANCE.md): what each rank
+ * sends over its slowest link per byte of the collective's size, for a
+ * group of n ranks; 0 when the type has none known. Types are compared
+ * without '_' ("reduce_scatter_tensor" is a reduce-scatter). */
+static double
+bus_factor(const char *type, int64_t n)
+{
+	char t[64];
+	size_t i, k = 0;
+
+	if (n < 1)
+		return 0;
+	for (i = 0; type[i] && k + 1 < sizeof t; i++)
+		if (type[i] != '_')
+			t[k++] = (char)tolower((unsigned char)type[i]);
+	t[k] = 0;
+	if (strstr(t, "allreduce"))
+		return 2.0 * (double)(n - 1) / (double)n;
+	if (strstr(t, "reducescatter") || strstr(t, "allgather") ||
+	    strstr(t, "alltoall"))
+		return (double)(n - 1) / (double)n;
+	if (strstr(t, "broadcast") || strstr(t, "reduce") ||
+	    strstr(t, "sendrecv") || !strcmp(t, "send") || !strcmp(t, "recv"))
+		return 1;
+	return 0;
+}
+
 static void
 add(struct lane *l, const char *type, const char *name, int64_t s,
-    int64_t dur, int64_t bytes)
+    int64_t dur, int64_t bytes, int64_t group_size)
 {
 	size_t i = op_index(l, type, name);
 	struct op *o = &l->op[i];
 	struct coll *c;
+	double f;
 
 	o->count++;
 	o->total += dur;
@@ -214,6 +248,14 @@ add(struct lane *l, const char *type, const char *name, int64_t s,
 		o->sized++;
 		o->sized_ns += dur;
 		o->bytes += bytes;
+		if (bytes < SMALL_BYTES) {
+			o->small++;
+			o->small_ns += dur;
+		}
+		if ((f = bus_factor(type, group_size)) > 0) {
+			o->bus_bytes += (double)bytes * f;
+			o->bus_ns += dur;
+		}
 	}
 	if (l->n == l->cap) {
 		l->cap = l->cap ? l->cap * 2 : 256;
@@ -274,18 +316,33 @@ type_of_kernel(const char *name, char *buf, size_t size)
 	buf[n] = 0;
 }
 
+/* The collective's size as nccl-tests counts it: the larger of its input
+ * and output ("In msg nelems", "Out msg nelems" x the dtype's size), so an
+ * all-gather's whole output and a reduce-scatter's whole input. */
 static int64_t
 kernel_bytes(const struct pd_ev *ev)
 {
 	char dt[64];
-	int64_t nel;
+	int64_t nel, out;
 	int sz;
 
 	if (!pd_ev_arg_int(ev, "In msg nelems", &nel) || nel < 0 ||
 	    !pd_ev_arg_str(ev, "dtype", dt, sizeof dt) ||
 	    (sz = pd_kineto_dtype_size(dt)) == 0)
 		return -1;
+	if (pd_ev_arg_int(ev, "Out msg nelems", &out) && out > nel)
+		nel = out;
+	if (nel > INT64_MAX / sz)
+		return -1;
 	return nel * sz;
+}
+
+static int64_t
+group_size(const struct pd_ev *ev)
+{
+	int64_t n;
+
+	return pd_ev_arg_int(ev, "Group size", &n) && n > 0 ? n : -1;
 }
 
 /* First "Input Dims" entry's element count x "Input type"[0] size. */
@@ -346,13 +403,13 @@ on_event(const struct pd_ev *ev, void *ctx)
 			type_of_kernel(ev->name, type, sizeof type);
 		}
 		add(&a->gpu, type, ev->name, ev->ts_ns, ev->dur_ns,
-		    kernel_bytes(ev));
+		    kernel_bytes(ev), group_size(ev));
 		a->gpu.c[a->gpu.n - 1].grp = grp_index(&a->gpu, ev);
 	} else if (n >= 0) {
 		pd_ksteps_add(&a->steps, n, ev->ts_ns, ev->ts_ns + ev->dur_ns);
 	} else {
 		add(ev->name[0] == 'g' ? &a->gloo : &a->cpu, ev->name + 5,
-		    ev->name, ev->ts_ns, ev->dur_ns, annot_bytes(ev));
+		    ev->name, ev->ts_ns, ev->dur_ns, annot_bytes(ev), -1);
 	}
 	return 0;
 }
@@ -431,6 +488,19 @@ ops_json(struct lane *l, int64_t *total)
 		    (double)o->count, 3);
 		set_us(j, "max_us", o->max);
 		pd_set_int(j, "sized_count", (int64_t)o->sized);
+		if (o->bus_ns > 0)	/* bytes per ns = GB/s */
+			pd_set_real(j, "busbw_gb_per_s", o->bus_bytes /
+			    (double)o->bus_ns, 3);
+		else
+			pd_set_null(j, "busbw_gb_per_s");
+		if (o->sized) {
+			pd_set_int(j, "small_count", (int64_t)o->small);
+			pd_set_real(j, "small_ratio", o->sized_ns > 0 ?
+			    (double)o->small_ns / (double)o->sized_ns : 0, 4);
+		} else {
+			pd_set_null(j, "small_count");
+			pd_set_null(j, "small_ratio");
+		}
 		json_array_append_new(arr, j);
 	}
 	free(ix);
