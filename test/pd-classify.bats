@@ -828,6 +828,28 @@ torch_python() {
 	    '["memory","memory","shares.copy_ratio",0.7,0.125]' ]
 }
 
+# kineto/small-collectives.json (written for this test): 3 steps of 10 ms
+# on rank 0 of 8, each a 3 ms sgemm, then 50 all-reduces of 1024 floats
+# (4 KiB, under 1 MiB) of 100 us each, exposed: 15 of 30 ms of step time
+# (0.5). All the communication time is in small collectives (small_ratio
+# 1), so the exposed communication is their latency: the small-messages
+# finding is dominant and explains "not overlapped"; its bus bandwidth
+# is 4096 B x 2 x 7/8 / 100000 ns = 0.072 GB/s (nccl-tests' all-reduce
+# factor for 8 ranks). The sgemm (0.3 of the step) ranks below.
+@test "pd-classify: many small collectives are the cause of exposed communication" {
+	mkdir -p "$BATS_TEST_TMPDIR/sc"
+	cp "$FIX/kineto/small-collectives.json" "$BATS_TEST_TMPDIR/sc/"
+	run_pd bash -c "pd-locate '$BATS_TEST_TMPDIR/sc' | pd-sum-step -q | pd-sum-comm -q \
+	    | pd-sum-gaps -q | pd-hotspots -q | pd-profile | pd-classify"
+	[ "$(jqr pd.bottleneck 'select(.dominant) | [.rule,.domain,.impact]')" = \
+	    '["perfdiag.comm.small_messages","communication",0.5]' ]
+	[[ "$(jqr pd.bottleneck 'select(.dominant) | .evidence')" == '"collectives under 1 MiB take 100.0 % of the communication time (150 collectives); the largest type moves 0.07'* ]]
+	[ "$(jqr pd.bottleneck 'select(.rule == "tbprof.comm.not_overlapped") | [.impact,.explained_by]')" = \
+	    '[0.5,"perfdiag.comm.small_messages"]' ]
+	[ "$(jqr pd.comm '.ops[0] | [.op_type,.count,.bytes,.busbw_gb_per_s,.small_count,.small_ratio]')" = \
+	    '["allreduce",150,614400,0.072,150,1]' ]
+}
+
 # Records with every value of the wrong type: read as "no value", never a
 # crash; no problem rule fires. The run with a profile gets the no-step
 # fallback (its formats are not strings: "none"); r2 has no pd.profile, so

@@ -795,6 +795,7 @@ emit(json_t *root, struct agg *a, const struct pd_tool *t)
 		pd_set_null(rec, "total_us");
 	set_ratio(rec, "wait_ratio", tot[2], tot[1], tot[4] > 0);
 	set_ratio(rec, "sync_ratio", tot[3], tot[1], tot[4] > 0);
+	pd_set_null(rec, "small_ratio");	/* per transport here */
 	pd_set(rec, "ops", ops);
 	pd_set(rec, "transports", tps_json(a));
 	pd_set(rec, "links", lks_json(a));

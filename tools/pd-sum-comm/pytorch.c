@@ -600,6 +600,24 @@ colls_json(struct lane *l, const struct pd_ksteps *st)
 	return arr;
 }
 
+/* Over all sized collectives: the time share of those under 1 MiB. */
+static void
+small_ratio(json_t *rec, const struct lane *l)
+{
+	int64_t small = 0, sized = 0;
+	size_t i;
+
+	for (i = 0; i < l->nop; i++) {
+		small += l->op[i].small_ns;
+		sized += l->op[i].sized_ns;
+	}
+	if (sized > 0)
+		pd_set_real(rec, "small_ratio", (double)small / (double)sized,
+		    4);
+	else
+		pd_set_null(rec, "small_ratio");
+}
+
 static void
 emit(json_t *root, struct acc *a, const struct pd_kineto_info *info,
     const struct pd_trace_stats *st, int truncated, int topn)
@@ -619,6 +637,7 @@ emit(json_t *root, struct acc *a, const struct pd_kineto_info *info,
 		pd_set_null(rec, "total_us");
 	pd_set_null(rec, "wait_ratio");
 	pd_set_null(rec, "sync_ratio");
+	small_ratio(rec, l);
 	pd_set(rec, "ops", ops);
 	pd_set_null(rec, "transports");
 	pd_set_null(rec, "links");
