@@ -98,3 +98,39 @@ pd_summary_json(const struct pd_summary *s, int dec)
 	pd_set_real(o, "cv", s->cv, 4);
 	return o;
 }
+
+void
+pd_noise_rule(const struct pd_summary *b, const struct pd_summary *a,
+    double rel, double abs, struct pd_noise *out)
+{
+	out->spread = b->n >= 2 && a->n >= 2 ? 2 * sqrt(b->stdev * b->stdev /
+	    (double)b->n + a->stdev * a->stdev / (double)a->n) : NAN;
+	out->floor = isnan(b->mean) ? abs : fmax(rel * fabs(b->mean), abs);
+	out->noise = isnan(out->spread) || out->spread < out->floor ?
+	    out->floor : out->spread;
+}
+
+const char *
+pd_noise_verdict(double delta, const struct pd_noise *nz, int lower_better)
+{
+	if (isnan(delta))
+		return NULL;
+	if (fabs(delta) <= nz->floor)
+		return "unchanged";
+	if (fabs(delta) <= nz->noise)
+		return "inconclusive";
+	return (delta < 0) == (lower_better != 0) ? "improved" : "regressed";
+}
+
+long
+pd_noise_samples(double sd_b, double sd_a, double delta)
+{
+	double z = PD_Z_ALPHA + PD_Z_BETA, n;
+
+	if (isnan(sd_b) || isnan(sd_a) || isnan(delta) || delta == 0)
+		return -1;
+	n = ceil(z * z * (sd_b * sd_b + sd_a * sd_a) / (delta * delta));
+	if (n > 1e15)
+		return -1;
+	return n < 2 ? 2 : (long)n;
+}

@@ -255,3 +255,25 @@ $t: warning: $d/fifo.csv: export 'trace_view' of '$d/r_ascend_pt': not a regular
 	[ "$stderr" = "pd-sum-gaps: warning: <stdin>:2: not a JSON object: '[' or '{' expected; forwarded unchanged" ]
 	[ "$output" = "$(cat "$BATS_TEST_TMPDIR/in")" ]
 }
+
+# The noise rule of pd-compare and pd-audit-limits -x, with the
+# experiment's floors (5 % of before, 0.1 s). Population sds.
+# 2.0 2.6 vs 1.7 2.3: means 2.3, 2.0, sd 0.3 each; spread 2 * sqrt(0.09/2
+# + 0.09/2) = 0.6, floor max(0.05 * 2.3, 0.1) = 0.115; |delta| 0.3 between
+# them: inconclusive; samples ceil((2 + 0.8416)^2 * 0.18 / 0.09) =
+# ceil(16.1494) = 17.
+# 2.0 2.2 vs 1.0 1.2: sd 0.1 each, spread 0.2, floor 0.105; delta -1:
+# improved. The man page's two "sleep 0.1" pairs, 0.219 0.218 vs 0.191
+# 0.179: spread 2 * sqrt(0.0005^2/2 + 0.006^2/2) = 0.0085, floor 0.1;
+# delta -0.0335 under the floor: unchanged.
+@test "stats: the shared noise rule: floors, spread, verdict, samples" {
+	run_pd "$PD_TESTBIN/noise-check" 0.05 0.1 "2.0 2.6" "1.7 2.3"
+	[ "$output" = "spread 0.6000 floor 0.1150 noise 0.6000 verdict inconclusive samples 17" ]
+	run_pd "$PD_TESTBIN/noise-check" 0.05 0.1 "2.0 2.2" "1.0 1.2"
+	[ "$output" = "spread 0.2000 floor 0.1050 noise 0.2000 verdict improved samples 2" ]
+	run_pd "$PD_TESTBIN/noise-check" 0.05 0.1 "0.219 0.218" "0.191 0.179"
+	[ "$output" = "spread 0.0085 floor 0.1000 noise 0.1000 verdict unchanged samples 2" ]
+	# one value a side: no spread, the floors alone; no change: no samples
+	run_pd "$PD_TESTBIN/noise-check" 0.05 0.1 "3" "3"
+	[ "$output" = "spread nan floor 0.1500 noise 0.1500 verdict unchanged samples -1" ]
+}

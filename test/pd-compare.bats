@@ -31,7 +31,7 @@ PAIR=$FIX/pairs/dataloader
 # improved.
 @test "pd-compare: per-metric deltas and noise-aware verdicts" {
 	run_pd pd-compare -b "$CF/before.jsonl" -a "$CF/after.jsonl"
-	[ "$(jqr pd.comparison '.metrics[0]')" = '{"metric":"step_us","before":100,"after":90,"delta":-10,"delta_ratio":-0.1,"noise":1.789,"better":"lower","verdict":"improved"}' ]
+	[ "$(jqr pd.comparison '.metrics[0]')" = '{"metric":"step_us","before":100,"after":90,"delta":-10,"delta_ratio":-0.1,"noise":1.789,"better":"lower","verdict":"improved","steps_needed":null}' ]
 	[ "$(jqr pd.comparison '.metrics[1] | [.metric,.after,.noise,.verdict]')" = '["steps_per_s",11111.1111,178.8854,"improved"]' ]
 	[ "$(jqr pd.comparison '[.metrics[] | [.metric,.verdict]]')" = \
 	    '[["step_us","improved"],["steps_per_s","improved"],["peak_allocated_bytes","unchanged"],["peak_reserved_bytes","improved"],["computing_ratio","unchanged"],["comm_not_overlapped_ratio","unchanged"],["free_ratio","unchanged"],["input_ratio","improved"],["hotspot_ratio","improved"]]' ]
@@ -43,6 +43,37 @@ PAIR=$FIX/pairs/dataloader
 @test "pd-compare: two runs within noise are unchanged" {
 	run_pd pd-compare "$CF/before.jsonl" "$CF/noise.jsonl"
 	[ "$(jqr pd.comparison '[.metrics[0].delta,.metrics[0].verdict,.verdict]')" = '[-1,"unchanged","unchanged"]' ]
+}
+
+# spread-*.jsonl: steps 100 110 90 105 95 (mean 100, population variance
+# (0+100+100+25+25)/5 = 50) against 97 107 87 102 92 (mean 97, variance
+# 50). delta -3 is more than the 1 % floor (1) but within the spread,
+# 2 * sqrt(50/5 + 50/5) = 8.944: inconclusive. Steps per run to settle it,
+# (z_a + z_b)^2 (sd_b^2 + sd_a^2) / delta^2 with z_a = 2, z_b = 0.8416:
+# 2.8416^2 = 8.07469056, * 100 / 9 = 89.7188 -> 90, 85 more than the 5
+# each run has. Throughput 1e4 -> 1e6/97 = 10309.2784, noise 8.944 * 1e4
+# / 100 = 894.4272: inconclusive too, settled by the same 90 steps.
+@test "pd-compare: a change within the per-step noise is inconclusive, with the steps that would settle it" {
+	run_pd pd-compare -e "$CF/spread-before.jsonl" "$CF/spread-after.jsonl"
+	[ "$(jqr pd.comparison '.metrics')" = '[{"metric":"step_us","before":100,"after":97,"delta":-3,"delta_ratio":-0.03,"noise":8.944,"better":"lower","verdict":"inconclusive","steps_needed":90},{"metric":"steps_per_s","before":10000,"after":10309.2784,"delta":309.2784,"delta_ratio":0.0309,"noise":894.4272,"better":"higher","verdict":"inconclusive","steps_needed":90}]' ]
+	[ "$(jqr pd.comparison '[.verdict,.reason]')" = '["inconclusive","the step time changed by -3.000 us, more than the 1.000 us that counts but within the per-step noise (8.944 us); about 90 steps per run would settle it (85 more before, 85 more after)"]' ]
+	[ "$stderr" = "pd-compare: warning: $CF/spread-after.jsonl: the step time changed by -3.000 us, more than the 1.000 us that counts but within the per-step noise (8.944 us); about 90 steps per run would settle it (85 more before, 85 more after)" ]
+	# the other way round it would be a slow-down: still not a regression
+	run_pd 0 pd-compare -e -q "$CF/spread-after.jsonl" "$CF/spread-before.jsonl"
+	[ "$(jqr pd.comparison '[.verdict,.metrics[0].verdict,.metrics[0].steps_needed]')" = '["inconclusive","inconclusive",90]' ]
+	[ -z "$stderr" ]
+}
+
+# nodata-*.jsonl: steps on the before side only, pd.mem on the after side
+# only; roots-*.jsonl: roots and nothing else. No metric has both values
+# and neither side has a pd.hotspot: no_data, not unchanged, and -e does
+# not fail it.
+@test "pd-compare: nothing comparable is no_data, saying what each side lacks" {
+	run_pd 0 pd-compare -e "$CF/nodata-before.jsonl" "$CF/nodata-after.jsonl"
+	[ "$(jqr pd.comparison '[.verdict,.reason,[.metrics[].verdict],.ops]')" = '["no_data","nothing both runs have to compare: the before run has pd.step but not pd.mem, pd.input, pd.gaps, pd.hotspot; the after run has pd.mem but not pd.step, pd.input, pd.gaps, pd.hotspot",[null,null,null,null],null]' ]
+	[ "$stderr" = "pd-compare: warning: $CF/nodata-after.jsonl: nothing both runs have to compare: the before run has pd.step but not pd.mem, pd.input, pd.gaps, pd.hotspot; the after run has pd.mem but not pd.step, pd.input, pd.gaps, pd.hotspot" ]
+	run_pd 0 pd-compare -e "$CF/roots-before.jsonl" "$CF/roots-after.jsonl"
+	[ "$(jqr pd.comparison '[.verdict,.reason,.metrics,.ops]')" = '["no_data","nothing both runs have to compare: the before run has none of pd.step, pd.mem, pd.input, pd.gaps, pd.hotspot; the after run has none of pd.step, pd.mem, pd.input, pd.gaps, pd.hotspot",[],null]' ]
 }
 
 # Before's dominant: tb.input.highly_bound at 0.4. After: the same rule at

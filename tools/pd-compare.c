@@ -117,25 +117,34 @@ pick_run(struct side *s, const char *label)
 
 /* ---- metrics ---- */
 
+/* A metric of both sides. nz is lib's noise rule (pd_noise_rule): from
+ * the per-step spread where sb and sa hold the steps (n >= 2), else the
+ * floor alone. */
 struct metric {
 	const char *name, *better;
-	double before, after, noise;
+	double before, after;
+	struct pd_noise nz;
+	struct pd_summary sb, sa;	/* the per-step values; n 0 if none */
 };
 
-struct est {
-	double mean, sd;
-	size_t n;
-};
+static struct pd_summary
+no_steps(void)
+{
+	struct pd_summary s;
+	struct pd_vec v = { 0, 0, 0 };
+
+	pd_stats(&v, &s);
+	return s;
+}
 
 /* Mean and spread of a per-step quantity pooled over the run's roots:
  * num/den of each step of "list" (den NULL: num itself). */
-static struct est
+static struct pd_summary
 per_step(struct pd_run *u, const char *list, const char *num,
     const char *den)
 {
 	struct pd_vec v = { 0, 0, 0 };
 	struct pd_summary s;
-	struct est e = { NAN, NAN, 0 };
 	const char *root;
 	json_t *view;
 	size_t i;
@@ -152,14 +161,9 @@ per_step(struct pd_run *u, const char *list, const char *num,
 				pd_vec_push(&v, x / d);
 		}
 	}
-	if (v.n) {
-		pd_stats(&v, &s);
-		e.mean = s.mean;
-		e.sd = s.stdev;
-		e.n = s.n;
-	}
+	pd_stats(&v, &s);
 	pd_vec_free(&v);
-	return e;
+	return s;
 }
 
 static double
@@ -183,33 +187,27 @@ over_roots(struct pd_run *u, const char *path, int max)
 	return !n ? NAN : max ? best : sum / n;
 }
 
-/* Two standard errors of the difference of two means. */
-static double
-noise2(struct est a, struct est b)
-{
-	if (a.n < 2 || b.n < 2)
-		return NAN;
-	return 2 * sqrt(a.sd * a.sd / a.n + b.sd * b.sd / b.n);
-}
-
-static double
-floor_noise(double n, double floor)
-{
-	return isnan(n) || n < floor ? floor : n;
-}
-
 static const char *
 verdict(const struct metric *m)
 {
-	double d = m->after - m->before;
+	return pd_noise_verdict(m->after - m->before, &m->nz,
+	    !strcmp(m->better, "lower"));
+}
 
-	if (isnan(d))
-		return NULL;
-	if (fabs(d) <= m->noise)
-		return "unchanged";
-	if (!strcmp(m->better, "lower"))
-		return d < 0 ? "improved" : "regressed";
-	return d > 0 ? "improved" : "regressed";
+/* Steps per run that would settle an inconclusive metric: the two-sample
+ * size of pd_noise_samples at the measured per-step spreads, for the
+ * difference of the per-step means (in their unit: step_us for
+ * steps_per_s); -1 when the metric is not inconclusive or has no per-step
+ * spread. */
+static long
+steps_needed(const struct metric *m)
+{
+	const char *v = verdict(m);
+
+	if (!v || strcmp(v, "inconclusive") || m->sb.n < 2 || m->sa.n < 2)
+		return -1;
+	return pd_noise_samples(m->sb.stdev, m->sa.stdev, m->sa.mean -
+	    m->sb.mean);
 }
 
 static json_t *
@@ -219,6 +217,7 @@ metric_json(const struct metric *m)
 	int dec = strstr(m->name, "_ratio") ? 4 : strstr(m->name, "_bytes") ?
 	    0 : strstr(m->name, "per_s") ? 4 : 3;
 	double d = m->after - m->before;
+	long need = steps_needed(m);
 
 	pd_set_str(o, "metric", m->name);
 	pd_set_real(o, "before", m->before, dec);
@@ -226,10 +225,23 @@ metric_json(const struct metric *m)
 	pd_set_real(o, "delta", d, dec);
 	pd_set_real(o, "delta_ratio", m->before != 0 ? d / fabs(m->before) :
 	    NAN, 4);
-	pd_set_real(o, "noise", m->noise, dec);
+	pd_set_real(o, "noise", verdict(m) ? m->nz.noise : NAN, dec);
 	pd_set_str(o, "better", m->better);
 	pd_set_str(o, "verdict", verdict(m));
+	pd_set(o, "steps_needed", need > 0 ? json_integer(need) : json_null());
 	return o;
+}
+
+/* The rule with only its floors (no per-step spread). */
+static struct pd_noise
+floors(double before, double rel, double abs)
+{
+	struct pd_summary s = no_steps();
+	struct pd_noise nz;
+
+	s.mean = before;
+	pd_noise_rule(&s, &s, rel, abs, &nz);
+	return nz;
 }
 
 struct share_def {
@@ -251,26 +263,30 @@ static const struct share_def shares[] = {
 	{ NULL, NULL, NULL, NULL, NULL, 0 }
 };
 
+/* The metrics of both sides; *noises: share name -> its noise rule (as
+ * [floor, noise]), for the dominant bottleneck. */
 static json_t *
 metrics(struct pd_run *b, struct pd_run *a, json_t **noises)
 {
 	json_t *arr = json_array();
-	struct est sb = per_step(b, "step.steps", "step_us", NULL);
-	struct est sa = per_step(a, "step.steps", "step_us", NULL);
+	struct pd_summary sb = per_step(b, "step.steps", "step_us", NULL);
+	struct pd_summary sa = per_step(a, "step.steps", "step_us", NULL);
 	struct metric m;
 	int i;
 
 	*noises = json_object();
 	if (sb.n || sa.n) {
 		m = (struct metric){ "step_us", "lower", sb.mean, sa.mean,
-		    floor_noise(noise2(sb, sa), tol * fabs(sb.mean)) };
+		    { 0, 0, 0 }, sb, sa };
+		pd_noise_rule(&sb, &sa, tol, 0, &m.nz);
 		json_array_append_new(arr, metric_json(&m));
-		/* throughput: the same relative noise */
-		m = (struct metric){ "steps_per_s", "higher",
-		    sb.mean > 0 ? 1e6 / sb.mean : NAN,
-		    sa.mean > 0 ? 1e6 / sa.mean : NAN, NAN };
-		m.noise = sb.mean > 0 ? m.before *
-		    floor_noise(noise2(sb, sa), tol * sb.mean) / sb.mean : NAN;
+		/* throughput: the same relative noise and floor */
+		m.name = "steps_per_s";
+		m.better = "higher";
+		m.before = sb.mean > 0 ? 1e6 / sb.mean : NAN;
+		m.after = sa.mean > 0 ? 1e6 / sa.mean : NAN;
+		m.nz.floor *= sb.mean > 0 ? m.before / sb.mean : NAN;
+		m.nz.noise *= sb.mean > 0 ? m.before / sb.mean : NAN;
 		json_array_append_new(arr, metric_json(&m));
 	}
 	{
@@ -281,29 +297,32 @@ metrics(struct pd_run *b, struct pd_run *a, json_t **noises)
 		for (i = 0; mem[i]; i++) {
 			snprintf(path, sizeof path, "mem.%s", mem[i]);
 			m = (struct metric){ mem[i], "lower",
-			    over_roots(b, path, 1), over_roots(a, path, 1), 0 };
+			    over_roots(b, path, 1), over_roots(a, path, 1),
+			    { 0, 0, 0 }, no_steps(), no_steps() };
 			if (isnan(m.before) && isnan(m.after))
 				continue;
-			m.noise = tol * fabs(m.before);
+			m.nz = floors(m.before, tol, 0);
 			json_array_append_new(arr, metric_json(&m));
 		}
 	}
 	for (i = 0; shares[i].name; i++) {
 		const struct share_def *d = &shares[i];
-		double n = NAN;
 
 		m = (struct metric){ d->name, "lower",
 		    over_roots(b, d->path, d->max),
-		    over_roots(a, d->path, d->max), 0 };
+		    over_roots(a, d->path, d->max), { 0, 0, 0 }, no_steps(),
+		    no_steps() };
 		if (isnan(m.before) && isnan(m.after))
 			continue;
 		if (!strcmp(d->name, "computing_ratio"))
 			m.better = "higher";
-		if (d->list)
-			n = noise2(per_step(b, d->list, d->num, d->den),
-			    per_step(a, d->list, d->num, d->den));
-		m.noise = floor_noise(n, tol);
-		json_object_set_new(*noises, d->name, json_real(m.noise));
+		if (d->list) {
+			m.sb = per_step(b, d->list, d->num, d->den);
+			m.sa = per_step(a, d->list, d->num, d->den);
+		}
+		pd_noise_rule(&m.sb, &m.sa, 0, tol, &m.nz);
+		json_object_set_new(*noises, d->name, json_pack("[f,f]",
+		    m.nz.floor, m.nz.noise));
 		json_array_append_new(arr, metric_json(&m));
 	}
 	return arr;
@@ -375,7 +394,11 @@ dominant(struct pd_run *b, struct pd_run *a, json_t *noises)
 	m = (struct metric){ "impact", "lower",
 	    pd_rec_num(db, "impact", NAN),
 	    same ? pd_rec_num(same, "impact", NAN) : 0,
-	    json_is_number(nz) ? json_number_value(nz) : tol };
+	    floors(NAN, 0, tol), no_steps(), no_steps() };
+	if (json_array_size(nz) == 2) {	/* the share's rule: [floor, noise] */
+		m.nz.floor = json_number_value(json_array_get(nz, 0));
+		m.nz.noise = json_number_value(json_array_get(nz, 1));
+	}
 	o = json_object();
 	pd_set_str(o, "rule", rule);
 	pd_set_str(o, "domain", pd_rec_str(db, "domain"));
@@ -554,7 +577,7 @@ static json_t *
 side_json(struct side *s)
 {
 	json_t *o = json_object();
-	struct est e = per_step(s->run, "step.steps", "step_us", NULL);
+	struct pd_summary e = per_step(s->run, "step.steps", "step_us", NULL);
 
 	pd_set_str(o, "source", s->src);
 	pd_set(o, "run", json_incref(s->run->id));
@@ -600,17 +623,129 @@ overall(json_t *ms)
 	return pick ? pick : "unchanged";
 }
 
+/* The summary records the metrics and the operator diff are read from. */
+static const char *const kinds[] = { "step", "mem", "input", "gaps",
+    "hotspot", NULL };
+
+/* "pd.step, pd.mem" for the kinds no root of the run has (have: those it
+ * has instead); "" when none. New string. */
+static char *
+kinds_of(struct pd_run *u, int have)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	const char *root;
+	json_t *v;
+	int i, any, n = 0;
+
+	if (!f)
+		pd_oom();
+	for (i = 0; kinds[i]; i++) {
+		any = 0;
+		json_object_foreach(u->views, root, v)
+			any |= json_object_get(v, kinds[i]) != NULL;
+		if (any == have)
+			fprintf(f, "%spd.%s", n++ ? ", " : "", kinds[i]);
+	}
+	fclose(f);
+	return buf;
+}
+
+/* Whether any metric has a verdict, or the operator diff has data. */
+static int
+comparable(json_t *ms, json_t *ops)
+{
+	size_t i;
+
+	for (i = 0; i < json_array_size(ms); i++)
+		if (pd_rec_str(json_array_get(ms, i), "verdict"))
+			return 1;
+	return !json_is_null(ops);
+}
+
+/* "the before run has pd.step but not pd.mem, ..." (new string) */
+static char *
+side_kinds(struct pd_run *u, const char *label)
+{
+	char *has = kinds_of(u, 1), *lacks = kinds_of(u, 0), *r = NULL;
+	int rc;
+
+	if (!*has)
+		rc = asprintf(&r, "the %s run has none of %s", label, lacks);
+	else if (!*lacks)
+		rc = asprintf(&r, "the %s run has %s", label, has);
+	else
+		rc = asprintf(&r, "the %s run has %s but not %s", label, has,
+		    lacks);
+	if (rc < 0)
+		pd_oom();
+	free(has);
+	free(lacks);
+	return r;
+}
+
+/* no_data: what each side has and lacks, as the reason and a warning. */
+static void
+no_data(json_t *c, struct side *b, struct side *a)
+{
+	char *sb = side_kinds(b->run, "before"), *sa = side_kinds(a->run,
+	    "after"), *r = NULL;
+
+	if (asprintf(&r, "nothing both runs have to compare: %s; %s", sb,
+	    sa) < 0)
+		pd_oom();
+	pd_set_str(c, "verdict", "no_data");
+	pd_set_str(c, "reason", r);
+	pd_warn(a->src, 0, "%s", r);
+	free(r);
+	free(sb);
+	free(sa);
+}
+
+/* The overall verdict is the step time's and it is inconclusive: say by
+ * how much, and how many steps per run would settle it. */
+static void
+unsettled(json_t *c, json_t *ms, struct side *a)
+{
+	json_t *m = json_array_get(ms, 0);
+	json_t *nb = json_object_get(json_object_get(c, "before"), "steps");
+	json_t *na = json_object_get(json_object_get(c, "after"), "steps");
+	json_int_t need = json_integer_value(json_object_get(m,
+	    "steps_needed"));
+	json_int_t more_b = need - json_integer_value(nb);
+	json_int_t more_a = need - json_integer_value(na);
+	char *r = NULL;
+
+	if (asprintf(&r, "the step time changed by %.3f us, more than the "
+	    "%.3f us that counts but within the per-step noise (%.3f us); "
+	    "about %lld steps per run would settle it (%lld more before, "
+	    "%lld more after)", pd_rec_num(m, "delta", NAN),
+	    tol * fabs(pd_rec_num(m, "before", NAN)),
+	    pd_rec_num(m, "noise", NAN), (long long)need,
+	    (long long)(more_b > 0 ? more_b : 0),
+	    (long long)(more_a > 0 ? more_a : 0)) < 0)
+		pd_oom();
+	pd_set_str(c, "reason", r);
+	pd_warn(a->src, 0, "%s", r);
+	free(r);
+}
+
 static void
 compare(struct side *b, struct side *a)
 {
-	json_t *c = pd_rec_new("pd.comparison", 1, NULL), *ms, *noises;
+	json_t *c = pd_rec_new("pd.comparison", 1, NULL), *ms, *noises, *ops;
+	const char *v;
 
 	pd_set(c, "before", side_json(b));
 	pd_set(c, "after", side_json(a));
 	ms = metrics(b->run, a->run, &noises);
 	pd_set(c, "metrics", ms);
 	pd_set(c, "dominant", dominant(b->run, a->run, noises));
-	if (!marked(b->run) || !marked(a->run)) {
+	ops = ops_diff(b->run, a->run);
+	if (!comparable(ms, ops)) {
+		no_data(c, b, a);
+	} else if (!marked(b->run) || !marked(a->run)) {
 		/* the overall verdict is the step time's: none without steps */
 		pd_set_str(c, "verdict", "inconclusive");
 		pd_set_str(c, "reason", !marked(b->run) && !marked(a->run) ?
@@ -620,13 +755,14 @@ compare(struct side *b, struct side *a)
 		    "step time is its capture's span" : "the after run has no "
 		    "step markers: its step time is its capture's span");
 	} else {
-		pd_set_str(c, "verdict", overall(ms));
+		pd_set_str(c, "verdict", v = overall(ms));
 		pd_set_null(c, "reason");
+		if (!strcmp(v, "inconclusive"))
+			unsettled(c, ms, a);
 	}
-	if (found && !strcmp(overall(ms), "regressed") &&
-	    !strcmp(pd_rec_str(c, "verdict"), "regressed"))
+	if (found && !strcmp(pd_rec_str(c, "verdict"), "regressed"))
 		pd_diag_status(PD_EXIT_FOUND);
-	pd_set(c, "ops", ops_diff(b->run, a->run));
+	pd_set(c, "ops", ops);
 	json_decref(noises);
 	pd_rec_emit(c);
 }

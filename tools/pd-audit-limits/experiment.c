@@ -206,6 +206,7 @@ audit_experiment(const char *argv0, const char *name, const char *before,
 	FILE *log;
 	int k, side, failed = 0;
 	double noise, delta;
+	struct pd_noise nz;
 	const char *reason = NULL;
 
 	collector(argv0, pdc, sizeof pdc);
@@ -245,12 +246,8 @@ audit_experiment(const char *argv0, const char *name, const char *before,
 		}
 	pd_stats(&vb, &sb);
 	pd_stats(&va, &sa);
-	noise = vb.n >= 2 && va.n >= 2 ? 2 * sqrt(sb.stdev * sb.stdev / vb.n +
-	    sa.stdev * sa.stdev / va.n) : NAN;
-	if (isnan(noise) || noise < TOL * sb.mean)
-		noise = TOL * sb.mean;
-	if (noise < TOL_ABS_S)
-		noise = TOL_ABS_S;
+	pd_noise_rule(&sb, &sa, TOL, TOL_ABS_S, &nz);
+	noise = nz.noise;
 	delta = sa.mean - sb.mean;
 	if (!failed && !(vb.n && va.n && delta < 0 && -delta > noise)) {
 		failed = 1;
@@ -275,8 +272,8 @@ audit_experiment(const char *argv0, const char *name, const char *before,
 	pd_set_real(m, "delta", vb.n && va.n ? delta : NAN, 3);
 	pd_set_real(m, "noise", vb.n ? noise : NAN, 3);
 	pd_set_str(m, "better", "lower");
-	pd_set_str(m, "verdict", !vb.n || !va.n ? NULL : fabs(delta) <= noise ?
-	    "unchanged" : delta < 0 ? "improved" : "regressed");
+	pd_set_str(m, "verdict", !vb.n || !va.n ? NULL :
+	    pd_noise_verdict(delta, &nz, 1));
 	pd_set(r, "metric", m);
 	pd_set_real(r, "speedup", vb.n && va.n && sa.mean > 0 ? sb.mean /
 	    sa.mean : NAN, 3);
