@@ -87,13 +87,33 @@ PAIR=$FIX/pairs/dataloader
 }
 
 # Before top: A 100, B 50, C 10; after top: A 102, B 80, D 30, cpu_ops
-# E 40 (A there is ignored: it is in top). A +2 us is within 5 % ->
-# unchanged; B +30 -> slower; D and E only after and above before's
-# smallest listed time (10) -> added; C only before but below after's
-# smallest (30) -> may be cut off: below_cutoff.
+# E 40 (A there is ignored: it is in top). These records do not say what
+# their lists left out (no top_rest), so an operator one side does not
+# list took at most that side's smallest listed time. A +2 us is within
+# 5 % -> unchanged; B +30 -> slower; D only after: before it took at most
+# 10 (C), so it grew by at least 20 -> slower, below before's cut; E only
+# after, and before's cpu_ops list is empty (nothing cut) -> added; C only
+# before, at most 30 after (D): 10 against <= 30 tells nothing ->
+# below_cut.
 @test "pd-compare: operator diff" {
 	run_pd pd-compare -b "$CF/before.jsonl" -a "$CF/after.jsonl"
-	[ "$(jqr pd.comparison '.ops')" = '{"added":[{"name":"E","before_count":null,"after_count":1,"before_us":null,"after_us":40,"delta_us":40},{"name":"D","before_count":null,"after_count":3,"before_us":null,"after_us":30,"delta_us":30}],"removed":[],"slower":[{"name":"B","before_count":5,"after_count":5,"before_us":50,"after_us":80,"delta_us":30}],"faster":[],"unchanged":1,"below_cutoff":1}' ]
+	[ "$(jqr pd.comparison '.ops')" = '{"added":[{"name":"E","before_count":null,"after_count":1,"before_us":null,"after_us":40,"delta_us":40,"below_cut":null,"max_us":null}],"removed":[],"slower":[{"name":"B","before_count":5,"after_count":5,"before_us":50,"after_us":80,"delta_us":30,"below_cut":null,"max_us":null},{"name":"D","before_count":null,"after_count":3,"before_us":null,"after_us":30,"delta_us":20,"below_cut":"before","max_us":10}],"faster":[],"unchanged":1,"below_cutoff":1,"below_cut":[{"name":"C","before_count":1,"after_count":null,"before_us":10,"after_us":null,"delta_us":null,"below_cut":"after","max_us":30}]}' ]
+}
+
+# cut-*.jsonl say what their lists left out. Before: top A 100, B 50, one
+# more left out (8 us); cpu_ops X 30, V 25, W 2, none left out. After: top
+# A 101, F 60, none left out; cpu_ops X 31, Y 20, two left out (3 us).
+# A +1 and X +1 are not more than 1 us -> unchanged (2). B: after's top is
+# whole -> removed. Y: before's cpu_ops are whole -> added. F: before it
+# took at most min(50, 8) = 8 -> at least +52, slower. V: after at most
+# min(20, 3) = 3 -> at least -22, faster. W: 2 against at most 3 ->
+# below_cut.
+@test "pd-compare: operator diff: absent only when the other side's list is whole" {
+	run_pd pd-compare -b "$CF/cut-before.jsonl" -a "$CF/cut-after.jsonl"
+	[ "$(jqr pd.comparison '.ops')" = '{"added":[{"name":"Y","before_count":null,"after_count":3,"before_us":null,"after_us":20,"delta_us":20,"below_cut":null,"max_us":null}],"removed":[{"name":"B","before_count":5,"after_count":null,"before_us":50,"after_us":null,"delta_us":-50,"below_cut":null,"max_us":null}],"slower":[{"name":"F","before_count":null,"after_count":6,"before_us":null,"after_us":60,"delta_us":52,"below_cut":"before","max_us":8}],"faster":[{"name":"V","before_count":4,"after_count":null,"before_us":25,"after_us":null,"delta_us":-22,"below_cut":"after","max_us":3}],"unchanged":2,"below_cutoff":1,"below_cut":[{"name":"W","before_count":1,"after_count":null,"before_us":2,"after_us":null,"delta_us":null,"below_cut":"after","max_us":3}]}' ]
+	# a side without pd.hotspot: no operator diff at all
+	run_pd pd-compare -b "$CF/before.jsonl" -a "$CF/nodata-after.jsonl"
+	[ "$(jqr pd.comparison '.ops')" = null ]
 }
 
 @test "pd-compare: the after side's records are forwarded, not the before's" {
@@ -142,6 +162,32 @@ PAIR=$FIX/pairs/dataloader
 	[ "$(jqr pd.comparison '[.verdict,.dominant.rule,.dominant.fired_after,.dominant.verdict]')" = '["regressed","tbprof.comm.not_overlapped",false,"improved"]' ]
 	# aten::mm: 1092 calls on the control rank, 276 on the test rank
 	[ "$(jqr pd.comparison '.ops.faster[] | select(.name == "aten::mm") | [.before_count,.after_count]')" = '[1092,276]' ]
+	# whole lists (a dump is diagnosed with -n 100000): HTA's ops_diff
+	# (peers/hta-0.6.1/trace_diff/ops_diff_all.json) has 32 added, of
+	# which cudaDriverGetVersion and cudaGraphLaunch are runtime calls
+	# (not diffed here): 30; 138 deleted. aten::clone is "increased" there.
+	[ "$(jqr pd.comparison '[(.ops.added|length),(.ops.removed|length),.ops.below_cutoff]')" = '[30,138,0]' ]
+	[ "$(jqr pd.comparison '[.ops.slower[] | select(.name == "aten::clone") | .below_cut]')" = '[null]' ]
+}
+
+# The same pair through pd-hotspots' default top 20: aten::clone is out of
+# the control's cpu_ops list (it is there with -n 100000, above) but in the
+# test's. It used to be called added. Now no operator is added or removed
+# (every list is cut), and aten::clone is slower (HTA: increased): the
+# control took at most its smallest listed self time, and the delta is at
+# least the difference.
+@test "pd-compare: corpus hta-trace-diff, top-20 lists: below the cut is not absent" {
+	require_corpus
+	local d=$BATS_TEST_TMPDIR s
+	for s in control test; do
+		pd-locate "$CORPUS/pytorch/hta-trace-diff/$s" | pd-hotspots >"$d/$s.jsonl"
+	done
+	run_pd pd-compare -q "$d/control.jsonl" "$d/test.jsonl"
+	[ "$(jqr pd.comparison '[.ops.added,.ops.removed]')" = '[[],[]]' ]
+	least=$(jq -c 'select(.type == "pd.hotspot") | .cpu_ops[-1].self_us' "$d/control.jsonl")
+	clone=$(jq -c 'select(.type == "pd.hotspot") | .cpu_ops[] | select(.name == "aten::clone") | .self_us' "$d/test.jsonl")
+	[ "$(jq -c 'select(.type == "pd.hotspot") | [.cpu_ops[].name] | index("aten::clone")' "$d/control.jsonl")" = null ]
+	[ "$(jqr pd.comparison ".ops.slower[] | select(.name == \"aten::clone\") | [.before_us,.after_us,.below_cut,.max_us,.delta_us] == [null,$clone,\"before\",$least,$clone - $least]")" = true ]
 }
 
 # -e: before -> after is the 100 -> 90 improvement above; after -> before

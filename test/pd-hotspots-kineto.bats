@@ -46,12 +46,18 @@ hot() {
 
 # -n 2 keeps two; -p adds "*myteam::a2a::*": the dispatch kernel moves to
 # communication: 300 + 50 = 350; total 583 - 350 = 233, compute 212 =
-# 0.9099; top sgemm 200/233 = 0.8584, memcpy 20/233 = 0.0858.
+# 0.9099; top sgemm 200/233 = 0.8584, memcpy 20/233 = 0.0858. Left out of
+# top: elementwise 12 and memset 1 (2 names, 13 us; communication is not
+# counted); of cpu_ops (linear 270, addmm 250 kept): copy_ 40 and t 10.
+# Uncut (-n 20), nothing is left out.
 @test "pd-hotspots (kineto): -n and extra communication patterns with -p" {
 	hot "$K/hot-basic.json" -n 2 -p "$K/hot-ep-patterns.txt"
 	[ "$(jqr pd.hotspot '[.total_us,[.top[]|[.name,.ratio]]]')" = '[233,[["ampere_sgemm_128x64_nn",0.8584],["Memcpy HtoD (Pinned -> Device)",0.0858]]]' ]
 	[ "$(jqr pd.hotspot '.classes')" = '{"compute_us":212,"comm_us":350,"memcpy_us":20,"memset_us":1}' ]
 	[ "$(jqr pd.hotspot '.by_type[0]')" = '{"type":"compute","count":5,"total_us":212,"ratio":0.9099}' ]
+	[ "$(jqr pd.hotspot '[.top_rest,.cpu_ops_rest]')" = '[{"count":2,"total_us":13},{"count":2,"self_us":50}]' ]
+	hot "$K/hot-basic.json"
+	[ "$(jqr pd.hotspot '[.top_rest,.cpu_ops_rest]')" = '[{"count":0,"total_us":0},{"count":0,"self_us":0}]' ]
 }
 
 @test "pd-hotspots (kineto): an unreadable -p file is exit 4" {

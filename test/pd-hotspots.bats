@@ -38,9 +38,12 @@ O2=$R2/ASCEND_PROFILER_OUTPUT
 	[ "$(jqr pd.hotspot '.classes')" = '{"compute_us":460,"comm_us":1000,"memcpy_us":0,"memset_us":5}' ]
 }
 
+# -n 1: mm_a listed; add_b 50, idx_c 10, set_d 5 left out (3, 65 us). No
+# operator_details: no cpu_ops, so nothing to say of their cut.
 @test "pd-hotspots: -n limits the top list" {
 	run_pd 0 pd-hotspots -n 1 < <(root_line /r msprof 0 kernel_details=$HF/pmu.csv)
 	[ "$(jqr pd.hotspot '[(.top | length), (.by_type | length)]')" = '[1,4]' ]
+	[ "$(jqr pd.hotspot '[.top_rest,.cpu_ops_rest]')" = '[{"count":3,"total_us":65},null]' ]
 }
 
 # -p: a pattern file naming add_b's kernel makes it communication: 465 -

@@ -414,7 +414,67 @@ dominant(struct pd_run *b, struct pd_run *a, json_t *noises)
 
 /* ---- operator diff ---- */
 
-/* name -> [count, us] summed over the run's pd.hotspot top and cpu_ops. */
+/* The two lists of pd.hotspot an operator is read from. */
+static const char *const lists[2][3] = {
+	{ "hotspot.top", "total_us", "hotspot.top_rest" },
+	{ "hotspot.cpu_ops", "self_us", "hotspot.cpu_ops_rest" }
+};
+
+/* What a side's list of one kind says of an operator it does not list,
+ * over the side's roots: whole (every root's list is uncut, so the
+ * operator is absent) and max_us, the most it can have taken (per root:
+ * 0 when uncut, else the smaller of the smallest time listed and the
+ * time left out; NAN when a root has no list). */
+struct cut {
+	int whole;
+	double max_us;
+};
+
+static struct cut
+cut_of(struct pd_run *u, int l)
+{
+	struct cut c = { 1, 0 };
+	const char *root;
+	json_t *v;
+
+	json_object_foreach(u->views, root, v) {
+		json_t *a = pd_path_get(v, lists[l][0]);
+		json_t *rest = pd_path_get(v, lists[l][2]);
+		double least, left;
+
+		if (!json_is_array(a)) {
+			c.whole = 0;
+			c.max_us = NAN;
+			continue;
+		}
+		if (!json_array_size(a))	/* nothing to cut */
+			continue;
+		least = pd_rec_num(json_array_get(a, json_array_size(a) - 1),
+		    lists[l][1], NAN);
+		left = pd_rec_num(rest, lists[l][1], NAN);
+		if (json_is_object(rest) && pd_rec_num(rest, "count", NAN) == 0)
+			continue;
+		c.whole = 0;	/* cut, or records that do not say */
+		c.max_us += isnan(left) ? least : fmin(least, left);
+	}
+	return c;
+}
+
+/* Whether any root of the run has a pd.hotspot. */
+static int
+has_hotspot(struct pd_run *u)
+{
+	const char *root;
+	json_t *v;
+
+	json_object_foreach(u->views, root, v)
+		if (json_object_get(v, "hotspot"))
+			return 1;
+	return 0;
+}
+
+/* name -> [count, us, list] summed over the run's pd.hotspot top and
+ * cpu_ops (list 0 or 1: where the name was found first). */
 static json_t *
 op_table(struct pd_run *u)
 {
@@ -424,8 +484,6 @@ op_table(struct pd_run *u)
 
 	json_object_foreach(u->views, root, v) {
 		json_t *seen = json_object();
-		static const char *lists[][2] = { { "hotspot.top", "total_us" },
-		    { "hotspot.cpu_ops", "self_us" } };
 		int l;
 
 		for (l = 0; l < 2; l++) {
@@ -443,7 +501,7 @@ op_table(struct pd_run *u)
 				if (l == 0)
 					json_object_set_new(seen, n, json_object());
 				if (!(c = json_object_get(t, n))) {
-					c = json_pack("[f,f]", 0.0, 0.0);
+					c = json_pack("[f,f,i]", 0.0, 0.0, l);
 					json_object_set_new(t, n, c);
 				}
 				json_array_set_new(c, 0, json_real(
@@ -458,12 +516,16 @@ op_table(struct pd_run *u)
 	return t;
 }
 
+/* An entry; cut_side: the side that does not list the operator (below its
+ * cut), whose time is at most max_us; NULL when both list it. */
 static json_t *
-op_entry(const char *name, json_t *b, json_t *a)
+op_entry(const char *name, json_t *b, json_t *a, const char *cut_side,
+    double max_us)
 {
 	json_t *o = json_object();
 	double bu = b ? json_number_value(json_array_get(b, 1)) : NAN;
 	double au = a ? json_number_value(json_array_get(a, 1)) : NAN;
+	double d;
 
 	pd_set_str(o, "name", name);
 	pd_set(o, "before_count", b ? json_integer((json_int_t)
@@ -472,17 +534,34 @@ op_entry(const char *name, json_t *b, json_t *a)
 	    json_number_value(json_array_get(a, 0))) : json_null());
 	pd_set_real(o, "before_us", bu, 3);
 	pd_set_real(o, "after_us", au, 3);
-	pd_set_real(o, "delta_us", (isnan(au) ? 0 : au) - (isnan(bu) ? 0 : bu),
-	    3);
+	if (cut_side)	/* the least change, or none known */
+		d = isnan(max_us) ? NAN : b ? max_us - bu : au - max_us;
+	else
+		d = (isnan(au) ? 0 : au) - (isnan(bu) ? 0 : bu);
+	pd_set_real(o, "delta_us", d, 3);
+	pd_set_str(o, "below_cut", cut_side);
+	pd_set_real(o, "max_us", cut_side ? max_us : NAN, 3);
 	return o;
+}
+
+/* By |delta_us| descending (the time listed for an entry without one),
+ * then name. */
+static double
+weight(json_t *e)
+{
+	double d = pd_rec_num(e, "delta_us", NAN);
+
+	if (isnan(d))
+		d = pd_rec_num(e, json_is_null(json_object_get(e, "before_us")) ?
+		    "after_us" : "before_us", 0);
+	return fabs(d);
 }
 
 static int
 cmp_ops(const void *x, const void *y)
 {
 	json_t *a = *(json_t *const *)x, *b = *(json_t *const *)y;
-	double da = fabs(pd_rec_num(a, "delta_us", 0));
-	double db = fabs(pd_rec_num(b, "delta_us", 0));
+	double da = weight(a), db = weight(b);
 
 	if (da != db)
 		return da > db ? -1 : 1;
@@ -498,74 +577,94 @@ sorted(json_t *arr)
 	return out;
 }
 
-/* The smallest time listed: an operator below it may simply have been cut
- * off the other side's top-N list. */
-static double
-min_us(json_t *t)
-{
-	const char *name;
-	json_t *x;
-	double m = INFINITY;
+struct diff {
+	json_t *added, *removed, *slower, *faster, *below;
+	int same;
+};
 
-	json_object_foreach(t, name, x)
-		m = fmin(m, json_number_value(json_array_get(x, 1)));
-	return json_object_size(t) ? m : 0;
+/* Whether a change of at least d (signed) from base counts. */
+static int
+op_changed(double d, double base)
+{
+	return fabs(d) > OP_MIN_US && fabs(d) > OP_CHANGE * base;
+}
+
+/* An operator listed on one side only (x: its entry there; after: whether
+ * that is the after side), against what the other side's list says. */
+static void
+one_side(struct diff *df, const char *name, json_t *x, int after,
+    const struct cut *other)
+{
+	int l = (int)json_number_value(json_array_get(x, 2));
+	const struct cut *c = &other[l];
+	double us = json_number_value(json_array_get(x, 1));
+	const char *side = after ? "before" : "after";
+	json_t *b = after ? NULL : x, *a = after ? x : NULL;
+
+	if (c->whole) {
+		json_array_append_new(after ? df->added : df->removed,
+		    op_entry(name, b, a, NULL, NAN));
+	} else if (!isnan(c->max_us) && after && op_changed(us - c->max_us,
+	    c->max_us) && us > c->max_us) {
+		json_array_append_new(df->slower, op_entry(name, b, a, side,
+		    c->max_us));
+	} else if (!isnan(c->max_us) && !after && op_changed(us - c->max_us,
+	    us) && us > c->max_us) {
+		json_array_append_new(df->faster, op_entry(name, b, a, side,
+		    c->max_us));
+	} else {
+		json_t *e = op_entry(name, b, a, side, c->max_us);
+
+		pd_set_null(e, "delta_us");	/* not known */
+		json_array_append_new(df->below, e);
+	}
 }
 
 static json_t *
 ops_diff(struct pd_run *b, struct pd_run *a)
 {
-	json_t *tb = op_table(b), *ta = op_table(a), *o, *x;
-	json_t *added = json_array(), *removed = json_array();
-	json_t *slower = json_array(), *faster = json_array();
+	json_t *tb, *ta, *o, *x;
+	struct diff df;
+	struct cut cb[2], ca[2];
 	const char *name;
-	int same = 0, cut = 0;
-	double bmin, amin;
+	int l;
 
-	if (!json_object_size(tb) && !json_object_size(ta)) {
-		json_decref(tb);
-		json_decref(ta);
-		json_decref(added); json_decref(removed);
-		json_decref(slower); json_decref(faster);
+	if (!has_hotspot(b) || !has_hotspot(a))
 		return json_null();
+	tb = op_table(b);
+	ta = op_table(a);
+	for (l = 0; l < 2; l++) {
+		cb[l] = cut_of(b, l);
+		ca[l] = cut_of(a, l);
 	}
-	bmin = min_us(tb);
-	amin = min_us(ta);
+	df = (struct diff){ json_array(), json_array(), json_array(),
+	    json_array(), json_array(), 0 };
 	json_object_foreach(tb, name, x) {
 		json_t *y = json_object_get(ta, name);
-		double bu = json_number_value(json_array_get(x, 1));
-		double d;
+		double bu = json_number_value(json_array_get(x, 1)), d;
 
 		if (!y) {
-			if (bu > amin)
-				json_array_append_new(removed,
-				    op_entry(name, x, NULL));
-			else
-				cut++;
+			one_side(&df, name, x, 0, ca);
 			continue;
 		}
 		d = json_number_value(json_array_get(y, 1)) - bu;
-		if (fabs(d) > OP_MIN_US && fabs(d) > OP_CHANGE * bu)
-			json_array_append_new(d > 0 ? slower : faster,
-			    op_entry(name, x, y));
+		if (op_changed(d, bu))
+			json_array_append_new(d > 0 ? df.slower : df.faster,
+			    op_entry(name, x, y, NULL, NAN));
 		else
-			same++;
+			df.same++;
 	}
-	json_object_foreach(ta, name, x) {
-		if (json_object_get(tb, name))
-			continue;
-		if (json_number_value(json_array_get(x, 1)) > bmin)
-			json_array_append_new(added, op_entry(name, NULL, x));
-		else
-			cut++;
-	}
+	json_object_foreach(ta, name, x)
+		if (!json_object_get(tb, name))
+			one_side(&df, name, x, 1, cb);
 	o = json_object();
-	pd_set(o, "added", sorted(added));
-	pd_set(o, "removed", sorted(removed));
-	pd_set(o, "slower", sorted(slower));
-	pd_set(o, "faster", sorted(faster));
-	pd_set_int(o, "unchanged", same);
-	pd_set_int(o, "below_cutoff", cut);
+	pd_set(o, "added", sorted(df.added));
+	pd_set(o, "removed", sorted(df.removed));
+	pd_set(o, "slower", sorted(df.slower));
+	pd_set(o, "faster", sorted(df.faster));
+	pd_set_int(o, "unchanged", df.same);
+	pd_set_int(o, "below_cutoff", (int64_t)json_array_size(df.below));
+	pd_set(o, "below_cut", sorted(df.below));
 	json_decref(tb);
 	json_decref(ta);
 	return o;

@@ -741,6 +741,22 @@ list_table(struct table *t, int kind, size_t topn, double whole)
 	return a;
 }
 
+/* What a sorted table cut at topn leaves out: {count, KEY} past the cut
+ * (see pd-record(5)). */
+static json_t *
+rest_json(const struct table *t, size_t topn, const char *key)
+{
+	json_t *o = json_object();
+	double sum = 0;
+	size_t i;
+
+	for (i = topn; i < t->n; i++)
+		sum += t->a[i].total_us;
+	pd_set_int(o, "count", t->n > topn ? (int64_t)(t->n - topn) : 0);
+	pd_set_real(o, key, sum, 3);
+	return o;
+}
+
 static void
 emit(struct hot *h, json_t *root, const struct pd_tool *t, int have_api,
     int have_cpu)
@@ -799,6 +815,11 @@ emit(struct hot *h, json_t *root, const struct pd_tool *t, int have_api,
 		pd_set_null(o, "sync_after_launch_ratio");
 	}
 	pd_set(r, "host_checks", o);
+	/* after list_ops and list_table: the tables are sorted */
+	pd_set(r, "top_rest", h->have_kernels ? rest_json(&h->ops, n,
+	    "total_us") : json_null());
+	pd_set(r, "cpu_ops_rest", have_cpu ? rest_json(&h->cpu, n, "self_us") :
+	    json_null());
 	pd_set_int(r, "skipped_rows", h->skipped);
 	pd_set_bool(r, "truncated", h->truncated);
 	pd_rec_emit(r);

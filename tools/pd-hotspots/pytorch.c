@@ -500,6 +500,34 @@ list_json(struct table *t, int topn, const char *key)
 	return arr;
 }
 
+/* What a list cut at topn leaves out: {count, KEY} of the entries past
+ * the cut (communication kept out of top is not counted), so that a
+ * reader tells an operator below the cut from one that is absent. */
+static json_t *
+rest_json(struct table *t, int topn, int skip_comm, const char *key)
+{
+	json_t *o = json_object();
+	size_t *v = sorted(t), i;
+	int64_t n = 0, ns = 0, listed = 0;
+
+	for (i = 0; i < t->n; i++) {
+		struct agg *a = &t->a[v[i]];
+
+		if (skip_comm && a->cls == C_COMM)
+			continue;
+		if (listed < topn) {
+			listed++;
+			continue;
+		}
+		n++;
+		ns += a->total_ns;
+	}
+	free(v);
+	pd_set_int(o, "count", n);
+	pd_set_real(o, key, us(ns), 3);
+	return o;
+}
+
 static void
 fill(struct hot *h, json_t *rec, int topn)
 {
@@ -541,6 +569,9 @@ fill(struct hot *h, json_t *rec, int topn)
 	pd_set_int(rec, "kernels", h->kernels);
 	pd_set_real(rec, "short_threshold_us", SHORT_CPU_NS / 1000.0, 3);
 	pd_set_int(rec, "linked_kernels", h->linked);
+	pd_set(rec, "top_rest", rest_json(&h->kern, topn, 1, "total_us"));
+	pd_set(rec, "cpu_ops_rest", h->cpu.n ? rest_json(&h->cpu, topn, 0,
+	    "self_us") : json_null());
 }
 
 static void
