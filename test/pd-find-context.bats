@@ -101,8 +101,9 @@ with_stdin() {
 	# :43 models.resnet50() with no cudnn.benchmark; :51 the training loop,
 	# no AMP anywhere (autocast only in venv/, __pycache__/, .venv/ and a
 	# docstring, all ignored); :54 np.load; :60 loss.item(); :63
-	# torch.cuda.synchronize() (:61 is a comment); :64 print of loss
-	[ "$(jqr pd.finding '"\(.check)@\(.file):\(.line)/\(.severity)"' | tr -d '"' | tr '\n' ' ')" = 'dataloader_workers@train.py:22/warn pin_memory@train.py:22/info cpu_in_loop@train.py:31/warn cudnn_benchmark@train.py:43/info no_amp@train.py:51/info disk_io_in_loop@train.py:54/warn item_in_loop@train.py:60/warn sync_in_loop@train.py:63/warn print_in_loop@train.py:64/warn ' ]
+	# torch.cuda.synchronize() (:61 is a comment); the print of loss at
+	# :64 is under `if step % 10 == 0` (:62), a logging interval: not one
+	[ "$(jqr pd.finding '"\(.check)@\(.file):\(.line)/\(.severity)"' | tr -d '"' | tr '\n' ' ')" = 'dataloader_workers@train.py:22/warn pin_memory@train.py:22/info cpu_in_loop@train.py:31/warn cudnn_benchmark@train.py:43/info no_amp@train.py:51/info disk_io_in_loop@train.py:54/warn item_in_loop@train.py:60/warn sync_in_loop@train.py:63/warn ' ]
 }
 @test "torchrun_cnn: every finding says it is a hint, not a verdict" {
 	run_pd 0 pd-find-context "$W/torchrun_cnn"
@@ -155,8 +156,10 @@ with_stdin() {
 @test "npu_ddp: findings (AMP is on: no no_amp; NPU: no cudnn check)" {
 	run_pd 0 pd-find-context "$W/npu_ddp"
 	# :31 num_workers=0, :32 pin_memory=False, :36 json.load(open(..)),
-	# :37 Image.open, :45 torch.npu.synchronize(), :46 print(.. loss ..cpu())
-	[ "$(jqr pd.finding '"\(.check)@\(.line)/\(.severity)"' | tr -d '"' | tr '\n' ' ')" = 'dataloader_workers@31/warn pin_memory@32/warn disk_io_in_loop@36/warn disk_io_in_loop@37/warn sync_in_loop@45/warn cpu_in_loop@46/warn print_in_loop@46/warn ' ]
+	# :37 Image.open, :45 torch.npu.synchronize(); :46 print(.. loss
+	# ..cpu()) is under `if it % 50 == 0:` (:44), a logging interval: no
+	# cpu_in_loop or print_in_loop for it (the synchronize stays)
+	[ "$(jqr pd.finding '"\(.check)@\(.line)/\(.severity)"' | tr -d '"' | tr '\n' ' ')" = 'dataloader_workers@31/warn pin_memory@32/warn disk_io_in_loop@36/warn disk_io_in_loop@37/warn sync_in_loop@45/warn ' ]
 }
 
 # ---- ms_msrun: MindSpore, msrun ----
@@ -383,6 +386,35 @@ with_stdin() {
 	# on a GPU: the loop around backward() (:9) is the step loop; :14 print
 	# of loss.item() inside it; :15 is once per epoch, outside it
 	[ "$(jqr pd.finding '"\(.check)@\(.line)"' | tr -d '"' | tr '\n' ' ')" = 'dataloader_workers@6 pin_memory@6 no_amp@9 item_in_loop@14 print_in_loop@14 ' ]
+}
+@test "pd-find-context: host copies under a logging interval are not flagged" {
+	run_pd 0 pd-find-context "$W/log_interval"
+	# log_interval/train.py, the step loop at :10 (around backward()):
+	# :18 under `if i % 100 == 0:`, :21 under `if global_step %
+	# args.log_interval == 0 and ...`, :24 `if (i + 1) % args.log_every
+	# == 0: print(loss.item())` on one line: all every N steps, none
+	# flagged. :23 is under the elif (`global_step == 1`, no interval),
+	# :25 and :26 are unguarded: flagged; :27 is once per epoch
+	[ "$(jqr pd.finding '"\(.check)@\(.line)"' | tr -d '"' | tr '\n' ' ')" = 'no_amp@10 item_in_loop@23 print_in_loop@23 item_in_loop@25 print_in_loop@26 ' ]
+}
+@test "pd-find-context: a copy pd-inject made is not the user's code" {
+	d=$BATS_TEST_TMPDIR/ws
+	mkdir -p "$d"
+	cp "$W/injected/train.py" "$W/injected/run.sh" "$d"
+	run_pd 0 pd-inject "$d/train.py"
+	grep -q '^# pd-inject: begin' "$d/train_pd.py"
+	run_pd 0 pd-find-context "$d"
+	# run.sh runs train_pd.py, the copy: it is skipped, so the entry is
+	# the original (guarded, with backward() at :13); the one finding is
+	# the synchronize() at train.py:15, none from the copy
+	[ "$(jqr pd.context '[.entry_scripts,.skipped]')" = \
+	    '[["train.py"],[{"file":"train_pd.py","reason":"instrumented copy made by pd-inject"}]]' ]
+	[ "$(jqr pd.finding '"\(.check)@\(.file):\(.line)"' | tr -d '"' | tr '\n' ' ')" = 'sync_in_loop@train.py:15 ' ]
+	# the copy alone: no entry script, no findings
+	rm "$d/train.py"
+	run_pd 0 pd-find-context "$d"
+	[ "$(jqr pd.context .entry_scripts)" = '[]' ]
+	[ -z "$(jqr pd.finding .check)" ]
 }
 @test "pd-find-context: torch.multiprocessing.spawn is a launcher in Python" {
 	d=$BATS_TEST_TMPDIR/ws

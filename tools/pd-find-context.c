@@ -60,6 +60,24 @@ default_configs(struct fc_ws *w)
 	}
 }
 
+/* A copy pd-inject wrote: a line that starts with its "# pd-inject:"
+ * marker. It is the user's script with a profiler added, not the user's
+ * code: neither an entry script nor checked, only listed as skipped. */
+static int
+injected(const char *buf, size_t len)
+{
+	static const char mark[] = "# pd-inject:";
+	const char *p = buf, *e = buf + len;
+
+	while (p && (size_t)(e - p) >= sizeof mark - 1) {
+		if (memcmp(p, mark, sizeof mark - 1) == 0)
+			return 1;
+		if ((p = memchr(p, '\n', (size_t)(e - p))) != NULL)
+			p++;
+	}
+	return 0;
+}
+
 /* Pass 1 over every file of a kind. */
 static void
 scan_kind(struct fc_ws *w, int kind)
@@ -78,7 +96,11 @@ scan_kind(struct fc_ws *w, int kind)
 			f->config = 0;
 			continue;
 		}
-		if (kind == FC_PY)
+		if (kind == FC_PY && injected(buf, len)) {
+			fc_skip(w, f->rel, "instrumented copy made by "
+			    "pd-inject");
+			f->kind = FC_OTHER;
+		} else if (kind == FC_PY)
 			fc_py_scan(w, f, buf, len);
 		else if (kind == FC_SH)
 			fc_sh_scan(w, f, buf, len);

@@ -673,9 +673,51 @@ tensorish(const char *a, const char *e)
 	return r;
 }
 
-static void
-in_loop(struct check_ctx *cc, const struct pd_pyline *l)
+/* The condition of an if or elif header (from the keyword to the end)
+ * is a logging interval: a modulo, as in "step % log_every == 0" or
+ * "(i + 1) % args.log_interval == 0", strings blanked. */
+static int
+interval_if(const char *c, const char *before)
 {
+	const char *m;
+
+	if (!starts(c, "if") && !starts(c, "elif"))
+		return 0;
+	m = strchr(c, '%');
+	return m && (!before || m < before);
+}
+
+/* Line j of the loop body whose header is line h runs every N steps only:
+ * it is, or sits under, an if on a logging interval (p is where the call
+ * is in line j, for "if i % 10 == 0: print(loss)" on one line). */
+static int
+interval_guarded(const struct pd_pylines *ls, size_t h, size_t j,
+    const char *p)
+{
+	const struct pd_pyline *l = &ls->l[j];
+	int thr = l->indent;
+	size_t k;
+
+	if (interval_if(l->c, l->c + (p - l->s)))
+		return 1;
+	for (k = j; k-- > h + 1 && thr > ls->l[h].indent;) {
+		if (ls->l[k].indent >= thr)
+			continue;
+		if (interval_if(ls->l[k].c, NULL))
+			return 1;
+		thr = ls->l[k].indent;
+	}
+	return 0;
+}
+
+/* Line j of the body of the step loop whose header is line h. The host
+ * copies (.item(), .cpu(), print of a tensor) are what the hints say to do
+ * every N steps: under a logging interval they are not flagged. */
+static void
+in_loop(struct check_ctx *cc, const struct pd_pylines *ls, size_t h,
+    size_t j)
+{
+	const struct pd_pyline *l = &ls->l[j];
 	static const char *disk[] = { "np.load(", "numpy.load(", "torch.load(",
 	    "Image.open(", "pd.read_csv(", "pandas.read_csv(", "cv2.imread(",
 	    "imageio.imread(", "pickle.load(", "json.load(", "h5py.File(",
@@ -684,13 +726,16 @@ in_loop(struct check_ctx *cc, const struct pd_pyline *l)
 	int i;
 
 	/* host-device syncs cost only on an accelerator */
-	if (cc->job->accel && (p = strstr(l->s, ".item()")))
+	if (cc->job->accel && (p = strstr(l->s, ".item()")) &&
+	    !interval_guarded(ls, h, j, p))
 		add(cc, C_ITEM, pd_pyscan_line_at(l, p));
 	if (cc->job->accel && ((p = strstr(l->s, ".cpu()")) ||
-	    (p = strstr(l->s, ".numpy()")) || (p = strstr(l->s, ".tolist()"))))
+	    (p = strstr(l->s, ".numpy()")) || (p = strstr(l->s, ".tolist()"))) &&
+	    !interval_guarded(ls, h, j, p))
 		add(cc, C_CPU, pd_pyscan_line_at(l, p));
 	if (cc->job->accel && (p = fc_tok(l->s, "print", 1)) && p[5] == '(' &&
-	    (p == l->s || p[-1] != '.') && tensorish(p, close_paren(p + 5)))
+	    (p == l->s || p[-1] != '.') && tensorish(p, close_paren(p + 5)) &&
+	    !interval_guarded(ls, h, j, p))
 		add(cc, C_PRINT, pd_pyscan_line_at(l, p));
 	if (cc->job->accel && (p = strstr(l->s, "synchronize(")))
 		add(cc, C_SYNC, pd_pyscan_line_at(l, p));
@@ -776,7 +821,7 @@ fc_py_check(struct fc_ws *w, const struct fc_file *f, const char *buf,
 			cc.first_loop = ls.l[i].line;
 		for (j = i + 1; j < ls.n && ls.l[j].indent > ls.l[i].indent;
 		    j++) {
-			in_loop(&cc, &ls.l[j]);
+			in_loop(&cc, &ls, i, j);
 			if (!cc.train_loop && train_step(ls.l[j].c))
 				cc.train_loop = ls.l[i].line;
 		}
