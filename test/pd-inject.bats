@@ -63,6 +63,25 @@ with_stdin() {
 	[ ! -e "$W/tiny_cpu_pd.py" ]
 }
 
+@test "pd-inject: a script that runs without a launcher gets python3, not torchrun" {
+	# optional_ddp.py reads LOCAL_RANK with a default (:8), calls
+	# init_process_group only under `if "WORLD_SIZE" in os.environ:` (:9-10)
+	# and names LOCAL_RANK in a message (:12): python3 runs it
+	run_pd 0 pd-inject "$W/optional_ddp.py"
+	[ "$(jqr pd.inject '[.distributed,.command]')" = \
+	    "[false,\"python3 $W/optional_ddp_pd.py\"]" ]
+	check_copy "$W/optional_ddp.py" "$W/optional_ddp_pd.py"
+	# spawn_ddp.py calls init_process_group (:11) in workers it starts
+	# itself with mp.spawn (:21): python3 is its launcher
+	run_pd 0 pd-inject "$W/spawn_ddp.py"
+	[ "$(jqr pd.inject '[.distributed,.command]')" = \
+	    "[false,\"python3 $W/spawn_ddp_pd.py\"]" ]
+	# the same script reading LOCAL_RANK with no default needs torchrun
+	sed -i 's/os.environ.get("LOCAL_RANK", 0)/os.environ["LOCAL_RANK"]/' "$W/optional_ddp.py"
+	run_pd 0 pd-inject -o "$W/o.py" "$W/optional_ddp.py"
+	[ "$(jqr pd.inject '[.distributed,.command]')" = \
+	    "[true,\"torchrun --standalone --nproc_per_node=1 $W/o.py\"]" ]
+}
 @test "pd-inject: torchrun script, inner batch loop of the epoch loop" {
 	run_pd 0 pd-inject "$W/torchrun_train.py"
 	[ "$(jqr pd.inject '[.script,.output,.outdir]')" = \

@@ -18,10 +18,78 @@ is_import(const char *c)
 	return starts(c, "import") || starts(c, "from");
 }
 
+/* A launcher's variable read with no default: os.environ["LOCAL_RANK"]
+ * (not an assignment to it), os.environ.get("RANK") or
+ * os.getenv("WORLD_SIZE") with no second argument. A read with a default
+ * or a test ("LOCAL_RANK" in os.environ) runs without a launcher too. */
+static int
+needs_launch_var(const char *s)
+{
+	static const char *vars[] = { "LOCAL_RANK", "RANK", "WORLD_SIZE",
+	    "LOCAL_WORLD_SIZE", NULL };
+	const char *p, *q, *a;
+	int i;
+
+	for (i = 0; vars[i]; i++)
+		for (p = s; (p = strstr(p, vars[i])) != NULL; p++) {
+			size_t n = strlen(vars[i]);
+
+			if (p == s || (p[-1] != '"' && p[-1] != '\'') ||
+			    p[n] != p[-1])
+				continue;
+			for (a = p - 1; a > s && a[-1] == ' '; a--)
+				;
+			q = p + n + 1;
+			while (*q == ' ')
+				q++;
+			if (a > s && a[-1] == '[' && a - s >= 8 &&
+			    strncmp(a - 8, "environ[", 8) == 0 && *q == ']') {
+				for (q++; *q == ' '; q++)
+					;
+				if (q[0] != '=' || q[1] == '=')
+					return 1;
+			} else if (*q == ')' && a > s && a[-1] == '(' &&
+			    ((a - s >= 12 && strncmp(a - 12, "environ.get(",
+			    12) == 0) || (a - s >= 7 && strncmp(a - 7,
+			    "getenv(", 7) == 0)))
+				return 1;
+		}
+	return 0;
+}
+
+/* Line j runs under an if, elif, else or try of its own (not the
+ * __main__ guard), within its function. */
+static int
+conditional(const struct pd_pylines *ls, size_t j)
+{
+	int thr = ls->l[j].indent;
+	size_t k;
+
+	for (k = j; k-- > 0 && thr > 0;) {
+		const char *c = ls->l[k].c;
+
+		if (ls->l[k].indent >= thr)
+			continue;
+		if (starts(c, "def") || starts(c, "class") ||
+		    starts(c, "async"))
+			return 0;
+		if ((starts(c, "if") && !strstr(ls->l[k].s, "__main__")) ||
+		    starts(c, "elif") || starts(c, "else") ||
+		    starts(c, "try") || starts(c, "except"))
+			return 1;
+		thr = ls->l[k].indent;
+	}
+	return 0;
+}
+
+/* A launcher is needed (torchrun, not python3) when the script calls
+ * init_process_group( outside any condition or reads a launcher's
+ * variable with no default, and does not start its own workers with
+ * multiprocessing spawn. */
 static void
 stack_and_launch(const struct pd_pylines *ls, struct inj_plan *p)
 {
-	int seen[INJ_NSTACK] = { 0 };
+	int seen[INJ_NSTACK] = { 0 }, need = 0, spawns = 0;
 	size_t i;
 
 	for (i = 0; i < ls->n; i++) {
@@ -35,12 +103,17 @@ stack_and_launch(const struct pd_pylines *ls, struct inj_plan *p)
 			if (tok(c, "torch", 1))
 				seen[INJ_TORCH] = 1;
 		}
-		if (strstr(c, "init_process_group(") ||
-		    strstr(s, "LOCAL_RANK"))
-			p->distributed = 1;
+		if ((strstr(c, "init_process_group(") && !starts(c, "def") &&
+		    !conditional(ls, i)) || needs_launch_var(s))
+			need = 1;
+		if (strstr(c, "mp.spawn(") ||
+		    strstr(c, "multiprocessing.spawn(") ||
+		    strstr(c, "start_processes("))
+			spawns = 1;
 		if (tok(c, "_pd_inject_steps", 1))	/* comments are gone */
 			p->instrumented = 1;
 	}
+	p->distributed = need && !spawns;
 	p->stack = seen[INJ_NPU] ? INJ_NPU : seen[INJ_MS] ? INJ_MS :
 	    seen[INJ_TORCH] ? INJ_TORCH : -1;
 }
