@@ -11,6 +11,7 @@
 #include "pd_archive.h"
 #include "pd_diag.h"
 #include "pd_file.h"
+#include "pd_num.h"
 
 /* path as a file: URI, every byte outside the unreserved set
  * percent-encoded (a '?' or '#' in a name is not a URI parameter). */
@@ -102,4 +103,30 @@ pd_sqlite_col(sqlite3_stmt *st, const char *name)
 		    strcasecmp(sqlite3_column_name(st, i), name) == 0)
 			return i;
 	return -1;
+}
+
+int
+pd_sqlite_i64(sqlite3_stmt *st, int col, int64_t *v)
+{
+	const char *s;
+	double d;
+
+	if (col < 0)
+		return 0;
+	switch (sqlite3_column_type(st, col)) {
+	case SQLITE_INTEGER:
+		*v = sqlite3_column_int64(st, col);
+		return 1;
+	case SQLITE_TEXT:
+		s = (const char *)sqlite3_column_text(st, col);
+		return s && pd_num_int(s, strlen(s), v) == PD_NUM_OK;
+	case SQLITE_FLOAT:
+		d = sqlite3_column_double(st, col);
+		if (d != d || d < -9.2e18 || d > 9.2e18 || d != (double)(int64_t)d)
+			return 0;
+		*v = (int64_t)d;
+		return 1;
+	default:
+		return 0;
+	}
 }

@@ -5,6 +5,7 @@
 #define PD_SQLITE_H
 
 #include <sqlite3.h>
+#include <stdint.h>
 
 /* Open path (a regular file; ARCHIVE//MEMBER resolved) read-only and
  * immutable. NULL with the problem said (file: message) and exit 3. */
@@ -15,5 +16,10 @@ int pd_sqlite_has_table(sqlite3 *db, const char *table);
 
 /* The index of a result column by name (case-insensitive), or -1. */
 int pd_sqlite_col(sqlite3_stmt *st, const char *name);
+
+/* Column col of the current row as an exact integer: an INTEGER, a TEXT
+ * that is one (torch_npu writes some ns times as text), or a REAL with no
+ * fraction. 1 with *v set, 0 when NULL, absent (col < 0) or not one. */
+int pd_sqlite_i64(sqlite3_stmt *st, int col, int64_t *v);
 
 #endif

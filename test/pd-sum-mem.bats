@@ -117,11 +117,82 @@ T0=$ASC/msinsight_server_fixtures/test_rank_0
 	[ "$(jqr pd.mem .type | wc -l)" -ge 5 ]
 }
 
-# What pd-locate finds: 6 Ascend roots have memory files; the only
-# warnings are the Excel-mangled timestamps of test_rank_1 (exit 3).
+# What pd-locate finds: 6 Ascend roots have memory files, and the 2 of
+# the db export have memory tables; the only warnings are the
+# Excel-mangled timestamps of test_rank_1 (exit 3).
 @test "pd-sum-mem: every root pd-locate finds in the Ascend corpus" {
 	require_corpus
 	run_pd 3 sh -c 'pd-locate "$1" | pd-sum-mem' sh "$ASC"
 	[ "$(printf '%s\n' "$stderr" | grep -vc 'test_rank_1/ASCEND_PROFILER_OUTPUT/memory_record.csv')" -eq 0 ]
-	[ "$(jqr pd.mem .type | wc -l)" -eq 6 ]
+	[ "$(jqr pd.mem .type | wc -l)" -eq 8 ]
+}
+
+# pta_2rank_level1_db (export_type=db): no csv, so the memory tables of
+# ascend_pytorch_profiler_0.db. Figures from sqlite3 on that file
+# (D=.../rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db,
+# component and type names joined from STRING_IDS):
+#  select max(totalAllocated), max(totalReserved) from MEMORY_RECORD
+#    where component = PTA+GE                 -> 1263251456|1600913408
+#  (the peak row's reserved less its allocated: 337661952)
+#  max(totalActive) of PTA                    -> 1245688832
+#  GE's totalActive is 0 on every row, beside a positive allocated: not
+#    collected (memory_record.csv leaves it blank) -> null
+#  select max(hbm) from NPU_MEM where type = app / device
+#                                             -> 2216402944 / 2468032512
+#  select count(*), sum(size) from OP_MEMORY where releaseTime is null
+#                                             -> 24|264920064
+#  aten::mm: count(*), sum(size), sum(duration)/1000.0 -> 7|258591744|1991.68
+#  NPU_MODULE_MEM max(totalReserved) by ENUM_MODULE name: APP (33)
+#    1522532352, HCCL (3) 423690240
+@test "pd-sum-mem corpus: pta_2rank_level1_db from the profiler db" {
+	require_corpus
+	run_pd 0 sh -c 'pd-locate "$1" | pd-sum-mem' sh "$ASC/pta_2rank_level1_db/rank0_ascend_pt"
+	[ -z "$stderr" ]
+	[ "$(jqr pd.mem '[.source,.peak_allocated_bytes,.peak_reserved_bytes,.devices[0].device,.devices[0].component,.devices[0].peak_active_bytes,.devices[0].fragmentation_bytes,.devices[0].app_peak_reserved_bytes,(.devices[0].components[] | select(.component == "GE") | .peak_active_bytes)]')" = \
+	    '["MEMORY_RECORD+NPU_MEM+OP_MEMORY+NPU_MODULE_MEM",1263251456,1600913408,0,"PTA+GE",1245688832,337661952,2216402944,null]' ]
+	[ "$(jqr pd.mem '[.npu_mem.app_peak_bytes,.npu_mem.device_peak_bytes,.never_released.count,.never_released.bytes,.top_allocators[0],.modules[0:2],.static_ops]')" = \
+	    '[2216402944,2468032512,24,264920064,{"name":"aten::mm","bytes":258591744,"count":7,"lifetime_us":1991.68},[{"component":"APP","peak_reserved_bytes":1522532352},{"component":"HCCL","peak_reserved_bytes":423690240}],null]' ]
+	# the same keys as from the text export of the same job, at every level
+	shape='[keys, (.devices[0] | keys), (.devices[0].components[0] | keys), (.top_allocators[0] | keys), (.npu_mem | keys)]'
+	db=$(jqr pd.mem "$shape")
+	run_pd 0 sh -c 'pd-locate "$1" | pd-sum-mem' sh "$R2"
+	[ "$(jqr pd.mem "$shape")" = "$db" ]
+}
+
+# A profiler db written here with python3's sqlite3: no memory tables is
+# said (exit 3, no pd.mem); a text ns time, a NULL active and a negative
+# size (a free) are read; the db is opened read-only.
+@test "pd-sum-mem: the profiler db: rows of each table, and a db without memory tables" {
+	local d=$BATS_TEST_TMPDIR
+	python3 - "$d/p.db" "$d/none.db" <<'PY'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+c.execute("CREATE TABLE STRING_IDS (id INTEGER PRIMARY KEY, value TEXT)")
+c.executemany("INSERT INTO STRING_IDS VALUES (?,?)", [(1, "PTA"), (2, "app"), (3, "aten::add")])
+c.execute("CREATE TABLE MEMORY_RECORD (component INTEGER, timestamp INTEGER, totalAllocated INTEGER, totalReserved INTEGER, totalActive INTEGER, streamPtr INTEGER, deviceId INTEGER)")
+c.executemany("INSERT INTO MEMORY_RECORD VALUES (?,?,?,?,?,?,?)", [
+    (1, "1000000000", 100, 400, None, 0, 3), (1, 2000000000, 300, 500, 350, 0, 3)])
+c.execute("CREATE TABLE NPU_MEM (type INTEGER, ddr NUMERIC, hbm NUMERIC, timestampNs INTEGER, deviceId INTEGER)")
+c.execute("INSERT INTO NPU_MEM VALUES (2, 0, 900, 1500000000, 3)")
+c.execute("CREATE TABLE OP_MEMORY (name INTEGER, size INTEGER, allocationTime INTEGER, releaseTime INTEGER, activeReleaseTime INTEGER, duration INTEGER, activeDuration INTEGER, allocationTotalAllocated INTEGER, allocationTotalReserved INTEGER, allocationTotalActive INTEGER, releaseTotalAllocated INTEGER, releaseTotalReserved INTEGER, releaseTotalActive INTEGER, streamPtr INTEGER, deviceId INTEGER)")
+c.executemany("INSERT INTO OP_MEMORY (name, size, releaseTime, duration) VALUES (?,?,?,?)", [
+    (3, 64, 5, 2500), (3, 32, None, None), (3, -16, 9, 1)])
+c.commit(); c.close()
+sqlite3.connect(sys.argv[2]).execute("CREATE TABLE STRING_IDS (id, value)").connection.close()
+PY
+	sum=$(sha256sum "$d/p.db")
+	run_pd 0 pd-sum-mem < <(root_line /r torch_npu 0 ascend_pytorch_profiler_db=$d/p.db)
+	# PTA peak 300 at t = 2 s (reserved 500, active 350); growth (300 -
+	# 100) / 1 s; APP reserved 900 from NPU_MEM; aten::add 64 + 32 bytes,
+	# 2.5 us; one never released (32), one free (16)
+	[ "$(jqr pd.mem '[.source,(.devices[0] | [.device,.component,.peak_allocated_bytes,.peak_reserved_bytes,.peak_active_bytes,.peak_time_ns,.fragmentation_bytes,.growth_bytes_per_s,.app_peak_reserved_bytes]),.top_allocators,.never_released,.frees_without_alloc,.modules,.npu_mem]')" = \
+	    '["MEMORY_RECORD+NPU_MEM+OP_MEMORY",[3,"PTA",300,500,350,2000000000,200,200,900],[{"name":"aten::add","bytes":96,"count":2,"lifetime_us":2.5}],{"count":1,"bytes":32},{"count":1,"bytes":16},null,{"app_peak_bytes":900,"device_peak_bytes":null}]' ]
+	[ "$(sha256sum "$d/p.db")" = "$sum" ]
+	[ -z "$(ls "$d" | grep -E 'journal|wal|shm')" ]
+	run_pd 3 pd-sum-mem < <(root_line /r torch_npu 0 ascend_pytorch_profiler_db=$d/none.db)
+	[ "$stderr" = "pd-sum-mem: warning: $d/none.db: no memory tables (MEMORY_RECORD, NPU_MEM, OP_MEMORY, NPU_MODULE_MEM): profiled without profile_memory=True? no pd.mem for this root" ]
+	[ -z "$(jqr pd.mem .)" ]
+	# a text export beside it is read instead of the db
+	run_pd 0 pd-sum-mem < <(root_line /r torch_npu 0 memory_record=$MF/record-kb.csv ascend_pytorch_profiler_db=$d/p.db)
+	[ "$(jqr pd.mem .source)" = '"memory_record"' ]
 }

@@ -5,6 +5,10 @@
  * the msprof CLI; per component), operator_memory.csv (per allocation),
  * npu_module_mem.csv (per CANN module), static_op_mem.csv, and the NPU MEM
  * counters (APP/..., Device/..., KB) of trace_view.json.
+ * When the root has none of these (torch_npu's export_type=db), the same
+ * from ascend_pytorch_profiler_{rank}.db: MEMORY_RECORD, NPU_MEM (the APP
+ * and device lanes), OP_MEMORY and NPU_MODULE_MEM, names from STRING_IDS
+ * and ENUM_MODULE, sizes in bytes and times in ns.
  * Writes one pd.mem per root that has any of them; streams every file.
  * MB and KB in these files are binary (MiB, KiB): values like
  * 2109.6015625 MB are exact multiples of 2^-20 MiB. */
@@ -20,6 +24,7 @@
 #include "pd_locate.h"
 #include "pd_num.h"
 #include "pd_rec.h"
+#include "pd_sqlite.h"
 #include "pd_trace.h"
 
 #define MIB 1048576.0
@@ -436,6 +441,203 @@ read_lane(struct mem *m, const char *path)
 		add_source(m, "trace_view");
 }
 
+/* ---- the db export ---- */
+
+/* Run sql on db, calling row() per row; a table that is missing is
+ * absent data (0), a failing query is said (file: table: message). */
+static int
+db_rows(sqlite3 *db, const char *path, const char *table, const char *sql,
+    void (*row)(struct mem *, sqlite3_stmt *, int64_t), struct mem *m,
+    int64_t rootdev)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (!pd_sqlite_has_table(db, table))
+		return 0;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+		pd_warn(path, 0, "%s: %s; skipped", table, sqlite3_errmsg(db));
+		pd_diag_status(PD_EXIT_INPUT);
+		sqlite3_finalize(st);
+		return 0;
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		row(m, st, rootdev);
+	if (rc != SQLITE_DONE) {
+		pd_warn(path, 0, "%s: %s; the rows before are kept", table,
+		    sqlite3_errmsg(db));
+		pd_diag_status(PD_EXIT_INPUT);
+		m->truncated = 1;
+	}
+	sqlite3_finalize(st);
+	add_source(m, table);
+	return 1;
+}
+
+static const char *
+db_text(sqlite3_stmt *st, int col, const char *dflt)
+{
+	const char *s = (const char *)sqlite3_column_text(st, col);
+
+	return s && *s ? s : dflt;
+}
+
+static int
+db_num(sqlite3_stmt *st, int col, double *v)
+{
+	int t = sqlite3_column_type(st, col);
+
+	if (t != SQLITE_INTEGER && t != SQLITE_FLOAT)
+		return 0;
+	*v = sqlite3_column_double(st, col);
+	return isfinite(*v);
+}
+
+/* component, timestamp, allocated, reserved, active, device. A total
+ * active of 0 beside a positive allocated is not collected (GE's rows,
+ * left blank in memory_record.csv), not a measure. */
+static void
+db_record(struct mem *m, sqlite3_stmt *st, int64_t rootdev)
+{
+	int64_t ts, dev;
+	double va = 0, vr = 0, vc = 0;
+	int ha = db_num(st, 2, &va), hr = db_num(st, 3, &vr),
+	    hac = db_num(st, 4, &vc);
+
+	if (hac && vc == 0 && ha && va > 0)
+		hac = 0;
+	if (!ha && !hr && !hac) {
+		m->skipped++;
+		return;
+	}
+	if (!pd_sqlite_i64(st, 1, &ts))
+		ts = INT64_MIN;
+	if (!pd_sqlite_i64(st, 5, &dev))
+		dev = rootdev;
+	comp_add(comp_get(m, db_text(st, 0, "?"), dev), ts, ha, va,
+	    hr && vr >= 0, vr, hac, vc);
+}
+
+/* NPU_MEM: type (app, device), hbm bytes, timestamp, device. The app
+ * lane is also the APP component, as memory_record.csv has it. */
+static void
+db_npumem(struct mem *m, sqlite3_stmt *st, int64_t rootdev)
+{
+	const char *type = db_text(st, 0, "");
+	int64_t ts, dev;
+	double b;
+
+	if (!db_num(st, 1, &b) || b < 0) {
+		m->skipped++;
+		return;
+	}
+	if (!pd_sqlite_i64(st, 2, &ts))
+		ts = INT64_MIN;
+	if (!pd_sqlite_i64(st, 3, &dev))
+		dev = rootdev;
+	if (strcmp(type, "app") == 0) {
+		comp_add(comp_get(m, "APP", dev), ts, 0, 0, 1, b, 0, 0);
+		if (b > m->lane_app)
+			m->lane_app = b;
+	} else if (strcmp(type, "device") == 0) {
+		if (b > m->lane_dev)
+			m->lane_dev = b;
+	} else
+		return;
+	m->have_lane = 1;
+}
+
+/* OP_MEMORY: name, size (bytes; negative a free), release time (NULL:
+ * never released), duration (ns). */
+static void
+db_opmem(struct mem *m, sqlite3_stmt *st, int64_t rootdev)
+{
+	struct alloc *a;
+	double b, ns;
+
+	(void)rootdev;
+	m->have_opmem = 1;
+	if (!db_num(st, 1, &b)) {
+		m->skipped++;
+		return;
+	}
+	if (b < 0) {
+		m->free_n++;
+		m->free_b += -b;
+		return;
+	}
+	a = alloc_get(m, db_text(st, 0, "?"));
+	a->count++;
+	a->bytes += b;
+	if (sqlite3_column_type(st, 2) == SQLITE_NULL) {
+		m->never_n++;
+		m->never_b += b;
+	} else if (db_num(st, 3, &ns) && ns > 0)
+		a->lifetime_us += ns / 1e3;
+}
+
+/* NPU_MODULE_MEM: module name, reserved bytes (-1: not collected). */
+static void
+db_module(struct mem *m, sqlite3_stmt *st, int64_t rootdev)
+{
+	const char *name = db_text(st, 0, "?");
+	json_t *old;
+	double v;
+
+	(void)rootdev;
+	if (!m->modules)
+		m->modules = json_object();
+	if (!db_num(st, 1, &v)) {
+		if (sqlite3_column_type(st, 1) != SQLITE_NULL)
+			m->skipped++;
+		return;
+	}
+	if (v < 0)
+		return;
+	old = json_object_get(m->modules, name);
+	if (!old || json_real_value(old) < v)
+		json_object_set_new(m->modules, name, json_real(v));
+}
+
+static void
+read_db(struct mem *m, const char *path, int64_t rootdev)
+{
+	static const char *tables[] = { "MEMORY_RECORD", "NPU_MEM",
+	    "OP_MEMORY", "NPU_MODULE_MEM", NULL };
+	sqlite3 *db = pd_sqlite_open(path);
+	int i, any = 0;
+
+	if (!db)
+		return;
+	for (i = 0; tables[i]; i++)
+		any |= pd_sqlite_has_table(db, tables[i]);
+	if (!any) {
+		pd_warn(path, 0, "no memory tables (MEMORY_RECORD, NPU_MEM, "
+		    "OP_MEMORY, NPU_MODULE_MEM): profiled without "
+		    "profile_memory=True? no pd.mem for this root");
+		pd_diag_status(PD_EXIT_INPUT);
+		sqlite3_close(db);
+		return;
+	}
+	db_rows(db, path, "MEMORY_RECORD", "SELECT s.value, m.timestamp, "
+	    "m.totalAllocated, m.totalReserved, m.totalActive, m.deviceId "
+	    "FROM MEMORY_RECORD m LEFT JOIN STRING_IDS s ON s.id = "
+	    "m.component ORDER BY m.rowid", db_record, m, rootdev);
+	db_rows(db, path, "NPU_MEM", "SELECT s.value, n.hbm, n.timestampNs, "
+	    "n.deviceId FROM NPU_MEM n LEFT JOIN STRING_IDS s ON s.id = "
+	    "n.type ORDER BY n.rowid", db_npumem, m, rootdev);
+	db_rows(db, path, "OP_MEMORY", "SELECT s.value, o.size, "
+	    "o.releaseTime, o.duration FROM OP_MEMORY o LEFT JOIN STRING_IDS "
+	    "s ON s.id = o.name ORDER BY o.rowid", db_opmem, m, rootdev);
+	db_rows(db, path, "NPU_MODULE_MEM", pd_sqlite_has_table(db,
+	    "ENUM_MODULE") ? "SELECT e.name, n.totalReserved FROM "
+	    "NPU_MODULE_MEM n LEFT JOIN ENUM_MODULE e ON e.id = n.moduleId "
+	    "ORDER BY n.rowid" : "SELECT CAST(moduleId AS TEXT), "
+	    "totalReserved FROM NPU_MODULE_MEM ORDER BY rowid", db_module, m,
+	    rootdev);
+	sqlite3_close(db);
+}
+
 static json_t *
 bytes(int have, double v)
 {
@@ -741,6 +943,9 @@ sum_mem_ascend(json_t *root, const struct pd_tool *t)
 		read_static(&m, p);
 	if ((p = pd_root_export(root, "trace_view", 0)))
 		read_lane(&m, p);
+	if (!json_array_size(m.sources) &&
+	    (p = pd_root_export(root, "ascend_pytorch_profiler_db", 0)))
+		read_db(&m, p, dev);
 	if (json_array_size(m.sources))
 		emit(&m, root, t);
 	for (i = 0; i < m.na; i++)
