@@ -139,11 +139,65 @@ MS=$ASC/mindspore_legacy_run2_dataset
 	[ "$(jqr pd.input .type | wc -l)" -ge 5 ]
 }
 
-# What pd-locate finds: 6 Ascend roots have input evidence (the 2023
-# step_trace_time.csv of test_rank_0/1 has no Preparing column).
+# What pd-locate finds: 6 Ascend roots have input evidence in text
+# exports (the 2023 step_trace_time.csv of test_rank_0/1 has no Preparing
+# column), and the 2 of the db export in their databases.
 @test "pd-sum-input: every root pd-locate finds in the Ascend corpus" {
 	require_corpus
 	run_pd 0 sh -c 'pd-locate "$1" | pd-sum-input' sh "$ASC"
 	[ -z "$stderr" ]
-	[ "$(jqr pd.input .type | wc -l)" -eq 6 ]
+	[ "$(jqr pd.input .type | wc -l)" -eq 8 ]
+}
+
+# pta_2rank_level1_db (export_type=db): no trace_view.json, so PYTORCH_API
+# of ascend_pytorch_profiler_{rank}.db. With sqlite3 on each rank's db
+# (names joined from STRING_IDS):
+#  ProfilerStep#50: endNs - startNs            -> 151888750 / 148265420 ns
+#  the 8 spans named like '%dataloader%': max(endNs) - min(startNs)
+#    -> 3885090 / 3650460 ns, the length of the outermost one
+#    (dataloader.py(625): __next__), so all nest in it: union 3885.09 us
+#  input_ratio 3885.09 / 151888.75 = 0.0256, 3650.46 / 148265.42 = 0.0246
+# Preparing is analysis.db's StepTraceTime, msprof-analyze's figures on
+# these files (peers/msprof-analyze-8.2.0/pta_2rank_level1_db/cluster/
+# db_tables/ClusterStepTraceTime.csv: 18055.693, 17512.827).
+@test "pd-sum-input corpus: pta_2rank_level1_db from the profiler db" {
+	require_corpus
+	run_pd 0 sh -c 'pd-locate "$1" | pd-sum-input' sh "$ASC/pta_2rank_level1_db"
+	[ -z "$stderr" ]
+	[ "$(jqr pd.input '[.rank,.source,.steps,.input_ratio,.class,.dataloader_spans]')" = \
+	    "$(printf '%s\n' '[0,"ascend_pytorch_profiler_db+analysis_db",[{"step":50,"input_us":3885.09,"step_us":151888.75,"input_ratio":0.0256,"preparing_us":18055.693}],0.0256,"not",1]' \
+	    '[1,"ascend_pytorch_profiler_db+analysis_db",[{"step":50,"input_us":3650.46,"step_us":148265.42,"input_ratio":0.0246,"preparing_us":17512.827}],0.0246,"not",1]')" ]
+	# the same keys as from the text export of the same job
+	db=$(jqr pd.input '[keys, (.steps[0] | keys)]' | sort -u)
+	run_pd 0 sh -c 'pd-locate "$1" | pd-sum-input' sh "$R2"
+	[ "$(jqr pd.input '[keys, (.steps[0] | keys)]')" = "$db" ]
+}
+
+# A db written here with python3's sqlite3: text and integer ns times, a
+# row with a bad end, nested loader spans; a db without PYTORCH_API is
+# said (exit 3, no record); a trace_view.json beside it is read instead.
+@test "pd-sum-input: the profiler db: spans, bad rows, a db without PYTORCH_API" {
+	local d=$BATS_TEST_TMPDIR
+	python3 - "$d/p.db" "$d/none.db" <<'PY'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+c.execute("CREATE TABLE STRING_IDS (id INTEGER PRIMARY KEY, value TEXT)")
+c.executemany("INSERT INTO STRING_IDS VALUES (?,?)", [(1, "ProfilerStep#7"), (2, "enumerate(DataLoader)#x.__next__"), (3, "dataloader.py(1): _next_data"), (4, "aten::add"), (5, "ProfilerStep#8")])
+c.execute("CREATE TABLE PYTORCH_API (startNs TEXT, endNs TEXT, globalTid INTEGER, connectionId INTEGER, name INTEGER, sequenceNumber INTEGER, fwdThreadId INTEGER, inputDtypes INTEGER, inputShapes INTEGER, callchainId INTEGER, type INTEGER, depth integer)")
+c.executemany("INSERT INTO PYTORCH_API (startNs, endNs, name) VALUES (?,?,?)", [
+    ("1000000", "11000000", 1), (1000000, 3000000, 2), ("1500000", "2500000", 3),
+    ("1000000", "1000500", 4), ("12000000", "x", 5)])
+c.commit(); c.close()
+sqlite3.connect(sys.argv[2]).execute("CREATE TABLE STRING_IDS (id, value)").connection.close()
+PY
+	run_pd 3 pd-sum-input < <(root_line /r torch_npu 0 ascend_pytorch_profiler_db=$d/p.db)
+	[ "$stderr" = "pd-sum-input: warning: $d/p.db: PYTORCH_API: 'ProfilerStep#8': bad startNs or endNs; skipped" ]
+	# step 7: 10 ms; the loader spans nest: 2 ms of input
+	[ "$(jqr pd.input '[.source,.steps,.dataloader_spans,.skipped_rows]')" = \
+	    '["ascend_pytorch_profiler_db",[{"step":7,"input_us":2000,"step_us":10000,"input_ratio":0.2,"preparing_us":null}],1,1]' ]
+	run_pd 3 pd-sum-input < <(root_line /r torch_npu 0 ascend_pytorch_profiler_db=$d/none.db)
+	[ "$stderr" = "pd-sum-input: warning: $d/none.db: no PYTORCH_API or STRING_IDS table: no step or dataloader spans in this db" ]
+	[ -z "$(jqr pd.input .)" ]
+	run_pd 0 pd-sum-input < <(root_line /r torch_npu 0 trace_view=$IF/trace.json ascend_pytorch_profiler_db=$d/p.db)
+	[ "$(jqr pd.input .source)" = '"trace_view"' ]
 }

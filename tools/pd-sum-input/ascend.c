@@ -8,6 +8,10 @@
  * pipeline's queues, device_queue_profiling_*.txt (else
  * dataset_iterator_profiling_*.txt) for empty-queue records, and
  * minddata_aicpu_*.txt (GetNext waits).
+ * When the root has neither trace_view.json nor step_trace_time.csv
+ * (torch_npu's export_type=db): the same spans from PYTORCH_API of
+ * ascend_pytorch_profiler_{rank}.db (names from STRING_IDS) and Preparing
+ * from analysis.db's StepTraceTime.
  * Writes one pd.input per root that has any of them; streams the trace,
  * keeping only step and dataloader spans. */
 #include "sum_input.h"
@@ -24,6 +28,7 @@
 #include "pd_locate.h"
 #include "pd_num.h"
 #include "pd_rec.h"
+#include "pd_sqlite.h"
 #include "pd_trace.h"
 
 /* TensorBoard's input-pipeline analysis classes. */
@@ -169,6 +174,121 @@ read_trace(struct in *x, const char *path)
 	if (x->steps.n > 1)
 		qsort(x->steps.s, x->steps.n, sizeof *x->steps.s, by_start);
 	merge(&x->loaders);
+}
+
+/* The db export: PYTORCH_API spans (ns, as text or integers) whose name
+ * is a ProfilerStep#N or holds "dataloader", as from trace_view.json. */
+static void
+read_api_db(struct in *x, const char *path)
+{
+	sqlite3 *db = pd_sqlite_open(path);
+	sqlite3_stmt *st = NULL;
+	int64_t s, e, n;
+	const char *name;
+	int rc;
+
+	if (!db)
+		return;
+	if (!pd_sqlite_has_table(db, "PYTORCH_API") ||
+	    !pd_sqlite_has_table(db, "STRING_IDS")) {
+		pd_warn(path, 0, "no PYTORCH_API or STRING_IDS table: no step "
+		    "or dataloader spans in this db");
+		pd_diag_status(PD_EXIT_INPUT);
+		goto out;
+	}
+	if (sqlite3_prepare_v2(db, "SELECT p.startNs, p.endNs, s.value FROM "
+	    "PYTORCH_API p JOIN STRING_IDS s ON s.id = p.name WHERE s.value "
+	    "LIKE 'ProfilerStep#%' OR s.value LIKE '%dataloader%'", -1, &st,
+	    NULL) != SQLITE_OK) {
+		pd_warn(path, 0, "PYTORCH_API: %s; skipped", sqlite3_errmsg(db));
+		pd_diag_status(PD_EXIT_INPUT);
+		goto out;
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		name = (const char *)sqlite3_column_text(st, 2);
+		if (!name)
+			continue;
+		if (!pd_sqlite_i64(st, 0, &s) || !pd_sqlite_i64(st, 1, &e) ||
+		    e < s) {
+			pd_warn(path, 0, "PYTORCH_API: %s: bad startNs or "
+			    "endNs; skipped", pd_diag_quote(name, (size_t)-1));
+			pd_diag_status(PD_EXIT_INPUT);
+			x->skipped++;
+			continue;
+		}
+		if (strncmp(name, "ProfilerStep#", 13) == 0) {
+			if (pd_num_int(name + 13, strlen(name + 13), &n) !=
+			    PD_NUM_OK)
+				n = -1;
+			push(&x->steps, s, e, n);
+		} else if (strcasestr(name, "dataloader")) {
+			push(&x->loaders, s, e, 0);
+			if (e - s >= SLOW_LOADER_NS)
+				x->slow_loaders++;
+		}
+	}
+	if (rc != SQLITE_DONE) {
+		pd_warn(path, 0, "PYTORCH_API: %s; the rows before are kept",
+		    sqlite3_errmsg(db));
+		pd_diag_status(PD_EXIT_INPUT);
+		x->truncated = 1;
+	}
+	if (x->steps.n || x->loaders.n)
+		add_source(x, "ascend_pytorch_profiler_db");
+	if (x->steps.n > 1)
+		qsort(x->steps.s, x->steps.n, sizeof *x->steps.s, by_start);
+	merge(&x->loaders);
+out:
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+}
+
+/* analysis.db's StepTraceTime: preparing and stage + bubble + preparing
+ * per step, in us, as step_trace_time.csv. */
+static void
+read_steps_db(struct in *x, const char *path)
+{
+	sqlite3 *db = pd_sqlite_open(path);
+	sqlite3_stmt *st = NULL;
+	const char *step;
+	int rc, n = 0;
+
+	if (!db)
+		return;
+	if (!pd_sqlite_has_table(db, "StepTraceTime") ||
+	    sqlite3_prepare_v2(db, "SELECT step, preparing, stage, bubble "
+	    "FROM StepTraceTime", -1, &st, NULL) != SQLITE_OK) {
+		/* pd-sum-step says what is wrong with this file */
+		goto out;
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		double prep, stage, bub;
+
+		step = (const char *)sqlite3_column_text(st, 0);
+		if (!step || sqlite3_column_type(st, 1) == SQLITE_NULL ||
+		    sqlite3_column_type(st, 2) == SQLITE_NULL) {
+			x->skipped++;
+			continue;
+		}
+		prep = sqlite3_column_double(st, 1);
+		stage = sqlite3_column_double(st, 2);
+		bub = sqlite3_column_type(st, 3) == SQLITE_NULL ? 0 :
+		    sqlite3_column_double(st, 3);
+		json_object_set_new(x->prep, step, json_pack("[ff]", prep,
+		    stage + bub + prep));
+		n++;
+	}
+	if (rc != SQLITE_DONE) {
+		pd_warn(path, 0, "StepTraceTime: %s; the rows before are kept",
+		    sqlite3_errmsg(db));
+		pd_diag_status(PD_EXIT_INPUT);
+		x->truncated = 1;
+	}
+	if (n)
+		add_source(x, "analysis_db");
+out:
+	sqlite3_finalize(st);
+	sqlite3_close(db);
 }
 
 static void
@@ -666,6 +786,13 @@ sum_input_ascend(json_t *root, const struct pd_tool *t)
 		read_trace(&x, p);
 	if ((p = pd_root_export(root, "step_trace_time", 0)))
 		read_step_trace(&x, p);
+	if (!pd_root_export(root, "trace_view", 0) &&
+	    !pd_root_export(root, "step_trace_time", 0) &&
+	    (p = pd_root_export(root, "ascend_pytorch_profiler_db", 0))) {
+		read_api_db(&x, p);
+		if ((p = pd_root_export(root, "analysis_db", 0)))
+			read_steps_db(&x, p);
+	}
 	if (!json_object_size(x.prep) &&
 	    (p = pd_root_export(root, "step_trace_raw_detail_time", 0)))
 		read_step_raw(&x, p);
