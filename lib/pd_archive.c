@@ -134,7 +134,7 @@ pd_archive_name(const char *path)
 		size_t k = strlen(ext[i]);
 
 		if (n > k && strcasecmp(path + n - k, ext[i]) == 0)
-			return 1;
+			return (int)k;
 	}
 	return 0;
 }

@@ -21,7 +21,7 @@
 #include <stddef.h>
 
 /* Whether the name ends as an archive does (.tar, .tar.gz, .tgz, .zip,
- * ...). */
+ * ...): the length of that ending, 0 when it is not an archive's. */
 int pd_archive_name(const char *path);
 
 /* The directory holding the copy of the archive's members, read once per

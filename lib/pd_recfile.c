@@ -298,5 +298,5 @@ pd_recfile_dir(struct pd_stream *s, const char *dir, const char *upto,
 		pd_diag_status(PD_EXIT_INPUT);
 	}
 	free(rejecters);
-	return failed ? PD_EXIT_SYSTEM : rc;
+	return failed ? PD_EXIT_SYSTEM : rc ? rc : rejected ? PD_EXIT_INPUT : 0;
 }

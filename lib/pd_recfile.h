@@ -30,7 +30,7 @@ int pd_recfile_readf(struct pd_stream *s, FILE *f, const char *name);
  * pd-locate after --) and each stage's status is read: a stage that
  * fails (a status other than 0 and 3, or a signal other than SIGPIPE) is
  * an error naming it (PD_EXIT_SYSTEM returned); one that rejected some
- * input records status 3. */
+ * input records status 3 and PD_EXIT_INPUT is returned; otherwise 0. */
 int pd_recfile_dir(struct pd_stream *s, const char *dir, const char *upto,
     int hotspot_n);
 

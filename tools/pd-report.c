@@ -9,14 +9,23 @@
  *   report.json (the source of truth), report.md and report.html (its
  *   projections), the meta/ documents, artifacts/perf.lock.json. Each file is
  *   written to a temporary file and renamed into place.
+ *   Many runs (-A, or dumps as operands, diagnosed by the pipeline through
+ *   pd_recfile_dir): one such set per run, DIR/NAME/ (NAME from the run's
+ *   id, made unique and safe), each replaced as one set, a set that would
+ *   be the same bytes left alone ("skipped, unchanged"), then
+ *   DIR/index.json and DIR/index.html listing every run, failed ones too.
  * Aggregates: keeps the summary records (memory grows with ranks) and
  *   writes everything at the end. The parts are in tools/pd-report/. */
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "pd_archive.h"
 #include "pd_diag.h"
 #include "pd_tool.h"
 #include "pd_rec.h"
@@ -26,10 +35,14 @@
 #include "pd-report/report.h"
 
 static const char usage[] =
-    "usage: pd-report [-qt] [-o dir] [-R run] [-r rules] [-n N] [-S sharedir] [FILE|-]...\n"
+    "usage: pd-report [-Aqt] [-o dir] [-R run] [-r rules] [-n N] [-S sharedir]\n"
+    "                 [DUMP|FILE|-]...\n"
     "  reads the record stream (stdin, or files of records), passes it on,\n"
-    "  and writes the report of one run below dir, then a pd.report record\n"
+    "  and writes the report of one run below dir, then a pd.report record;\n"
+    "  given dumps (directories, archives), diagnoses them and writes the\n"
+    "  report of every run, dir/NAME/, and dir/index.json, dir/index.html\n"
     "  -o dir       output directory (default perfdiag-report)\n"
+    "  -A           every run of the stream, and the index (as for dumps)\n"
     "  -R run       the run to report (default: the first diagnosed run)\n"
     "  -r rules     rules file whose hash goes in the lock file\n"
     "  -n N         hotspots listed (default 10)\n"
@@ -39,28 +52,110 @@ static const char usage[] =
     "  -h, --help   this help\n"
     "  --version    the version\n";
 
+/* A dump given as an operand: whether its pipeline failed, and the runs
+ * its roots belong to. */
+struct dump {
+	const char *path;
+	int failed;		/* the pipeline failed */
+	int rejected;		/* a stage rejected some input */
+	json_t *runs;		/* array of run ids (string or null) */
+};
+
 struct ctx {
 	struct report_in in;
 	struct report_opts o;
 	struct pd_stream *s;
+	struct dump *dumps;
+	size_t ndumps;
+	long cur;		/* the dump being read, or -1 */
+	/* For many runs, each run's report counts its own records: */
+	json_t *run_counts;	/* object: run key -> (type -> count) */
+	json_t *root_run;	/* object: root path -> run key */
+	json_t *shared_counts;	/* records of no run (pd.context, ...) */
 };
+
+/* One file of a report's set, in memory until it is written. */
+struct part {
+	const char *name;
+	char *data;
+	size_t len;
+};
+
+#define MAXPARTS 8
+
+static void
+count(json_t *counts, const char *type)
+{
+	json_t *n = json_object_get(counts, type);
+
+	json_object_set_new(counts, type,
+	    json_integer(n ? json_integer_value(n) + 1 : 1));
+}
+
+/* The key of a run id in run_counts (ids are strings or null). */
+static const char *
+run_key(json_t *id, char *buf, size_t size)
+{
+	if (!json_is_string(id))
+		return "-";
+	snprintf(buf, size, "=%s", json_string_value(id));
+	return buf;
+}
+
+/* Count the record for its run: the run it names, else the run of its
+ * root's pd.root; a record of neither (pd.context, pd.comparison, ...)
+ * counts for every run. */
+static void
+count_run(struct ctx *c, json_t *rec, const char *type)
+{
+	char buf[PATH_MAX + 8];
+	const char *root = pd_rec_str(rec, "root"), *key = NULL;
+	json_t *id = json_object_get(rec, "run"), *o;
+
+	if (json_is_string(id) || strcmp(type, "pd.root") == 0)
+		key = run_key(id, buf, sizeof buf);
+	else if (root && (o = json_object_get(c->root_run, root)))
+		key = json_string_value(o);
+	if (key && root && strcmp(type, "pd.root") == 0)
+		json_object_set_new(c->root_run, root, json_string(key));
+	if (!key) {
+		count(c->shared_counts, type);
+		return;
+	}
+	if (!(o = json_object_get(c->run_counts, key))) {
+		o = json_object();
+		json_object_set_new(c->run_counts, key, o);
+	}
+	count(o, type);
+}
 
 static int
 on_record(json_t *rec, void *arg)
 {
 	struct ctx *c = arg;
 	const char *type = pd_rec_str(rec, "type");
-	json_t *n;
 
 	if (!type || strncmp(type, "pd.", 3) != 0 ||
 	    strcmp(type, "pd.report") == 0)
 		return 0;
-	n = json_object_get(c->in.counts, type);
-	json_object_set_new(c->in.counts, type,
-	    json_integer(n ? json_integer_value(n) + 1 : 1));
+	count(c->in.counts, type);
+	count_run(c, rec, type);
 	pd_runs_add(c->in.runs, rec);
-	if (strcmp(type, "pd.root") == 0)
+	if (strcmp(type, "pd.root") == 0) {
 		json_array_append(c->in.roots, rec);
+		if (c->cur >= 0) {
+			json_t *id = json_object_get(rec, "run"), *ids, *x;
+			size_t i;
+			int seen = 0;
+
+			id = json_is_string(id) ? id : json_null();
+			ids = c->dumps[c->cur].runs;
+			json_array_foreach(ids, i, x)
+				seen |= json_equal(x, id);
+			if (!seen)
+				json_array_append(ids, id);
+		}
+	}
 	else if (strcmp(type, "pd.comparison") == 0)
 		json_array_append(c->in.comparisons, rec);
 	else if (strcmp(type, "pd.verdict") == 0)
@@ -74,11 +169,30 @@ static int
 on_operand(const char *path, void *arg)
 {
 	struct ctx *c = arg;
-	int rc = pd_recfile_read(c->s, path);
+	struct dump *d;
+	int rc;
 
+	if (!pd_recfile_is_dump(path)) {
+		rc = pd_recfile_read(c->s, path);
+		if (rc)
+			pd_diag_status(rc);
+		return rc;
+	}
+	/* a dump: the whole pipeline, then its records as if read */
+	c->o.all = 1;
+	c->dumps = pd_xrealloc(c->dumps, (c->ndumps + 1) * sizeof *c->dumps);
+	d = &c->dumps[c->ndumps];
+	d->path = path;
+	d->failed = d->rejected = 0;
+	d->runs = json_array();
+	c->cur = (long)c->ndumps++;
+	rc = pd_recfile_dir(c->s, path, "pd-classify", c->o.topn);
+	c->cur = -1;
+	d->failed = rc == PD_EXIT_SYSTEM;
+	d->rejected = rc == PD_EXIT_INPUT;
 	if (rc)
 		pd_diag_status(rc);
-	return rc;
+	return 0;	/* the other operands are diagnosed all the same */
 }
 
 /* Whether the run has a ranked candidate (a pd.bottleneck other than
@@ -143,42 +257,139 @@ choose(struct ctx *c, size_t n)
 }
 
 static int
-write_doc(const char *name, json_t *doc)
+add_doc(struct part *p, int *n, const char *name, json_t *doc)
 {
-	char *s = report_dump(doc);
-	int rc;
+	char *t = report_dump(doc);
 
-	if (!s) {
-		pd_error(report_out_dir(), 0, "%s: cannot encode", name);
+	if (!t) {
+		pd_error(NULL, 0, "%s: cannot encode", name);
 		return -1;
 	}
-	rc = report_write(name, s, strlen(s));
-	free(s);
-	return rc;
+	p[*n].name = name;
+	p[*n].data = t;
+	p[(*n)++].len = strlen(t);
+	return 0;
 }
 
 static int
-write_page(const char *name, json_t *report,
+add_page(struct part *p, int *n, const char *name, json_t *report,
     void (*draw)(json_t *, FILE *))
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
-	int rc;
 
-	if (!f) {
-		pd_error(NULL, 0, "out of memory");
-		return -1;
-	}
+	if (!f)
+		pd_oom();
 	draw(report, f);
-	if (fclose(f) != 0) {
-		free(buf);
-		pd_error(NULL, 0, "out of memory");
+	if (fclose(f) != 0)
+		pd_oom();
+	p[*n].name = name;
+	p[*n].data = buf;
+	p[(*n)++].len = len;
+	return 0;
+}
+
+/* The files of the run's set, in the order they are written (report.json,
+ * the source of truth, last). The number of parts, or -1. */
+static int
+build_set(struct ctx *c, struct pd_run *run, json_t *report,
+    struct part *p)
+{
+	json_t *doc;
+	int n = 0, bad = 0;
+
+	doc = report_lock(&c->in, &c->o, c->o.all ? run : NULL);
+	bad |= add_doc(p, &n, "artifacts/perf.lock.json", doc);
+	json_decref(doc);
+	doc = report_meta_profile(run);
+	bad |= add_doc(p, &n, "meta/performance-profile.json", doc);
+	json_decref(doc);
+	doc = report_meta_bottlenecks(run);
+	bad |= add_doc(p, &n, "meta/bottlenecks.json", doc);
+	json_decref(doc);
+	doc = report_meta_verdict(report);
+	bad |= add_doc(p, &n, "meta/performance-verdict.json", doc);
+	json_decref(doc);
+	if (json_array_size(c->in.comparisons) > 0)
+		bad |= add_doc(p, &n, "meta/validation-comparison.json",
+		    json_array_get(c->in.comparisons, 0));
+	add_page(p, &n, "report.md", report, report_md);
+	add_page(p, &n, "report.html", report, report_html);
+	bad |= add_doc(p, &n, "report.json", report);
+	if (bad) {
+		while (n > 0)
+			free(p[--n].data);
 		return -1;
 	}
-	rc = report_write(name, buf, len);
-	free(buf);
-	return rc;
+	return n;
+}
+
+static void
+free_set(struct part *p, int n)
+{
+	while (n > 0)
+		free(p[--n].data);
+}
+
+/* Write the set as one (atomic.c). 0, or -1 (error printed). */
+static int
+write_set(const char *dir, struct part *p, int n)
+{
+	int i, bad = 0;
+
+	if (report_out_begin(dir) != 0)
+		return -1;
+	for (i = 0; i < n && !bad; i++)
+		bad |= report_write(p[i].name, p[i].data, p[i].len);
+	if (bad) {
+		report_out_abort();
+		return -1;
+	}
+	return report_out_commit();
+}
+
+/* Whether the file name below the directory at dfd holds exactly len
+ * bytes of data (no link followed). */
+static int
+same_file(int dfd, const char *name, const char *data, size_t len)
+{
+	char buf[65536];
+	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	size_t at = 0;
+	ssize_t r;
+	int same = fd >= 0;
+
+	while (same && (r = read(fd, buf, sizeof buf)) != 0) {
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			same = 0;
+		} else if ((size_t)r > len - at ||
+		    memcmp(buf, data + at, (size_t)r) != 0)
+			same = 0;
+		else
+			at += (size_t)r;
+	}
+	if (fd >= 0)
+		close(fd);
+	return same && at == len;
+}
+
+/* Whether the set at dir is the one that would be written: its lock (the
+ * inputs' sizes and hashes, the tools, the rules) and every other file the
+ * same bytes. */
+static int
+unchanged(const char *dir, struct part *p, int n)
+{
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int i, same = dfd >= 0;
+
+	for (i = 0; same && i < n; i++)
+		same = same_file(dfd, p[i].name, p[i].data, p[i].len);
+	if (dfd >= 0)
+		close(dfd);
+	return same;
 }
 
 static void
@@ -209,77 +420,323 @@ key_cmp(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* The counts object with its keys sorted (so the output does not depend
- * on the order record types first appeared). */
-static void
-sort_counts(struct ctx *c)
+/* A counts object with its keys sorted (so the output does not depend
+ * on the order record types first appeared); new reference. */
+static json_t *
+sorted_counts(json_t *counts)
 {
-	size_t i = 0, n = json_object_size(c->in.counts);
-	const char **keys = malloc(sizeof *keys * (n ? n : 1));
+	size_t i = 0, n = json_object_size(counts);
+	const char **keys = pd_xmalloc(sizeof *keys * (n ? n : 1));
 	json_t *o = json_object(), *v;
 	const char *k;
 
-	json_object_foreach(c->in.counts, k, v)
+	json_object_foreach(counts, k, v)
 		keys[i++] = k;
 	qsort(keys, n, sizeof *keys, key_cmp);
 	for (i = 0; i < n; i++)
-		json_object_set(o, keys[i], json_object_get(c->in.counts,
-		    keys[i]));
+		json_object_set(o, keys[i], json_object_get(counts, keys[i]));
 	free(keys);
+	return o;
+}
+
+static void
+sort_counts(struct ctx *c)
+{
+	json_t *o = sorted_counts(c->in.counts);
+
 	json_decref(c->in.counts);
 	c->in.counts = o;
+}
+
+/* The counts of one run's records and of the records of no run; new
+ * reference. */
+static json_t *
+counts_of(struct ctx *c, struct pd_run *run)
+{
+	char buf[PATH_MAX + 8];
+	json_t *o = json_deep_copy(c->shared_counts), *v, *n;
+	json_t *mine = json_object_get(c->run_counts, run_key(run->id, buf,
+	    sizeof buf));
+	const char *k;
+
+	json_object_foreach(mine, k, v) {
+		n = json_object_get(o, k);
+		json_object_set_new(o, k, json_integer(json_integer_value(v) +
+		    (n ? json_integer_value(n) : 0)));
+	}
+	v = sorted_counts(o);
+	json_decref(o);
+	return v;
+}
+
+/* A name for a run's directory, readable and safe: the last component of
+ * its id (the job's directory or archive, or pd-collect's run id) without
+ * an archive's ending or a "#..." suffix, every byte other than letters,
+ * digits, '.', '_', '+', '-' made '_', at most 64 bytes, never starting
+ * with '.'; "run" when nothing is left. Made unique (-2, -3, ...) against
+ * the names taken (and the index's files). */
+static char *
+run_name(const char *id, json_t *taken)
+{
+	char buf[80], *t, *name;
+	const char *b, *e, *h;
+	size_t n = 0, k;
+	int i;
+
+	if (!id)
+		id = "";
+	e = id + strlen(id);
+	while (e > id && e[-1] == '/')
+		e--;
+	for (b = e; b > id && b[-1] != '/'; b--)
+		;
+	if ((h = memchr(b, '#', (size_t)(e - b))) && h > b)
+		e = h;
+	t = pd_xmalloc((size_t)(e - b) + 1);
+	memcpy(t, b, (size_t)(e - b));
+	t[e - b] = 0;
+	if ((k = (size_t)pd_archive_name(t)) > 0 && k < strlen(t))
+		t[strlen(t) - k] = 0;
+	for (b = t; *b && n < 64; b++) {
+		int ok = (*b >= 'a' && *b <= 'z') || (*b >= 'A' && *b <= 'Z') ||
+		    (*b >= '0' && *b <= '9') || strchr("._+-", *b);
+
+		if (!ok || (n == 0 && *b == '.')) {
+			if (n == 0 || buf[n - 1] != '_')
+				buf[n++] = '_';
+		} else
+			buf[n++] = *b;
+	}
+	buf[n] = 0;
+	free(t);
+	if (n == 0 || strspn(buf, "_") == n)
+		snprintf(buf, sizeof buf, "run");
+	name = pd_xmalloc(sizeof buf + 16);
+	snprintf(name, sizeof buf + 16, "%s", buf);
+	for (i = 2; json_object_get(taken, name) ||
+	    strcmp(name, "index.json") == 0 ||
+	    strcmp(name, "index.html") == 0; i++)
+		snprintf(name, sizeof buf + 16, "%s-%d", buf, i);
+	json_object_set_new(taken, name, json_true());
+	return name;
+}
+
+/* Whether the run's roots came from a dump whose pipeline failed. */
+static int
+run_failed(struct ctx *c, struct pd_run *run)
+{
+	size_t i, j;
+	json_t *x;
+
+	for (i = 0; i < c->ndumps; i++)
+		if (c->dumps[i].failed)
+			json_array_foreach(c->dumps[i].runs, j, x)
+				if (json_equal(x, run->id))
+					return 1;
+	return 0;
+}
+
+/* The index's entry of a run. */
+static json_t *
+index_entry(const char *name, json_t *id, const char *status,
+    const char *reason, json_t *report)
+{
+	json_t *e = json_object(), *dom, *d = json_null(), *v;
+	char buf[300];
+
+	pd_set_str(e, "name", name);
+	json_object_set(e, "run", id ? id : json_null());
+	pd_set_str(e, "status", status);
+	pd_set(e, "reason", reason ? json_string(reason) : json_null());
+	dom = json_object_get(report, "dominant");
+	if (json_is_object(dom)) {
+		d = json_object();
+		json_object_set(d, "rule", json_object_get(dom, "rule"));
+		json_object_set(d, "title", json_object_get(dom, "title"));
+		json_object_set(d, "impact", json_object_get(dom, "impact"));
+	}
+	json_object_set_new(e, "dominant", d);
+	v = json_object_get(json_object_get(json_object_get(report, "runtime"),
+	    "step"), "mean_us");
+	json_object_set(e, "step_mean_us", v ? v : json_null());
+	v = json_object_get(json_object_get(report, "workload"), "ranks");
+	json_object_set(e, "ranks", v ? v : json_null());
+	if (report) {
+		snprintf(buf, sizeof buf, "%s/report.html", name);
+		pd_set_str(e, "report", buf);
+		snprintf(buf, sizeof buf, "%s/report.json", name);
+		pd_set_str(e, "report_json", buf);
+	} else {
+		pd_set_null(e, "report");
+		pd_set_null(e, "report_json");
+	}
+	return e;
+}
+
+/* One run of many: its set below the many-run directory, unless that
+ * would be the same bytes. The entry of the index. */
+static json_t *
+one_of_many(struct ctx *c, struct pd_run *run, const char *name)
+{
+	struct part p[MAXPARTS];
+	char dir[PATH_MAX];
+	json_t *report, *e, *counts;
+	const char *status = "reported", *reason = NULL;
+	int n;
+
+	if (run_failed(c, run))
+		return index_entry(name, run->id, "failed", "the diagnosis "
+		    "pipeline failed (its messages are on stderr)", NULL);
+	snprintf(dir, sizeof dir, "%s/%s", report_runs_dir(), name);
+	/* the run's own records counted, as if it were alone */
+	counts = c->in.counts;
+	c->in.counts = counts_of(c, run);
+	report = report_build(&c->in, run, &c->o);
+	n = build_set(c, run, report, p);
+	json_decref(c->in.counts);
+	c->in.counts = counts;
+	if (n < 0) {
+		status = "failed";
+		reason = "the report could not be made";
+	} else if (unchanged(dir, p, n)) {
+		pd_note("%s: skipped, unchanged", pd_diag_quote(name,
+		    (size_t)-1));
+		status = "unchanged";
+	} else if (write_set(dir, p, n) != 0) {
+		status = "failed";
+		reason = "the report could not be written (its message is "
+		    "on stderr)";
+	}
+	if (n >= 0)
+		free_set(p, n);
+	if (strcmp(status, "failed") == 0) {
+		pd_diag_status(PD_EXIT_SYSTEM);
+		json_decref(report);
+		return index_entry(name, run->id, status, reason, NULL);
+	}
+	e = index_entry(name, run->id, status, reason, report);
+	emit(report, dir);
+	json_decref(report);
+	return e;
+}
+
+static int
+write_index_doc(json_t *x)
+{
+	char *buf = NULL, *t;
+	size_t len = 0;
+	FILE *f;
+	int bad;
+
+	if (!(f = open_memstream(&buf, &len)))
+		pd_oom();
+	report_index_html(x, f);
+	if (fclose(f) != 0)
+		pd_oom();
+	if (!(t = report_dump(x))) {
+		free(buf);
+		pd_error(NULL, 0, "index.json: cannot encode");
+		return -1;
+	}
+	/* index.json, the source of truth, last */
+	bad = report_runs_write("index.html", buf, len);
+	if (!bad)
+		bad = report_runs_write("index.json", t, strlen(t));
+	free(buf);
+	free(t);
+	return bad;
+}
+
+/* Every run, then the index. */
+static void
+report_all(struct ctx *c, size_t nruns)
+{
+	json_t *taken = json_object(), *runs = json_array(), *x, *tool, *id;
+	size_t i;
+
+	if (report_runs_begin(c->o.outdir) != 0) {
+		pd_diag_status(PD_EXIT_SYSTEM);
+		json_decref(taken);
+		json_decref(runs);
+		return;
+	}
+	for (i = 0; i < nruns; i++) {
+		struct pd_run *run = pd_runs_get(c->in.runs, i);
+		char *name = run_name(json_string_value(run->id), taken);
+
+		json_array_append_new(runs, one_of_many(c, run, name));
+		free(name);
+	}
+	/* a dump that gave no run is in the index too */
+	for (i = 0; i < c->ndumps; i++) {
+		struct dump *d = &c->dumps[i];
+		char *name;
+
+		if (json_array_size(d->runs) > 0)
+			continue;
+		name = run_name(d->path, taken);
+		if (!d->failed) {
+			pd_warn(d->path, 0, "no profiler output found");
+			pd_diag_status(PD_EXIT_INPUT);
+		}
+		id = json_string(d->path);
+		json_array_append_new(runs, index_entry(name, id, "failed",
+		    d->failed ? "the diagnosis pipeline failed (its messages "
+		    "are on stderr)" : d->rejected ? "no profiler output "
+		    "found; some input was rejected (its messages are on "
+		    "stderr)" : "no profiler output found", NULL));
+		json_decref(id);
+		free(name);
+	}
+	x = json_object();
+	pd_set_str(x, "schema", "perfdiag.index");
+	pd_set_int(x, "v", 1);
+	tool = json_object();
+	pd_set_str(tool, "name", "pd-report");
+	pd_set_str(tool, "version", PD_VERSION);
+	json_object_set_new(x, "tool", tool);
+	pd_set(x, "generated_at", c->o.timestamp ? report_time() :
+	    json_null());
+	json_object_set_new(x, "runs", runs);
+	if (write_index_doc(x) != 0)
+		pd_diag_status(PD_EXIT_SYSTEM);
+	report_runs_end();
+	json_decref(x);
+	json_decref(taken);
 }
 
 static int
 on_end(void *arg)
 {
 	struct ctx *c = arg;
-	const char *dir = c->o.outdir;
 	size_t nruns = pd_runs_group(c->in.runs);
+	struct part p[MAXPARTS];
 	struct pd_run *run;
-	json_t *report, *doc;
-	int compared = json_array_size(c->in.comparisons) > 0, bad = 0;
+	json_t *report;
+	int n;
 
-	if (json_object_size(c->in.counts) == 0)
+	if (json_object_size(c->in.counts) == 0 && c->ndumps == 0)
 		return 0;	/* nothing to report */
 	sort_counts(c);
+	if (c->o.all && !c->o.run) {
+		report_all(c, nruns);
+		return 0;
+	}
 	if (!(run = choose(c, nruns)))
 		return 0;
 	if (nruns > 1 && !c->o.run)
 		pd_note("%zu runs in the stream; reporting %s (choose one with "
-		    "-R)", nruns, json_is_string(run->id) ?
+		    "-R, or report all with -A)", nruns, json_is_string(run->id) ?
 		    pd_diag_quote(json_string_value(run->id),
 		    json_string_length(run->id)) : "the run without an id");
 	report = report_build(&c->in, run, &c->o);
-	if (report_out_begin(dir) != 0) {
-		pd_diag_status(PD_EXIT_SYSTEM);
-		json_decref(report);
-		return 0;
-	}
-	doc = report_lock(&c->in, &c->o);
-	bad |= write_doc("artifacts/perf.lock.json", doc);
-	json_decref(doc);
-	doc = report_meta_profile(run);
-	bad |= write_doc("meta/performance-profile.json", doc);
-	json_decref(doc);
-	doc = report_meta_bottlenecks(run);
-	bad |= write_doc("meta/bottlenecks.json", doc);
-	json_decref(doc);
-	doc = report_meta_verdict(report);
-	bad |= write_doc("meta/performance-verdict.json", doc);
-	json_decref(doc);
-	if (compared)
-		bad |= write_doc("meta/validation-comparison.json",
-		    json_array_get(c->in.comparisons, 0));
-	bad |= write_page("report.md", report, report_md);
-	bad |= write_page("report.html", report, report_html);
-	bad |= write_doc("report.json", report);
-	if (bad)
-		report_out_abort();
-	if (bad || report_out_commit() != 0)
+	if ((n = build_set(c, run, report, p)) < 0 ||
+	    write_set(c->o.outdir, p, n) != 0)
 		pd_diag_status(PD_EXIT_SYSTEM);
 	else
 		emit(report, report_out_dir());
+	if (n >= 0)
+		free_set(p, n);
 	json_decref(report);
 	return 0;
 }
@@ -296,8 +753,10 @@ main(int argc, char **argv)
 	memset(&s, 0, sizeof s);
 	c.o.outdir = "perfdiag-report";
 	c.o.topn = 10;
-	while ((ch = pd_getopt(argc, argv, "hn:o:qR:r:S:t", NULL, usage)) != -1) {
+	c.cur = -1;
+	while ((ch = pd_getopt(argc, argv, "Ahn:o:qR:r:S:t", NULL, usage)) != -1) {
 		switch (ch) {
+		case 'A': c.o.all = 1; break;
 		case 'h': pd_usage_exit(usage, 0);
 		case 'n':
 			c.o.topn = (int)pd_opt_int('n', optarg, 1, INT_MAX, "length",
@@ -312,12 +771,19 @@ main(int argc, char **argv)
 		default: pd_usage_exit(usage, 2);
 		}
 	}
+	if (c.o.all && c.o.run) {
+		pd_error(NULL, 0, "-A and -R: every run, or one");
+		pd_usage_exit(usage, 2);
+	}
 	c.in.runs = pd_runs_new();
 	c.in.roots = json_array();
 	c.in.comparisons = json_array();
 	c.in.verdicts = json_array();
 	c.in.findings = json_array();
 	c.in.counts = json_object();
+	c.run_counts = json_object();
+	c.root_run = json_object();
+	c.shared_counts = json_object();
 	s.ctx = &c;
 	c.s = &s;
 	s.on_record = on_record;
@@ -330,5 +796,11 @@ main(int argc, char **argv)
 	json_decref(c.in.verdicts);
 	json_decref(c.in.findings);
 	json_decref(c.in.counts);
+	json_decref(c.run_counts);
+	json_decref(c.root_run);
+	json_decref(c.shared_counts);
+	while (c.ndumps > 0)
+		json_decref(c.dumps[--c.ndumps].runs);
+	free(c.dumps);
 	return pd_diag_finish();
 }

@@ -41,6 +41,16 @@ static struct {
 	volatile sig_atomic_t nmade, active;
 } out = { .pfd = -1, .tfd = -1 };
 
+/* The many-run output (report_runs_begin): its directory, its parent
+ * (locked while pd-report writes there) and the temporary file of the
+ * index file being written. */
+static struct {
+	char abs[PATH_MAX];
+	char tmp[NAME_MAX + 1];
+	int pfd, dfd;
+	volatile sig_atomic_t active;
+} runs = { .pfd = -1, .dfd = -1 };
+
 static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
 
 /* Remove what this run created: the files, then the directories. */
@@ -59,6 +69,8 @@ on_signal(int sig)
 {
 	if (out.active)
 		remove_made();
+	if (runs.active)
+		unlinkat(runs.dfd, runs.tmp, 0);
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -270,16 +282,22 @@ check_old(void)
 }
 
 static void
-lock_parent(void)
+lock_fd(int fd, const char *what)
 {
-	if (flock(out.pfd, LOCK_EX | LOCK_NB) == 0)
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
 		return;
 	if (errno == EWOULDBLOCK) {
-		pd_note("waiting for another run writing next to '%s'", out.abs);
-		while (flock(out.pfd, LOCK_EX) != 0 && errno == EINTR)
+		pd_note("waiting for another run writing %s '%s'", what, out.abs);
+		while (flock(fd, LOCK_EX) != 0 && errno == EINTR)
 			;
 	}
 	/* Other errors (a file system without locks): go on unlocked. */
+}
+
+static void
+lock_parent(void)
+{
+	lock_fd(out.pfd, "next to");
 }
 
 static void
@@ -533,6 +551,183 @@ const char *
 report_out_dir(void)
 {
 	return out.abs;
+}
+
+/* What the many-run directory may hold: the index files, the temporary
+ * names pd-report makes next to them and to the runs' sets (".x.XXXXXX"),
+ * and directories (a run's set, checked when it is replaced). */
+static int
+check_runs_dir(void)
+{
+	int fd = dup(runs.dfd), bad = 0;
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *e;
+	struct stat st;
+
+	if (!d) {
+		pd_error(runs.abs, 0, "%s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	while (!bad && (e = readdir(d))) {
+		const char *n = e->d_name;
+
+		if (strcmp(n, ".") == 0 || strcmp(n, "..") == 0)
+			continue;
+		if (fstatat(runs.dfd, n, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+			pd_error(runs.abs, 0, "'%s': %s", n, strerror(errno));
+			bad = -1;
+		} else if (S_ISLNK(st.st_mode)) {
+			pd_error(runs.abs, 0, "'%s' is a symbolic link; pd-report "
+			    "does not follow links below its output directory",
+			    n);
+			bad = -1;
+		} else if (!S_ISDIR(st.st_mode) && !(S_ISREG(st.st_mode) &&
+		    (strcmp(n, "index.json") == 0 ||
+		    strcmp(n, "index.html") == 0 || n[0] == '.'))) {
+			pd_error(runs.abs, 0, "'%s' is not a file pd-report writes; "
+			    "not writing the reports of many runs there (choose "
+			    "a new or empty directory with -o)", n);
+			bad = -1;
+		}
+	}
+	closedir(d);
+	return bad;
+}
+
+int
+report_runs_begin(const char *dir)
+{
+	char buf[PATH_MAX];
+	char *slash;
+
+	runs.pfd = runs.dfd = -1;
+	if (snprintf(buf, sizeof buf, "%s", dir) >= (int)sizeof buf) {
+		pd_error(dir, 0, "%s", strerror(ENAMETOOLONG));
+		return -1;
+	}
+	if (mkdirs(buf) != 0 || !realpath(buf, runs.abs)) {
+		pd_error(dir, 0, "%s", strerror(errno));
+		return -1;
+	}
+	slash = strrchr(runs.abs, '/');
+	snprintf(buf, sizeof buf, "%.*s", slash == runs.abs ? 1 :
+	    (int)(slash - runs.abs), runs.abs);
+	if (!slash[1] || (runs.pfd = open(buf, O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC)) < 0 || (runs.dfd = open(runs.abs, O_RDONLY |
+	    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+		pd_error(dir, 0, "%s", slash[1] ? strerror(errno) :
+		    "not a directory pd-report can write the runs in");
+		report_runs_end();
+		return -1;
+	}
+	/* The parent is locked, as for one run's set: two sweeps into one
+	 * directory take turns. Each run's set locks this directory. */
+	snprintf(out.abs, sizeof out.abs, "%s", runs.abs);
+	lock_fd(runs.pfd, "next to");
+	if (check_runs_dir() != 0) {
+		report_runs_end();
+		return -1;
+	}
+	catch_signals();
+	return 0;
+}
+
+const char *
+report_runs_dir(void)
+{
+	return runs.abs;
+}
+
+/* A new file ".NAME.XXXXXX" below dfd (as mkstemp makes them), its name
+ * in tmp. */
+static int
+make_temp(int dfd, const char *name, char *tmp, size_t size)
+{
+	static const char set[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+	static unsigned long seq;
+	unsigned long x;
+	int tries, fd, i;
+
+	for (tries = 0; tries < 100; tries++) {
+		x = (unsigned long)getpid() * 2654435761UL + ++seq * 40503UL +
+		    (unsigned long)tries;
+		snprintf(tmp, size, ".%s.XXXXXX", name);
+		for (i = (int)strlen(tmp) - 6; tmp[i]; i++) {
+			tmp[i] = set[x % 36];
+			x = x / 36 + 7919;
+		}
+		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+		    O_CLOEXEC, 0600);
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
+	}
+	return -1;
+}
+
+int
+report_runs_write(const char *name, const char *data, size_t len)
+{
+	char tmp[NAME_MAX + 1];
+	int fd = -1, err;
+
+	/* Under the directory's lock, as the runs' sets are written. */
+	snprintf(out.abs, sizeof out.abs, "%s", runs.abs);
+	lock_fd(runs.dfd, "in");
+	block_signals(SIG_BLOCK);
+	if ((fd = make_temp(runs.dfd, name, tmp, sizeof tmp)) < 0) {
+		block_signals(SIG_UNBLOCK);
+		goto fail;
+	}
+	snprintf(runs.tmp, sizeof runs.tmp, "%s", tmp);
+	runs.active = 1;
+	block_signals(SIG_UNBLOCK);
+	while (len > 0) {
+		ssize_t n = write(fd, data, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n == 0)
+				errno = ENOSPC;
+			goto fail;
+		}
+		data += n;
+		len -= (size_t)n;
+	}
+	if (fchmod(fd, 0644) != 0 || fsync(fd) != 0)
+		goto fail;
+	err = close(fd);
+	fd = -1;
+	if (err != 0 || renameat(runs.dfd, tmp, runs.dfd, name) != 0)
+		goto fail;
+	runs.active = 0;
+	fsync(runs.dfd);
+	flock(runs.dfd, LOCK_UN);
+	return 0;
+fail:
+	err = errno ? errno : EIO;
+	if (fd >= 0)
+		close(fd);
+	block_signals(SIG_BLOCK);
+	if (runs.active)
+		unlinkat(runs.dfd, runs.tmp, 0);
+	runs.active = 0;
+	block_signals(SIG_UNBLOCK);
+	flock(runs.dfd, LOCK_UN);
+	pd_error(NULL, 0, "%s/%s: %s", runs.abs, name, strerror(err));
+	return -1;
+}
+
+void
+report_runs_end(void)
+{
+	if (runs.dfd >= 0)
+		close(runs.dfd);
+	if (runs.pfd >= 0)
+		close(runs.pfd);	/* releases the lock */
+	runs.dfd = runs.pfd = -1;
 }
 
 char *

@@ -813,3 +813,76 @@ report_html(json_t *r, FILE *f)
 	evidence(r, f);
 	fputs("</main>\n</body>\n</html>\n", f);
 }
+
+/* index.html: one row per run of index.json: its name linked to its
+ * report, the dominant bottleneck, the step time, the ranks; a run that
+ * failed says why. */
+void
+report_index_html(json_t *x, FILE *f)
+{
+	json_t *a = get(x, "runs"), *e, *d;
+	size_t i, nfail = 0;
+
+	json_array_foreach(a, i, e)
+		nfail += str(e, "status") && !strcmp(str(e, "status"), "failed");
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
+	    "<meta charset=\"utf-8\">\n"
+	    "<meta name=\"viewport\" content=\"width=device-width, "
+	    "initial-scale=1\">\n"
+	    "<meta http-equiv=\"Content-Security-Policy\" "
+	    "content=\"default-src 'none'; style-src 'unsafe-inline'; "
+	    "img-src data:\">\n<title>perfdiag reports</title>\n", f);
+	fprintf(f, "<style>%s</style>\n</head>\n<body>\n<main>\n", css);
+	fprintf(f, "<h1>perfdiag reports</h1>\n<p class=\"muted\">%zu run%s"
+	    "%s", json_array_size(a), json_array_size(a) == 1 ? "" : "s",
+	    nfail ? ", " : "");
+	if (nfail)
+		fprintf(f, "<span class=\"sev-high\">%zu failed</span>", nfail);
+	fputs("</p>\n<table id=\"runs\"><tr><th>run</th><th>dominant "
+	    "bottleneck</th><th class=\"n\">impact</th><th class=\"n\">mean "
+	    "step</th><th class=\"n\">ranks</th><th>status</th></tr>\n", f);
+	json_array_foreach(a, i, e) {
+		const char *st = str(e, "status");
+		int failed = st && !strcmp(st, "failed");
+
+		fputs("<tr><td>", f);
+		if (str(e, "report")) {
+			fputs("<a href=\"", f);
+			esc(f, str(e, "report"));
+			fputs("\">", f);
+			esc(f, str(e, "name"));
+			fputs("</a>", f);
+		} else
+			esc(f, str(e, "name"));
+		if (str(e, "run")) {
+			fputs("<br><code class=\"muted\">", f);
+			esc(f, str(e, "run"));
+			fputs("</code>", f);
+		}
+		fputs("</td><td>", f);
+		d = get(e, "dominant");
+		if (json_is_object(d)) {
+			esc(f, str(d, "title"));
+			fputs(" <code>", f);
+			esc(f, str(d, "rule"));
+			fputs("</code>", f);
+		} else
+			fputs(failed ? "-" : "none found", f);
+		fprintf(f, "</td><td class=\"n\">%s</td><td class=\"n\">%s</td>"
+		    "<td class=\"n\">%s</td><td", fmt_ratio(get(d, "impact")),
+		    fmt_us(get(e, "step_mean_us")), fmt_num(get(e, "ranks")));
+		fputs(failed ? " class=\"sev-high\">" : ">", f);
+		esc(f, st);
+		if (str(e, "reason")) {
+			fputs(": ", f);
+			esc(f, str(e, "reason"));
+		}
+		fputs("</td></tr>\n", f);
+	}
+	fprintf(f, "</table>\n<footer>perfdiag %s &middot; index.json", PD_VERSION);
+	if (json_is_string(get(x, "generated_at"))) {
+		fputs(" &middot; generated ", f);
+		esc(f, str(x, "generated_at"));
+	}
+	fputs("</footer>\n</main>\n</body>\n</html>\n", f);
+}

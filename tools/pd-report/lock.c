@@ -46,16 +46,21 @@ path_cmp(const void *a, const void *b)
 	return strcmp(pd_rec_str(x, "path"), pd_rec_str(y, "path"));
 }
 
-/* Every export of every pd.root, one entry per path (the first root and
- * kind naming it), sorted by path. */
+/* Every export of every pd.root (of the run's roots when run is not
+ * NULL), one entry per path (the first root and kind naming it), sorted by
+ * path. */
 static json_t *
-inputs(struct report_in *in)
+inputs(struct report_in *in, struct pd_run *run)
 {
 	json_t *by = json_object(), *r, *e, *a;
 	const char *path;
 	size_t i, j;
 
 	json_array_foreach(in->roots, i, r) {
+		json_t *id = json_object_get(r, "run");
+
+		if (run && !json_equal(id ? id : json_null(), run->id))
+			continue;
 		json_array_foreach(json_object_get(r, "exports"), j, e) {
 			json_t *f;
 
@@ -88,7 +93,8 @@ rules(const struct report_opts *o)
 }
 
 json_t *
-report_lock(struct report_in *in, const struct report_opts *o)
+report_lock(struct report_in *in, const struct report_opts *o,
+    struct pd_run *run)
 {
 	json_t *l = json_object(), *tool = json_object(), *tools = json_array();
 	const char *type;
@@ -115,6 +121,6 @@ report_lock(struct report_in *in, const struct report_opts *o)
 	sort_strings(tools);
 	json_object_set_new(l, "tools", tools);
 	json_object_set_new(l, "rules", rules(o));
-	json_object_set_new(l, "inputs", inputs(in));
+	json_object_set_new(l, "inputs", inputs(in, run));
 	return l;
 }

@@ -883,3 +883,9 @@ report_meta_verdict(json_t *report)
 	json_object_set(o, "limits_verdict", get(lim, "verdict"));
 	return o;
 }
+
+json_t *
+report_time(void)
+{
+	return now_iso();
+}

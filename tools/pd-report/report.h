@@ -14,6 +14,8 @@ struct report_opts {
 	const char *rules;	/* -r: rules file to pin, or NULL */
 	int timestamp;		/* -t: write the generation time */
 	int topn;		/* -n: hotspots listed */
+	int all;		/* -A, or a dump operand: every run, and an
+				 * index */
 };
 
 /* Everything pd-report keeps from the stream (references held). */
@@ -29,6 +31,8 @@ struct report_in {
 /* model.c: report.json (new reference) for the chosen run. */
 json_t *report_build(struct report_in *in, struct pd_run *run,
     const struct report_opts *o);
+/* The generation time, as report.json's generated_at (-t). */
+json_t *report_time(void);
 /* The tool that writes a record type ("pd.step" -> "pd-sum-step"), or NULL. */
 const char *report_producer(const char *type);
 /* Sort an array of strings in place. */
@@ -37,12 +41,17 @@ void sort_strings(json_t *a);
 json_t *report_meta_profile(struct pd_run *run);
 json_t *report_meta_bottlenecks(struct pd_run *run);
 json_t *report_meta_verdict(json_t *report);
-/* lock.c: artifacts/perf.lock.json (new reference); errors are warned. */
-json_t *report_lock(struct report_in *in, const struct report_opts *o);
+/* lock.c: artifacts/perf.lock.json (new reference); errors are warned.
+ * Its inputs are the exports of every pd.root, or of the run's roots when
+ * run is not NULL. */
+json_t *report_lock(struct report_in *in, const struct report_opts *o,
+    struct pd_run *run);
 
 /* md.c, html.c: write the projection of report.json to f. */
 void report_md(json_t *report, FILE *f);
 void report_html(json_t *report, FILE *f);
+/* html.c: index.html, the page of index.json (the runs, each linked). */
+void report_index_html(json_t *index, FILE *f);
 
 /* atomic.c: the files appear as one set. report_out_begin resolves dir
  * (made with its parents), locks its parent, checks that what is there is
@@ -58,6 +67,17 @@ int report_out_commit(void);
 void report_out_abort(void);
 /* The output directory, absolute (after report_out_begin). */
 const char *report_out_dir(void);
+/* The output of many runs: report_runs_begin makes dir (with its
+ * parents), locks its parent and checks that it holds only what pd-report
+ * writes there (index.json, index.html, directories: the runs' sets,
+ * each replaced with report_out_begin as one run's output);
+ * report_runs_write puts one file (the index) in it by a temporary file
+ * and a rename, under the directory's lock; report_runs_end releases the
+ * lock. 0 or -1 (error printed). */
+int report_runs_begin(const char *dir);
+const char *report_runs_dir(void);
+int report_runs_write(const char *name, const char *data, size_t len);
+void report_runs_end(void);
 /* json_dumps with the report's formatting (2-space indent, order kept),
  * newline-terminated; caller frees. */
 char *report_dump(json_t *doc);
