@@ -93,10 +93,12 @@ $(OBJ)/test/%: test/%.c $(OBJ)/lib.a $(HDRS)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(OBJ)/lib.a $(LDLIBS)
 
 # The test tools.
-TESTDEBS = bats jq perl zip zstd xz-utils
+TESTDEBS = bats jq perl zip zstd xz-utils openssh-server openssh-client parallel
 check-deps:
 	@$(call need,test tools,for c in bats jq prove; do \
-	  command -v $$c >/dev/null || printf ' %s' $$c; done,$(TESTDEBS))
+	  command -v $$c >/dev/null || printf ' %s' $$c; done; \
+	  for c in /usr/sbin/sshd ssh parallel; do \
+	  command -v $$c >/dev/null || printf ' %s' $${c##*/}; done,$(TESTDEBS))
 
 # The bats files run PROVE_JOBS at a time; each one's TAP is kept under
 # $(OBJ)/check-tap/ so that the summary can say how many tests were
