@@ -1,6 +1,7 @@
 /* libFuzzer target for pd_smi (make fuzz): the same text through every
  * parser (nvidia-smi CSV with and without --query-gpu fields, table,
- * dmon/pmon, npu-smi table and -t blocks, lscpu, the recognizer), and each
+ * dmon/pmon, npu-smi table and -t blocks, lscpu, the recognizer, the
+ * process lists: compute-apps, uuids, npu-smi's process table), and each
  * device object made into a pd.sample. */
 #include "fuzz.h"
 #include "pd_smi.h"
@@ -33,6 +34,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	done(pd_smi_npu_kv(s));
 	done(pd_smi_lscpu(s));
 	done(pd_smi_parse(s));
+	done(pd_smi_nv_apps(s));
+	done(pd_smi_nv_uuids(s));
+	done(pd_smi_npu_procs(s));
 	free(s);
 	return 0;
 }
