@@ -214,6 +214,10 @@ rec() {
 	# of the window, flash attention is half of the device time
 	[ "$(dom mfu_2gpu_before.sqlite)" = '["perfdiag.compute_bound","pytorch-cuda","flash_fwd_kernel"]' ]
 	[ "$(dom mfu_2gpu_after.sqlite)" = '["perfdiag.compute_bound","pytorch-cuda","flash_fwd_kernel"]' ]
+	# the windows hold forward passes only, but under FSDP with activation
+	# checkpointing (FSDP::pre_forward (blocks.N._checkpoint_wrapped_module)
+	# NVTX ranges): training, not inference (it read inference before)
+	[ "$(jqr pd.profile 'select(.run | test("mfu_2gpu")) | .workload' | sort -u)" = '"training"' ]
 	# cloverleaf: over its device span (start-up excluded) the GPU is
 	# busy 89 %, par_ranged2d_kernel is 88 % of it; the syncs after each
 	# kernel are the second finding, not the first

@@ -88,8 +88,13 @@ framework_known(struct prun *pr)
 void
 set_workload(json_t *p, struct prun *pr, json_t *srcs, json_t *confl)
 {
-	static const char *const train[] = { "backward", "Backward", "Grad",
-	    "optimizer", "Optimizer", "Adam", "SGD", "zero_grad", NULL };
+	/* matched without case; FSDP's hooks and activation checkpointing
+	 * are training machinery, so a window of forward passes only (an
+	 * nsys slice) still reads as training */
+	static const char *const train[] = { "backward", "Grad", "optimizer",
+	    "Adam", "SGD", "zero_grad", "flash_bwd", "FSDP::",
+	    "_checkpoint_wrapped_module", "DistributedDataParallel",
+	    "autograd::engine", NULL };
 	struct pd_run *u = pr->u;
 	const char *w = u->context ? pd_rec_str(u->context, "workload") : NULL;
 	const char *cw;
