@@ -820,6 +820,7 @@ emit(struct hot *h, json_t *root, const struct pd_tool *t, int have_api,
 	    "total_us") : json_null());
 	pd_set(r, "cpu_ops_rest", have_cpu ? rest_json(&h->cpu, n, "self_us") :
 	    json_null());
+	pd_set_null(r, "critical_path");	/* a Kineto analysis */
 	pd_set_int(r, "skipped_rows", h->skipped);
 	pd_set_bool(r, "truncated", h->truncated);
 	pd_rec_emit(r);

@@ -16,6 +16,7 @@
  * keeps that thread's ops whole. */
 #include "hotspots.h"
 #include "copies.h"
+#include "critpath.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -85,6 +86,8 @@ struct hot {
 	struct thread *th;
 	size_t nth, capth, lastth;
 	int cpu_pass;		/* second reading: CPU ops only */
+	int cp_pass;		/* another reading: the critical path's step */
+	struct cp *cp;		/* NULL for an nsys root */
 	int reread;		/* a thread was out of order */
 	struct pd_i64map link;
 	int64_t cls_n[NCLASS], cls_ns[NCLASS], total_ns, kernels;
@@ -359,6 +362,10 @@ on_event(const struct pd_ev *ev, void *ctx)
 	if (ev->ph != 'X')
 		return 0;
 	kc = pd_kineto_class(ev);
+	if (h->cp && !h->cpu_pass)
+		cp_add(h->cp, ev, kc);
+	if (h->cp_pass)
+		return 0;
 	if (!pd_kineto_is_gpu(kc) && kc != PD_KC_RUNTIME && kc != PD_KC_CPU_OP)
 		return 0;
 	if (!ev->has_ts || !ev->has_dur) {
@@ -574,6 +581,24 @@ fill(struct hot *h, json_t *rec, int topn)
 	    "self_us") : json_null());
 }
 
+static int
+is_nsys(json_t *root)
+{
+	const char *f = pd_rec_str(root, "format");
+
+	return f && strcmp(f, "nsys") == 0;
+}
+
+/* PD_CRITPATH_MAX_EVENTS bounds the events the critical path keeps (0 or
+ * unset: the default). */
+static uint64_t
+cp_max_events(void)
+{
+	const char *s = getenv("PD_CRITPATH_MAX_EVENTS");
+
+	return s ? strtoull(s, NULL, 10) : 0;
+}
+
 static void
 hot_free(struct hot *h)
 {
@@ -589,6 +614,7 @@ hot_free(struct hot *h)
 	free(h->th);
 	pd_i64map_free(&h->link);
 	copies_free(&h->copies);
+	cp_free(h->cp);
 }
 
 /* Some thread's ops came out of start order: read the file again for the
@@ -617,6 +643,26 @@ reread_cpu(struct hot *h, const struct pd_trace_cb *cb)
 	self_times(h);
 }
 
+/* The trace had more events than the critical path keeps: read it again
+ * for the events of one step. */
+static void
+reread_cp(struct hot *h, const struct pd_trace_cb *cb)
+{
+	struct pd_kineto_info info;
+	struct pd_trace_stats st;
+	int rc;
+
+	if (!cp_restart(h->cp))
+		return;
+	h->cp_pass = 1;
+	rc = pd_kineto_read(h->root, h->path, cb, &info, &st);
+	pd_kineto_info_free(&info);
+	h->cp_pass = 0;
+	if (rc != 0)
+		pd_warn(h->path, 0, "could not be read again for the "
+		    "critical path; it covers what was read");
+}
+
 int
 hotspots_pytorch(json_t *root, const struct pd_tool *t)
 {
@@ -636,6 +682,8 @@ hotspots_pytorch(json_t *root, const struct pd_tool *t)
 	h.kern.index = json_object();
 	h.api.index = json_object();
 	h.cpu.index = json_object();
+	if (!is_nsys(root))
+		h.cp = cp_new(h.comm, cp_max_events());
 	cb.ctx = &h;
 	rc = pd_kineto_read(root, h.path, &cb, &info, &st);
 	if (rc < 0) {
@@ -646,8 +694,12 @@ hotspots_pytorch(json_t *root, const struct pd_tool *t)
 	self_times(&h);
 	if (rc == 0 && h.reread)
 		reread_cpu(&h, &cb);
+	if (rc == 0 && h.cp)
+		reread_cp(&h, &cb);
 	rec = pd_kineto_rec("pd.hotspot", root, &info, "kineto_trace");
 	fill(&h, rec, t->topn);
+	pd_set(rec, "critical_path", h.cp ? cp_json(h.cp, h.path, t->topn) :
+	    json_null());
 	pd_set_int(rec, "events", (int64_t)st.events);
 	pd_set_int(rec, "skipped_events", (int64_t)(st.skipped + h.missing));
 	pd_set_bool(rec, "truncated", rc == 1);

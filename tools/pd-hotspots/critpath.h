@@ -1,0 +1,33 @@
+/* critpath: the critical path of a Kineto trace (CPU ops, launch calls,
+ * GPU activities and the synchronizations between them), after HTA's
+ * critical_path_analysis; see pd-hotspots(1). */
+#ifndef CRITPATH_H
+#define CRITPATH_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "pd_patterns.h"
+#include "pd_trace.h"
+
+struct cp;
+
+/* max_events bounds the events kept for the graph (0: the default). */
+struct cp *cp_new(const struct pd_patterns *comm, uint64_t max_events);
+
+/* Every X event of the trace, with its pd_kineto_class. */
+void cp_add(struct cp *c, const struct pd_ev *ev, int kclass);
+
+/* More events than max_events came: the caller reads the file again
+ * after cp_restart, feeding cp_add again; only one step is kept then.
+ * Returns 0 when no second reading is needed or possible. */
+int cp_restart(struct cp *c);
+
+/* The critical_path object (new reference; json null when there is
+ * nothing to build a graph from, or the graph has a cycle: warned with
+ * path). */
+json_t *cp_json(struct cp *c, const char *path, int topn);
+
+void cp_free(struct cp *c);
+
+#endif
