@@ -769,6 +769,11 @@ devices(struct mem *m, double *pa, double *pr, int *ha, int *hr)
 		pd_set(o, "app_peak_reserved_bytes", bytes(app &&
 		    app->have_res, app ? app->peak_res : 0));
 		pd_set(o, "components", components(m, devs[i]));
+		/* the PyTorch trace's series: no such rows here */
+		pd_set_null(o, "fragmentation_ratio");
+		pd_set_null(o, "steps");
+		pd_set_null(o, "phases");
+		pd_set_null(o, "timeline");
 		json_array_append_new(a, o);
 		if (k && (!*ha || k->peak_alloc > *pa)) {
 			*pa = k->peak_alloc;
@@ -917,6 +922,9 @@ emit(struct mem *m, json_t *root, const struct pd_tool *t)
 		pd_set(r, "npu_mem", o);
 	} else
 		pd_set_null(r, "npu_mem");
+	pd_set_null(r, "fragmentation_bytes");
+	pd_set_null(r, "fragmentation_ratio");
+	pd_set_null(r, "allocs_without_op");
 	pd_set_int(r, "skipped_rows", m->skipped);
 	pd_set_bool(r, "truncated", m->truncated);
 	pd_set_int(r, "inexact_rows", m->inexact);

@@ -9,11 +9,16 @@
  *    export_memory_timeline_raw): a JSON list of [ts_ns, action, bytes,
  *    category], action 1 preexisting, 2 create, 3 increment version,
  *    4 destroy, bytes already signed; category 0..7 as below.
- * Keeps: per device the peaks and the sums of a least-squares line through
- * (ts, Total Allocated); per allocator address the balance of allocations
- * and frees and their bytes (order-free: an address left at +1 was never
- * released, at -1 was freed without being allocated in the trace). Traces without Total Allocated (2021) also keep (ts, bytes) per
- * event of that device, to sum in time order at the end.
+ * Keeps: every [memory] event (time, thread, device, bytes, totals,
+ * address) and every CPU range that is an operator or names a phase, a
+ * few dozen bytes each; per allocator address the balance of allocations
+ * and frees (order-free). At the end both are sorted: by thread and time
+ * to give each allocation its innermost operator and phase, then by
+ * device and time for the peaks, the least-squares line, the peaks per
+ * ProfilerStep and phase, the lifetimes (free paired with the open
+ * allocation of its address) and a timeline of at most TL_POINTS points.
+ * Traces without Total Allocated (2021) are summed in time order; without
+ * Addr (2021) no block is followed.
  * Writes: pd.mem. */
 #include "sum_mem.h"
 
@@ -27,7 +32,7 @@
 
 #include "pd_diag.h"
 #include "pd_file.h"
-#include "pd_ivl.h"
+#include "pd_i64map.h"
 #include "pd_kineto.h"
 #include "pd_locate.h"
 #include "pd_rec.h"
@@ -65,16 +70,53 @@ fit_json(json_t *o, const struct fit *f)
 		pd_set_null(o, "growth_bytes_per_s");
 }
 
+/* Phases of a training step, from the ranges around an allocation. */
+enum { PH_FORWARD, PH_BACKWARD, PH_OPTIMIZER, PH_DATALOADER, PH_OTHER,
+	NPH };
+static const char *const ph_names[NPH] = {
+	"forward", "backward", "optimizer", "dataloader", "other"
+};
+
+#define TL_POINTS 128	/* most points of a device's timeline */
+#define NO_OP UINT32_MAX
+
+/* A [memory] event, kept to the end: attribution needs every CPU range
+ * of its thread, and the sums need time order. */
+struct mev {
+	int64_t ts, bytes, ta, tr, addr;
+	uint32_t th, dev, op, seq;
+	uint8_t has_ta, has_tr, has_addr, phase;
+};
+
+/* A CPU range: an operator allocations are attributed to, a phase
+ * range, or both. */
+struct rng {
+	int64_t s, e;
+	uint32_t th, name, seq;
+	uint8_t op, phase;	/* phase: NPH when none */
+};
+
+/* Peak and allocations of a step or a phase. */
+struct peak {
+	int64_t a, a_ts, r, allocs, alloc_bytes;
+	int has_a, has_r, any;
+};
+
+struct tlpt {
+	int64_t ts, a, r;
+	int used;
+};
+
 struct dev {
 	int64_t type, id;
 	uint64_t events, allocs, frees;
 	int64_t alloc_bytes, free_bytes;
-	int has_alloc, has_res, has_frag;
-	int64_t peak_a, peak_a_ts, peak_r, peak_r_ts, frag;
+	int has_alloc, has_res, has_frag, totals;
+	int64_t peak_a, peak_a_ts, peak_r, peak_r_ts, frag, res_at_peak;
 	struct fit fit;
-	/* events without Total Allocated: summed in time order at the end */
-	struct pd_span *d;	/* s = ts, e = bytes */
-	size_t nd, capd;
+	struct peak ph[NPH];
+	struct peak *st;	/* per step, as the sorted step windows */
+	struct tlpt tl[TL_POINTS];
 };
 
 struct slot {
@@ -83,16 +125,37 @@ struct slot {
 	uint8_t used;
 };
 
+struct opagg {
+	char *name;
+	int64_t count, bytes, life_ns;
+};
+
+struct thr {
+	int64_t pid, tid;
+};
+
 struct acc {
 	const char *path;
 	struct dev *dv;
 	size_t ndv;
 	struct slot *h;
 	size_t nh, caph;
-	uint64_t bad;
+	uint64_t bad, addressed;
+	struct mev *m;
+	size_t nm, capm;
+	struct rng *r;
+	size_t nr, capr;
+	struct thr *th;
+	size_t nth, capth, lastth;
+	json_t *index;		/* operator name -> index into op */
+	struct opagg *op;
+	size_t nop, capop;
+	struct pd_ksteps steps;
+	uint32_t seq;
+	int64_t noop_n, noop_b;	/* allocations outside every operator */
 };
 
-static struct dev *
+static size_t
 device(struct acc *a, int64_t type, int64_t id)
 {
 	size_t i;
@@ -100,15 +163,110 @@ device(struct acc *a, int64_t type, int64_t id)
 
 	for (i = 0; i < a->ndv; i++)
 		if (a->dv[i].type == type && a->dv[i].id == id)
-			return &a->dv[i];
-	a->dv = realloc(a->dv, (a->ndv + 1) * sizeof *a->dv);
-	if (!a->dv)
-		pd_oom();
-	d = &a->dv[a->ndv++];
+			return i;
+	a->dv = pd_xrealloc(a->dv, (a->ndv + 1) * sizeof *a->dv);
+	d = &a->dv[a->ndv];
 	memset(d, 0, sizeof *d);
 	d->type = type;
 	d->id = id;
-	return d;
+	return a->ndv++;
+}
+
+static int64_t
+id_of(const char *text, int is_num, int64_t num)
+{
+	const unsigned char *s;
+	uint64_t x = 1469598103934665603ULL;
+
+	if (is_num)
+		return num;
+	for (s = (const unsigned char *)(text ? text : ""); *s; s++)
+		x = (x ^ *s) * 1099511628211ULL;
+	return (int64_t)(x | 1ULL << 63);
+}
+
+static uint32_t
+thread(struct acc *a, const struct pd_ev *ev)
+{
+	int64_t pid = id_of(ev->pid, ev->pid_is_num, ev->pid_num);
+	int64_t tid = id_of(ev->tid, ev->tid_is_num, ev->tid_num);
+	size_t i;
+
+	if (a->lastth < a->nth && a->th[a->lastth].pid == pid &&
+	    a->th[a->lastth].tid == tid)
+		return (uint32_t)a->lastth;
+	for (i = 0; i < a->nth; i++)
+		if (a->th[i].pid == pid && a->th[i].tid == tid)
+			break;
+	if (i == a->nth) {
+		if (a->nth == a->capth) {
+			a->capth = a->capth ? a->capth * 2 : 16;
+			a->th = pd_xrealloc(a->th, a->capth * sizeof *a->th);
+		}
+		a->th[a->nth].pid = pid;
+		a->th[a->nth++].tid = tid;
+	}
+	a->lastth = i;
+	return (uint32_t)i;
+}
+
+static uint32_t
+intern(struct acc *a, const char *name)
+{
+	json_t *v = json_object_get(a->index, name);
+	size_t i;
+
+	if (v)
+		return (uint32_t)json_integer_value(v);
+	if (a->nop == a->capop) {
+		a->capop = a->capop ? a->capop * 2 : 64;
+		a->op = pd_xrealloc(a->op, a->capop * sizeof *a->op);
+	}
+	i = a->nop++;
+	memset(&a->op[i], 0, sizeof a->op[i]);
+	a->op[i].name = pd_xstrdup(name);
+	json_object_set_new_nocheck(a->index, name,
+	    json_integer((json_int_t)i));
+	return (uint32_t)i;
+}
+
+static int
+has_word(const char *s, const char *w)
+{
+	size_t n = strlen(w), i;
+
+	for (; *s; s++) {
+		for (i = 0; i < n && s[i] &&
+		    (s[i] | 0x20) == w[i]; i++)
+			;
+		if (i == n)
+			return 1;
+	}
+	return 0;
+}
+
+/* The phase a range names: the optimizer's record_function
+ * ("Optimizer.step#SGD.step", "Optimizer.zero_grad#..."), the autograd
+ * engine's per-node ranges, the DataLoader's __next__, and user
+ * annotations in the "## forward ##" style; NPH for the others. */
+static int
+phase_of(const char *name)
+{
+	if (strncmp(name, "Optimizer.", 10) == 0)
+		return PH_OPTIMIZER;
+	if (strncmp(name, "autograd::engine::evaluate_function", 35) == 0)
+		return PH_BACKWARD;
+	if (pd_kineto_is_dataloader(name))
+		return PH_DATALOADER;
+	if (name[0] == '#' && name[1] == '#') {
+		if (has_word(name, "backward"))
+			return PH_BACKWARD;
+		if (has_word(name, "forward"))
+			return PH_FORWARD;
+		if (has_word(name, "optim"))
+			return PH_OPTIMIZER;
+	}
+	return NPH;
 }
 
 static uint64_t
@@ -129,9 +287,7 @@ balance(struct acc *a, int64_t key, int d, int64_t bytes)
 		struct slot *old = a->h;
 		size_t oc = a->caph, j;
 		a->caph = oc ? oc * 2 : 1024;
-		a->h = calloc(a->caph, sizeof *a->h);
-		if (!a->h)
-			pd_oom();
+		a->h = pd_xcalloc(a->caph, sizeof *a->h);
 		a->nh = 0;
 		for (j = 0; j < oc; j++)
 			if (old[j].used)
@@ -154,49 +310,95 @@ balance(struct acc *a, int64_t key, int d, int64_t bytes)
 	a->nh++;
 }
 
-/* One (time, allocated) sample; reserved < 0 when unknown. */
-static void
-point(struct dev *d, int64_t ts, int64_t alloc, int64_t res)
+static int64_t
+addr_key(int64_t addr, int64_t type, int64_t id)
 {
-	fit_add(&d->fit, ts, alloc);
-	if (!d->has_alloc || alloc > d->peak_a ||
-	    (alloc == d->peak_a && ts < d->peak_a_ts)) {
-		d->peak_a = alloc;
-		d->peak_a_ts = ts;
-		d->has_frag = res >= 0;
-		d->frag = res - alloc;
+	return (int64_t)(mix((uint64_t)addr) ^ ((uint64_t)type << 56) ^
+	    ((uint64_t)id << 48));
+}
+
+static void
+on_range(struct acc *a, const struct pd_ev *ev, int kc)
+{
+	int64_t n = pd_kineto_step_num(ev->name);
+	int phase, op;
+	struct rng *r;
+
+	if (n >= 0) {
+		pd_ksteps_add(&a->steps, n, ev->ts_ns, ev->ts_ns + ev->dur_ns);
+		return;
 	}
-	d->has_alloc = 1;
+	phase = phase_of(ev->name);
+	op = kc == PD_KC_CPU_OP;
+	if (!op && phase == NPH)
+		return;
+	if (a->nr == a->capr) {
+		a->capr = a->capr ? a->capr * 2 : 1024;
+		a->r = pd_xrealloc(a->r, a->capr * sizeof *a->r);
+	}
+	r = &a->r[a->nr++];
+	r->s = ev->ts_ns;
+	r->e = ev->ts_ns + ev->dur_ns;
+	r->th = thread(a, ev);
+	r->name = op ? intern(a, ev->name) : 0;
+	r->seq = a->seq++;
+	r->op = (uint8_t)op;
+	r->phase = (uint8_t)phase;
 }
 
 static int
 on_event(const struct pd_ev *ev, void *ctx)
 {
 	struct acc *a = ctx;
-	int64_t addr, bytes, type = 1, id = -1, ta, tr;
+	int64_t addr = 0, bytes, type = 1, id = -1, ta = 0, tr = 0;
 	struct dev *d;
+	struct mev *m;
 	static const char *const keys[] = { "Bytes", "Addr", "Device Type",
 		"Device Id", "Total Allocated", "Total Reserved" };
 	const char *v[6];
 	size_t len[6];
-	int has_ta, has_tr;
+	int kc;
 
+	if (ev->ph == 'X') {
+		kc = pd_kineto_class(ev);
+		if (pd_kineto_is_cpu_range(kc) && ev->has_ts && ev->has_dur)
+			on_range(a, ev, kc);
+		return 0;
+	}
 	/* instant events only: cheaper than classifying every event */
 	if (ev->ph != 'i' || pd_kineto_class(ev) != PD_KC_MEMORY)
 		return 0;
 	pd_kineto_args(ev, keys, 6, v, len);
-	if (!ev->has_ts || !pd_kineto_raw_int(v[0], len[0], &bytes) ||
-	    !pd_kineto_raw_int(v[1], len[1], &addr)) {
-		pd_kineto_bad_event(a->path, ev, "no ts, Bytes or Addr",
-		    &a->bad);
+	if (!ev->has_ts || !pd_kineto_raw_int(v[0], len[0], &bytes)) {
+		pd_kineto_bad_event(a->path, ev, "no ts or Bytes", &a->bad);
 		return 0;
 	}
+	if (a->nm == a->capm) {
+		a->capm = a->capm ? a->capm * 2 : 1024;
+		a->m = pd_xrealloc(a->m, a->capm * sizeof *a->m);
+	}
+	m = &a->m[a->nm++];
+	memset(m, 0, sizeof *m);
+	/* 2021 traces have no Addr: then only Bytes and the order tell */
+	m->has_addr = (uint8_t)pd_kineto_raw_int(v[1], len[1], &addr);
 	pd_kineto_raw_int(v[2], len[2], &type);
 	pd_kineto_raw_int(v[3], len[3], &id);
-	has_ta = pd_kineto_raw_int(v[4], len[4], &ta);
-	has_tr = pd_kineto_raw_int(v[5], len[5], &tr);
-	d = device(a, type, id);
+	m->has_ta = (uint8_t)pd_kineto_raw_int(v[4], len[4], &ta);
+	/* only the CUDA caching allocator reserves */
+	m->has_tr = (uint8_t)(pd_kineto_raw_int(v[5], len[5], &tr) &&
+	    type == 1);
+	m->ts = ev->ts_ns;
+	m->bytes = bytes;
+	m->ta = ta;
+	m->tr = tr;
+	m->addr = addr;
+	m->th = thread(a, ev);
+	m->dev = (uint32_t)device(a, type, id);
+	m->op = NO_OP;
+	m->seq = a->seq++;
+	d = &a->dv[m->dev];
 	d->events++;
+	d->totals |= m->has_ta;
 	if (bytes >= 0) {
 		d->allocs++;
 		d->alloc_bytes += bytes;
@@ -204,56 +406,206 @@ on_event(const struct pd_ev *ev, void *ctx)
 		d->frees++;
 		d->free_bytes -= bytes;
 	}
-	balance(a, (int64_t)(mix((uint64_t)addr) ^ ((uint64_t)type << 56) ^
-	    ((uint64_t)id << 48)),
-	    bytes >= 0 ? 1 : -1, bytes);
-	if (has_ta) {
-		/* only the CUDA caching allocator reserves */
-		if (type != 1 || !has_tr)
-			tr = -1;
-		point(d, ev->ts_ns, ta, tr);
-		if (tr >= 0 && (!d->has_res || tr > d->peak_r ||
-		    (tr == d->peak_r && ev->ts_ns < d->peak_r_ts))) {
-			d->peak_r = tr;
-			d->peak_r_ts = ev->ts_ns;
-			d->has_res = 1;
-		}
-	} else {
-		if (d->nd == d->capd) {
-			d->capd = d->capd ? d->capd * 2 : 1024;
-			d->d = realloc(d->d, d->capd * sizeof *d->d);
-			if (!d->d)
-				pd_oom();
-		}
-		d->d[d->nd].s = ev->ts_ns;
-		d->d[d->nd++].e = bytes;
+	if (m->has_addr) {
+		a->addressed++;
+		balance(a, addr_key(addr, type, id), bytes >= 0 ? 1 : -1,
+		    bytes);
 	}
 	return 0;
 }
 
 static int
-span_cmp(const void *x, const void *y)
+rng_cmp(const void *x, const void *y)
 {
-	const struct pd_span *a = x, *b = y;
+	const struct rng *a = x, *b = y;
 
-	return (a->s > b->s) - (a->s < b->s);
+	if (a->th != b->th)
+		return a->th < b->th ? -1 : 1;
+	if (a->s != b->s)
+		return a->s < b->s ? -1 : 1;
+	if (a->e != b->e)
+		return a->e > b->e ? -1 : 1;	/* outer first */
+	return (a->seq > b->seq) - (a->seq < b->seq);
 }
 
-/* 2021 traces: the allocated total is the running sum from the start of
- * the trace (what was allocated before it is not known). */
-static void
-replay(struct dev *d)
+static int
+mev_th_cmp(const void *x, const void *y)
 {
-	int64_t sum = 0;
-	size_t i;
+	const struct mev *a = x, *b = y;
 
-	if (!d->nd || d->has_alloc)
-		return;
-	if (d->nd > 1)
-		qsort(d->d, d->nd, sizeof *d->d, span_cmp);
-	for (i = 0; i < d->nd; i++) {
-		sum += d->d[i].e;
-		point(d, d->d[i].s, sum, -1);
+	if (a->th != b->th)
+		return a->th < b->th ? -1 : 1;
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	return (a->seq > b->seq) - (a->seq < b->seq);
+}
+
+static int
+mev_dev_cmp(const void *x, const void *y)
+{
+	const struct mev *a = x, *b = y;
+
+	if (a->dev != b->dev)
+		return a->dev < b->dev ? -1 : 1;
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	return (a->seq > b->seq) - (a->seq < b->seq);
+}
+
+/* Each event gets the innermost operator and phase range of its thread
+ * that holds its time (ends included), by one sweep over both sorted by
+ * thread and time; without a phase range, a time inside a ProfilerStep
+ * is forward, outside every step other. */
+static void
+attribute(struct acc *a)
+{
+	size_t i = 0, j, sp = 0, *st;
+	long k;
+
+	if (a->nr > 1)
+		qsort(a->r, a->nr, sizeof *a->r, rng_cmp);
+	if (a->nm > 1)
+		qsort(a->m, a->nm, sizeof *a->m, mev_th_cmp);
+	st = pd_xmalloc((a->nr + 1) * sizeof *st);
+	for (j = 0; j < a->nm; j++) {
+		struct mev *m = &a->m[j];
+		uint32_t op = NO_OP;
+		int phase = NPH;
+		if (j == 0 || m->th != a->m[j - 1].th) {
+			sp = 0;
+			while (i < a->nr && a->r[i].th < m->th)
+				i++;
+		}
+		for (; i < a->nr && a->r[i].th == m->th && a->r[i].s <= m->ts;
+		    i++) {
+			while (sp && a->r[st[sp - 1]].e < a->r[i].s)
+				sp--;
+			st[sp++] = i;
+		}
+		while (sp && a->r[st[sp - 1]].e < m->ts)
+			sp--;
+		for (k = (long)sp - 1; k >= 0; k--) {
+			const struct rng *r = &a->r[st[k]];
+			if (r->e < m->ts)
+				continue;
+			if (op == NO_OP && r->op)
+				op = r->name;
+			if (phase == NPH && r->phase != NPH)
+				phase = r->phase;
+			if (op != NO_OP && phase != NPH)
+				break;
+		}
+		if (phase == NPH)
+			phase = pd_ksteps_find(&a->steps, m->ts) >= 0 ?
+			    PH_FORWARD : PH_OTHER;
+		m->op = op;
+		m->phase = (uint8_t)phase;
+	}
+	free(st);
+}
+
+/* One event into a step's or a phase's numbers; a < 0 when it has no
+ * allocated value, r < 0 when no reserved one. */
+static void
+peak_add(struct peak *p, const struct mev *m, int64_t a, int64_t r)
+{
+	p->any = 1;
+	if (m->bytes >= 0) {
+		p->allocs++;
+		p->alloc_bytes += m->bytes;
+	}
+	if (a >= 0 && (!p->has_a || a > p->a)) {
+		p->a = a;
+		p->a_ts = m->ts;
+		p->has_a = 1;
+	}
+	if (r >= 0 && (!p->has_r || r > p->r)) {
+		p->r = r;
+		p->has_r = 1;
+	}
+}
+
+/* The numbers of one device from its events in time order m[0..n).
+ * Allocated is Total Allocated where the trace has it, else (2021) the
+ * running sum of Bytes from the start of the trace. */
+static void
+dev_sum(struct acc *a, struct dev *d, const struct mev *m, size_t n,
+    int counted, struct pd_i64map *live)
+{
+	int64_t sum = 0, t0 = 0, t1 = 0, va, vr;
+	size_t i;
+	int b;
+
+	if (a->steps.n)
+		d->st = pd_xcalloc(a->steps.n, sizeof *d->st);
+	for (i = 0; i < n; i++)
+		if (!d->totals || m[i].has_ta) {
+			if (!t0 && !t1)
+				t0 = m[i].ts;
+			t1 = m[i].ts;
+		}
+	for (i = 0; i < n; i++) {
+		const struct mev *e = &m[i];
+		long si = pd_ksteps_find(&a->steps, e->ts);
+		struct pd_i64ent *ent;
+		sum += e->bytes;
+		va = d->totals ? (e->has_ta ? e->ta : -1) : sum;
+		vr = e->has_tr ? e->tr : -1;
+		if (counted && e->bytes >= 0) {
+			if (e->op != NO_OP) {
+				a->op[e->op].count++;
+				a->op[e->op].bytes += e->bytes;
+			} else {
+				a->noop_n++;
+				a->noop_b += e->bytes;
+			}
+		}
+		if (e->has_addr) {
+			int64_t key = addr_key(e->addr, d->type, d->id);
+			if (e->bytes >= 0) {
+				ent = pd_i64map_put(live, key, 1);
+				ent->v[0] = e->ts;
+				ent->v[1] = e->op == NO_OP ? -1 : (int64_t)e->op;
+			} else if ((ent = pd_i64map_get(live, key, 1))) {
+				if (ent->v[1] >= 0 && counted)
+					a->op[ent->v[1]].life_ns += e->ts -
+					    ent->v[0];
+				pd_i64map_del(live, ent);
+			}
+		}
+		peak_add(&d->ph[e->phase], e, va, vr);
+		if (si >= 0)
+			peak_add(&d->st[si], e, va, vr);
+		if (va < 0)
+			continue;
+		fit_add(&d->fit, e->ts, va);
+		if (!d->has_alloc || va > d->peak_a) {
+			d->peak_a = va;
+			d->peak_a_ts = e->ts;
+			d->has_frag = vr >= 0;
+			d->frag = vr - va;
+			d->res_at_peak = vr;
+		}
+		d->has_alloc = 1;
+		if (vr >= 0 && (!d->has_res || vr > d->peak_r)) {
+			d->peak_r = vr;
+			d->peak_r_ts = e->ts;
+			d->has_res = 1;
+		}
+		/* the span cut in TL_POINTS equal slices, the highest
+		 * allocated point of each kept (the peak is one of them) */
+		b = t1 > t0 ? (int)((double)(e->ts - t0) * TL_POINTS /
+		    ((double)(t1 - t0) + 1.0)) : 0;
+		if (b < 0)
+			b = 0;
+		if (b >= TL_POINTS)
+			b = TL_POINTS - 1;
+		if (!d->tl[b].used || va > d->tl[b].a) {
+			d->tl[b].ts = e->ts;
+			d->tl[b].a = va;
+			d->tl[b].r = vr;
+			d->tl[b].used = 1;
+		}
 	}
 }
 
@@ -286,21 +638,151 @@ count_bytes(int64_t n, int64_t bytes)
 	return o;
 }
 
+static json_t *
+peak_json(const struct peak *p)
+{
+	json_t *o = json_object();
+
+	set_int_or_null(o, "peak_allocated_bytes", p->a, p->has_a);
+	set_int_or_null(o, "peak_time_ns", p->a_ts, p->has_a);
+	set_int_or_null(o, "peak_reserved_bytes", p->r, p->has_r);
+	pd_set_int(o, "allocs", p->allocs);
+	pd_set_int(o, "alloc_bytes", p->alloc_bytes);
+	return o;
+}
+
+static void
+dev_series(json_t *o, const struct dev *d, const struct pd_ksteps *steps)
+{
+	json_t *arr = json_array(), *e, *p;
+	size_t i;
+
+	for (i = 0; d->st && i < steps->n; i++) {
+		if (!d->st[i].any)
+			continue;
+		e = json_object();
+		pd_set_int(e, "step", steps->v[i].num);
+		p = peak_json(&d->st[i]);
+		json_object_update(e, p);
+		json_decref(p);
+		json_array_append_new(arr, e);
+	}
+	pd_set(o, "steps", arr);
+	arr = json_array();
+	for (i = 0; i < NPH; i++) {
+		if (!d->ph[i].any)
+			continue;
+		e = json_object();
+		pd_set_str(e, "phase", ph_names[i]);
+		p = peak_json(&d->ph[i]);
+		json_object_update(e, p);
+		json_decref(p);
+		json_array_append_new(arr, e);
+	}
+	pd_set(o, "phases", arr);
+	arr = json_array();
+	for (i = 0; i < TL_POINTS; i++) {
+		if (!d->tl[i].used)
+			continue;
+		e = json_array();
+		json_array_append_new(e, json_integer(d->tl[i].ts));
+		json_array_append_new(e, json_integer(d->tl[i].a));
+		json_array_append_new(e, d->tl[i].r >= 0 ?
+		    json_integer(d->tl[i].r) : json_null());
+		json_array_append_new(arr, e);
+	}
+	pd_set(o, "timeline", arr);
+}
+
+static void
+frag_ratio(json_t *o, const struct dev *d)
+{
+	if (d && d->has_frag && d->res_at_peak > 0)
+		pd_set_real(o, "fragmentation_ratio", (double)d->frag /
+		    (double)d->res_at_peak, 4);
+	else
+		pd_set_null(o, "fragmentation_ratio");
+}
+
+static int
+op_by_bytes(const void *x, const void *y)
+{
+	const struct opagg *a = x, *b = y;
+
+	if (a->bytes != b->bytes)
+		return a->bytes < b->bytes ? 1 : -1;
+	return strcmp(a->name, b->name);
+}
+
+static int
+op_by_life(const void *x, const void *y)
+{
+	const struct opagg *a = x, *b = y;
+
+	if (a->life_ns != b->life_ns)
+		return a->life_ns < b->life_ns ? 1 : -1;
+	return strcmp(a->name, b->name);
+}
+
+/* The operators with allocations, at most topn, in cmp's order (the
+ * array is sorted in place: entries without allocations sort last by
+ * bytes, and are skipped). */
+static json_t *
+top_ops(struct acc *a, size_t topn, int (*cmp)(const void *,
+    const void *))
+{
+	json_t *arr = json_array(), *o;
+	size_t i, n = 0;
+
+	if (a->nop > 1)
+		qsort(a->op, a->nop, sizeof *a->op, cmp);
+	for (i = 0; i < a->nop && n < topn; i++) {
+		if (!a->op[i].count)
+			continue;
+		o = json_object();
+		pd_set_str(o, "name", a->op[i].name);
+		pd_set_int(o, "bytes", a->op[i].bytes);
+		pd_set_int(o, "count", a->op[i].count);
+		if (a->addressed)
+			pd_set_real(o, "lifetime_us",
+			    (double)a->op[i].life_ns / 1e3, 3);
+		else
+			pd_set_null(o, "lifetime_us");
+		json_array_append_new(arr, o);
+		n++;
+	}
+	return arr;
+}
+
 static void
 emit_trace(json_t *root, struct acc *a, const struct pd_kineto_info *info,
-    const struct pd_trace_stats *st, int truncated)
+    const struct pd_trace_stats *st, int truncated, size_t topn)
 {
 	json_t *rec = pd_kineto_rec("pd.mem", root, info, "kineto_trace");
 	json_t *arr = json_array();
 	struct dev *best = NULL;
+	struct pd_i64map live;
 	int64_t nr = 0, nf = 0, nrb = 0, nfb = 0, cap;
-	size_t i;
+	size_t i, lo;
 	int any_cuda = 0;
 
-	for (i = 0; i < a->ndv; i++) {
-		replay(&a->dv[i]);
+	memset(&live, 0, sizeof live);
+	pd_ksteps_sort(&a->steps);
+	attribute(a);
+	if (a->nm > 1)
+		qsort(a->m, a->nm, sizeof *a->m, mev_dev_cmp);
+	for (i = 0; i < a->ndv; i++)
 		any_cuda |= a->dv[i].type == 1;
+	for (lo = 0; lo < a->nm; ) {
+		size_t hi = lo;
+		struct dev *d = &a->dv[a->m[lo].dev];
+		while (hi < a->nm && a->m[hi].dev == a->m[lo].dev)
+			hi++;
+		dev_sum(a, d, a->m + lo, hi - lo, d->type == 1 || !any_cuda,
+		    &live);
+		lo = hi;
 	}
+	pd_i64map_free(&live);
 	if (a->ndv > 1)
 		qsort(a->dv, a->ndv, sizeof *a->dv, dev_cmp);
 	for (i = 0; i < a->ndv; i++) {
@@ -316,6 +798,8 @@ emit_trace(json_t *root, struct acc *a, const struct pd_kineto_info *info,
 		set_int_or_null(o, "capacity_bytes", cap, cap >= 0);
 		set_int_or_null(o, "fragmentation_bytes", d->frag, d->has_frag);
 		fit_json(o, &d->fit);
+		frag_ratio(o, d);
+		dev_series(o, d, &a->steps);
 		pd_set_str(o, "kind", d->type == 1 ? "cuda" : d->type == 0 ?
 		    "cpu" : "other");
 		set_int_or_null(o, "peak_reserved_time_ns", d->peak_r_ts,
@@ -325,7 +809,7 @@ emit_trace(json_t *root, struct acc *a, const struct pd_kineto_info *info,
 		pd_set_int(o, "frees", (int64_t)d->frees);
 		pd_set_int(o, "alloc_bytes", d->alloc_bytes);
 		pd_set_int(o, "free_bytes", d->free_bytes);
-		pd_set_bool(o, "totals_from_trace", d->nd == 0);
+		pd_set_bool(o, "totals_from_trace", d->totals);
 		json_array_append_new(arr, o);
 		if ((d->type == 1 || !any_cuda) && d->has_alloc &&
 		    (!best || d->peak_a > best->peak_a))
@@ -350,11 +834,20 @@ emit_trace(json_t *root, struct acc *a, const struct pd_kineto_info *info,
 		    best->peak_r : best->peak_a) / (double)cap, 4);
 	else
 		pd_set_null(rec, "peak_ratio");
-	pd_set_null(rec, "top_allocators");
-	pd_set(rec, "never_released", a->ndv ? count_bytes(nr, nrb) :
+	pd_set(rec, "top_allocators", a->ndv ? top_ops(a, topn,
+	    op_by_bytes) : json_null());
+	/* without addresses (2021) no block can be followed */
+	pd_set(rec, "never_released", a->addressed ? count_bytes(nr, nrb) :
 	    json_null());
-	pd_set(rec, "frees_without_alloc", a->ndv ? count_bytes(nf, nfb) :
-	    json_null());
+	pd_set(rec, "frees_without_alloc", a->addressed ?
+	    count_bytes(nf, nfb) : json_null());
+	pd_set(rec, "top_by_lifetime", a->addressed ? top_ops(a, topn,
+	    op_by_life) : json_null());
+	set_int_or_null(rec, "fragmentation_bytes", best ? best->frag : 0,
+	    best && best->has_frag);
+	frag_ratio(rec, best);
+	pd_set(rec, "allocs_without_op", a->ndv ? count_bytes(a->noop_n,
+	    a->noop_b) : json_null());
 	pd_set_int(rec, "skipped_rows", (int64_t)(a->bad + st->skipped));
 	pd_set_str(rec, "path", a->path);
 	pd_set_bool(rec, "truncated", truncated);
@@ -362,7 +855,7 @@ emit_trace(json_t *root, struct acc *a, const struct pd_kineto_info *info,
 }
 
 static int
-mem_trace(json_t *root, const char *path)
+mem_trace(json_t *root, const char *path, size_t topn)
 {
 	struct acc a;
 	struct pd_trace_cb cb = { &a, on_event, NULL };
@@ -373,14 +866,23 @@ mem_trace(json_t *root, const char *path)
 
 	memset(&a, 0, sizeof a);
 	a.path = path;
+	a.index = json_object();
 	rc = pd_kineto_read(root, path, &cb, &info, &st);
 	if (rc >= 0)
-		emit_trace(root, &a, &info, &st, rc == 1);
+		emit_trace(root, &a, &info, &st, rc == 1, topn);
 	pd_kineto_info_free(&info);
 	for (i = 0; i < a.ndv; i++)
-		free(a.dv[i].d);
+		free(a.dv[i].st);
+	for (i = 0; i < a.nop; i++)
+		free(a.op[i].name);
 	free(a.dv);
 	free(a.h);
+	free(a.m);
+	free(a.r);
+	free(a.th);
+	free(a.op);
+	json_decref(a.index);
+	pd_ksteps_free(&a.steps);
 	return rc < 0 ? PD_EXIT_SYSTEM : 0;
 }
 
@@ -529,6 +1031,10 @@ mem_raw(json_t *root, const char *path)
 	pd_set_null(o, "capacity_bytes");
 	pd_set_null(o, "fragmentation_bytes");
 	fit_json(o, &r.fit);
+	pd_set_null(o, "fragmentation_ratio");
+	pd_set_null(o, "steps");
+	pd_set_null(o, "phases");
+	pd_set_null(o, "timeline");
 	pd_set_int(o, "events", (int64_t)r.n);
 	json_array_append_new(arr, o);
 	pd_set(rec, "devices", r.have ? arr : json_array());
@@ -541,6 +1047,10 @@ mem_raw(json_t *root, const char *path)
 	pd_set_null(rec, "top_allocators");
 	pd_set_null(rec, "never_released");
 	pd_set_null(rec, "frees_without_alloc");
+	pd_set_null(rec, "top_by_lifetime");
+	pd_set_null(rec, "fragmentation_bytes");
+	pd_set_null(rec, "fragmentation_ratio");
+	pd_set_null(rec, "allocs_without_op");
 	pd_set_int(rec, "skipped_rows", (int64_t)r.bad);
 	/* categories at the peak, largest first */
 	for (i = 0; i < NCAT; i++)
@@ -580,9 +1090,8 @@ sum_mem_pytorch(json_t *root, const struct pd_tool *t)
 	size_t i;
 	int rc = 0, x;
 
-	(void)t;
 	if ((p = pd_kineto_trace_path(root)) != NULL)
-		rc = mem_trace(root, p);
+		rc = mem_trace(root, p, (size_t)t->topn);
 	for (i = 0; (p = pd_root_export(root, "memory_timeline_raw", i)); i++)
 		if ((x = mem_raw(root, p)) > rc)
 			rc = x;
