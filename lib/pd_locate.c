@@ -404,6 +404,7 @@ struct root {
 	const char *framework;	/* NULL: the format's (pd_formats.h) */
 	char run[PATH_MAX + 64];
 	json_t *exports;	/* array of {kind, path, bytes} */
+	json_t *env;		/* profiler_metadata ENV_VARIABLES, or NULL */
 	struct timespec mtime;
 };
 
@@ -515,6 +516,8 @@ keep(struct loc *l, struct root *r)
 	pd_set(rec, "exports", sorted);
 	set_opt_int(rec, "world_size", r->world_size);
 	set_opt_int(rec, "process", r->process);
+	pd_set(rec, "env", r->env ? r->env : json_null());
+	r->env = NULL;
 	json_decref(r->exports);
 	r->exports = NULL;
 	if (l->n == l->cap) {
@@ -546,17 +549,27 @@ rank_from_profiler_info(struct root *r, const char *path, const char *name)
 		r->rank = x;
 }
 
-/* profiler_metadata.json: distributed_args.rank / world_size. */
+/* profiler_metadata.json: distributed_args.rank / world_size, and the
+ * environment variables torch_npu recorded (ENV_VARIABLES, strings as
+ * written: "" is a variable that was not set). */
 static void
 from_metadata(struct root *r, const char *path, int64_t *rank)
 {
-	json_t *j = load_small_json(path), *d;
+	json_t *j = load_small_json(path), *d, *v;
+	const char *k;
 
 	d = json_object_get(j, "distributed_args");
 	if (d) {
 		*rank = json_rank(json_object_get(d, "rank"));
 		if (r->world_size < 0)
 			r->world_size = json_rank(json_object_get(d, "world_size"));
+	}
+	d = json_object_get(j, "ENV_VARIABLES");
+	if (json_is_object(d) && !r->env) {
+		r->env = json_object();
+		json_object_foreach(d, k, v)
+			if (json_is_string(v))
+				json_object_set(r->env, k, v);
 	}
 	json_decref(j);
 }

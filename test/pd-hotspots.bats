@@ -210,3 +210,33 @@ O2=$R2/ASCEND_PROFILER_OUTPUT
 	[ "$(jqr pd.hotspot '[.top[]|.name|explode|.[2]]')" = '[1114109,1114110,1114111]' ]
 	[[ "$stderr" == *"pd-hotspots: warning: name 'op\\xFD3' is not valid UTF-8"* ]]
 }
+
+# OP State and the optimizer steps (python3 csv over rank0's files):
+# kernel_details.csv has 187 compute rows, all OP State "dynamic" (8873.737
+# us), and 4 HCCL rows with N/A, left out; operator_details.csv has one
+# Optimizer.step#SGD.step row, Host Total 10512.4 us, Device Total
+# 2264.94525 us. The advisor (findings.md) reports both: all operators
+# dynamic-shape, and torch_npu.optim.NpuFusedSGD for SGD.step.
+@test "pd-hotspots: OP State and optimizer steps of the 2-rank case, rank 0" {
+	require_corpus
+	run_pd 0 pd-hotspots < <(root_line $R2 torch_npu 0 kernel_details=$O2/kernel_details.csv operator_details=$O2/operator_details.csv)
+	[ "$(jqr pd.hotspot '.op_state')" = '{"ops":187,"dynamic":187,"static":0,"dynamic_us":8873.737}' ]
+	[ "$(jqr pd.hotspot '.optimizers')" = '[{"name":"Optimizer.step#SGD.step","class":"SGD","count":1,"host_total_us":10512.4,"device_total_us":2264.945}]' ]
+	# Level0's kernel_details has no OP State column: no evidence
+	local l0=$ASC/pta_1rank_level0_text/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT
+	run_pd 0 pd-hotspots < <(root_line /r torch_npu 0 kernel_details=$l0/kernel_details.csv)
+	[ "$(jqr pd.hotspot '[.op_state,.optimizers]')" = '[null,null]' ]
+}
+
+# A static row counts as static; other states only in ops; a class-less
+# optimizer name keeps the whole tail; no optimizer is an empty list.
+@test "pd-hotspots: OP State counts and optimizer names" {
+	printf 'Name,Type,OP State,Accelerator Core,Duration(us)\na,Add,static,AI_CORE,5\nb,Add,dynamic,AI_CORE,7\nc,Add,,AI_CORE,1\nh,hcom_allReduce_,N/A,HCCL,100\n' >"$BATS_TEST_TMPDIR/k.csv"
+	printf 'Name,Host Self Duration(us),Host Total Duration(us),Device Total Duration(us)\nOptimizer.step#Mine,1,4,2\nOptimizer.step#Mine,1,4,x\naten::add,1,1,1\n' >"$BATS_TEST_TMPDIR/o.csv"
+	run_pd 0 pd-hotspots < <(root_line /r torch_npu 0 kernel_details=$BATS_TEST_TMPDIR/k.csv operator_details=$BATS_TEST_TMPDIR/o.csv)
+	[ "$(jqr pd.hotspot '.op_state')" = '{"ops":3,"dynamic":1,"static":1,"dynamic_us":7}' ]
+	[ "$(jqr pd.hotspot '.optimizers')" = '[{"name":"Optimizer.step#Mine","class":"Mine","count":2,"host_total_us":8,"device_total_us":2}]' ]
+	printf 'Name,Host Self Duration(us)\naten::add,1\n' >"$BATS_TEST_TMPDIR/o.csv"
+	run_pd 0 pd-hotspots < <(root_line /r torch_npu 0 operator_details=$BATS_TEST_TMPDIR/o.csv)
+	[ "$(jqr pd.hotspot '.optimizers')" = '[]' ]
+}

@@ -63,7 +63,7 @@ rel() {
 	[ "$(jqr pd.root .root | wc -l)" -eq 15 ]
 	jqr pd.root .root | sort -c
 	[ "$(jqr pd.root 'keys_unsorted|join(",")' | sort -u)" = \
-	    '"type,v,root,rank,device,format,framework,run,score,exports,world_size,process,covers,archive"' ]
+	    '"type,v,root,rank,device,format,framework,run,score,exports,world_size,process,env,covers,archive"' ]
 	[ "$(rel '[.root,.format]|join(" ")' | tr -d '"' | tr '\n' ';')" = \
 "job/cluster_analysis_output cluster_analysis;\
 job/host_1_20250101_ascend_pt torch_npu;\
@@ -502,4 +502,20 @@ PY
 	tar -C "$T" -czf "$d/job.tar.gz" job
 	TMPDIR=$d/tmp bash -c "pd-locate '$d/job.tar.gz' | true" || true
 	[ -z "$(ls -A "$d/tmp")" ]
+}
+
+# profiler_metadata.json's ENV_VARIABLES, as written: the 8 variables
+# torch_npu recorded for pta_1rank_level2_text, all unset (""); the
+# advisor's Environment Variable Issues (peers/msprof-analyze-8.2.0/
+# pta_1rank_level2_text/advisor/findings.md) read the same file.
+@test "pd-locate: a torch_npu root's environment variables" {
+	require_corpus
+	run_pd 0 pd-locate "$CORPUS/ascend/pta_1rank_level2_text"
+	[ "$(jqr pd.root '.env')" = '{"ASCEND_GLOBAL_LOG_LEVEL":"","HCCL_RDMA_TC":"","HCCL_RDMA_SL":"","ACLNN_CACHE_LIMIT":"","HOST_CACHE_CAPACITY":"","ASCEND_ENHANCE_ENABLE":"","PYTORCH_NPU_ALLOC_CONF":"","ASCEND_LAUNCH_BLOCKING":""}' ]
+	mkdir -p "$BATS_TEST_TMPDIR/x_ascend_pt/ASCEND_PROFILER_OUTPUT"
+	printf '{"ENV_VARIABLES":{"ACLNN_CACHE_LIMIT":"100000","N":1}}' >"$BATS_TEST_TMPDIR/x_ascend_pt/profiler_metadata.json"
+	printf 'Step\n' >"$BATS_TEST_TMPDIR/x_ascend_pt/ASCEND_PROFILER_OUTPUT/step_trace_time.csv"
+	run_pd 0 pd-locate "$BATS_TEST_TMPDIR/x_ascend_pt"
+	# a value that is not a string is not an environment variable's
+	[ "$(jqr pd.root '.env')" = '{"ACLNN_CACHE_LIMIT":"100000"}' ]
 }

@@ -304,3 +304,63 @@ corpus_roots() {
 	[ "$(jqr pd.comm '[.links[].group] | unique')" = "$(printf '%s\n' '["17148521525495523210"]' '["17148521525495523210"]')" ]
 	[ "$(jqr pd.comm '.slowest[0].name')" = "$(printf '%s\n' '"hcom_allReduce__210_0_1@17148521525495523210"' '"hcom_allReduce__210_0_1@17148521525495523210"')" ]
 }
+
+# Byte alignment, as msprof-analyze's advisor (Byte Alignment Analysis,
+# peers/msprof-analyze-8.2.0/pta_1rank_level2_text/advisor/findings.md):
+# hcom_allReduce__271_0_1 28647232 bytes in 1816.8563 us, 241.0048 us
+# unaligned, 15.7675 GB/s; hcom_allReduce__271_3_1 17267200 bytes in
+# 2037.1608 us, 279.8856 us unaligned, 8.4761 GB/s. From communication.json:
+# the HCCS Size Distribution of 271_0_1 is 12 x 2.064384 MB (4032 x 512
+# bytes) and 2 x 1.937312 MB (1937312 = 3783.8 x 512: unaligned, 0.24100478
+# ms); the other two operators are aligned, so 2 of 4, 241.0048 + 279.8856
+# = 520.8904 us of 28469.589 us of checked SDMA time (0.0183).
+@test "pd-sum-comm: byte alignment of the SDMA tasks, the advisor's figures" {
+	require_corpus
+	local d=$ASC/pta_1rank_level2_text/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT
+	run_pd 0 pd-sum-comm < <(root_line /r torch_npu 0 communication=$d/communication.json)
+	[ "$(jqr pd.comm '.alignment | [.checked_ops,.unaligned_ops,.sdma_us,.unaligned_us,.unaligned_ratio]')" = '[4,2,28469.589,520.89,0.0183]' ]
+	[ "$(jqr pd.comm '.alignment.ops | map([(.name | sub("@.*"; "")),.bytes,.time_us,.unaligned_us,.bandwidth_gb_per_s]) | sort')" = \
+	    '[["hcom_allReduce__271_0_1",28647232,1816.8563,241.0048,15.7675],["hcom_allReduce__271_3_1",17267200,2037.1608,279.8856,8.4761]]' ]
+}
+
+# The 2-rank job: the advisor analyses rank 0 (findings.md of
+# pta_2rank_level1_text: 586_0_1 28647232 bytes 1816.8363 us 237.9447 us
+# unaligned 15.7676 GB/s; 586_3_1 17267200 bytes 1204.6041 us 159.0632 us
+# 14.3343 GB/s). Rank 1 (python3 over its communication.json, same rule):
+# 263.9253 + 171.8235 = 435.7488 us unaligned.
+@test "pd-sum-comm: byte alignment of pta_2rank_level1_text, both ranks" {
+	require_corpus
+	local c=$ASC/pta_2rank_level1_text r
+	run_pd 0 pd-sum-comm < <(for r in 0 1; do
+	    root_line $c/rank${r}_ascend_pt torch_npu $r communication=$c/rank${r}_ascend_pt/ASCEND_PROFILER_OUTPUT/communication.json
+	done)
+	[ "$(jqr pd.comm 'select(.rank == 0) | .alignment.ops | map([.bytes,.time_us,.unaligned_us,.bandwidth_gb_per_s])')" = \
+	    '[[28647232,1816.8363,237.9447,15.7676],[17267200,1204.6041,159.0632,14.3343]]' ]
+	[ "$(jqr pd.comm 'select(.rank == 1) | .alignment | [.unaligned_ops,.unaligned_us]')" = '[2,435.749]' ]
+}
+
+# The rule's edges: a task of exactly 512 bytes is not checked (the
+# advisor's size <= min_size), 1048576 bytes (2048 x 512) is aligned, 600
+# bytes is not; RDMA and SDMA (the sum of the link types) are not read; a
+# malformed entry is ignored. Op a: 2 x 1.048576 MB (0.5 ms) + 3 x 0.0006
+# MB (0.25 ms, unaligned) -> 2098952 bytes, 750 us, 250 us unaligned; op b:
+# 512 bytes only -> not checked. A file without any Size Distribution (a
+# Level0-like op) has alignment null.
+@test "pd-sum-comm: byte alignment edges" {
+	cat >"$BATS_TEST_TMPDIR/c.json" <<'JSON'
+{"step1": {"collective": {
+ "hcom_allReduce__1_0_1@g": {"Communication Time Info": {"Elapse Time(ms)": 2},
+  "Communication Bandwidth Info": {
+   "HCCS": {"Transit Size(MB)": 2.0989, "Transit Time(ms)": 0.75, "Size Distribution": {"1.048576": [2, 0.5], "0.0006": [3, 0.25], "x": [1, 9], "0.0007": ["a", 1]}},
+   "SDMA": {"Transit Size(MB)": 2.0989, "Transit Time(ms)": 0.75, "Size Distribution": {"0.0006": [3, 7]}},
+   "RDMA": {"Transit Size(MB)": 1, "Transit Time(ms)": 1, "Size Distribution": {"0.0006": [3, 5]}}}},
+ "hcom_allReduce__1_1_1@g": {"Communication Time Info": {"Elapse Time(ms)": 1},
+  "Communication Bandwidth Info": {"PCIE": {"Transit Size(MB)": 0.000512, "Transit Time(ms)": 0.1, "Size Distribution": {"0.000512": [1, 0.1]}}}}}}}
+JSON
+	run_pd 0 pd-sum-comm < <(root_line /r torch_npu 0 communication=$BATS_TEST_TMPDIR/c.json)
+	[ "$(jqr pd.comm '.alignment')" = \
+	    '{"checked_ops":1,"unaligned_ops":1,"sdma_us":750,"unaligned_us":250,"unaligned_ratio":0.3333,"ops":[{"name":"hcom_allReduce__1_0_1@g","step":1,"bytes":2098952,"time_us":750,"unaligned_us":250,"bandwidth_gb_per_s":2.7986}]}' ]
+	printf '{"step1":{"collective":{"hcom_x@g":{"Communication Time Info":{"Elapse Time(ms)":1},"Communication Bandwidth Info":{"HCCS":{"Transit Size(MB)":1,"Transit Time(ms)":1}}}}}}\n' >"$BATS_TEST_TMPDIR/n.json"
+	run_pd 0 pd-sum-comm < <(root_line /r torch_npu 0 communication=$BATS_TEST_TMPDIR/n.json)
+	[ "$(jqr pd.comm '.alignment')" = null ]
+}

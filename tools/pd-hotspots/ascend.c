@@ -7,7 +7,9 @@
  * the legacy msprof timeline/task_time_*.json (every iteration). Also
  * api_statistic.csv (host API hot spots), operator_details.csv (host self
  * time per framework op) and the CANN lane of trace_view.json (operator
- * compiles, stream synchronizes right after a launch).
+ * compiles, stream synchronizes right after a launch). From
+ * kernel_details also the OP State of the operators (dynamic or static
+ * shape) and from operator_details the optimizer steps (Optimizer.step#).
  * Writes one pd.hotspot per root with any of these; streams every file. */
 #include "hotspots.h"
 
@@ -44,6 +46,7 @@ struct agg {
 	double total_us;
 	double pmu[NPIPE];	/* duration-weighted sums of the ratios */
 	double pmu_w;
+	double dev_us;		/* optimizers: Device Total Duration(us) */
 };
 
 struct table {
@@ -53,7 +56,7 @@ struct table {
 };
 
 struct hot {
-	struct table ops, types, cores, aicpu, api, cpu;
+	struct table ops, types, cores, aicpu, api, cpu, optim;
 	double total_us, compute_us, comm_us, memcpy_us, memset_us;
 	long kernels, short_ops, skipped;
 	int truncated;		/* a file ended early */
@@ -62,6 +65,9 @@ struct hot {
 	long compile_count;	/* -1 unknown */
 	long launches, sync_after_launch;
 	int have_trace;
+	int have_state;		/* kernel_details has OP State */
+	long dyn_ops, static_ops, state_ops;
+	double dyn_us;
 };
 
 static struct agg *
@@ -216,6 +222,19 @@ truncated(struct hot *h, struct pd_csv *c)
 	h->truncated = 1;
 }
 
+/* kernel_details OP State: "dynamic" or "static" (shape), N/A for tasks
+ * the framework did not compile (communication). */
+static void
+add_state(struct hot *h, const char *st, double dur_us)
+{
+	h->state_ops++;
+	if (strcasecmp(st, "dynamic") == 0) {
+		h->dyn_ops++;
+		h->dyn_us += dur_us;
+	} else if (strcasecmp(st, "static") == 0)
+		h->static_ops++;
+}
+
 static const char *pmu_cols[][2] = {
 	[P_CUBE] = { "aic_mac_ratio", NULL },
 	[P_VECTOR] = { "aiv_vec_ratio", NULL },
@@ -232,7 +251,7 @@ read_kernels(struct hot *h, const char *path, const struct pd_tool *t)
 {
 	static const char *want[] = { "Name", "Type", "Duration(us)" };
 	struct pd_csv *c = pd_csv_open_header(path);
-	int idx[3], core, pmu[NPIPE][2], i, j, r, npmu = 0;
+	int idx[3], core, state, pmu[NPIPE][2], i, j, r, npmu = 0;
 	double dur, p[NPIPE], v;
 
 	if (!c)
@@ -241,6 +260,7 @@ read_kernels(struct hot *h, const char *path, const struct pd_tool *t)
 	idx[1] = pd_csv_col(c, "Type", "OP Type", NULL);
 	idx[2] = pd_csv_col(c, "Duration(us)", "Task Duration(us)", NULL);
 	core = pd_csv_col(c, "Accelerator Core", "Task Type", NULL);
+	state = pd_csv_col(c, "OP State", NULL);
 	if (pd_csv_require(path, want, idx, 3)) {
 		pd_csv_close(c);
 		return 0;
@@ -252,8 +272,10 @@ read_kernels(struct hot *h, const char *path, const struct pd_tool *t)
 			npmu += pmu[i][j] >= 0;
 		}
 	h->have_kernels = 1;
+	h->have_state |= state >= 0;
 	while ((r = pd_csv_next(c)) > 0) {
 		int any = 0;
+		const char *kc;
 
 		r = pd_csv_double(c, idx[2], &dur);
 		if (r != PD_NUM_OK || dur < 0) {
@@ -269,10 +291,13 @@ read_kernels(struct hot *h, const char *path, const struct pd_tool *t)
 					p[i] = v;
 			any |= p[i] > 0;
 		}
+		kc = core >= 0 && *pd_csv_field(c, core) ?
+		    pd_csv_field(c, core) : "N/A";
+		if (state >= 0 && !is_comm(pd_csv_field(c, idx[0]),
+		    pd_csv_field(c, idx[1]), kc, t))
+			add_state(h, pd_csv_field(c, state), dur);
 		add_kernel(h, pd_csv_field(c, idx[0]), pd_csv_field(c, idx[1]),
-		    core >= 0 && *pd_csv_field(c, core) ?
-		    pd_csv_field(c, core) : "N/A",
-		    dur, npmu && any ? p : NULL, t);
+		    kc, dur, npmu && any ? p : NULL, t);
 	}
 	if (r == -2)
 		truncated(h, c);
@@ -427,13 +452,31 @@ read_api(struct hot *h, const char *path)
 	pd_csv_close(c);
 }
 
-/* operator_details.csv: host self time per framework op. */
+#define OPTIM_STEP "Optimizer.step#"
+
+/* One optimizer step row: host and device total time (0 when missing). */
+static void
+add_optim(struct hot *h, struct pd_csv *c, int name, int htot, int dtot)
+{
+	struct agg *g = table_get(&h->optim, pd_csv_field(c, name), NULL,
+	    NULL);
+	double x;
+
+	g->count++;
+	if (htot >= 0 && pd_csv_double(c, htot, &x) == PD_NUM_OK && x > 0)
+		g->total_us += x;
+	if (dtot >= 0 && pd_csv_double(c, dtot, &x) == PD_NUM_OK && x > 0)
+		g->dev_us += x;
+}
+
+/* operator_details.csv: host self time per framework op; the optimizer
+ * steps (Optimizer.step#SGD.step) with their host and device totals. */
 static void
 read_cpu_ops(struct hot *h, const char *path)
 {
 	static const char *want[] = { "Name", "Host Self Duration(us)" };
 	struct pd_csv *c = pd_csv_open_header(path);
-	int idx[2], r;
+	int idx[2], htot, dtot, r;
 	double us;
 	struct agg *g;
 
@@ -441,6 +484,8 @@ read_cpu_ops(struct hot *h, const char *path)
 		return;
 	idx[0] = pd_csv_col(c, "Name", NULL);
 	idx[1] = pd_csv_col(c, "Host Self Duration(us)", NULL);
+	htot = pd_csv_col(c, "Host Total Duration(us)", NULL);
+	dtot = pd_csv_col(c, "Device Total Duration(us)", NULL);
 	if (pd_csv_require(path, want, idx, 2)) {
 		pd_csv_close(c);
 		return;
@@ -453,6 +498,9 @@ read_cpu_ops(struct hot *h, const char *path)
 		g = table_get(&h->cpu, pd_csv_field(c, idx[0]), NULL, NULL);
 		g->count++;
 		g->total_us += us;
+		if (strncmp(pd_csv_field(c, idx[0]), OPTIM_STEP,
+		    strlen(OPTIM_STEP)) == 0)
+			add_optim(h, c, idx[0], htot, dtot);
 	}
 	if (r == -2)
 		truncated(h, c);
@@ -757,6 +805,31 @@ rest_json(const struct table *t, size_t topn, const char *key)
 	return o;
 }
 
+/* Optimizer.step#SGD.step -> class "SGD" (the text between '#' and the
+ * last '.'), with the host and device totals of its steps. */
+static json_t *
+list_optim(struct table *t)
+{
+	json_t *a = json_array(), *o;
+	size_t i;
+
+	table_sort(t);
+	for (i = 0; i < t->n; i++) {
+		const char *n = t->a[i].name + strlen(OPTIM_STEP);
+		const char *dot = strrchr(n, '.');
+
+		o = json_object();
+		pd_set_str(o, "name", t->a[i].name);
+		pd_set(o, "class", dot && dot > n ?
+		    json_stringn(n, (size_t)(dot - n)) : json_string(n));
+		pd_set_int(o, "count", t->a[i].count);
+		pd_set_real(o, "host_total_us", t->a[i].total_us, 3);
+		pd_set_real(o, "device_total_us", t->a[i].dev_us, 3);
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
 static void
 emit(struct hot *h, json_t *root, const struct pd_tool *t, int have_api,
     int have_cpu)
@@ -793,6 +866,17 @@ emit(struct hot *h, json_t *root, const struct pd_tool *t, int have_api,
 		pd_set(r, "classes", o);
 	} else
 		pd_set_null(r, "classes");
+	pd_set(r, "optimizers", have_cpu ? list_optim(&h->optim) :
+	    json_null());
+	if (h->have_state) {
+		o = json_object();
+		pd_set_int(o, "ops", h->state_ops);
+		pd_set_int(o, "dynamic", h->dyn_ops);
+		pd_set_int(o, "static", h->static_ops);
+		pd_set_real(o, "dynamic_us", h->dyn_us, 3);
+		pd_set(r, "op_state", o);
+	} else
+		pd_set_null(r, "op_state");
 	pd_set(r, "cpu_ops", have_cpu ? list_table(&h->cpu, 4, n, 0) :
 	    json_null());
 	/* appended keys (pd-record.5) */
@@ -889,5 +973,6 @@ hotspots_ascend(json_t *root, const struct pd_tool *t)
 	table_free(&h.aicpu);
 	table_free(&h.api);
 	table_free(&h.cpu);
+	table_free(&h.optim);
 	return 0;
 }

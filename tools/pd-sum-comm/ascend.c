@@ -35,6 +35,10 @@
  * is a small packet (MB): RDMA 1, intra-node (SDMA, HCCS, PCIE, SIO) 16. */
 #define SMALL_RDMA_MB 1.0
 #define SMALL_SDMA_MB 16.0
+/* msprof-analyze's byte-alignment rule (ByteAlignmentChecker): an SDMA task
+ * off the chip moving more than 512 bytes is checked; one whose size is not
+ * a multiple of 512 bytes is unaligned. */
+#define ALIGN_BYTES 512
 
 struct opt {
 	char *type;
@@ -61,6 +65,10 @@ struct one {
 	double el;
 	int64_t step;
 	int has_step;
+	/* the SDMA tasks off the chip (Size Distribution of HCCS, PCIE,
+	 * SIO) larger than ALIGN_BYTES: bytes, ms, and ms of the unaligned */
+	double al_bytes, al_ms, un_ms;
+	int has_al;
 };
 
 struct agg {
@@ -260,6 +268,42 @@ step_of(const char *key, int64_t *step)
 	return pd_num_int(p, strlen(p), step) == PD_NUM_OK;
 }
 
+/* The link types of SDMA that leave the chip: the byte-alignment rule skips
+ * ON_CHIP tasks, which communication.json does not break down by size. */
+static int
+is_offchip_sdma(const char *link)
+{
+	return strcmp(link, "HCCS") == 0 || strcmp(link, "PCIE") == 0 ||
+	    strcmp(link, "SIO") == 0;
+}
+
+/* A link type's "Size Distribution": {"<MB per task>": [count, ms]}. */
+static void
+add_sizes(struct one *u, json_t *dist)
+{
+	const char *k;
+	json_t *v;
+	double mb, n, ms, bytes;
+
+	json_object_foreach(dist, k, v) {
+		if (pd_num_double(k, strlen(k), &mb) != PD_NUM_OK ||
+		    !json_is_array(v) || json_array_size(v) < 2 ||
+		    !json_is_number(json_array_get(v, 0)) ||
+		    !json_is_number(json_array_get(v, 1)))
+			continue;
+		n = json_number_value(json_array_get(v, 0));
+		ms = json_number_value(json_array_get(v, 1));
+		bytes = floor(mb * 1e6 + 0.5);
+		u->has_al = 1;
+		if (bytes <= ALIGN_BYTES || n <= 0 || ms < 0)
+			continue;
+		u->al_bytes += bytes * n;
+		u->al_ms += ms;
+		if (fmod(bytes, ALIGN_BYTES) != 0)
+			u->un_ms += ms;
+	}
+}
+
 /* One op object {"Communication Time Info", "Communication Bandwidth Info"}. */
 static void
 add_op(struct agg *a, const char *path, const char *where, const char *name,
@@ -291,6 +335,10 @@ add_op(struct agg *a, const char *path, const char *where, const char *name,
 		o->id += x, o->has_id = 1;
 	one_add(a, name, el, step, has_step);
 	json_object_foreach(bi, k, v) {
+		if (is_offchip_sdma(k) && json_is_object(json_object_get(v,
+		    "Size Distribution")))
+			add_sizes(&a->ones[a->nones - 1],
+			    json_object_get(v, "Size Distribution"));
 		if (!num(v, "Transit Size(MB)", &mb))
 			mb = 0;
 		if (!num(v, "Transit Time(ms)", &ms))
@@ -777,6 +825,80 @@ slowest_json(struct agg *a, int topn)
 	return arr;
 }
 
+static int
+cmp_unaligned(const void *x, const void *y)
+{
+	const struct one *a = *(const struct one *const *)x;
+	const struct one *b = *(const struct one *const *)y;
+
+	if (a->un_ms != b->un_ms)
+		return a->un_ms > b->un_ms ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+/* The byte-alignment check over the ops with a Size Distribution, or null
+ * when no op has one (Level0, legacy and cluster exports). */
+static json_t *
+alignment_json(struct agg *a, int topn)
+{
+	json_t *o, *arr;
+	struct one **un;
+	size_t i, n = 0;
+	long checked = 0, any = 0;
+	double ms = 0, un_ms = 0;
+
+	un = pd_xcalloc(a->nones + 1, sizeof *un);
+	for (i = 0; i < a->nones; i++) {
+		struct one *u = &a->ones[i];
+
+		any += u->has_al;
+		if (u->al_ms <= 0 && u->al_bytes <= 0)
+			continue;
+		checked++;
+		ms += u->al_ms;
+		un_ms += u->un_ms;
+		if (u->un_ms > 0)
+			un[n++] = u;
+	}
+	if (!any) {
+		free(un);
+		return json_null();
+	}
+	if (n)
+		qsort(un, n, sizeof *un, cmp_unaligned);
+	o = json_object();
+	pd_set_int(o, "checked_ops", checked);
+	pd_set_int(o, "unaligned_ops", (int64_t)n);
+	pd_set_real(o, "sdma_us", us(ms), 3);
+	pd_set_real(o, "unaligned_us", us(un_ms), 3);
+	if (ms > 0)
+		pd_set_real(o, "unaligned_ratio", un_ms / ms, 4);
+	else
+		pd_set_null(o, "unaligned_ratio");
+	arr = json_array();
+	for (i = 0; i < n && i < (size_t)topn; i++) {
+		json_t *e = json_object();
+
+		pd_set_str(e, "name", un[i]->name);
+		if (un[i]->has_step)
+			pd_set_int(e, "step", un[i]->step);
+		else
+			pd_set_null(e, "step");
+		pd_set_int(e, "bytes", (int64_t)un[i]->al_bytes);
+		pd_set_real(e, "time_us", us(un[i]->al_ms), 4);
+		pd_set_real(e, "unaligned_us", us(un[i]->un_ms), 4);
+		if (un[i]->al_ms > 0)
+			pd_set_real(e, "bandwidth_gb_per_s", un[i]->al_bytes /
+			    1e6 / un[i]->al_ms, 4);
+		else
+			pd_set_null(e, "bandwidth_gb_per_s");
+		json_array_append_new(arr, e);
+	}
+	pd_set(o, "ops", arr);
+	free(un);
+	return o;
+}
+
 static void
 emit(json_t *root, struct agg *a, const struct pd_tool *t)
 {
@@ -800,6 +922,7 @@ emit(json_t *root, struct agg *a, const struct pd_tool *t)
 	pd_set(rec, "transports", tps_json(a));
 	pd_set(rec, "links", lks_json(a));
 	pd_set(rec, "groups", a->groups ? json_incref(a->groups) : json_null());
+	pd_set(rec, "alignment", alignment_json(a, t->topn));
 	pd_set(rec, "slowest", slowest_json(a, t->topn));
 	if (a->has_raw && !a->nops)
 		pd_set_real(rec, "wait_us", us(a->raw_wait_ms), 3);
