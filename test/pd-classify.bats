@@ -474,6 +474,70 @@ dominant_fix() {
 	[ "$(dominant pta_1rank_level2_text)" = '["tbprof.comm.not_overlapped",0.6513]' ]
 }
 
+# The msprof-analyze advisor's findings on the three text exports
+# (peers/msprof-analyze-8.2.0/<case>/advisor/findings.md), each with its
+# rule, ranked below the communication that dominates. rule -> rank: impact:
+#   affinity (Optimizer.step#SGD.step -> torch_npu.optim.NpuFusedSGD):
+#     operator_details Device Total / step; level0 2261.065 / 135609.182
+#     = 0.0167; level2 2258.505 / 147346.5 = 0.0153; 2-rank rank1 2258.045 /
+#     152345.9 = 0.0148 (rank0 2264.945 / 154483.5 = 0.0147)
+#   env (ACLNN_CACHE_LIMIT, HOST_CACHE_CAPACITY, PYTORCH_NPU_ALLOC_CONF
+#     unset): no time in the profile, 0.01 each, low
+#   dynamic shape (all 187 operators OP State dynamic; not on Level0,
+#     whose kernel_details has no OP State): api_statistic
+#     aclopCompileAndExecute / step; level2 14231.86 / 147346.5 = 0.0966;
+#     2-rank rank1 14643.37 / 152345.9 = 0.0961
+#   byte alignment (2 allReduce ops, see test/pd-sum-comm.bats): unaligned
+#     SDMA time / step; level2 520.89 / 147346.5 = 0.0035; 2-rank rank1
+#     435.749 / 152345.9 = 0.0029 (rank0, the advisor's, 397.008 / 154483.5
+#     = 0.0026)
+# The operator compile count is 19 (api_statistic), under the advisor's
+# Constant.MAX_OP_COMPILE_NUM = 20: neither the advisor nor
+# msprof.op_compile reports it.
+advisor_findings() {
+	jqr pd.bottleneck 'select(.rule | test("^msprof\\.(affinity|env|dynamic_shape|comm\\.byte|op_compile)")) | [.rule,.impact,.rank,.severity]' | sort | tr '\n' ' '
+}
+
+@test "pd-classify corpus: pta_1rank_level0_text, the advisor's findings" {
+	diagnose ascend/pta_1rank_level0_text
+	no_placeholders
+	[ "$(dominant pta_1rank_level0_text)" = '["tbprof.comm.not_overlapped",0.6011]' ]
+	[ "$(advisor_findings)" = '["msprof.affinity.fused_sgd",0.0167,0,"low"] ["msprof.env.aclnn_cache_limit",0.01,0,"low"] ["msprof.env.alloc_conf",0.01,0,"low"] ["msprof.env.host_cache_capacity",0.01,0,"low"] ' ]
+	[ "$(jqr pd.bottleneck 'select(.rule == "msprof.affinity.fused_sgd") | .fix.change')" = '"optimizer = torch_npu.optim.NpuFusedSGD(model.parameters(), ...) instead of torch.optim.SGD(...)"' ]
+}
+
+@test "pd-classify corpus: pta_1rank_level2_text, the advisor's findings" {
+	diagnose ascend/pta_1rank_level2_text
+	no_placeholders
+	[ "$(dominant pta_1rank_level2_text)" = '["tbprof.comm.not_overlapped",0.6513]' ]
+	[ "$(advisor_findings)" = '["msprof.affinity.fused_sgd",0.0153,0,"low"] ["msprof.comm.byte_alignment",0.0035,0,"low"] ["msprof.dynamic_shape",0.0966,0,"high"] ["msprof.env.aclnn_cache_limit",0.01,0,"low"] ["msprof.env.alloc_conf",0.01,0,"low"] ["msprof.env.host_cache_capacity",0.01,0,"low"] ' ]
+	[[ "$(jqr pd.bottleneck 'select(.rule == "msprof.comm.byte_alignment") | .evidence')" == '"2 of 4 communication operators move data not aligned to 512 bytes: their unaligned SDMA tasks take 520.9 us of 28.47 ms (1.8 %)'* ]]
+	[ "$(jqr pd.bottleneck 'select(.rule == "msprof.dynamic_shape") | .fix.change')" = '"at the start of the script: torch_npu.npu.set_compile_mode(jit_compile=False); torch_npu.npu.config.allow_internal_format = False"' ]
+}
+
+@test "pd-classify corpus: pta_2rank_level1_text, the advisor's findings" {
+	diagnose ascend/pta_2rank_level1_text
+	no_placeholders
+	[ "$(dominant pta_2rank_level1_text)" = '["tbprof.comm.not_overlapped",0.66]' ]
+	[ "$(advisor_findings)" = '["msprof.affinity.fused_sgd",0.0148,1,"low"] ["msprof.comm.byte_alignment",0.0029,1,"low"] ["msprof.dynamic_shape",0.0961,1,"high"] ["msprof.env.aclnn_cache_limit",0.01,0,"low"] ["msprof.env.alloc_conf",0.01,0,"low"] ["msprof.env.host_cache_capacity",0.01,0,"low"] ' ]
+	[ "$(jqr pd.bottleneck 'select(.rule == "msprof.comm.byte_alignment") | [.fired_roots,.checked_roots]')" = '[2,2]' ]
+}
+
+# msprof.op_compile at the advisor's edge (OpDispatchAnalyzer: no issue
+# while the count is below MAX_OP_COMPILE_NUM = 20): handoff.jsonl with its
+# 3 compilations raised to 19 and to 20 (90 us of 10000 us step: 0.009).
+@test "pd-classify: msprof.op_compile fires at 20 compilations, not 19" {
+	local n
+	for n in 19 20; do
+		sed "s/\"AscendCL@aclopCompileAndExecute\",\"count\":3/\"AscendCL@aclopCompileAndExecute\",\"count\":$n/" \
+		    "$CF/handoff.jsonl" >"$BATS_TEST_TMPDIR/h$n.jsonl"
+	done
+	run_pd bash -c "pd-profile '$BATS_TEST_TMPDIR/h19.jsonl' | pd-classify"
+	[ -z "$(jqr pd.bottleneck 'select(.rule == "msprof.op_compile") | .rule')" ]
+	run_pd bash -c "pd-profile '$BATS_TEST_TMPDIR/h20.jsonl' | pd-classify"
+	[ "$(jqr pd.bottleneck 'select(.rule == "msprof.op_compile") | [.impact,.evidence]')" = '[0.009,"20 run-time operator compilations taking 0.09 ms"]' ]
+}
+
 # The db export: analysis.db's StepTraceTime gives the step (the figures
 # of msprof-analyze on these files, see test/pd-sum-step.bats): rank 0
 # spends 98071.947 of 150289.215 us not overlapped in communication
