@@ -42,11 +42,97 @@ dump_cb(const char *buf, size_t size, void *data)
 	return fwrite(buf, 1, size, stdout) == size ? 0 : -1;
 }
 
+/* One key set per evidence record type, whichever family wrote it: the
+ * keys in this order, null where the family has no value (pd-record(5)).
+ * A key a writer adds that is not listed goes before the last one
+ * (truncated), so nothing is lost. */
+static const char *const shape_comm[] = { "type", "v", "root", "rank",
+	"source", "total_us", "wait_ratio", "sync_ratio", "small_ratio", "ops",
+	"transports", "links", "groups", "alignment", "slowest", "wait_us",
+	"op_count", "lane", "collectives_total", "collectives", "skipped",
+	"path", "truncated", NULL };
+static const char *const shape_gaps[] = { "type", "v", "root", "rank",
+	"source", "span_us", "busy_us", "idle_us", "idle_ratio", "streams",
+	"large_gaps", "low_util_chunks", "launch", "sync_in_step",
+	"pageable_memcpy", "large_gaps_total", "sync_calls", "sync_in_step_us",
+	"pageable_memcpy_us", "steps", "events", "skipped_events", "free_us",
+	"node_launch", "sync_after_launch", "sync_after_launch_ratio",
+	"truncated", NULL };
+static const char *const shape_hotspot[] = { "type", "v", "root", "rank",
+	"source", "total_us", "top", "by_type", "by_core", "aicpu", "copies",
+	"short_ops", "short_ratio", "host_api", "classes", "optimizers",
+	"op_state", "cpu_ops", "kernels", "short_threshold_us",
+	"linked_kernels", "host_checks", "top_rest", "cpu_ops_rest",
+	"critical_path", "events", "skipped_events", "skipped_rows",
+	"truncated", NULL };
+static const char *const shape_input[] = { "type", "v", "root", "rank",
+	"source", "steps", "input_us_mean", "input_ratio", "class",
+	"queue_empty_ratio", "slowest_op", "dataloader_spans",
+	"slow_dataloader_calls", "slowest_call", "steps_from", "iterator",
+	"calls", "first_call_us", "getnext_empty_ratio", "pipeline", "tick_mhz",
+	"skipped_rows", "path", "truncated", NULL };
+static const char *const shape_mem[] = { "type", "v", "root", "rank",
+	"source", "devices", "peak_allocated_bytes", "peak_reserved_bytes",
+	"capacity_bytes", "peak_ratio", "top_allocators", "never_released",
+	"frees_without_alloc", "top_by_lifetime", "modules", "static_ops",
+	"npu_mem", "fragmentation_bytes", "fragmentation_ratio",
+	"allocs_without_op", "skipped_rows", "path", "inexact_rows",
+	"truncated", NULL };
+static const char *const shape_step[] = { "type", "v", "root", "rank",
+	"source", "steps", "totals", "shares", "step_stats", "slowest_step",
+	"skipped_rows", "path", "scope", "stage", "stages", "device",
+	"inexact_values", "events", "gpu_events", "gpu", "tick_mhz",
+	"unassigned_us", "truncated", NULL };
+static const struct {
+	const char *type;
+	const char *const *keys;
+} shapes[] = {
+	{ "pd.comm", shape_comm }, { "pd.gaps", shape_gaps },
+	{ "pd.hotspot", shape_hotspot }, { "pd.input", shape_input },
+	{ "pd.mem", shape_mem }, { "pd.step", shape_step }, { NULL, NULL }
+};
+
+static int
+listed(const char *const *keys, const char *k)
+{
+	for (; *keys; keys++)
+		if (!strcmp(*keys, k))
+			return 1;
+	return 0;
+}
+
+json_t *
+pd_rec_shape(json_t *rec)
+{
+	const char *t = pd_rec_str(rec, "type"), *k;
+	const char *const *keys = NULL;
+	json_t *o, *v;
+	size_t i;
+
+	for (i = 0; t && shapes[i].type; i++)
+		if (!strcmp(t, shapes[i].type))
+			keys = shapes[i].keys;
+	if (!keys)
+		return rec;
+	o = json_object();
+	for (i = 0; keys[i]; i++) {
+		if (!keys[i + 1])	/* the extras before the last key */
+			json_object_foreach(rec, k, v)
+				if (!listed(keys, k))
+					json_object_set(o, k, v);
+		v = json_object_get(rec, keys[i]);
+		json_object_set(o, keys[i], v ? v : json_null());
+	}
+	json_decref(rec);
+	return o;
+}
+
 void
 pd_rec_emit(json_t *rec)
 {
 	if (!rec)
 		return;
+	rec = pd_rec_shape(rec);
 	if (pd_archive_active())
 		pd_archive_unmap_json(rec);
 	json_dump_callback(rec, dump_cb, NULL,

@@ -49,6 +49,11 @@ json_t *pd_rec_new(const char *type, int v, json_t *root);
 
 /* Write a record (steals the reference). */
 void pd_rec_emit(json_t *rec);
+/* The record in its type's one key set (pd.step, pd.comm, pd.mem,
+ * pd.input, pd.gaps, pd.hotspot): listed keys in order, null where
+ * missing, other keys kept before the last; other types unchanged.
+ * Steals rec, returns the record to use. pd_rec_emit applies it. */
+json_t *pd_rec_shape(json_t *rec);
 
 /* Write one raw line (already a record) to stdout. */
 void pd_rec_write_line(const char *line, size_t len);

@@ -1,0 +1,42 @@
+#!/usr/bin/env bats
+# One key set per evidence record type (pd-record(5)): whichever family
+# wrote a pd.step, pd.comm, pd.mem, pd.input, pd.gaps or pd.hotspot, it
+# has the same keys in the same order, null where the family has no value
+# (before, the Ascend and PyTorch records of a type had different keys:
+# a key was left out rather than null).
+load helper
+
+pipeline() {
+	pd-locate "$@" | pd-sum-step -q | pd-sum-comm -q | pd-sum-mem -q |
+	    pd-sum-input -q | pd-sum-gaps -q | pd-hotspots -q
+}
+
+# keys TYPE: the distinct key lists of the records of TYPE in $output
+keys() {
+	printf '%s\n' "$output" | jq -c --arg t "$1" 'select(.type == $t) | keys_unsorted' | sort -u
+}
+
+@test "records: one key set per type across Ascend text and db, MindSpore, msprof, Kineto, nsys" {
+	require_corpus
+	C=$CORPUS
+	run_pd bash -c "$(declare -f pipeline); pipeline '$C/ascend/pta_2rank_level1_text' \
+	    '$C/ascend/pta_2rank_level1_db' '$C/ascend/mindspore_legacy_run2_dataset' \
+	    '$C/ascend/msprof_PROF_legacy_2dev' '$C/pytorch/hta-nccl-2rank-a100' \
+	    '$C/nsys/pipit-saxpy-mpi-rank0-a100' '$FIX/kineto/sum-autograd.json'"
+	for t in pd.step pd.comm pd.mem pd.input pd.gaps pd.hotspot; do
+		# every family above wrote one of this type ...
+		[ "$(printf '%s\n' "$output" | jq -r --arg t $t 'select(.type == $t) | .source' | sort -u | wc -l)" -ge 2 ]
+		# ... and all have one key list, ending in truncated
+		[ "$(keys $t | wc -l)" -eq 1 ] || { echo "$t: $(keys $t)" >&2; return 1; }
+		[ "$(keys $t | jq -r '.[0:4] + [.[-1]] | join(",")')" = "type,v,root,rank,truncated" ]
+	done
+}
+
+# Shaping is for the records a tool writes: a record passed on (a
+# hand-written pd.comm with an extra key and most listed keys missing,
+# through pd-sum-step, which writes no pd.comm) keeps its bytes.
+@test "records: records passed through are not reshaped" {
+	printf '{"type":"pd.comm","v":1,"root":"/x","rank":0,"extra":1}\n' >"$BATS_TEST_TMPDIR/c.jsonl"
+	run_pd 0 pd-sum-step <"$BATS_TEST_TMPDIR/c.jsonl"
+	[ "$output" = '{"type":"pd.comm","v":1,"root":"/x","rank":0,"extra":1}' ]
+}
