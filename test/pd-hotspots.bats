@@ -75,6 +75,97 @@ O2=$R2/ASCEND_PROFILER_OUTPUT
 	[ "$(jqr pd.hotspot '(.classes.comm_us / (.classes.comm_us + .total_us) * 100 | floor)')" = 92 ]
 }
 
+# pta_2rank_level1_db (export_type=db): no kernel_details.csv, so the device
+# tasks of ascend_pytorch_profiler_0.db. Figures from python3's sqlite3 on
+# that file, J = TASK t JOIN COMPUTE_TASK_INFO c ON c.globalTaskId =
+# t.globalTaskId, names (n, o, k for name, opType, taskType) joined from
+# STRING_IDS, d = t.endNs - t.startNs:
+#  select count(*), sum(d), sum(d < 20000) from J     -> 187|8903431|102
+#  by k.value: AI_VECTOR_CORE 149|5803593, AI_CORE 23|2859096,
+#    MIX_AIV 13|235282, DSA_SQE 2|5460
+#  sum(d) where o.value like '%memset%'               -> 149841
+#  ... like '%tensormove%' (or memcpy / memcopy)      -> 584114
+#  select count(*), sum(endNs - startNs) from COMMUNICATION_OP -> 4|102108100
+#  n.value = aclnnForeachAddListV2_...: 3 rows, sum(d) 1947618, duration-
+#    weighted max(aic_mte2_ratio, aiv_mte2_ratio) of TASK_PMU_INFO 0.98040
+#  CANN_API (name from STRING_IDS, level from ENUM_API_TYPE):
+#    aclopCompileAndExecute 19 rows; node "launch" 191 rows, 2 of them
+#    directly followed, by startNs, by an aclrtSynchronizeStream* call
+# The text export of a similar run (the test above) has 187 compute rows,
+# 8873.737 us, 103 short, ForeachAddList first with mte2 0.9796.
+@test "pd-hotspots corpus: pta_2rank_level1_db from the profiler db" {
+	require_corpus
+	run_pd 0 sh -c 'pd-locate "$1" | pd-hotspots' sh "$ASC/pta_2rank_level1_db/rank0_ascend_pt"
+	[ -z "$stderr" ]
+	[ "$(jqr pd.hotspot '[.source,.total_us,.kernels,.short_ops,.classes]')" = \
+	    '["ascend_pytorch_profiler_db",8903.431,187,102,{"compute_us":8169.476,"comm_us":102108.1,"memcpy_us":584.114,"memset_us":149.841}]' ]
+	[ "$(jqr pd.hotspot '[.by_core[] | [.core,.count,.total_us]]')" = \
+	    '[["AI_VECTOR_CORE",149,5803.593],["AI_CORE",23,2859.096],["MIX_AIV",13,235.282],["DSA_SQE",2,5.46]]' ]
+	[ "$(jqr pd.hotspot '.top[0] | [.name,.type,.core,.count,.total_us,.bound,.bound_ratio]')" = \
+	    '["aclnnForeachAddListV2_ForeachAddListV2_ForeachAddList","ForeachAddList","AI_VECTOR_CORE",3,1947.618,"mte2",0.9804]' ]
+	[ "$(jqr pd.hotspot '.host_checks')" = '{"compile_execute_count":19,"launches":191,"sync_after_launch":2,"sync_after_launch_ratio":0.0105}' ]
+	[ "$(jqr pd.hotspot '[.aicpu,.op_state,.optimizers,.cpu_ops,.skipped_rows,.truncated]')" = '[[],null,null,null,0,false]' ]
+	# the same keys as from the text export, at every level
+	shape='[keys, (.top[0] | keys), (.by_type[0] | keys), (.by_core[0] | keys), (.host_api[0] | keys), (.classes | keys), (.host_checks | keys), (.top_rest | keys)]'
+	db=$(jqr pd.hotspot "$shape")
+	run_pd 0 pd-hotspots < <(root_line $R2 torch_npu 0 kernel_details=$O2/kernel_details.csv \
+	    api_statistic=$O2/api_statistic.csv trace_view=$O2/trace_view.json)
+	[ "$(jqr pd.hotspot "$shape")" = "$db" ]
+}
+
+# A profiler db written here with python3's sqlite3. Tasks: mm 100 us
+# (AI_CORE, mac ratio 0.9 -> cube), an AI_CPU task of 10 us with times as
+# text, a MemSet of 5 us, a row whose end is before its start and one with
+# no end (both skipped, said once each table), a task without
+# COMPUTE_TASK_INFO (not an operator, as kernel_details has none); one
+# collective of 1000 us. No CANN_API: host_api and host_checks null.
+@test "pd-hotspots: the profiler db: operators, bad rows, missing tables" {
+	local d=$BATS_TEST_TMPDIR
+	python3 - "$d/p.db" "$d/none.db" <<'PY'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+c.execute("CREATE TABLE STRING_IDS (id INTEGER PRIMARY KEY, value TEXT)")
+c.executemany("INSERT INTO STRING_IDS VALUES (?,?)", [(1, "mm"), (2, "MatMul"), (3, "AI_CORE"),
+    (4, "idx"), (5, "Index"), (6, "AI_CPU"), (7, "ms"), (8, "MemSet"), (9, "aic_mac_ratio")])
+c.execute("CREATE TABLE TASK (startNs INTEGER, endNs INTEGER, deviceId INTEGER, connectionId INTEGER, globalTaskId INTEGER, globalPid INTEGER, taskType INTEGER, contextId INTEGER, streamId INTEGER, taskId INTEGER, modelId INTEGER)")
+c.executemany("INSERT INTO TASK (startNs, endNs, globalTaskId) VALUES (?,?,?)", [
+    (1000000, 1100000, 1), ("2000000", "2010000", 2), (3000000, 3005000, 3),
+    (4000000, 3999000, 4), (5000000, None, 5), (6000000, 9000000, 6)])
+c.execute("CREATE TABLE COMPUTE_TASK_INFO (name INTEGER, globalTaskId INTEGER PRIMARY KEY, blockDim INTEGER, mixBlockDim INTEGER, taskType INTEGER, opType INTEGER)")
+c.executemany("INSERT INTO COMPUTE_TASK_INFO (name, globalTaskId, taskType, opType) VALUES (?,?,?,?)", [
+    (1, 1, 3, 2), (4, 2, 6, 5), (7, 3, 3, 8), (1, 4, 3, 2), (1, 5, 3, 2)])
+c.execute("CREATE TABLE TASK_PMU_INFO (globalTaskId INTEGER, name INTEGER, value NUMERIC)")
+c.execute("INSERT INTO TASK_PMU_INFO VALUES (1, 9, 0.9)")
+c.execute("CREATE TABLE COMMUNICATION_OP (opName INTEGER, startNs INTEGER, endNs INTEGER)")
+c.execute("INSERT INTO COMMUNICATION_OP VALUES (1, 1000000, 2000000)")
+c.commit(); c.close()
+sqlite3.connect(sys.argv[2]).execute("CREATE TABLE STRING_IDS (id, value)").connection.close()
+PY
+	sum=$(sha256sum "$d/p.db")
+	run_pd 3 pd-hotspots < <(root_line /r torch_npu 0 ascend_pytorch_profiler_db=$d/p.db)
+	[ "$stderr" = "pd-hotspots: warning: $d/p.db: TASK: 2 rows with no start or end, or an end before the start skipped" ]
+	[ "$(jqr pd.hotspot '[.source,.total_us,.kernels,.short_ops,.skipped_rows,.classes]')" = \
+	    '["ascend_pytorch_profiler_db",115,3,2,2,{"compute_us":110,"comm_us":1000,"memcpy_us":0,"memset_us":5}]' ]
+	[ "$(jqr pd.hotspot '[.top[] | [.name,.type,.core,.total_us,.bound,.bound_ratio]]')" = \
+	    '[["mm","MatMul","AI_CORE",100,"cube",0.9],["idx","Index","AI_CPU",10,null,null],["ms","MemSet","AI_CORE",5,null,null]]' ]
+	[ "$(jqr pd.hotspot '.aicpu')" = '[{"name":"idx","count":1,"total_us":10}]' ]
+	[ "$(jqr pd.hotspot '[.host_api,.host_checks.launches,.host_checks.compile_execute_count]')" = '[null,null,null]' ]
+	# opened read-only: the file is unchanged, no journal beside it
+	[ "$(sha256sum "$d/p.db")" = "$sum" ]
+	[ -z "$(ls "$d" | grep -E 'journal|wal|shm')" ]
+	# no task tables: said, no pd.hotspot
+	run_pd 3 pd-hotspots < <(root_line /r torch_npu 0 ascend_pytorch_profiler_db=$d/none.db)
+	[ "$stderr" = "pd-hotspots: warning: $d/none.db: no TASK, COMPUTE_TASK_INFO or STRING_IDS table: no device operators in this db" ]
+	[ -z "$(jqr pd.hotspot .)" ]
+	# a kernel table beside it is read instead of the db
+	run_pd 0 pd-hotspots < <(root_line /r torch_npu 0 kernel_details=$HF/pmu.csv ascend_pytorch_profiler_db=$d/p.db)
+	[ "$(jqr pd.hotspot .source)" = '"kernel_details"' ]
+	# not a database: said, nothing else
+	printf 'not sqlite\n' >"$d/bad.db"
+	run_pd 3 pd-hotspots < <(root_line /r torch_npu 0 ascend_pytorch_profiler_db=$d/bad.db)
+	[ -z "$(jqr pd.hotspot .)" ]
+}
+
 # op_statistic.csv must agree with the per-kernel table aggregated by type,
 # on every corpus case that has both. Tolerance per type: 0.001 us x count
 # + 0.002 us. Why: kernel_details / op_summary print each duration rounded
@@ -182,13 +273,14 @@ O2=$R2/ASCEND_PROFILER_OUTPUT
 	[ "$(jqr pd.hotspot .type | wc -l)" -ge 8 ]
 }
 
-# What pd-locate finds: 17 Ascend roots; 13 have operator or host API
-# evidence (the DB-only, cluster-only and db export roots have none).
+# What pd-locate finds: 17 Ascend roots; 15 have operator or host API
+# evidence (the two pta_2rank_level1_db roots from their profiler db; the
+# DB-only and cluster-only roots have none).
 @test "pd-hotspots: every root pd-locate finds in the Ascend corpus" {
 	require_corpus
 	run_pd 0 sh -c 'pd-locate "$1" | pd-hotspots' sh "$ASC"
 	[ -z "$stderr" ]
-	[ "$(jqr pd.hotspot .type | wc -l)" -eq 13 ]
+	[ "$(jqr pd.hotspot .type | wc -l)" -eq 15 ]
 }
 
 # Op names and types with bytes that are not UTF-8: three allReduce types

@@ -10,6 +10,12 @@
  * compiles, stream synchronizes right after a launch). From
  * kernel_details also the OP State of the operators (dynamic or static
  * shape) and from operator_details the optimizer steps (Optimizer.step#).
+ * Without any of these tables, the torch_npu db export
+ * (ascend_pytorch_profiler_{rank}.db, export_type=db) gives the same
+ * record: device tasks from TASK joined to COMPUTE_TASK_INFO (the rows of
+ * kernel_details.csv), pipe ratios from TASK_PMU_INFO, collectives from
+ * COMMUNICATION_OP (the HCCL rows of kernel_details) and host API calls
+ * from CANN_API (api_statistic.csv and the CANN lane of trace_view.json).
  * Writes one pd.hotspot per root with any of these; streams every file. */
 #include "hotspots.h"
 
@@ -25,6 +31,7 @@
 #include "pd_num.h"
 #include "pd_patterns.h"
 #include "pd_rec.h"
+#include "pd_sqlite.h"
 #include "pd_trace.h"
 
 /* Kernels shorter than this are "short": msprof-analyze's advisor does not
@@ -703,6 +710,273 @@ read_task_time(struct hot *h, const char *path, const struct pd_tool *t)
 	return 1;
 }
 
+/* ---- the db export (torch_npu export_type=db) ---- */
+
+static const char *
+db_text(sqlite3_stmt *st, int col, const char *dflt)
+{
+	const char *s = (const char *)sqlite3_column_text(st, col);
+
+	return s && *s ? s : dflt;
+}
+
+/* A query that could not run or stopped early: said, the rows before
+ * kept. */
+static void
+db_failed(struct hot *h, sqlite3 *db, const char *path, const char *table,
+    int started)
+{
+	pd_warn(path, 0, "%s: %s; %s", table, sqlite3_errmsg(db),
+	    started ? "the rows before are kept" : "skipped");
+	pd_diag_status(PD_EXIT_INPUT);
+	if (started)
+		h->truncated = 1;
+}
+
+static void
+db_bad_rows(struct hot *h, const char *path, const char *table, long n,
+    const char *what)
+{
+	if (!n)
+		return;
+	pd_warn(path, 0, "%s: %ld rows with %s skipped", table, n, what);
+	pd_diag_status(PD_EXIT_INPUT);
+	h->skipped += n;
+}
+
+/* The task's duration in ns from columns col (start) and col + 1 (end),
+ * integers or integer text; 0 when missing or negative. */
+static int
+db_span(sqlite3_stmt *st, int col, int64_t *ts, int64_t *dur)
+{
+	int64_t b, e;
+
+	if (!pd_sqlite_i64(st, col, &b) || !pd_sqlite_i64(st, col + 1, &e) ||
+	    e < b || (b < 0 && e > INT64_MAX + b))
+		return 0;
+	*ts = b;
+	*dur = e - b;
+	return 1;
+}
+
+/* TASK joined to COMPUTE_TASK_INFO: name, op type, task type (the
+ * Accelerator Core of kernel_details), start and end ns, then the PMU
+ * ratios of pmu_cols (TASK_PMU_INFO, one row per task and metric). */
+static int
+read_db_kernels(struct hot *h, sqlite3 *db, const char *path,
+    const struct pd_tool *t)
+{
+	char sql[4096];
+	size_t n;
+	sqlite3_stmt *st = NULL;
+	int i, j, rc, pmu = pd_sqlite_has_table(db, "TASK_PMU_INFO");
+	long bad = 0;
+	int64_t ts, dur;
+	double p[NPIPE];
+
+	if (!pd_sqlite_has_table(db, "TASK") ||
+	    !pd_sqlite_has_table(db, "COMPUTE_TASK_INFO") ||
+	    !pd_sqlite_has_table(db, "STRING_IDS")) {
+		pd_warn(path, 0, "no TASK, COMPUTE_TASK_INFO or STRING_IDS "
+		    "table: no device operators in this db");
+		pd_diag_status(PD_EXIT_INPUT);
+		return 0;
+	}
+	n = (size_t)snprintf(sql, sizeof sql, "SELECT n.value, o.value, "
+	    "k.value, t.startNs, t.endNs");
+	for (i = 0; i < NPIPE; i++)
+		for (j = 0; j < 2; j++)
+			n += (size_t)snprintf(sql + n, sizeof sql - n,
+			    pmu && pmu_cols[i][j] ? ", m.%s" : ", NULL",
+			    pmu_cols[i][j]);
+	n += (size_t)snprintf(sql + n, sizeof sql - n, " FROM "
+	    "COMPUTE_TASK_INFO c JOIN TASK t ON t.globalTaskId = "
+	    "c.globalTaskId LEFT JOIN STRING_IDS n ON n.id = c.name LEFT JOIN "
+	    "STRING_IDS o ON o.id = c.opType LEFT JOIN STRING_IDS k ON k.id = "
+	    "c.taskType");
+	if (pmu) {
+		n += (size_t)snprintf(sql + n, sizeof sql - n, " LEFT JOIN "
+		    "(SELECT p.globalTaskId AS g");
+		for (i = 0; i < NPIPE; i++)
+			for (j = 0; j < 2; j++)
+				if (pmu_cols[i][j])
+					n += (size_t)snprintf(sql + n,
+					    sizeof sql - n, ", max(CASE WHEN "
+					    "s.value = '%s' THEN p.value END) "
+					    "AS %s", pmu_cols[i][j],
+					    pmu_cols[i][j]);
+		n += (size_t)snprintf(sql + n, sizeof sql - n, " FROM "
+		    "TASK_PMU_INFO p JOIN STRING_IDS s ON s.id = p.name GROUP "
+		    "BY p.globalTaskId) m ON m.g = c.globalTaskId");
+	}
+	snprintf(sql + n, sizeof sql - n, " ORDER BY t.startNs, t.rowid");
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+		db_failed(h, db, path, "TASK", 0);
+		sqlite3_finalize(st);
+		return 0;
+	}
+	h->have_kernels = 1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int any = 0;
+
+		if (!db_span(st, 3, &ts, &dur)) {
+			bad++;
+			continue;
+		}
+		for (i = 0; i < NPIPE; i++) {
+			p[i] = 0;
+			for (j = 0; j < 2; j++) {
+				int c = 5 + 2 * i + j;
+				int ty = sqlite3_column_type(st, c);
+				double v = sqlite3_column_double(st, c);
+
+				if ((ty == SQLITE_INTEGER ||
+				    ty == SQLITE_FLOAT) && isfinite(v) &&
+				    v > p[i])
+					p[i] = v;
+			}
+			any |= p[i] > 0;
+		}
+		add_kernel(h, db_text(st, 0, "N/A"), db_text(st, 1, "N/A"),
+		    db_text(st, 2, "N/A"), (double)dur / 1e3, any ? p : NULL,
+		    t);
+	}
+	if (rc != SQLITE_DONE)
+		db_failed(h, db, path, "TASK", 1);
+	sqlite3_finalize(st);
+	db_bad_rows(h, path, "TASK", bad, "no start or end, or an end "
+	    "before the start");
+	return 1;
+}
+
+/* COMMUNICATION_OP: the collectives (the HCCL rows of kernel_details),
+ * communication time, kept out of the operators. */
+static void
+read_db_comm(struct hot *h, sqlite3 *db, const char *path)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t ts, dur;
+	long bad = 0;
+	int rc;
+
+	if (!pd_sqlite_has_table(db, "COMMUNICATION_OP"))
+		return;		/* one rank, no collective */
+	if (sqlite3_prepare_v2(db, "SELECT startNs, endNs FROM "
+	    "COMMUNICATION_OP ORDER BY startNs, rowid", -1, &st, NULL) !=
+	    SQLITE_OK) {
+		db_failed(h, db, path, "COMMUNICATION_OP", 0);
+		sqlite3_finalize(st);
+		return;
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (db_span(st, 0, &ts, &dur))
+			h->comm_us += (double)dur / 1e3;
+		else
+			bad++;
+	}
+	if (rc != SQLITE_DONE)
+		db_failed(h, db, path, "COMMUNICATION_OP", 1);
+	sqlite3_finalize(st);
+	db_bad_rows(h, path, "COMMUNICATION_OP", bad, "no start or end, or "
+	    "an end before the start");
+}
+
+/* CANN_API: host API time by name, level from ENUM_API_TYPE (as
+ * api_statistic.csv), and the launch / synchronize order of the CANN
+ * lane (node "launch", aclrtSynchronizeStream*). 1 when read. */
+static int
+read_db_api(struct hot *h, sqlite3 *db, const char *path)
+{
+	sqlite3_stmt *st = NULL;
+	struct hostev *e = NULL;
+	size_t ne = 0, cap = 0, i;
+	int64_t ts, dur;
+	long bad = 0;
+	int rc, en = pd_sqlite_has_table(db, "ENUM_API_TYPE");
+	struct agg *g;
+
+	if (!pd_sqlite_has_table(db, "CANN_API") ||
+	    !pd_sqlite_has_table(db, "STRING_IDS"))
+		return 0;
+	if (sqlite3_prepare_v2(db, en ? "SELECT s.value, e.name, a.startNs, "
+	    "a.endNs FROM CANN_API a LEFT JOIN STRING_IDS s ON s.id = a.name "
+	    "LEFT JOIN ENUM_API_TYPE e ON e.id = a.type ORDER BY a.startNs, "
+	    "a.rowid" : "SELECT s.value, NULL, a.startNs, a.endNs FROM "
+	    "CANN_API a LEFT JOIN STRING_IDS s ON s.id = a.name ORDER BY "
+	    "a.startNs, a.rowid", -1, &st, NULL) != SQLITE_OK) {
+		db_failed(h, db, path, "CANN_API", 0);
+		sqlite3_finalize(st);
+		return 0;
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *name = db_text(st, 0, "N/A");
+		const char *level = db_text(st, 1, NULL);
+		int sync;
+
+		if (!db_span(st, 2, &ts, &dur)) {
+			bad++;
+			continue;
+		}
+		g = table_get(&h->api, name, level, NULL);
+		g->count++;
+		g->total_us += (double)dur / 1e3;
+		if (strcmp(name, "aclopCompileAndExecute") == 0)
+			h->compile_count = (h->compile_count < 0 ? 0 :
+			    h->compile_count) + 1;
+		if (strcmp(name, "launch") == 0 && level &&
+		    strcmp(level, "node") == 0)
+			sync = 0;
+		else if (strncmp(name, "aclrtSynchronizeStream", 22) == 0)
+			sync = 1;
+		else
+			continue;
+		if (ne == cap) {
+			cap = cap ? 2 * cap : 256;
+			e = pd_xrealloc(e, cap * sizeof *e);
+		}
+		e[ne].ts = ts;
+		e[ne++].sync = sync;
+	}
+	if (rc != SQLITE_DONE)
+		db_failed(h, db, path, "CANN_API", 1);
+	sqlite3_finalize(st);
+	db_bad_rows(h, path, "CANN_API", bad, "no start or end, or an end "
+	    "before the start");
+	if (ne > 1)
+		qsort(e, ne, sizeof *e, by_ts);
+	for (i = 0; i < ne; i++) {
+		if (!e[i].sync)
+			h->launches++;
+		else if (i > 0 && !e[i - 1].sync)
+			h->sync_after_launch++;
+	}
+	free(e);
+	h->have_trace = 1;
+	if (h->compile_count < 0)
+		h->compile_count = 0;
+	return 1;
+}
+
+/* The device tables and, when no api_statistic / trace_view was read,
+ * the host calls. 1 when the device tasks were read. */
+static int
+read_db(struct hot *h, const char *path, int want_api, int *have_api,
+    const struct pd_tool *t)
+{
+	sqlite3 *db = pd_sqlite_open(path);
+	int ok;
+
+	if (!db)
+		return 0;
+	ok = read_db_kernels(h, db, path, t);
+	if (ok)
+		read_db_comm(h, db, path);
+	if (want_api && read_db_api(h, db, path))
+		*have_api = 1;
+	sqlite3_close(db);
+	return ok;
+}
+
 static double
 ratio(double part, double whole)
 {
@@ -965,6 +1239,10 @@ hotspots_ascend(json_t *root, const struct pd_tool *t)
 	}
 	if ((p = pd_root_export(root, "trace_view", 0)))
 		read_trace(&h, p);
+	if (!h.source &&
+	    (p = pd_root_export(root, "ascend_pytorch_profiler_db", 0)) &&
+	    read_db(&h, p, !have_api && !h.have_trace, &have_api, t))
+		h.source = "ascend_pytorch_profiler_db";
 	if (h.source || have_api || have_cpu || h.have_trace)
 		emit(&h, root, t, have_api, have_cpu);
 	table_free(&h.ops);
