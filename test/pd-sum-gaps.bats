@@ -136,6 +136,72 @@ gaps() {
 	[ "$(printf '%s\n' "$output" | jq -r .type)" = pd.root ]
 }
 
+# pta_2rank_level1_db (export_type=db): no trace_view.json, so the lanes of
+# ascend_pytorch_profiler_0.db. Figures from python3's sqlite3 on that
+# file: TASK (all 552 device tasks, as the Ascend Hardware lane holds them)
+# min(startNs) to max(endNs) = 171971496 ns; the union of the task
+# intervals, sorted by start, 108005140 ns busy, 63966356 idle, 0.37196;
+# streams 4 (312 tasks), 2 (232), 3 (6), 0 (2); select sum(endNs -
+# startNs) from OVERLAP_ANALYSIS where type = 3 (free) -> 25258144;
+# CANN_API named aclrtSynchronize%: 8 calls; node "launch" 191, 2 of them
+# followed by an aclrtSynchronizeStream* call (as pd-hotspots counts);
+# STEP_TIME one row. The text export of a similar run gives span 177633.189,
+# busy 111944.227, idle ratio 0.3698, free 25744.05, 191 launches, 2 after.
+@test "pd-sum-gaps corpus: pta_2rank_level1_db from the profiler db" {
+	require_corpus
+	run_pd 0 sh -c 'pd-locate "$1" | pd-sum-gaps' sh "$CORPUS/ascend/pta_2rank_level1_db/rank0_ascend_pt"
+	[ -z "$stderr" ]
+	[ "$(jqr pd.gaps '[.source,.span_us,.busy_us,.idle_us,.idle_ratio,[.streams[] | [.stream,.activities]]]')" = \
+	    '["ascend_pytorch_profiler_db",171971.496,108005.14,63966.356,0.372,[[4,312],[2,232],[3,6],[0,2]]]' ]
+	[ "$(jqr pd.gaps '[.free_us,.node_launch,.sync_after_launch,.sync_calls,.steps,.skipped_events,.truncated]')" = \
+	    '[25258.144,191,2,8,1,0,false]' ]
+	# the same keys as from the text export
+	db=$(jqr pd.gaps '[keys, (.streams[0] | keys), (.launch | keys)]')
+	gaps torch_npu trace_view "$CORPUS/ascend/pta_2rank_level1_text/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json"
+	[ "$(jqr pd.gaps '[keys, (.streams[0] | keys), (.launch | keys)]')" = "$db" ]
+}
+
+# A profiler db written here (python3 sqlite3; times in ns): stream 2
+# tasks [100, 150] and [300, 350] us, stream 3 [320, 400] with its times as
+# text, one task ending before it starts (skipped, said); span 100..400 =
+# 300, busy 50 + 100 = 150, idle 150. CANN_API: node launch at 90 and 250,
+# aclrtSynchronizeStream at 260 for 10 us: 1 of 2 launches followed by a
+# sync, one sync call, inside STEP_TIME [80, 500]. OVERLAP_ANALYSIS: free
+# (type 3) 150 us, a compute row (type 0) not counted.
+@test "pd-sum-gaps: the profiler db: lanes, a bad row, a db without TASK" {
+	local d=$BATS_TEST_TMPDIR
+	python3 - "$d/p.db" "$d/none.db" <<'PY'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+c.execute("CREATE TABLE STRING_IDS (id INTEGER PRIMARY KEY, value TEXT)")
+c.executemany("INSERT INTO STRING_IDS VALUES (?,?)", [(1, "launch"), (2, "aclrtSynchronizeStream")])
+c.execute("CREATE TABLE ENUM_API_TYPE (id INTEGER PRIMARY KEY, name TEXT)")
+c.executemany("INSERT INTO ENUM_API_TYPE VALUES (?,?)", [(10000, "node"), (20000, "acl")])
+c.execute("CREATE TABLE TASK (startNs INTEGER, endNs INTEGER, deviceId INTEGER, connectionId INTEGER, globalTaskId INTEGER, globalPid INTEGER, taskType INTEGER, contextId INTEGER, streamId INTEGER)")
+c.executemany("INSERT INTO TASK (startNs, endNs, connectionId, streamId) VALUES (?,?,?,?)", [
+    (100000, 150000, 1, 2), (300000, 350000, 2, 2), ("320000", "400000", None, 3), (200000, 199000, None, 3)])
+c.execute("CREATE TABLE CANN_API (startNs INTEGER, endNs INTEGER, type INTEGER, globalTid INTEGER, connectionId INTEGER PRIMARY KEY, name INTEGER)")
+c.executemany("INSERT INTO CANN_API (startNs, endNs, type, connectionId, name) VALUES (?,?,?,?,?)", [
+    (90000, 95000, 10000, 1, 1), (250000, 255000, 10000, 2, 1), (260000, 270000, 20000, 3, 2)])
+c.execute("CREATE TABLE STEP_TIME (id INTEGER, startNs INTEGER, endNs INTEGER)")
+c.execute("INSERT INTO STEP_TIME VALUES (1, 80000, 500000)")
+c.execute("CREATE TABLE OVERLAP_ANALYSIS (id INTEGER PRIMARY KEY AUTOINCREMENT, deviceId integer, startNs integer, endNs integer, type integer)")
+c.executemany("INSERT INTO OVERLAP_ANALYSIS (startNs, endNs, type) VALUES (?,?,?)", [(150000, 300000, 3), (100000, 150000, 0)])
+c.commit(); c.close()
+sqlite3.connect(sys.argv[2]).execute("CREATE TABLE STRING_IDS (id, value)").connection.close()
+PY
+	sum=$(sha256sum "$d/p.db")
+	RC=3 gaps torch_npu ascend_pytorch_profiler_db "$d/p.db"
+	[ "$stderr" = "pd-sum-gaps: warning: $d/p.db: TASK: 1 rows with no start or end, or an end before the start skipped" ]
+	[ "$(jqr pd.gaps '[.source,.span_us,.busy_us,.idle_us,.idle_ratio,.skipped_events,.truncated]')" = '["ascend_pytorch_profiler_db",300,150,150,0.5,1,false]' ]
+	[ "$(jqr pd.gaps '[.free_us,.node_launch,.sync_after_launch,.sync_after_launch_ratio,.sync_calls,.sync_in_step,.sync_in_step_us,.steps]')" = '[150,2,1,0.5,1,1,10,1]' ]
+	[ "$(sha256sum "$d/p.db")" = "$sum" ]
+	[ -z "$(ls "$d" | grep -E 'journal|wal|shm')" ]
+	RC=3 gaps torch_npu ascend_pytorch_profiler_db "$d/none.db"
+	[ "$stderr" = "pd-sum-gaps: warning: $d/none.db: no TASK table: no device timeline in this db" ]
+	[ -z "$(jqr pd.gaps .)" ]
+}
+
 # Cut after line 40: the events read are the step, 7 runtime calls and
 # kernels C, A, B (11): stream 7 busy 5+100+50 = 155 of 425, host wait
 # 250, kernel wait 20.

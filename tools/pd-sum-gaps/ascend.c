@@ -7,6 +7,9 @@
  * the device tasks it started), "Overlap Analysis" (its "Free" events),
  * "Python" (ProfilerStep#N). When a lane's process_name comes after some
  * of its events, the file is read a second time with all names known.
+ * Without trace_view.json, the same lanes from the torch_npu db export
+ * (ascend_pytorch_profiler_{rank}.db, export_type=db): TASK, CANN_API,
+ * STEP_TIME and OVERLAP_ANALYSIS.
  * Writes: one pd.gaps record with the core keys, plus free_us,
  * node_launch, sync_after_launch, sync_after_launch_ratio. */
 #include "sum_gaps.h"
@@ -20,6 +23,7 @@
 #include "pd_kineto.h"
 #include "pd_locate.h"
 #include "pd_rec.h"
+#include "pd_sqlite.h"
 #include "pd_trace.h"
 
 enum { L_OTHER, L_HW, L_CANN, L_OVERLAP, L_UNKNOWN };
@@ -45,6 +49,8 @@ struct asc {
 	uint64_t missing;
 	const char *path;
 	int late;		/* a lane we use was named after its events */
+	int dbtrunc;		/* the db export: a query stopped early */
+	int64_t rows;		/* and the rows read */
 };
 
 static int64_t
@@ -225,6 +231,8 @@ asc_reset(struct asc *a, int keep_lanes)
 	a->free_ns = a->nfree = 0;
 	a->missing = 0;
 	a->late = 0;
+	a->dbtrunc = 0;
+	a->rows = 0;
 	if (!keep_lanes)
 		a->nl = 0;
 	for (i = 0; i < a->nl; i++)
@@ -242,6 +250,176 @@ has_lane(struct asc *a, int kind)
 	return 0;
 }
 
+/* ---- the db export (torch_npu export_type=db) ----
+ * TASK: every device task (the Ascend Hardware lane: stream streamId,
+ * connectionId the link to the host call); CANN_API: the CANN lane (name
+ * from STRING_IDS, level from ENUM_API_TYPE: node "launch" is
+ * Node@launch); STEP_TIME: the ProfilerStep# windows; OVERLAP_ANALYSIS
+ * type 3: the Free events of the Overlap Analysis lane. */
+
+static int
+db_span(sqlite3_stmt *st, int col, int64_t *ts, int64_t *dur)
+{
+	int64_t b, e;
+
+	if (!pd_sqlite_i64(st, col, &b) || !pd_sqlite_i64(st, col + 1, &e) ||
+	    e < b || (b < 0 && e > INT64_MAX + b))
+		return 0;
+	*ts = b;
+	*dur = e - b;
+	return 1;
+}
+
+/* Run sql; row() per row with a valid span at column 0 and 1; rows
+ * without one are counted and said once. -1 when the table is missing,
+ * else the rows read. */
+static long
+db_rows(struct asc *a, sqlite3 *db, const char *table, const char *sql,
+    void (*row)(struct asc *, sqlite3_stmt *, int64_t, int64_t))
+{
+	sqlite3_stmt *st = NULL;
+	int64_t ts, dur;
+	long n = 0, bad = 0;
+	int rc;
+
+	if (!pd_sqlite_has_table(db, table))
+		return -1;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+		pd_warn(a->path, 0, "%s: %s; skipped", table,
+		    sqlite3_errmsg(db));
+		pd_diag_status(PD_EXIT_INPUT);
+		sqlite3_finalize(st);
+		return -1;
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (!db_span(st, 0, &ts, &dur)) {
+			bad++;
+			continue;
+		}
+		row(a, st, ts, dur);
+		n++;
+		a->rows++;
+	}
+	if (rc != SQLITE_DONE) {
+		pd_warn(a->path, 0, "%s: %s; the rows before are kept", table,
+		    sqlite3_errmsg(db));
+		pd_diag_status(PD_EXIT_INPUT);
+		a->dbtrunc = 1;
+	}
+	sqlite3_finalize(st);
+	if (bad) {
+		pd_warn(a->path, 0, "%s: %ld rows with no start or end, or an "
+		    "end before the start skipped", table, bad);
+		pd_diag_status(PD_EXIT_INPUT);
+		a->missing += (uint64_t)bad;
+	}
+	return n;
+}
+
+static void
+db_task(struct asc *a, sqlite3_stmt *st, int64_t ts, int64_t dur)
+{
+	int64_t stream, id;
+	int has_id = pd_sqlite_i64(st, 3, &id);
+
+	if (!pd_sqlite_i64(st, 2, &stream))
+		stream = -1;
+	gaps_activity(&a->g, 0, 0, stream, ts, dur, has_id, id);
+}
+
+static void
+db_cann(struct asc *a, sqlite3_stmt *st, int64_t ts, int64_t dur)
+{
+	const char *name = (const char *)sqlite3_column_text(st, 2);
+	const char *level = (const char *)sqlite3_column_text(st, 3);
+	int64_t id;
+
+	if (pd_sqlite_i64(st, 4, &id))
+		gaps_launch(&a->g, id, ts, dur, 1);
+	if (!name)
+		return;
+	if (strcmp(name, "launch") == 0 && level && strcmp(level, "node") == 0)
+		seq_push(a, ts, 0);
+	else if (strncmp(name, "aclrtSynchronizeStream", 22) == 0)
+		seq_push(a, ts, 1);
+	if (strncmp(name, "aclrtSynchronize", 16) == 0)
+		gaps_sync(&a->g, ts, dur);
+}
+
+static void
+db_step(struct asc *a, sqlite3_stmt *st, int64_t ts, int64_t dur)
+{
+	(void)st;
+	gaps_step(&a->g, ts, dur);
+}
+
+static void
+db_free(struct asc *a, sqlite3_stmt *st, int64_t ts, int64_t dur)
+{
+	(void)st;
+	(void)ts;
+	a->free_ns += dur;
+	a->nfree++;
+}
+
+/* pd.gaps from ascend_pytorch_profiler_{rank}.db; 0 when it has no TASK
+ * table (said). */
+static int
+sum_gaps_db(json_t *root, const char *path, const struct pd_tool *t)
+{
+	struct asc a;
+	sqlite3 *db;
+	json_t *rec;
+	long cann, ov;
+	int en;
+
+	memset(&a, 0, sizeof a);
+	a.path = path;
+	asc_reset(&a, 0);
+	if (!(db = pd_sqlite_open(path))) {
+		gaps_free(&a.g);
+		return 0;
+	}
+	if (db_rows(&a, db, "TASK", "SELECT startNs, endNs, streamId, "
+	    "connectionId FROM TASK ORDER BY startNs, rowid", db_task) < 0) {
+		pd_warn(path, 0, "no TASK table: no device timeline in this db");
+		pd_diag_status(PD_EXIT_INPUT);
+		sqlite3_close(db);
+		gaps_free(&a.g);
+		return 0;
+	}
+	en = pd_sqlite_has_table(db, "ENUM_API_TYPE");
+	cann = pd_sqlite_has_table(db, "STRING_IDS") ? db_rows(&a, db,
+	    "CANN_API", en ? "SELECT a.startNs, a.endNs, s.value, e.name, "
+	    "a.connectionId FROM CANN_API a LEFT JOIN STRING_IDS s ON s.id = "
+	    "a.name LEFT JOIN ENUM_API_TYPE e ON e.id = a.type ORDER BY "
+	    "a.startNs, a.rowid" : "SELECT a.startNs, a.endNs, s.value, NULL, "
+	    "a.connectionId FROM CANN_API a LEFT JOIN STRING_IDS s ON s.id = "
+	    "a.name ORDER BY a.startNs, a.rowid", db_cann) : -1;
+	db_rows(&a, db, "STEP_TIME", "SELECT startNs, endNs FROM STEP_TIME "
+	    "ORDER BY startNs, rowid", db_step);
+	ov = db_rows(&a, db, "OVERLAP_ANALYSIS", "SELECT startNs, endNs FROM "
+	    "OVERLAP_ANALYSIS WHERE type = 3 ORDER BY startNs, rowid",
+	    db_free);
+	sqlite3_close(db);
+	rec = pd_rec_new("pd.gaps", 1, root);
+	pd_set_str(rec, "source", "ascend_pytorch_profiler_db");
+	gaps_fill(&a.g, rec, t->topn);
+	pd_set_int(rec, "events", a.rows);	/* table rows read */
+	pd_set_int(rec, "skipped_events", (int64_t)a.missing);
+	pd_set_bool(rec, "truncated", a.dbtrunc);
+	if (ov >= 0)
+		pd_set_real(rec, "free_us", (double)a.free_ns / 1000.0, 3);
+	else
+		pd_set_null(rec, "free_us");
+	seq_fill(&a, rec, cann >= 0);
+	pd_rec_emit(rec);
+	gaps_free(&a.g);
+	free(a.l);
+	free(a.q);
+	return a.missing || a.dbtrunc ? PD_EXIT_INPUT : 0;
+}
+
 int
 sum_gaps_ascend(json_t *root, const struct pd_tool *t)
 {
@@ -255,7 +433,9 @@ sum_gaps_ascend(json_t *root, const struct pd_tool *t)
 
 	memset(&a, 0, sizeof a);
 	if (!(a.path = pd_root_export(root, "trace_view", 0)))
-		return 0;
+		return (a.path = pd_root_export(root,
+		    "ascend_pytorch_profiler_db", 0)) ?
+		    sum_gaps_db(root, a.path, t) : 0;
 	asc_reset(&a, 0);
 	cb.ctx = &a;
 	/* warnings and exit status come from this first reading */
