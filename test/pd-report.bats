@@ -12,16 +12,25 @@ setup() {
 	sed "s|@DIR@|$FIX/pd-report/run|g" "$FIX/pd-report/stream.jsonl.in" >"$S"
 }
 
-# Formatting used by report.md and report.html (the C printf formats of
-# tools/pd-report/atomic.c, done again here with awk's printf).
-# null is printed as "-".
-us() { awk -v x="$1" 'BEGIN { if (x == "null") { printf "-"; exit }
+# Formatting used by report.md and report.html (tools/pd-report/fmt.c,
+# done again here with awk): three significant digits, trailing zeros
+# dropped, in the unit that keeps the value under 1000; ratios as
+# percentages with one decimal; null is printed as "-".
+us() { awk -v x="$1" 'function sig(v,  b, s) { b = v < 0 ? -v : v
+		if (b < 0.0005) v = 0
+		if (b >= 99.95) s = sprintf("%.0f", v)
+		else if (b >= 9.995) s = sprintf("%.1f", v)
+		else if (b >= 0.9995 || v == 0) s = sprintf("%.2f", v)
+		else s = sprintf("%.3g", v)
+		if (s ~ /\./ && s !~ /e/) { sub(/0+$/, "", s); sub(/\.$/, "", s) }
+		return s == "-0" ? "0" : s }
+	BEGIN { if (x == "null") { printf "-"; exit }
 	a = x < 0 ? -x : x
-	if (a >= 1e6) printf "%.3f s", x / 1e6
-	else if (a >= 1e3) printf "%.3f ms", x / 1e3
-	else printf "%.3f us", x }'; }
+	if (a < 999.5) printf "%s \302\265s", sig(x)
+	else if (a < 999.5e3) printf "%s ms", sig(x / 1e3)
+	else printf "%s s", sig(x / 1e6) }'; }
 pct() { awk -v x="$1" 'BEGIN { if (x == "null") printf "-"
-	else printf "%.2f %%", x * 100 }'; }
+	else printf "%.1f %%", x * 100 }'; }
 
 # agree DIR: the dominant bottleneck and the numbers of report.json appear
 # in report.md and in report.html.
@@ -132,7 +141,64 @@ agree() {
 @test "pd-report: report.md and report.html agree with report.json" {
 	run_pd pd-report -o "$D/out" <"$S"
 	agree "$D/out"
-	grep -qF '| step_us | 1.400 ms | 1.050 ms | -25.00 % | improved |' "$D/out/report.md"
+	grep -qF '| step time | 1.4 ms | 1.05 ms | -25.0 % | improved |' "$D/out/report.md"
+}
+
+@test "pd-report: the pages name the job, the ranks, the rules; units for people" {
+	run_pd pd-report -o "$D/out" <"$S"
+	m=$D/out/report.md h=$D/out/report.html
+	# the run id job-7 is the job's name; no second line repeats it
+	[ "$(jq -r .name "$D/out/report.json")" = job-7 ]
+	[ "$(head -n 1 "$m")" = "# perfdiag report: job-7" ]
+	! grep -q '^Run `' "$m"
+	grep -qF '<h1>perfdiag report: job-7</h1>' "$h"
+	# pd.profile: ranks 2, world_size 2
+	grep -qF '| ranks | 2 ranks |' "$m"
+	grep -qF '<tr><th>ranks</th><td>2 ranks</td></tr>' "$h"
+	! grep -q 'world size' "$m" "$h"
+	# rank 0's mean step 1100 us, its computing 1600 / 2 steps
+	grep -qF '| rank 0 | 2 | 1.1 ms | 800 µs |' "$m"
+	# the candidates chart is labelled by the rules' titles, the id in
+	# the tooltip
+	grep -qF '<text x="8" y="25.0">MatMul dominates device time<title>MatMul dominates device time (matmul_hot)</title></text>' "$h"
+	grep -qF '>Device idle between tasks<title>' "$h"
+	# the fix once: the dominant card and the summary, not again in the
+	# candidates or the next actions
+	[ "$(grep -c 'pad hidden size from 1000 to 1008' "$m")" = 1 ]
+	[ "$(grep -o 'pad MatMul shapes to multiples of 16' "$h" | wc -l)" = 1 ]
+	grep -qF '1. try the proposed fix (above)' "$m"
+	# the other candidate's fix is still shown
+	grep -qF '<b>Fix:</b> reduce host launch overhead' "$h"
+	# the comparison's metrics by name, ids as code
+	grep -qF '<td>step time <code>step_us</code></td><td class="n">1.4 ms</td><td class="n">1.05 ms</td><td class="n">-25.0 %</td>' "$h"
+}
+
+@test "pd-report: a single-process job says so; no world size or rank dash" {
+	# rank 0 alone, without its rank: a single-process trace
+	grep -v -e '"rank":1' -e pd.comparison "$S" | jq -c \
+	    'if .rank == 0 then .rank = null else . end
+	    | if .type == "pd.profile" then .ranks = 1 | .world_size = null
+	    else . end' >"$D/one.jsonl"
+	run_pd pd-report -o "$D/out" <"$D/one.jsonl"
+	grep -qF '| ranks | single process |' "$D/out/report.md"
+	grep -qF '| single process | 2 | 1.1 ms |' "$D/out/report.md"
+	grep -qF '<td>single process</td>' "$D/out/report.html"
+	! grep -qE 'world size|rank -|>-</text>' "$D/out/report.md" "$D/out/report.html"
+}
+
+@test "pd-report: a job is named by its folder, not by its trace's path" {
+	# a single-process trace: the run id is the trace file, a root
+	sed 's|"job-7"|"@T@"|g; s|@T@|'"$FIX"'/pd-report/run/rank0|g' "$S" >"$D/a.jsonl"
+	run_pd pd-report -o "$D/a" <"$D/a.jsonl"
+	[ "$(jq -r .name "$D/a/report.json")" = run ]
+	grep -qF "Run \`$FIX/pd-report/run/rank0\`" "$D/a/report.md"
+	# a Kineto job with a world size; an archive's ending goes
+	sed 's|"job-7"|"/data/jobs/llama-70b#world_size=8"|g' "$S" >"$D/b.jsonl"
+	run_pd pd-report -o "$D/b" <"$D/b.jsonl"
+	[ "$(jq -r .name "$D/b/report.json")" = llama-70b ]
+	sed 's|"job-7"|"/data/job x.tar.gz"|g' "$S" >"$D/c.jsonl"
+	run_pd pd-report -o "$D/c" <"$D/c.jsonl"
+	[ "$(jq -r .name "$D/c/report.json")" = "job x" ]
 }
 
 @test "pd-report: meta documents" {
@@ -260,8 +326,9 @@ agree() {
 	[ "$(jq -r .dominant.domain "$r/report.json")" = input_pipeline ]
 	[ "$(jq -c .dominant.impact "$r/report.json")" = 0.8159 ]
 	[ "$(jq -r .comparison.verdict "$r/report.json")" = improved ]
-	# mean ProfilerStep#N: 32.402 ms before, 11.469 ms after (README)
-	[[ "$output" == *"step time 32.402 ms -> 11.469 ms"* ]]
+	# mean ProfilerStep#N: 32.402 ms before, 11.469 ms after (README),
+	# to three significant digits
+	[[ "$output" == *"step time 32.4 ms -> 11.5 ms"* ]]
 	# a rerun gives the same files
 	cp -R "$r" "$D/r0"
 	run_pd sh "$TOP/share/examples/demo.sh" "$D/demo"

@@ -35,7 +35,7 @@ check_page() {
 		return 1
 	fi
 	# the page was parsed and its charts are in the DOM
-	grep -q '<h1>perfdiag report</h1>' "$dom"
+	grep -q '<h1>perfdiag report' "$dom"
 	[ "$(grep -o '<svg ' "$dom" | wc -l)" -ge 3 ]
 	[ "$(grep -o '<rect ' "$dom" | wc -l)" -ge 3 ]
 	! grep -q '<script' "$dom"
@@ -68,6 +68,7 @@ check_page() {
 	sed "s|@DIR@|$FIX/pd-report/run|g" "$FIX/pd-report/stream.jsonl.in" >"$D/s.jsonl"
 	run_pd pd-report -o "$D/out" "$D/s.jsonl"
 	check_page "$D/out/report.html"
+	grep -qF '<h1>perfdiag report: job-7</h1>' "$dom"
 	for id in chart-steps chart-candidates chart-hotspots chart-memory chart-comparison; do
 		grep -q "<svg id=\"$id\"" "$dom"
 	done

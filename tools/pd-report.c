@@ -469,34 +469,21 @@ counts_of(struct ctx *c, struct pd_run *run)
 	return v;
 }
 
-/* A name for a run's directory, readable and safe: the last component of
- * its id (the job's directory or archive, or pd-collect's run id) without
- * an archive's ending or a "#..." suffix, every byte other than letters,
- * digits, '.', '_', '+', '-' made '_', at most 64 bytes, never starting
- * with '.'; "run" when nothing is left. Made unique (-2, -3, ...) against
- * the names taken (and the index's files). */
+/* A name for a run's directory, readable and safe: the job's name
+ * (report_job_name), every byte other than letters, digits, '.', '_',
+ * '+', '-' made '_', at most 64 bytes, never starting with '.'; "run"
+ * when nothing is left. Made unique (-2, -3, ...) against the names taken
+ * (and the index's files). */
 static char *
-run_name(const char *id, json_t *taken)
+run_name(const char *id, json_t *roots, json_t *taken)
 {
 	char buf[80], *t, *name;
-	const char *b, *e, *h;
-	size_t n = 0, k;
+	const char *b;
+	size_t n = 0;
 	int i;
 
-	if (!id)
-		id = "";
-	e = id + strlen(id);
-	while (e > id && e[-1] == '/')
-		e--;
-	for (b = e; b > id && b[-1] != '/'; b--)
-		;
-	if ((h = memchr(b, '#', (size_t)(e - b))) && h > b)
-		e = h;
-	t = pd_xmalloc((size_t)(e - b) + 1);
-	memcpy(t, b, (size_t)(e - b));
-	t[e - b] = 0;
-	if ((k = (size_t)pd_archive_name(t)) > 0 && k < strlen(t))
-		t[strlen(t) - k] = 0;
+	if (!(t = report_job_name(id, roots)))
+		t = pd_xstrdup("");
 	for (b = t; *b && n < 64; b++) {
 		int ok = (*b >= 'a' && *b <= 'z') || (*b >= 'A' && *b <= 'Z') ||
 		    (*b >= '0' && *b <= '9') || strchr("._+-", *b);
@@ -662,7 +649,8 @@ report_all(struct ctx *c, size_t nruns)
 	}
 	for (i = 0; i < nruns; i++) {
 		struct pd_run *run = pd_runs_get(c->in.runs, i);
-		char *name = run_name(json_string_value(run->id), taken);
+		char *name = run_name(json_string_value(run->id), run->roots,
+		    taken);
 
 		json_array_append_new(runs, one_of_many(c, run, name));
 		free(name);
@@ -674,7 +662,7 @@ report_all(struct ctx *c, size_t nruns)
 
 		if (json_array_size(d->runs) > 0)
 			continue;
-		name = run_name(d->path, taken);
+		name = run_name(d->path, NULL, taken);
 		if (!d->failed) {
 			pd_warn(d->path, 0, "no profiler output found");
 			pd_diag_status(PD_EXIT_INPUT);

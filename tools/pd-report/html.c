@@ -44,16 +44,7 @@ static const char css[] =
     "footer{margin:32px 0 8px;color:#5b6475;font-size:12px}"
     "code,td,p,li{overflow-wrap:anywhere}.run{margin:0 0 4px}";
 
-static const struct { const char *key, *label, *color; } segs[] = {
-	{ "computing_us", "computing", "#3b6fd8" },
-	{ "comm_not_overlapped_us", "comm not overlapped", "#e67e22" },
-	{ "free_us", "free", "#b8c0cc" },
-	{ "preparing_us", "preparing", "#9b59b6" },
-	{ "bubble_us", "bubble", "#e74c3c" },
-	{ "input_us", "data loading", "#16a085" },
-	{ "other_us", "other", "#7f8c8d" },
-	{ NULL, NULL, NULL }
-};
+#define segs report_segs
 
 static void
 esc(FILE *f, const char *s)
@@ -114,34 +105,6 @@ num(json_t *o, const char *key)
 	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
-static const char *
-dbytes(double x)
-{
-	json_t *v = json_real(x);
-	const char *s = fmt_bytes(v);
-
-	json_decref(v);
-	return s;
-}
-
-static const char *
-dus(double x)
-{
-	json_t *v = json_real(x);
-	const char *s = fmt_us(v);
-
-	json_decref(v);
-	return s;
-}
-
-static const char *
-base(const char *path)
-{
-	const char *s = path ? strrchr(path, '/') : NULL;
-
-	return s && s[1] ? s + 1 : path;
-}
-
 static void
 svg_open(FILE *f, const char *id, int h, const char *label)
 {
@@ -197,9 +160,15 @@ header(json_t *r, FILE *f)
 	json_t *dom = get(r, "dominant"), *fix = get(r, "proposed_fix");
 	json_t *sym = get(r, "symptom");
 
-	fputs("<header><h1>perfdiag report</h1>", f);
-	if (str(r, "run")) {
-		fputs("<p class=\"run\">run <code>", f);
+	fputs("<header><h1>perfdiag report", f);
+	if (str(r, "name")) {
+		fputs(": ", f);
+		esc(f, str(r, "name"));
+	}
+	fputs("</h1>", f);
+	if (str(r, "run") && (!str(r, "name") ||
+	    strcmp(str(r, "run"), str(r, "name")) != 0)) {
+		fputs("<p class=\"run muted\">run <code>", f);
 		esc(f, str(r, "run"));
 		fputs("</code></p>", f);
 	}
@@ -266,16 +235,14 @@ workload(json_t *r, FILE *f)
 	    str(stack, "family") ? str(stack, "family") : "-",
 	    str(stack, "device") ? str(stack, "device") : "-");
 	row(f, "stack", buf);
-	snprintf(buf, sizeof buf, "%s (world size %s)",
-	    fmt_num(get(w, "ranks")), fmt_num(get(w, "world_size")));
-	row(f, "ranks", buf);
+	row(f, "ranks", ranks_text(w));
 	if (str(w, "entry_script"))
 		row(f, "entry script", str(w, "entry_script"));
 	snprintf(buf, sizeof buf, "%s (median %s, p90 %s, %s)",
 	    fmt_us(get(st, "mean_us")), fmt_us(get(st, "median_us")),
 	    fmt_us(get(st, "p90_us")), steps_text(st));
 	row(f, "mean step", buf);
-	row(f, "steps per second", fmt_num(get(st, "steps_per_s")));
+	row(f, "steps per second", fmt_sig(get(st, "steps_per_s")));
 	snprintf(buf, sizeof buf, "%s (%s)", fmt_ratio(get(rt, "confidence")),
 	    str(rt, "confidence_level") ? str(rt, "confidence_level") : "-");
 	row(f, "confidence", buf);
@@ -308,10 +275,7 @@ steps(json_t *r, FILE *f)
 
 		fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">",
 		    LABEL - 8, y + 15);
-		if (json_is_integer(get(e, "rank")))
-			fprintf(f, "rank %s", fmt_num(get(e, "rank")));
-		else
-			esc_cut(f, base(str(e, "root")), 20);
+		fputs(rank_label(e, n), f);
 		fputs("<title>", f);
 		esc(f, str(e, "root"));
 		fputs("</title></text>\n", f);
@@ -347,7 +311,7 @@ steps(json_t *r, FILE *f)
 	fputs("</tr>\n", f);
 	json_array_foreach(a, i, e) {
 		fprintf(f, "<tr><td>%s</td><td class=\"n\">%s</td>"
-		    "<td class=\"n\">%s</td>", fmt_num(get(e, "rank")),
+		    "<td class=\"n\">%s</td>", rank_label(e, n),
 		    fmt_num(get(e, "steps")), fmt_us(get(e, "mean_us")));
 		for (k = 0; segs[k].key; k++)
 			if (seg_used(a, k))
@@ -403,8 +367,13 @@ candidates(json_t *r, FILE *f)
 
 		fputs("<text x=\"8\" y=\"", f);
 		fprintf(f, "%.1f\">", y + 15);
-		esc_cut(f, str(b, "rule"), 34);
-		fputs("</text>\n", f);
+		esc_cut(f, str(b, "title") ? str(b, "title") : str(b, "rule"),
+		    34);
+		fputs("<title>", f);
+		esc(f, str(b, "title"));
+		fputs(" (", f);
+		esc(f, str(b, "rule"));
+		fputs(")</title></text>\n", f);
 		snprintf(lab, sizeof lab, "impact %s",
 		    fmt_ratio(get(b, "impact")));
 		fprintf(f, "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" "
@@ -413,7 +382,8 @@ candidates(json_t *r, FILE *f)
 		if (!isnan(imp))
 			bar(f, CAND_X, y + 2, imp * (W - CAND_X - 90),
 			    ROW - 6, i == 0 ? "#c0392b" : "#e59866",
-			    str(b, "rule"), lab);
+			    str(b, "title") ? str(b, "title") : str(b, "rule"),
+			    lab);
 		fprintf(f, "<text x=\"%d\" y=\"%.1f\">%s</text>\n",
 		    W - 82, y + 15, fmt_ratio(get(b, "impact")));
 	}
@@ -446,7 +416,9 @@ candidates(json_t *r, FILE *f)
 		}
 		list(f, "How to confirm", get(b, "validation"));
 		list(f, "Hints", get(b, "hints"));
-		if (json_is_object(fix) && str(fix, "proposal")) {
+		/* the dominant one's fix is at the top of the page */
+		if (json_is_object(fix) && str(fix, "proposal") &&
+		    !json_is_true(get(b, "dominant"))) {
 			fputs("<p><b>Fix:</b> ", f);
 			esc(f, str(fix, "proposal"));
 			fputs("</p>", f);
@@ -517,9 +489,8 @@ mem_timeline(json_t *tl, FILE *f)
 	}
 	if (isnan(t0) || !(max > 0))
 		return;
-	fputs("<p class=\"muted\">Memory over time, rank ", f);
-	fputs(fmt_num(get(tl, "rank")), f);
-	fprintf(f, ", peak %s.</p>\n", dbytes(max));
+	fprintf(f, "<p class=\"muted\">Memory over time, %s, peak %s.</p>\n",
+	    rank_label(tl, 1), fmt_dbytes(max));
 	svg_open(f, "chart-memory", h, "memory over time");
 	fprintf(f, "<line class=\"axis\" x1=\"60\" y1=\"%d\" x2=\"%d\" "
 	    "y2=\"%d\"/>\n", h - 30, W - 10, h - 30);
@@ -541,10 +512,10 @@ mem_timeline(json_t *tl, FILE *f)
 		fputs("\"/>\n", f);
 	}
 	fprintf(f, "<text x=\"56\" y=\"24\" text-anchor=\"end\">%s</text>\n",
-	    dbytes(max));
+	    fmt_dbytes(max));
 	fprintf(f, "<text x=\"60\" y=\"%d\">0</text><text x=\"%d\" y=\"%d\" "
 	    "text-anchor=\"end\">%s</text>\n</svg>\n", h - 12, W - 10,
-	    h - 12, dus(t1 - t0));
+	    h - 12, fmt_dus(t1 - t0));
 	fputs("<p class=\"legend\"><span><i style=\"background:#3b6fd8\"></i>"
 	    "allocated</span><span><i style=\"background:#e67e22\"></i>"
 	    "reserved</span></p>\n", f);
@@ -587,8 +558,8 @@ memory(json_t *r, FILE *f)
 		double y = 10 + (double)i * ROW * 2, sc = (W - LABEL - 120) / max;
 		double cap = num(e, "capacity_bytes");
 
-		fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">rank "
-		    "%s</text>\n", LABEL - 8, y + 20, fmt_num(get(e, "rank")));
+		fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s"
+		    "</text>\n", LABEL - 8, y + 20, rank_label(e, n));
 		bar(f, LABEL, y + 2, num(e, "peak_reserved_bytes") * sc,
 		    ROW - 8, "#e67e22", "peak reserved",
 		    fmt_bytes(get(e, "peak_reserved_bytes")));
@@ -649,8 +620,10 @@ comparison(json_t *r, FILE *f)
 			k++;
 			fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">",
 			    LABEL - 8, y + 20);
-			esc_cut(f, name, 22);
-			fputs("</text>\n", f);
+			esc_cut(f, metric_label(name), 22);
+			fputs("<title>", f);
+			esc(f, name);
+			fputs("</title></text>\n", f);
 			bar(f, LABEL, y + 2, fabs(b) * sc, ROW - 8, "#9aa3b2",
 			    "before", fmt_metric(name, get(e, "before")));
 			bar(f, LABEL, y + ROW, fabs(af) * sc, ROW - 8,
@@ -673,7 +646,10 @@ comparison(json_t *r, FILE *f)
 		const char *name = str(e, "metric");
 
 		fputs("<tr><td>", f);
+		esc(f, metric_label(name));
+		fputs(" <code>", f);
 		esc(f, name);
+		fputs("</code>", f);
 		fprintf(f, "</td><td class=\"n\">%s</td><td class=\"n\">%s</td>"
 		    "<td class=\"n\">%s</td><td class=\"",
 		    fmt_metric(name, get(e, "before")),
@@ -742,7 +718,10 @@ actions(json_t *r, FILE *f)
 	fputs("<h2>Next actions</h2>\n<ol id=\"next-actions\">", f);
 	json_array_foreach(a, i, v) {
 		fputs("<li>", f);
-		esc(f, json_string_value(v));
+		if (is_fix_action(r, json_string_value(v)))
+			fputs("Try the proposed fix (at the top).", f);
+		else
+			esc(f, json_string_value(v));
 		fputs("</li>", f);
 	}
 	fputs("</ol>\n", f);
@@ -763,7 +742,8 @@ evidence(json_t *r, FILE *f)
 	fputs(".</p>\n<table id=\"roots\"><tr><th>rank</th><th>format</th>"
 	    "<th>profiler root</th><th class=\"n\">files</th></tr>\n", f);
 	json_array_foreach(get(es, "roots"), i, v) {
-		fprintf(f, "<tr><td>%s</td><td>", fmt_num(get(v, "rank")));
+		fprintf(f, "<tr><td>%s</td><td>", rank_label(v,
+		    json_array_size(get(es, "roots"))));
 		esc(f, str(v, "format"));
 		fputs("</td><td><code>", f);
 		esc(f, str(v, "root"));

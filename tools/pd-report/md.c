@@ -24,6 +24,14 @@ md_text(FILE *f, const char *s)
 	}
 }
 
+/* Text inside `...`: a backquote cannot end it early. */
+static void
+md_code(FILE *f, const char *s)
+{
+	for (; s && *s; s++)
+		fputc(*s == '`' || *s == '\n' || *s == '\r' ? '\'' : *s, f);
+}
+
 static const char *
 str(json_t *o, const char *key)
 {
@@ -36,21 +44,6 @@ get(json_t *o, const char *key)
 	return json_object_get(o, key);
 }
 
-/* A metric's value, formatted by its unit suffix. */
-const char *
-fmt_metric(const char *name, json_t *v)
-{
-	size_t n = name ? strlen(name) : 0;
-
-	if (n > 3 && strcmp(name + n - 3, "_us") == 0)
-		return fmt_us(v);
-	if (n > 6 && strcmp(name + n - 6, "_ratio") == 0)
-		return fmt_ratio(v);
-	if (n > 6 && strcmp(name + n - 6, "_bytes") == 0)
-		return fmt_bytes(v);
-	return fmt_num(v);
-}
-
 /* The head of the report: what limits the job, what to do, how sure, in
  * the job's terms (the finding's title and texts, which name its
  * operators and speak its stack); the rule id comes last. */
@@ -61,11 +54,17 @@ summary(json_t *r, FILE *f)
 	json_t *stack = get(get(r, "workload"), "stack");
 
 	fputs("# perfdiag report", f);
-	if (str(r, "run")) {
+	if (str(r, "name")) {
 		fputs(": ", f);
-		md_text(f, str(r, "run"));
+		md_text(f, str(r, "name"));
 	}
 	fputs("\n\n", f);
+	if (str(r, "run") && (!str(r, "name") ||
+	    strcmp(str(r, "run"), str(r, "name")) != 0)) {
+		fputs("Run `", f);
+		md_code(f, str(r, "run"));
+		fputs("`\n\n", f);
+	}
 	if (json_is_object(dom)) {
 		fputs("**Dominant bottleneck:** ", f);
 		md_text(f, str(dom, "title"));
@@ -140,8 +139,7 @@ workload(json_t *r, FILE *f)
 	md_text(f, str(stack, "family"));
 	fputs(" / ", f);
 	md_text(f, str(stack, "device"));
-	fprintf(f, " |\n| ranks | %s (world size %s) |\n",
-	    fmt_num(get(w, "ranks")), fmt_num(get(w, "world_size")));
+	fprintf(f, " |\n| ranks | %s |\n", ranks_text(w));
 	if (str(w, "entry_script")) {
 		fputs("| entry script | ", f);
 		md_text(f, str(w, "entry_script"));
@@ -151,19 +149,13 @@ workload(json_t *r, FILE *f)
 	    fmt_us(get(st, "mean_us")), fmt_us(get(st, "median_us")),
 	    fmt_us(get(st, "p90_us")), steps_text(st));
 	fprintf(f, "| steps per second | %s |\n",
-	    fmt_num(get(st, "steps_per_s")));
+	    fmt_sig(get(st, "steps_per_s")));
 	fprintf(f, "| confidence | %s (%s) |\n\n",
 	    fmt_ratio(get(rt, "confidence")),
 	    str(rt, "confidence_level") ? str(rt, "confidence_level") : "-");
 }
 
-static const struct { const char *key, *label; } segs[] = {
-	{ "computing_us", "computing" },
-	{ "comm_not_overlapped_us", "comm not overlapped" },
-	{ "free_us", "free" }, { "preparing_us", "preparing" },
-	{ "bubble_us", "bubble" }, { "input_us", "data loading" },
-	{ "other_us", "other" }, { NULL, NULL }
-};
+#define segs report_segs
 
 /* Whether any rank has a value for segment k (columns without one are
  * left out). */
@@ -198,7 +190,7 @@ steps(json_t *r, FILE *f)
 			fputs("---:|", f);
 	fputc('\n', f);
 	json_array_foreach(a, i, e) {
-		fprintf(f, "| %s | %s | %s |", fmt_num(get(e, "rank")),
+		fprintf(f, "| %s | %s | %s |", rank_label(e, json_array_size(a)),
 		    fmt_num(get(e, "steps")), fmt_us(get(e, "mean_us")));
 		for (k = 0; segs[k].key; k++)
 			if (seg_used(a, k))
@@ -318,7 +310,7 @@ comparison(json_t *r, FILE *f)
 		const char *m = str(e, "metric");
 
 		fputs("| ", f);
-		md_text(f, m);
+		md_text(f, metric_label(m));
 		fprintf(f, " | %s | %s | %s | %s |\n", fmt_metric(m,
 		    get(e, "before")), fmt_metric(m, get(e, "after")),
 		    fmt_ratio(get(e, "delta_ratio")),
@@ -376,7 +368,10 @@ actions(json_t *r, FILE *f)
 	fputs("## Next actions\n\n", f);
 	json_array_foreach(a, i, v) {
 		fprintf(f, "%zu. ", i + 1);
-		md_text(f, json_string_value(v));
+		if (is_fix_action(r, json_string_value(v)))
+			fputs("try the proposed fix (above)", f);
+		else
+			md_text(f, json_string_value(v));
 		fputc('\n', f);
 	}
 	fputc('\n', f);
@@ -396,7 +391,7 @@ files(json_t *r, FILE *f)
 	}
 	fputs(".\n\nProfiler roots:\n\n", f);
 	json_array_foreach(get(es, "roots"), i, v) {
-		fprintf(f, "- rank %s, %s: ", fmt_num(get(v, "rank")),
+		fprintf(f, "- %s, %s: ", rank_label(v, json_array_size(get(es, "roots"))),
 		    str(v, "format") ? str(v, "format") : "-");
 		md_text(f, str(v, "root"));
 		fputc('\n', f);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "pd_archive.h"
 #include "pd_diag.h"
 #include "pd_num.h"
 #include "pd_rec.h"
@@ -763,6 +764,46 @@ now_iso(void)
 	return json_string(buf);
 }
 
+/* The job's name: the last component of the run id (the job's directory
+ * or archive, or pd-collect's run id) without a "#..." suffix or an
+ * archive's ending; for a single-process trace, whose id is the trace
+ * file itself (one of roots), the directory holding it. NULL for a run
+ * without an id. Caller frees. */
+char *
+report_job_name(const char *id, json_t *roots)
+{
+	const char *b, *e, *h;
+	json_t *v;
+	size_t i, k;
+	char *t;
+	int file = 0;
+
+	if (!id)
+		return NULL;
+	json_array_foreach(roots, i, v)
+		file |= json_is_string(v) && !strcmp(json_string_value(v), id) &&
+		    pd_archive_name(id) == 0;
+	e = id + strlen(id);
+	while (e > id && e[-1] == '/')
+		e--;
+	for (b = e; b > id && b[-1] != '/'; b--)
+		;
+	if (file && b > id) {
+		for (e = b - 1; e > id && e[-1] == '/'; e--)
+			;
+		for (b = e; b > id && b[-1] != '/'; b--)
+			;
+	}
+	if ((h = memchr(b, '#', (size_t)(e - b))) && h > b)
+		e = h;
+	t = pd_xmalloc((size_t)(e - b) + 1);
+	memcpy(t, b, (size_t)(e - b));
+	t[e - b] = 0;
+	if ((k = (size_t)pd_archive_name(t)) > 0 && k < strlen(t))
+		t[strlen(t) - k] = 0;
+	return t;
+}
+
 json_t *
 report_build(struct report_in *in, struct pd_run *run,
     const struct report_opts *o)
@@ -770,6 +811,7 @@ report_build(struct report_in *in, struct pd_run *run,
 	json_t *r = json_object(), *tool = json_object();
 	json_t *cands = candidates(run), *dom = dominant_of(cands), *a, *b;
 	json_t *mem;
+	char *name;
 	int compared = json_array_size(in->comparisons) > 0;
 	size_t i;
 
@@ -780,6 +822,9 @@ report_build(struct report_in *in, struct pd_run *run,
 	json_object_set_new(r, "tool", tool);
 	pd_set(r, "generated_at", o->timestamp ? now_iso() : json_null());
 	json_object_set(r, "run", run->id);
+	name = report_job_name(json_string_value(run->id), run->roots);
+	pd_set_str(r, "name", name);
+	free(name);
 	json_object_set_new(r, "symptom", symptom(run, dom));
 	json_object_set_new(r, "workload", workload(run));
 	json_object_set_new(r, "runtime", runtime(run));

@@ -31,6 +31,9 @@ struct report_in {
 /* model.c: report.json (new reference) for the chosen run. */
 json_t *report_build(struct report_in *in, struct pd_run *run,
     const struct report_opts *o);
+/* The job's name for people, from its run id (model.c); NULL without an
+ * id. Caller frees. */
+char *report_job_name(const char *id, json_t *roots);
 /* The generation time, as report.json's generated_at (-t). */
 json_t *report_time(void);
 /* The tool that writes a record type ("pd.step" -> "pd-sum-step"), or NULL. */
@@ -82,14 +85,35 @@ void report_runs_end(void);
  * newline-terminated; caller frees. */
 char *report_dump(json_t *doc);
 
-/* Formatting shared by the projections (static buffers, rotate 8). */
-const char *fmt_us(json_t *v);		/* "32.402 ms", "812.000 us", "-" */
-const char *fmt_ratio(json_t *v);	/* "81.59 %", "-" */
-const char *fmt_bytes(json_t *v);	/* "1.50 GiB", "-" */
+/* fmt.c: formatting shared by the projections (static buffers, rotate
+ * 8): three significant digits and a unit for the size, "-" for a missing
+ * value. */
+const char *fmt_us(json_t *v);		/* "889 µs", "1.24 ms", "3.2 s" */
+const char *fmt_dus(double us);
+const char *fmt_ratio(json_t *v);	/* "81.6 %" */
+const char *fmt_dratio(double x);
+const char *fmt_bytes(json_t *v);	/* "12.5 GiB", "512 B" */
+const char *fmt_dbytes(double x);
+const char *fmt_sig(json_t *v);		/* "6.52"; integers whole */
 const char *fmt_num(json_t *v);		/* a number as JSON prints it, else "-" */
-/* A profile's step count: "16 steps, 1 per rank", or "5 steps". */
-const char *steps_text(json_t *step);
+/* A profile's step count: "16 steps, 1 per rank", "1 step". */
+const char *steps_text(json_t *st);
 /* By the unit suffix of a metric name (_us, _ratio, _bytes). */
 const char *fmt_metric(const char *name, json_t *v);
+/* A pd.comparison metric's name for people ("step_us" -> "step time");
+ * the name itself when it has none. */
+const char *metric_label(const char *name);
+/* The workload's ranks: "single process", "16 ranks", "2 of 8 ranks". */
+const char *ranks_text(json_t *workload);
+/* "rank 3"; a row without a rank: "single process" when it is the only
+ * one of rows. */
+const char *rank_label(json_t *row, size_t rows);
+/* Whether a next action of report.json only repeats the proposed fix. */
+int is_fix_action(json_t *report, const char *action);
+/* The parts of a step, in drawing order (key NULL ends). */
+struct report_seg {
+	const char *key, *label, *color;
+};
+extern const struct report_seg report_segs[];
 
 #endif
