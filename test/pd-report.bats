@@ -201,6 +201,36 @@ agree() {
 	[ "$(jq -r .name "$D/c/report.json")" = "job x" ]
 }
 
+@test "pd-report: a stacked bar per step of the slowest rank" {
+	run_pd pd-report -o "$D/out" <"$S"
+	j=$D/out/report.json h=$D/out/report.html
+	# rank 0 is the slower (mean 1100 us against 1000): its two pd.step
+	# steps, as the record has them
+	[ "$(jq -c '.step_series | [.rank, .chosen, .ranks, .steps_total]' "$j")" = '[0,"slowest",2,2]' ]
+	[ "$(jq -c '[.step_series.steps[] | [.step, .step_us, .computing_us, .comm_not_overlapped_us, .free_us, .preparing_us]]' "$j")" = \
+	    '[[1,1000,700,150,50,100],[2,1200,900,150,50,100]]' ]
+	svg=$(sed -n '/<svg id="chart-step-series"/,/<\/svg>/p' "$h")
+	[ "$(grep -c '<g class="step">' <<<"$svg")" = 2 ]
+	grep -qF '<g class="step"><title>step 1: 1 ms</title>' <<<"$svg"
+	grep -qF '<g class="step"><title>step 2: 1.2 ms</title>' <<<"$svg"
+	# heights over the tallest step (1200 us) of a 200-pixel plot:
+	# computing 700 -> 116.7, 900 -> 150.0, comm 150 -> 25.0
+	grep -qF 'height="116.7" fill="#3b6fd8"><title>step 1, computing: 700 µs</title>' <<<"$svg"
+	grep -qF 'height="150.0" fill="#3b6fd8"><title>step 2, computing: 900 µs</title>' <<<"$svg"
+	[ "$(grep -c 'height="25.0" fill="#e67e22"><title>step ., communication not overlapped: 150 µs' <<<"$svg")" = 2 ]
+	# axes: the time scale (0, half, the tallest step) and the step axis
+	grep -qF '>0 µs</text>' <<<"$svg"
+	grep -qF '>600 µs</text>' <<<"$svg"
+	grep -qF '>1.2 ms</text>' <<<"$svg"
+	grep -qF '>time per step</text>' <<<"$svg"
+	grep -qF 'text-anchor="middle">step</text>' <<<"$svg"
+	# a step without a breakdown is one bar of its time (rank 1's steps)
+	grep -v '"rank":0' "$S" >"$D/r1.jsonl"
+	run_pd pd-report -o "$D/r1" <"$D/r1.jsonl"
+	[ "$(jq -c '.step_series | [.rank, .chosen]' "$D/r1/report.json")" = '[1,"only"]' ]
+	grep -qF '<title>step 2, step (no breakdown): 1 ms</title>' "$D/r1/report.html"
+}
+
 @test "pd-report: meta documents" {
 	run_pd pd-report -o "$D/out" <"$S"
 	m=$D/out/meta
@@ -281,7 +311,7 @@ agree() {
 	# the only URL is the SVG namespace
 	[ "$(grep -o 'https\?://[^"]*' "$h" | sort -u)" = http://www.w3.org/2000/svg ]
 	grep -qF "default-src 'none'" "$h"
-	for id in chart-steps chart-candidates chart-hotspots chart-memory chart-comparison; do
+	for id in chart-steps chart-step-series chart-candidates chart-hotspots chart-memory chart-comparison; do
 		grep -qF "<svg id=\"$id\"" "$h"
 	done
 }

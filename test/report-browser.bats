@@ -69,7 +69,7 @@ check_page() {
 	run_pd pd-report -o "$D/out" "$D/s.jsonl"
 	check_page "$D/out/report.html"
 	grep -qF '<h1>perfdiag report: job-7</h1>' "$dom"
-	for id in chart-steps chart-candidates chart-hotspots chart-memory chart-comparison; do
+	for id in chart-steps chart-step-series chart-candidates chart-hotspots chart-memory chart-comparison; do
 		grep -q "<svg id=\"$id\"" "$dom"
 	done
 	# the memory timeline is drawn as lines, the hotspot name as text
@@ -95,6 +95,7 @@ check_page() {
 		echo "case $c" >&2
 		check_page "$D/r/report.html"
 		grep -q '<svg id="chart-steps"' "$dom"
+		grep -q '<svg id="chart-step-series"' "$dom"
 		grep -q '<svg id="chart-hotspots"' "$dom"
 		cp "$D/shot.png" "${REPORT_SHOT:-$D/x.png}.${c##*/}.png"
 	done

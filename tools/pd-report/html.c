@@ -322,6 +322,114 @@ steps(json_t *r, FILE *f)
 	fputs("</table>\n", f);
 }
 
+/* The step at i of the series: its time, and the parts drawn. */
+static double
+series_top(json_t *e)
+{
+	double t = num(e, "step_us"), sum = 0;
+	int k;
+
+	for (k = 0; segs[k].key; k++)
+		if (!isnan(num(e, segs[k].key)))
+			sum += num(e, segs[k].key);
+	return isnan(t) || sum > t ? sum : t;
+}
+
+/* Per step of one rank: a stacked bar of the step's parts (the pd.step
+ * values), the rest of the step time as "other". */
+static void
+step_series(json_t *r, FILE *f)
+{
+	json_t *ser = get(r, "step_series"), *a = get(ser, "steps"), *e;
+	size_t i, n = json_array_size(a), every;
+	double max = 0, slot, bw, x0 = 70, y0 = 220, ph = 200;
+	int h = 260, k, used[16] = { 0 };
+
+	if (n == 0)
+		return;
+	json_array_foreach(a, i, e)
+		if (series_top(e) > max)
+			max = series_top(e);
+	if (!(max > 0) || !isfinite(max))
+		return;
+	fputs("<h2>Step by step</h2>\n<p class=\"muted\">", f);
+	fprintf(f, "Each step of %s", rank_label(ser, 1));
+	if (str(ser, "chosen") && !strcmp(str(ser, "chosen"), "slowest"))
+		fprintf(f, " (the slowest of %s ranks by mean step)",
+		    fmt_num(get(ser, "ranks")));
+	if (json_integer_value(get(ser, "steps_total")) > (json_int_t)n)
+		fprintf(f, ", the first %zu of %s steps", n,
+		    fmt_num(get(ser, "steps_total")));
+	fputs(", and what it was spent on.</p>\n", f);
+	svg_open(f, "chart-step-series", h, "step time per step");
+	slot = (W - x0 - 14) / (double)n;
+	bw = slot > 3 ? slot * 0.8 : slot;
+	every = n > 12 ? (n + 11) / 12 : 1;
+	for (k = 0; k <= 2; k++) {
+		double y = y0 - ph * k / 2;
+
+		fprintf(f, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" "
+		    "x2=\"%d\" y2=\"%.1f\"/>\n<text x=\"%.1f\" y=\"%.1f\" "
+		    "text-anchor=\"end\">%s</text>\n", x0, y, W - 14, y,
+		    x0 - 6, y + 4, fmt_dus(max * k / 2));
+	}
+	json_array_foreach(a, i, e) {
+		double x = x0 + slot * (double)i + (slot - bw) / 2, y = y0;
+		double t = num(e, "step_us"), sum = 0, v;
+		int known = 0;
+
+		fprintf(f, "<g class=\"step\"><title>step %s: %s</title>\n",
+		    fmt_num(get(e, "step")), fmt_us(get(e, "step_us")));
+		for (k = 0; segs[k].key; k++) {
+			if (isnan(v = num(e, segs[k].key)))
+				continue;
+			known++;
+			sum += v;
+			used[k] |= v > 0;
+			if (!(v > 0))
+				continue;
+			fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+			    "height=\"%.1f\" fill=\"%s\"><title>step %s, %s: "
+			    "%s</title></rect>\n", x, y - v / max * ph, bw,
+			    v / max * ph, segs[k].color, fmt_num(get(e, "step")),
+			    segs[k].label, fmt_us(get(e, segs[k].key)));
+			y -= v / max * ph;
+		}
+		/* the step time the parts leave, or the whole step */
+		v = isnan(t) ? 0 : t - sum;
+		if (v > 0.0005 && v / max * ph > 0.05) {
+			fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+			    "height=\"%.1f\" fill=\"#7f8c8d\"><title>step %s, "
+			    "%s: %s</title></rect>\n", x, y - v / max * ph, bw,
+			    v / max * ph, fmt_num(get(e, "step")),
+			    known ? "other" : "step (no breakdown)", fmt_dus(v));
+			used[15] = 1;
+		}
+		fputs("</g>\n", f);
+		if (i % every == 0)
+			fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" "
+			    "text-anchor=\"middle\">%s</text>\n", x + bw / 2,
+			    y0 + 16, fmt_num(get(e, "step")));
+	}
+	fprintf(f, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%d\" "
+	    "y2=\"%.1f\"/>\n<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" "
+	    "x2=\"%.1f\" y2=\"%.1f\"/>\n", x0, y0, W - 14, y0, x0, y0 - ph,
+	    x0, y0);
+	fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">step"
+	    "</text>\n<text x=\"14\" y=\"%.1f\" text-anchor=\"middle\" "
+	    "transform=\"rotate(-90 14 %.1f)\">time per step</text>\n</svg>\n",
+	    x0 + (W - x0 - 14) / 2, h - 6, y0 - ph / 2, y0 - ph / 2);
+	fputs("<p class=\"legend\">", f);
+	for (k = 0; segs[k].key; k++)
+		if (used[k])
+			fprintf(f, "<span><i style=\"background:%s\"></i>%s"
+			    "</span>", segs[k].color, segs[k].label);
+	if (used[15])
+		fputs("<span><i style=\"background:#7f8c8d\"></i>other"
+		    "</span>", f);
+	fputs("</p>\n", f);
+}
+
 static const char *
 sev_class(const char *s)
 {
@@ -783,6 +891,7 @@ report_html(json_t *r, FILE *f)
 	header(r, f);
 	workload(r, f);
 	steps(r, f);
+	step_series(r, f);
 	candidates(r, f);
 	hotspots(r, f);
 	memory(r, f);

@@ -14,6 +14,7 @@
 #include "report.h"
 
 #define TIMELINE_MAX 240	/* points of the memory timeline kept */
+#define SERIES_MAX 200		/* steps of the per-step series kept */
 
 static const struct { const char *type, *tool; } producers[] = {
 	{ "pd.context", "pd-find-context" }, { "pd.finding", "pd-find-context" },
@@ -475,6 +476,59 @@ steps_by_rank(struct pd_run *run)
 	return a;
 }
 
+/* The per-step series of one rank: the slowest by mean step (the lowest
+ * rank of a tie), its pd.step "steps" (the first SERIES_MAX), each with
+ * its step time and the parts the source has. null without steps. */
+static json_t *
+step_series(struct pd_run *run, json_t *byrank)
+{
+	static const char *keys[] = { "step", "step_us", "computing_us",
+	    "comm_not_overlapped_us", "free_us", "preparing_us", "bubble_us",
+	    NULL };
+	json_t *steps = per_root(run, "step"), *s, *pick = NULL, *o, *a, *e;
+	double best = NAN;
+	size_t i, n;
+	int k;
+
+	json_array_foreach(steps, i, s) {
+		double m = num(json_array_get(byrank, i), "mean_us");
+
+		if (json_array_size(json_object_get(s, "steps")) == 0)
+			continue;
+		if (!pick || (!isnan(m) && !(m <= best))) {
+			pick = s;
+			best = m;
+		}
+	}
+	if (!pick) {
+		json_decref(steps);
+		return json_null();
+	}
+	o = json_object();
+	copy(o, pick, "rank");
+	copy(o, pick, "root");
+	copy(o, pick, "source");
+	n = json_array_size(steps);
+	pd_set_str(o, "chosen", n == 1 ? "only" : "slowest");
+	pd_set_int(o, "ranks", (int64_t)n);
+	a = json_object_get(pick, "steps");
+	pd_set_int(o, "steps_total", (int64_t)json_array_size(a));
+	json_object_set_new(o, "steps", json_array());
+	json_array_foreach(a, i, e) {
+		json_t *x = json_object();
+
+		if (i >= SERIES_MAX) {
+			json_decref(x);
+			break;
+		}
+		for (k = 0; keys[k]; k++)
+			copy(x, e, keys[k]);
+		json_array_append_new(json_object_get(o, "steps"), x);
+	}
+	json_decref(steps);
+	return o;
+}
+
 static int
 hot_cmp(const void *a, const void *b)
 {
@@ -858,7 +912,9 @@ report_build(struct report_in *in, struct pd_run *run,
 		pd_set_null(r, "proposed_fix");
 	}
 	json_object_set_new(r, "next_actions", next_actions(run, dom, compared));
-	json_object_set_new(r, "steps_by_rank", steps_by_rank(run));
+	a = steps_by_rank(run);
+	json_object_set_new(r, "step_series", step_series(run, a));
+	json_object_set_new(r, "steps_by_rank", a);
 	json_object_set_new(r, "hotspots", hotspots(run, o->topn));
 	mem = memory(run);
 	ints(mem);
