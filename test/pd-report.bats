@@ -231,6 +231,62 @@ agree() {
 	grep -qF '<title>step 2, step (no breakdown): 1 ms</title>' "$D/r1/report.html"
 }
 
+# ranks N: a run of N ranks (pd.root and pd.step per rank, through
+# pd-profile); rank r's one step takes 1000 + r us: computing 600, free
+# 100, communication not overlapped the rest.
+ranks() {
+	python3 -c '
+import json, sys
+n = int(sys.argv[1])
+for r in range(n):
+    print(json.dumps({"type": "pd.root", "v": 1, "root": "/jobs/big/rank%d" % r,
+        "rank": r, "format": "torch_npu", "run": "big-job", "score": 5, "exports": []}))
+for r in range(n):
+    t = 1000.0 + r
+    parts = {"computing_us": 600.0, "comm_not_overlapped_us": t - 700.0, "free_us": 100.0}
+    print(json.dumps({"type": "pd.step", "v": 1, "root": "/jobs/big/rank%d" % r,
+        "rank": r, "source": "step_trace_time",
+        "steps": [dict(step=1, step_us=t, **parts)], "totals": dict(step_us=t, **parts),
+        "step_stats": {"n": 1, "mean": t, "median": t, "p90": t, "min": t,
+        "max": t, "cv": 0}}))
+' "$1" | pd-profile
+}
+
+@test "pd-report: 1024 ranks are a heatmap and a histogram, not 1024 bars" {
+	ranks 1024 >"$D/big.jsonl"
+	run_pd pd-report -o "$D/out" <"$D/big.jsonl"
+	j=$D/out/report.json h=$D/out/report.html m=$D/out/report.md
+	# rank 0 is the fastest (1000 us), rank 1023 the slowest (2023 us);
+	# the median of 1000..2023 is (1511 + 1512) / 2
+	[ "$(jq -c '.rank_stats | [.ranks, .min_us, .min_rank, .median_us, .max_us, .max_rank]' "$j")" = '[1024,1000,0,1511.5,2023,1023]' ]
+	[ "$(jq -c '[.rank_stats.slowest[].rank]' "$j")" = '[1023,1022,1021,1020,1019]' ]
+	# 20 bins of (2023 - 1000) / 20 = 51.15 us: ranks 0..51 in the first
+	[ "$(jq '.rank_stats.histogram | length' "$j")" = 20 ]
+	[ "$(jq '[.rank_stats.histogram[].count] | add' "$j")" = 1024 ]
+	[ "$(jq '.rank_stats.histogram[0].count' "$j")" = 52 ]
+	# one cell per rank, from pale (fastest) to red (slowest)
+	[ "$(grep -c '<rect class="cell"' "$h")" = 1024 ]
+	grep -qF 'fill="#dbe7f8"><title>rank 0: 1 ms</title>' "$h"
+	grep -qF 'fill="#c0392b"><title>rank 1023: 2.02 ms</title>' "$h"
+	[ "$(grep -c '<rect class="bin"' "$h")" = 20 ]
+	grep -qF '<title>1 ms to 1.05 ms: 52 ranks</title>' "$h"
+	grep -qF '1024 ranks: mean step from <b>1 ms</b> (rank 0) to <b>2.02 ms</b> (rank 1023), median 1.51 ms.' "$h"
+	# no per-rank bars or rows: the 5 slowest, the first 16 roots
+	! grep -q '<svg id="chart-steps"' "$h"
+	[ "$(sed -n '/<table id="slowest-ranks">/,/<\/table>/p' "$h" | grep -c '<tr><td>rank')" = 5 ]
+	grep -qF 'and 1008 more (every root is in report.json)' "$h" "$m" >/dev/null
+	[ "$(grep -c '^| rank 10' "$m")" = 5 ]
+	grep -qF '1024 ranks: mean step from 1 ms (rank 0) to 2.02 ms (rank 1023), median 1.51 ms.' "$m"
+	# bounded: 4096 ranks still draw 1024 cells (4 ranks each, by the
+	# slowest; 5095 us is 5.09 ms, as printf rounds the double 5.095),
+	# and the pages stay small
+	[ "$(wc -c <"$h")" -lt 200000 ] && [ "$(wc -c <"$m")" -lt 10000 ]
+	ranks 4096 | pd-report -o "$D/out4" >/dev/null
+	[ "$(grep -c '<rect class="cell"' "$D/out4/report.html")" = 1024 ]
+	grep -qF '<title>rank 4092 to rank 4095, slowest rank 4095: 5.09 ms</title>' "$D/out4/report.html"
+	[ "$(wc -c <"$D/out4/report.html")" -lt 200000 ]
+}
+
 @test "pd-report: meta documents" {
 	run_pd pd-report -o "$D/out" <"$S"
 	m=$D/out/meta

@@ -100,3 +100,38 @@ check_page() {
 		cp "$D/shot.png" "${REPORT_SHOT:-$D/x.png}.${c##*/}.png"
 	done
 }
+
+@test "report-browser: a 1024-rank report renders its heatmap and histogram" {
+	python3 -c '
+import json
+for r in range(1024):
+    print(json.dumps({"type": "pd.root", "v": 1, "root": "/jobs/big/rank%d" % r,
+        "rank": r, "format": "torch_npu", "run": "big-job", "score": 5, "exports": []}))
+for r in range(1024):
+    t = 1000.0 + r
+    print(json.dumps({"type": "pd.step", "v": 1, "root": "/jobs/big/rank%d" % r,
+        "rank": r, "source": "step_trace_time", "steps": [{"step": 1, "step_us": t,
+        "computing_us": 600.0, "free_us": 100.0}], "totals": {"step_us": t,
+        "computing_us": 600.0, "free_us": 100.0}, "step_stats": {"n": 1, "mean": t}}))
+' | pd-profile >"$D/big.jsonl"
+	run_pd pd-report -o "$D/out" <"$D/big.jsonl"
+	check_page "$D/out/report.html"
+	grep -q '<svg id="chart-rank-heatmap"' "$dom"
+	grep -q '<svg id="chart-rank-hist"' "$dom"
+	[ "$(grep -o '<rect class="cell"' "$dom" | wc -l)" = 1024 ]
+	cp "$D/shot.png" "${REPORT_SHOT:-$D/x.png}.1024.png"
+}
+
+@test "report-browser: the index of many runs renders, each report too" {
+	require_corpus
+	run_pd 0 pd-report -q -o "$D/idx" "$CORPUS/ascend/pta_2rank_level1_text" \
+	    "$CORPUS/pytorch/param-resnet-rtx2080ti"
+	chrome --dump-dom "file://$D/idx/index.html" >"$D/i.html" 2>"$D/i.err"
+	! grep -E 'CONSOLE|Refused to|ERR_' "$D/i.err"
+	grep -q '>pta_2rank_level1_text</a>' "$D/i.html"
+	grep -q '>param-resnet-rtx2080ti</a>' "$D/i.html"
+	for n in pta_2rank_level1_text param-resnet-rtx2080ti; do
+		check_page "$D/idx/$n/report.html"
+		grep -qF "<h1>perfdiag report: $n</h1>" "$dom"
+	done
+}

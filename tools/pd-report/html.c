@@ -10,6 +10,10 @@
 #define LABEL 150	/* label column of bar charts */
 #define ROW 24		/* bar row height */
 #define CAND_X 250	/* where the candidates' bars start */
+#define RANK_BARS 32	/* more ranks: a heatmap and a histogram */
+#define CELLS 1024	/* heatmap cells at most (a cell per rank range) */
+#define COLS 64		/* heatmap columns */
+#define ROOTS_SHOWN 16	/* profiler roots listed when there are more */
 
 static const char css[] =
     "body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;"
@@ -249,6 +253,145 @@ workload(json_t *r, FILE *f)
 	fputs("</table>\n", f);
 }
 
+/* The heat colour of t in [0, 1]: pale blue (fast) to red (slow). */
+static const char *
+heat(double t)
+{
+	static char b[8];
+	static const int c0[3] = { 219, 231, 248 }, c1[3] = { 192, 57, 43 };
+	int c[3], k;
+
+	if (!(t >= 0))
+		t = 0;
+	if (t > 1)
+		t = 1;
+	for (k = 0; k < 3; k++)
+		c[k] = (int)lround(c0[k] + (c1[k] - c0[k]) * t);
+	snprintf(b, sizeof b, "#%02x%02x%02x", c[0], c[1], c[2]);
+	return b;
+}
+
+/* Many ranks: one cell per rank (per range of ranks beyond CELLS, drawn
+ * by its slowest), coloured by the mean step from the fastest rank to the
+ * slowest; then the histogram of rank_stats. */
+static void
+rank_heatmap(json_t *r, FILE *f)
+{
+	json_t *a = get(r, "steps_by_rank"), *st = get(r, "rank_stats"), *e;
+	json_t *hist = get(st, "histogram");
+	size_t i, n = json_array_size(a), per = (n + CELLS - 1) / CELLS;
+	size_t cells = (n + per - 1) / per, rows = (cells + COLS - 1) / COLS;
+	double lo = num(st, "min_us"), hi = num(st, "max_us"), cw, hmax = 0;
+	int h, b, nb = (int)json_array_size(hist);
+
+	fprintf(f, "<p id=\"rank-stats\">%s ranks: mean step from <b>%s</b> "
+	    "(rank %s) to <b>%s</b> (rank %s), median %s.</p>\n",
+	    fmt_num(get(st, "ranks")), fmt_us(get(st, "min_us")),
+	    fmt_num(get(st, "min_rank")), fmt_us(get(st, "max_us")),
+	    fmt_num(get(st, "max_rank")), fmt_us(get(st, "median_us")));
+	cw = (double)(W - 20) / COLS;
+	h = 20 + (int)rows * (int)(cw + 0.5) + 24;
+	svg_open(f, "chart-rank-heatmap", h, "mean step per rank, as colour");
+	for (i = 0; i < cells; i++) {
+		size_t j, first = i * per, last = first + per;
+		double worst = NAN;
+		json_t *we = NULL;
+
+		if (last > n)
+			last = n;
+		for (j = first; j < last; j++) {
+			double x = num(json_array_get(a, j), "mean_us");
+
+			if (!isnan(x) && (isnan(worst) || x > worst)) {
+				worst = x;
+				we = json_array_get(a, j);
+			}
+		}
+		e = json_array_get(a, first);
+		fprintf(f, "<rect class=\"cell\" x=\"%.1f\" y=\"%.1f\" "
+		    "width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>",
+		    10 + cw * (double)(i % COLS), 10 + cw * (double)(i / COLS),
+		    cw - 1, cw - 1, isnan(worst) ? "#ffffff" : heat(hi > lo ?
+		    (worst - lo) / (hi - lo) : 0));
+		if (per > 1)
+			fprintf(f, "%s to %s, slowest %s: ", rank_label(e, n),
+			    rank_label(json_array_get(a, last - 1), n),
+			    we ? rank_label(we, n) : "-");
+		else
+			fprintf(f, "%s: ", rank_label(e, n));
+		fprintf(f, "%s</title></rect>\n", fmt_dus(worst));
+	}
+	fprintf(f, "<text x=\"10\" y=\"%d\">fastest %s</text><text x=\"%d\" "
+	    "y=\"%d\" text-anchor=\"end\">slowest %s</text>\n</svg>\n",
+	    h - 8, fmt_dus(lo), W - 10, h - 8, fmt_dus(hi));
+	if (nb == 0)
+		return;
+	for (b = 0; b < nb; b++)
+		if (num(json_array_get(hist, (size_t)b), "count") > hmax)
+			hmax = num(json_array_get(hist, (size_t)b), "count");
+	h = 200;
+	svg_open(f, "chart-rank-hist", h, "ranks by mean step");
+	for (b = 0; b < nb; b++) {
+		json_t *x = json_array_get(hist, (size_t)b);
+		double bw = (W - 80.0) / nb, c = num(x, "count");
+		double bh = hmax > 0 ? c / hmax * 140 : 0;
+		char tip[96];
+
+		snprintf(tip, sizeof tip, "%s to %s", fmt_us(get(x, "lo_us")),
+		    fmt_us(get(x, "hi_us")));
+		fprintf(f, "<rect class=\"bin\" x=\"%.1f\" y=\"%.1f\" "
+		    "width=\"%.1f\" height=\"%.1f\" fill=\"#3b6fd8\"><title>"
+		    "%s: %s ranks</title></rect>\n", 60 + bw * b + 1, 160 - bh,
+		    bw - 2, bh, tip, fmt_num(get(x, "count")));
+	}
+	fprintf(f, "<line class=\"axis\" x1=\"60\" y1=\"160\" x2=\"%d\" "
+	    "y2=\"160\"/>\n<text x=\"54\" y=\"24\" text-anchor=\"end\">"
+	    "%.0f</text><text x=\"54\" y=\"164\" text-anchor=\"end\">0"
+	    "</text>\n<text x=\"60\" y=\"178\">%s</text><text x=\"%d\" "
+	    "y=\"178\" text-anchor=\"end\">%s</text>\n<text x=\"%d\" "
+	    "y=\"194\" text-anchor=\"middle\">mean step (median %s)</text>"
+	    "<text x=\"14\" y=\"90\" text-anchor=\"middle\" "
+	    "transform=\"rotate(-90 14 90)\">ranks</text>\n</svg>\n",
+	    W - 20, hmax, fmt_dus(lo), W - 20, fmt_dus(hi), W / 2 + 20,
+	    fmt_us(get(st, "median_us")));
+}
+
+/* Many ranks: the table of the slowest ones (rank_stats), their parts. */
+static void
+slowest_table(json_t *r, FILE *f)
+{
+	json_t *a = get(r, "steps_by_rank"), *sl = get(get(r, "rank_stats"),
+	    "slowest"), *x, *e;
+	size_t i, j, n = json_array_size(a);
+	int k;
+
+	fprintf(f, "<p class=\"muted\">The %zu slowest ranks (every rank is in "
+	    "report.json):</p>\n<table id=\"slowest-ranks\"><tr><th>rank</th>"
+	    "<th class=\"n\">steps</th><th class=\"n\">step</th>",
+	    json_array_size(sl));
+	for (k = 0; segs[k].key; k++)
+		if (seg_used(a, k))
+			fprintf(f, "<th class=\"n\">%s</th>", segs[k].label);
+	fputs("</tr>\n", f);
+	json_array_foreach(sl, j, x) {
+		e = NULL;
+		json_array_foreach(a, i, e)
+			if (json_equal(get(e, "rank"), get(x, "rank")))
+				break;
+		if (i >= n || !e)
+			continue;
+		fprintf(f, "<tr><td>%s</td><td class=\"n\">%s</td>"
+		    "<td class=\"n\">%s</td>", rank_label(e, n),
+		    fmt_num(get(e, "steps")), fmt_us(get(e, "mean_us")));
+		for (k = 0; segs[k].key; k++)
+			if (seg_used(a, k))
+				fprintf(f, "<td class=\"n\">%s</td>",
+				    fmt_us(get(get(e, "segments"), segs[k].key)));
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
 static void
 steps(json_t *r, FILE *f)
 {
@@ -262,6 +405,12 @@ steps(json_t *r, FILE *f)
 	json_array_foreach(a, i, e)
 		if (num(e, "mean_us") > max)
 			max = num(e, "mean_us");
+	if (n > RANK_BARS && json_is_object(get(r, "rank_stats"))) {
+		fputs("<h2>Step time across ranks</h2>\n", f);
+		rank_heatmap(r, f);
+		slowest_table(r, f);
+		return;
+	}
 	h = 30 + (int)n * ROW;
 	fputs("<h2>Step breakdown per rank</h2>\n"
 	    "<p class=\"muted\">Mean time per step and what it was spent on."
@@ -660,10 +809,18 @@ memory(json_t *r, FILE *f)
 	}
 	if (!(max > 0))
 		return;
+	if (n > RANK_BARS) {
+		fprintf(f, "<p class=\"muted\">The first %d of %zu ranks.</p>\n",
+		    RANK_BARS, n);
+		n = RANK_BARS;
+	}
 	h = 20 + (int)n * ROW * 2;
 	svg_open(f, "chart-memory", h, "peak memory per rank");
 	json_array_foreach(a, i, e) {
 		double y = 10 + (double)i * ROW * 2, sc = (W - LABEL - 120) / max;
+
+		if (i >= n)
+			break;
 		double cap = num(e, "capacity_bytes");
 
 		fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s"
@@ -850,6 +1007,13 @@ evidence(json_t *r, FILE *f)
 	fputs(".</p>\n<table id=\"roots\"><tr><th>rank</th><th>format</th>"
 	    "<th>profiler root</th><th class=\"n\">files</th></tr>\n", f);
 	json_array_foreach(get(es, "roots"), i, v) {
+		if (i == ROOTS_SHOWN && json_array_size(get(es, "roots")) >
+		    ROOTS_SHOWN + 1) {
+			fprintf(f, "<tr><td colspan=\"4\" class=\"muted\">and "
+			    "%zu more (every root is in report.json)</td></tr>\n",
+			    json_array_size(get(es, "roots")) - ROOTS_SHOWN);
+			break;
+		}
 		fprintf(f, "<tr><td>%s</td><td>", rank_label(v,
 		    json_array_size(get(es, "roots"))));
 		esc(f, str(v, "format"));

@@ -156,6 +156,8 @@ workload(json_t *r, FILE *f)
 }
 
 #define segs report_segs
+#define RANK_ROWS 32	/* more ranks: their distribution, the slowest */
+#define ROOTS_SHOWN 16	/* profiler roots listed when there are more */
 
 /* Whether any rank has a value for segment k (columns without one are
  * left out). */
@@ -178,9 +180,23 @@ steps(json_t *r, FILE *f)
 	size_t i;
 	int k;
 
-	if (json_array_size(a) == 0)
+	json_t *st = get(r, "rank_stats"), *sl = NULL, *x;
+	size_t j, n = json_array_size(a);
+
+	if (n == 0)
 		return;
-	fputs("## Step breakdown (mean per step)\n\n| rank | steps | step |", f);
+	if (n > RANK_ROWS && json_is_object(st)) {
+		fprintf(f, "## Step time across ranks\n\n%s ranks: mean step "
+		    "from %s (rank %s) to %s (rank %s), median %s. The %zu "
+		    "slowest ranks (every rank is in report.json):\n\n",
+		    fmt_num(get(st, "ranks")), fmt_us(get(st, "min_us")),
+		    fmt_num(get(st, "min_rank")), fmt_us(get(st, "max_us")),
+		    fmt_num(get(st, "max_rank")), fmt_us(get(st, "median_us")),
+		    json_array_size(get(st, "slowest")));
+		sl = get(st, "slowest");
+	} else
+		fputs("## Step breakdown (mean per step)\n\n", f);
+	fputs("| rank | steps | step |", f);
 	for (k = 0; segs[k].key; k++)
 		if (seg_used(a, k))
 			fprintf(f, " %s |", segs[k].label);
@@ -190,6 +206,14 @@ steps(json_t *r, FILE *f)
 			fputs("---:|", f);
 	fputc('\n', f);
 	json_array_foreach(a, i, e) {
+		if (sl) {
+			int keep = 0;
+
+			json_array_foreach(sl, j, x)
+				keep |= json_equal(get(x, "rank"), get(e, "rank"));
+			if (!keep)
+				continue;
+		}
 		fprintf(f, "| %s | %s | %s |", rank_label(e, json_array_size(a)),
 		    fmt_num(get(e, "steps")), fmt_us(get(e, "mean_us")));
 		for (k = 0; segs[k].key; k++)
@@ -391,6 +415,13 @@ files(json_t *r, FILE *f)
 	}
 	fputs(".\n\nProfiler roots:\n\n", f);
 	json_array_foreach(get(es, "roots"), i, v) {
+		if (i == ROOTS_SHOWN && json_array_size(get(es, "roots")) >
+		    ROOTS_SHOWN + 1) {
+			fprintf(f, "- and %zu more (every root is in "
+			    "report.json)\n", json_array_size(get(es, "roots")) -
+			    ROOTS_SHOWN);
+			break;
+		}
 		fprintf(f, "- %s, %s: ", rank_label(v, json_array_size(get(es, "roots"))),
 		    str(v, "format") ? str(v, "format") : "-");
 		md_text(f, str(v, "root"));

@@ -15,6 +15,8 @@
 
 #define TIMELINE_MAX 240	/* points of the memory timeline kept */
 #define SERIES_MAX 200		/* steps of the per-step series kept */
+#define HIST_BINS 20		/* bins of the per-rank histogram */
+#define SLOWEST 5		/* ranks listed as the slowest */
 
 static const struct { const char *type, *tool; } producers[] = {
 	{ "pd.context", "pd-find-context" }, { "pd.finding", "pd-find-context" },
@@ -530,6 +532,99 @@ step_series(struct pd_run *run, json_t *byrank)
 }
 
 static int
+dbl_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The distribution of the ranks' mean step (steps_by_rank): min, median
+ * (the mean of the two middle values for an even count), max and their
+ * ranks, a histogram of HIST_BINS equal bins from min to max (a value is
+ * in the bin [lo, hi), the last bin holds max), and the SLOWEST slowest
+ * ranks (by mean step, then by position). null without a mean step. */
+static json_t *
+rank_stats(json_t *byrank)
+{
+	size_t i, n = 0, k, m = json_array_size(byrank);
+	double *v = pd_xmalloc(sizeof *v * (m ? m : 1)), lo, hi, w;
+	json_t *o, *e, *h, *slow;
+	int64_t cnt[HIST_BINS] = { 0 };
+	char *used = pd_xmalloc(m ? m : 1);
+	int b;
+
+	json_array_foreach(byrank, i, e)
+		if (!isnan(num(e, "mean_us")) && isfinite(num(e, "mean_us")))
+			v[n++] = num(e, "mean_us");
+	if (n == 0) {
+		free(v);
+		free(used);
+		return json_null();
+	}
+	qsort(v, n, sizeof *v, dbl_cmp);
+	lo = v[0];
+	hi = v[n - 1];
+	o = json_object();
+	pd_set_int(o, "ranks", (int64_t)n);
+	pd_set_real(o, "min_us", lo, 3);
+	pd_set_real(o, "median_us", n % 2 ? v[n / 2] :
+	    (v[n / 2 - 1] + v[n / 2]) / 2, 3);
+	pd_set_real(o, "max_us", hi, 3);
+	w = (hi - lo) / HIST_BINS;
+	for (i = 0; i < n; i++) {
+		b = w > 0 ? (int)((v[i] - lo) / w) : 0;
+		cnt[b >= HIST_BINS ? HIST_BINS - 1 : b]++;
+	}
+	h = json_array();
+	for (b = 0; b < HIST_BINS && (w > 0 || b == 0); b++) {
+		json_t *x = json_object();
+
+		pd_set_real(x, "lo_us", lo + w * b, 3);
+		pd_set_real(x, "hi_us", w > 0 ? lo + w * (b + 1) : hi, 3);
+		pd_set_int(x, "count", cnt[b]);
+		json_array_append_new(h, x);
+	}
+	json_object_set_new(o, "histogram", h);
+	/* the slowest, by a selection over what is left */
+	slow = json_array();
+	memset(used, 0, m ? m : 1);
+	for (k = 0; k < SLOWEST && k < n; k++) {
+		size_t best = m;
+
+		json_array_foreach(byrank, i, e) {
+			double x = num(e, "mean_us");
+
+			if (used[i] || isnan(x) || !isfinite(x))
+				continue;
+			if (best == m || x > num(json_array_get(byrank, best),
+			    "mean_us"))
+				best = i;
+		}
+		used[best] = 1;
+		e = json_array_get(byrank, best);
+		h = json_object();
+		copy(h, e, "rank");
+		copy(h, e, "mean_us");
+		json_array_append_new(slow, h);
+		if (k == 0)
+			json_object_set(o, "max_rank", get(e, "rank"));
+	}
+	json_object_set_new(o, "slowest", slow);
+	/* the fastest rank, the first of a tie */
+	k = m;
+	json_array_foreach(byrank, i, e)
+		if (!isnan(num(e, "mean_us")) && isfinite(num(e, "mean_us")) &&
+		    (k == m || num(e, "mean_us") < num(json_array_get(byrank,
+		    k), "mean_us")))
+			k = i;
+	json_object_set(o, "min_rank", get(json_array_get(byrank, k), "rank"));
+	free(v);
+	free(used);
+	return o;
+}
+
+static int
 hot_cmp(const void *a, const void *b)
 {
 	json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
@@ -914,6 +1009,7 @@ report_build(struct report_in *in, struct pd_run *run,
 	json_object_set_new(r, "next_actions", next_actions(run, dom, compared));
 	a = steps_by_rank(run);
 	json_object_set_new(r, "step_series", step_series(run, a));
+	json_object_set_new(r, "rank_stats", rank_stats(a));
 	json_object_set_new(r, "steps_by_rank", a);
 	json_object_set_new(r, "hotspots", hotspots(run, o->topn));
 	mem = memory(run);
