@@ -141,7 +141,7 @@ agree() {
 @test "pd-report: report.md and report.html agree with report.json" {
 	run_pd pd-report -o "$D/out" <"$S"
 	agree "$D/out"
-	grep -qF '| step time | 1.4 ms | 1.05 ms | -25.0 % | improved |' "$D/out/report.md"
+	grep -qF '| step time | 1.4 ms | 1.05 ms | -25.0 % | ± 20 µs | improved |' "$D/out/report.md"
 }
 
 @test "pd-report: the pages name the job, the ranks, the rules; units for people" {
@@ -285,6 +285,33 @@ for r in range(n):
 	[ "$(grep -c '<rect class="cell"' "$D/out4/report.html")" = 1024 ]
 	grep -qF '<title>rank 4092 to rank 4095, slowest rank 4095: 5.09 ms</title>' "$D/out4/report.html"
 	[ "$(wc -c <"$D/out4/report.html")" -lt 200000 ]
+}
+
+@test "pd-report: before/after with the noise of each metric and the verdict" {
+	# the fixture's comparison, with an inconclusive metric, its steps
+	# needed, and the dominant rule of each side
+	jq -c 'if .type == "pd.comparison" then
+	    .metrics += [{"metric": "computing_ratio", "before": 0.5,
+	    "after": 0.52, "delta": 0.02, "delta_ratio": 0.04, "noise": 0.05,
+	    "better": "higher", "verdict": "inconclusive", "steps_needed": 12}]
+	    | .dominant = {"rule": "matmul_hot", "domain": "operator_hotspot",
+	    "metric": "impact", "before": 0.5, "after": 0.2,
+	    "after_rule": "free_time", "fired_after": true,
+	    "verdict": "improved"} else . end' "$S" >"$D/c.jsonl"
+	run_pd pd-report -o "$D/out" <"$D/c.jsonl"
+	m=$D/out/report.md h=$D/out/report.html
+	grep -qF '| step time | 1.4 ms | 1.05 ms | -25.0 % | ± 20 µs | improved |' "$m"
+	grep -qF '| computing share | 50.0 % | 52.0 % | 4.0 % | ± 5.0 % | inconclusive (12 steps per run would settle it) |' "$m"
+	grep -qF 'Before: `matmul_hot` (impact 50.0 % -> 20.0 %, still fires after). After the change the dominant bottleneck is `free_time`.' "$m"
+	grep -qF 'After the change the dominant bottleneck is <b>free_time</b>.' "$h"
+	# a noise band per metric drawn on both sides, before +- noise:
+	# step time's scale is (760 - 150 - 140) / 1400 px per us, the band
+	# 1380..1420 us from x = 150
+	[ "$(grep -c '<rect class="noise"' "$h")" = 4 ]
+	grep -qF '<rect class="noise" x="613.3" y="12.0" width="13.4" height="42"' "$h"
+	grep -qF '<title>noise: before &#177; 20 µs</title>' "$h"
+	grep -qF '<td class="inconclusive">inconclusive (12 steps per run would settle it)</td>' "$h"
+	grep -qF '<td class="n improved">&#177; 20 µs</td>' "$h"
 }
 
 @test "pd-report: meta documents" {

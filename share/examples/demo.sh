@@ -86,7 +86,7 @@ if [ -f "$md" ]; then
 	fi
 	f=$(line '\*\*Fix:\*\* ')
 	[ -n "$f" ] && echo "  fix        $f"
-	c=$(line '| step time | ' | sed 's/^\(.*\) | \(.*\) | \(.*\) | \(.*\) |$/\1 -> \2 (\3, \4)/')
+	c=$(line '| step time | ' | sed 's/^\(.*\) | \(.*\) | \(.*\) | \(.*\) | \(.*\) |$/\1 -> \2 (\3, \5)/')
 	[ -n "$c" ] && echo "  after fix  step time $c"
 	echo "  report     $out/report/report.html  (open it in a browser)"
 	echo "             $out/report/report.md, report.json, meta/, artifacts/"

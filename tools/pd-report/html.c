@@ -850,8 +850,9 @@ memory(json_t *r, FILE *f)
 static void
 comparison(json_t *r, FILE *f)
 {
-	json_t *c = get(r, "comparison"), *a, *e;
+	json_t *c = get(r, "comparison"), *a, *e, *d;
 	size_t i, n = 0;
+	double nz;
 	int h, k = 0;
 
 	if (!json_is_object(c))
@@ -893,6 +894,19 @@ comparison(json_t *r, FILE *f)
 			    "before", fmt_metric(name, get(e, "before")));
 			bar(f, LABEL, y + ROW, fabs(af) * sc, ROW - 8,
 			    "#1e8449", "after", fmt_metric(name, get(e, "after")));
+			/* the noise: a change inside the band is not real */
+			nz = num(e, "noise");
+			if (nz > 0 && isfinite(nz * sc)) {
+				double x0 = fabs(b) - nz < 0 ? 0 : fabs(b) - nz;
+
+				fprintf(f, "<rect class=\"noise\" x=\"%.1f\" "
+				    "y=\"%.1f\" width=\"%.1f\" height=\"%d\" "
+				    "fill=\"#1d2330\" fill-opacity=\"0.18\" "
+				    "stroke=\"#1d2330\"><title>noise: before "
+				    "&#177; %s</title></rect>\n", LABEL + x0 * sc,
+				    y + 2, (fabs(b) + nz - x0) * sc, 2 * ROW - 6,
+				    fmt_metric(name, get(e, "noise")));
+			}
 			fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">%s</text>\n",
 			    LABEL + fabs(b) * sc + 6, y + 14,
 			    fmt_metric(name, get(e, "before")));
@@ -902,11 +916,13 @@ comparison(json_t *r, FILE *f)
 		}
 		fputs("</svg>\n<p class=\"legend\"><span><i style=\"background:"
 		    "#9aa3b2\"></i>before</span><span><i style=\"background:"
-		    "#1e8449\"></i>after</span></p>\n", f);
+		    "#1e8449\"></i>after</span><span><i style=\"background:"
+		    "#c5c7cc\"></i>noise (before &#177; the smallest real "
+		    "change)</span></p>\n", f);
 	}
 	fputs("<table id=\"comparison\"><tr><th>metric</th><th class=\"n\">"
 	    "before</th><th class=\"n\">after</th><th class=\"n\">change</th>"
-	    "<th>verdict</th></tr>\n", f);
+	    "<th class=\"n\">noise</th><th>verdict</th></tr>\n", f);
 	json_array_foreach(a, i, e) {
 		const char *name = str(e, "metric");
 
@@ -916,16 +932,34 @@ comparison(json_t *r, FILE *f)
 		esc(f, name);
 		fputs("</code>", f);
 		fprintf(f, "</td><td class=\"n\">%s</td><td class=\"n\">%s</td>"
-		    "<td class=\"n\">%s</td><td class=\"",
+		    "<td class=\"n\">%s</td><td class=\"n ",
 		    fmt_metric(name, get(e, "before")),
 		    fmt_metric(name, get(e, "after")),
 		    fmt_ratio(get(e, "delta_ratio")));
 		esc(f, str(e, "verdict"));
-		fputs("\">", f);
+		fprintf(f, "\">&#177; %s</td><td class=\"", fmt_metric(name,
+		    get(e, "noise")));
 		esc(f, str(e, "verdict"));
+		fputs("\">", f);
+		esc(f, str(e, "verdict") ? str(e, "verdict") : "no data");
+		if (json_is_integer(get(e, "steps_needed")))
+			fprintf(f, " (%s steps per run would settle it)",
+			    fmt_num(get(e, "steps_needed")));
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</table>\n", f);
+	d = get(c, "dominant");
+	if (json_is_object(d) && str(d, "rule")) {
+		fputs("<p id=\"after-dominant\">Before: <b>", f);
+		esc(f, str(d, "rule"));
+		fprintf(f, "</b> (impact %s &#8594; %s, ", fmt_ratio(get(d,
+		    "before")), fmt_ratio(get(d, "after")));
+		esc(f, json_is_true(get(d, "fired_after")) ? "still fires after" :
+		    "no longer fires after");
+		fputs("). After the change the dominant bottleneck is <b>", f);
+		esc(f, str(d, "after_rule") ? str(d, "after_rule") : "none");
+		fputs("</b>.</p>\n", f);
+	}
 }
 
 static void

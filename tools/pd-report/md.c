@@ -317,7 +317,7 @@ memory(json_t *r, FILE *f)
 static void
 comparison(json_t *r, FILE *f)
 {
-	json_t *c = get(r, "comparison"), *e;
+	json_t *c = get(r, "comparison"), *e, *d;
 	size_t i;
 
 	if (!json_is_object(c))
@@ -328,19 +328,36 @@ comparison(json_t *r, FILE *f)
 		md_text(f, str(c, "reason"));
 		fputs("\n\n", f);
 	}
-	fputs("| metric | before | after | change | verdict |\n"
-	    "|---|---:|---:|---:|---|\n", f);
+	fputs("| metric | before | after | change | noise | verdict |\n"
+	    "|---|---:|---:|---:|---:|---|\n", f);
 	json_array_foreach(get(c, "metrics"), i, e) {
 		const char *m = str(e, "metric");
 
 		fputs("| ", f);
 		md_text(f, metric_label(m));
-		fprintf(f, " | %s | %s | %s | %s |\n", fmt_metric(m,
+		fprintf(f, " | %s | %s | %s | \xc2\xb1 %s | %s", fmt_metric(m,
 		    get(e, "before")), fmt_metric(m, get(e, "after")),
 		    fmt_ratio(get(e, "delta_ratio")),
-		    str(e, "verdict") ? str(e, "verdict") : "-");
+		    fmt_metric(m, get(e, "noise")),
+		    str(e, "verdict") ? str(e, "verdict") : "no data");
+		if (json_is_integer(get(e, "steps_needed")))
+			fprintf(f, " (%s steps per run would settle it)",
+			    fmt_num(get(e, "steps_needed")));
+		fputs(" |\n", f);
 	}
 	fputc('\n', f);
+	d = get(c, "dominant");
+	if (json_is_object(d) && str(d, "rule")) {
+		fputs("Before: `", f);
+		md_code(f, str(d, "rule"));
+		fprintf(f, "` (impact %s -> %s, %s). After the change the "
+		    "dominant bottleneck is `", fmt_ratio(get(d, "before")),
+		    fmt_ratio(get(d, "after")), json_is_true(get(d,
+		    "fired_after")) ? "still fires after" :
+		    "no longer fires after");
+		md_code(f, str(d, "after_rule") ? str(d, "after_rule") : "none");
+		fputs("`.\n\n", f);
+	}
 }
 
 static void
