@@ -82,13 +82,14 @@ PKG_LIBS = -lpdfake" ]
 # make demo's summary is read off report.md's first lines: the dominant
 # bottleneck, the fix, the before/after step time (the bundled example's
 # traces: 32.402 ms with num_workers=0, 11.469 ms with 2, as in
-# pd-report.bats), and where the report is.
+# pd-report.bats, printed to three significant digits), and where the
+# report is.
 @test "make demo: the summary names the diagnosis, the fix and the measured change" {
 	local o=$BATS_TEST_TMPDIR/demo
 	run_pd 0 env PD_BIN="$PD_BIN" sh "$TOP/share/examples/demo.sh" "$o"
-	[[ "$output" == *"  diagnosis  Highly input-bound (data loading stalls the steps): impact 81.59 % (torch on cpu)"* ]]
+	[[ "$output" == *"  diagnosis  Highly input-bound (data loading stalls the steps): impact 81.6 % (torch on cpu)"* ]]
 	[[ "$output" == *"  fix        Load data in parallel and ahead of the step: DataLoader workers"* ]]
-	[[ "$output" == *"  after fix  step time 32.402 ms -> 11.469 ms (-64.60 %, improved)"* ]]
+	[[ "$output" == *"  after fix  step time 32.4 ms -> 11.5 ms (-64.6 %, improved)"* ]]
 	[[ "$output" == *"  report     $o/report/report.html"* ]]
 	[[ "$output" != *domain* ]]
 	[ -f "$o/report/report.html" ]

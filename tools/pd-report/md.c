@@ -59,12 +59,6 @@ summary(json_t *r, FILE *f)
 		md_text(f, str(r, "name"));
 	}
 	fputs("\n\n", f);
-	if (str(r, "run") && (!str(r, "name") ||
-	    strcmp(str(r, "run"), str(r, "name")) != 0)) {
-		fputs("Run `", f);
-		md_code(f, str(r, "run"));
-		fputs("`\n\n", f);
-	}
 	if (json_is_object(dom)) {
 		fputs("**Dominant bottleneck:** ", f);
 		md_text(f, str(dom, "title"));
@@ -121,6 +115,13 @@ summary(json_t *r, FILE *f)
 		    str(dom, "rule") ? str(dom, "rule") : "-",
 		    str(dom, "domain") ? str(dom, "domain") : "-",
 		    str(dom, "severity") ? str(dom, "severity") : "-");
+	/* the run id last, so that the head stays the job's terms */
+	if (str(r, "run") && (!str(r, "name") ||
+	    strcmp(str(r, "run"), str(r, "name")) != 0)) {
+		fputs("Run `", f);
+		md_code(f, str(r, "run"));
+		fputs("`\n\n", f);
+	}
 }
 
 static void
