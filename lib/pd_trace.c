@@ -930,3 +930,28 @@ pd_trace_sniff(const char *path)
 	}
 	return 0;
 }
+
+static int64_t
+id_key(const char *text, int is_num, int64_t num)
+{
+	const unsigned char *s;
+	uint64_t x = 1469598103934665603ULL;
+
+	if (is_num)
+		return num;
+	for (s = (const unsigned char *)(text ? text : ""); *s; s++)
+		x = (x ^ *s) * 1099511628211ULL;
+	return (int64_t)(x | 1ULL << 63);
+}
+
+int64_t
+pd_ev_pid_key(const struct pd_ev *ev)
+{
+	return id_key(ev->pid, ev->pid_is_num, ev->pid_num);
+}
+
+int64_t
+pd_ev_tid_key(const struct pd_ev *ev)
+{
+	return id_key(ev->tid, ev->tid_is_num, ev->tid_num);
+}

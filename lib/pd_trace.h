@@ -77,6 +77,12 @@ int pd_ev_arg_str(const struct pd_ev *ev, const char *key, char *buf,
 /* The whole args object parsed with jansson (new reference, NULL if none). */
 json_t *pd_ev_args_json(const struct pd_ev *ev);
 
+/* A number for the event's pid (tid): the number itself when the trace
+ * writes one, else a hash of its text (FNV-1a) with the top bit set, so
+ * that string ids ("Spans", "stream 7") never equal a numeric one. */
+int64_t pd_ev_pid_key(const struct pd_ev *ev);
+int64_t pd_ev_tid_key(const struct pd_ev *ev);
+
 /* Same lookups on any raw JSON object text. */
 int pd_json_raw_get(const char *obj, size_t len, const char *key,
     const char **v, size_t *vlen);

@@ -284,24 +284,11 @@ self_times(struct hot *h)
 	}
 }
 
-static int64_t
-id_of(const char *text, int is_num, int64_t num)
-{
-	const unsigned char *s;
-	uint64_t x = 1469598103934665603ULL;
-
-	if (is_num)
-		return num;
-	for (s = (const unsigned char *)(text ? text : ""); *s; s++)
-		x = (x ^ *s) * 1099511628211ULL;
-	return (int64_t)(x | 1ULL << 63);
-}
-
 static void
 on_cpu(struct hot *h, const struct pd_ev *ev)
 {
-	int64_t pid = id_of(ev->pid, ev->pid_is_num, ev->pid_num);
-	int64_t tid = id_of(ev->tid, ev->tid_is_num, ev->tid_num);
+	int64_t pid = pd_ev_pid_key(ev);
+	int64_t tid = pd_ev_tid_key(ev);
 	struct thread *t;
 	struct cpuop op;
 	size_t i, idx;

@@ -172,24 +172,11 @@ device(struct acc *a, int64_t type, int64_t id)
 	return a->ndv++;
 }
 
-static int64_t
-id_of(const char *text, int is_num, int64_t num)
-{
-	const unsigned char *s;
-	uint64_t x = 1469598103934665603ULL;
-
-	if (is_num)
-		return num;
-	for (s = (const unsigned char *)(text ? text : ""); *s; s++)
-		x = (x ^ *s) * 1099511628211ULL;
-	return (int64_t)(x | 1ULL << 63);
-}
-
 static uint32_t
 thread(struct acc *a, const struct pd_ev *ev)
 {
-	int64_t pid = id_of(ev->pid, ev->pid_is_num, ev->pid_num);
-	int64_t tid = id_of(ev->tid, ev->tid_is_num, ev->tid_num);
+	int64_t pid = pd_ev_pid_key(ev);
+	int64_t tid = pd_ev_tid_key(ev);
 	size_t i;
 
 	if (a->lastth < a->nth && a->th[a->lastth].pid == pid &&
