@@ -645,3 +645,124 @@ for l in sys.stdin:
 	[ "$output" = "$D/out/report.html:0
 $D/out/report.md:0" ]
 }
+
+# samples FILE: pd-collect's records of one run, written here with known
+# values. cpu: t_s 0..2400 every second (2401 samples), job_util_ratio 0.9
+# when t_s ends in 3, else 0.1; mem: every 100 s (25 samples), used_ratio
+# t_s/4800 (median 0.25 at 1200 s, max 0.5); gpu "0": every 10 s (241
+# samples) at 0.6; gpu "1": every 10 s at 0.2 but 1.0 at 2400 s. Left out
+# of the chart: an io sample, a process sample of the GPU, a cpu sample
+# without t_s (pd-audit-limits -S).
+samples() {
+	python3 - "$1" <<'PY'
+import json, sys
+run = "collect-20260101T000000Z-42"
+out = open(sys.argv[1], "w")
+def rec(**k):
+    r = {"type": k.pop("type", "pd.sample"), "v": 1, "root": None, "rank": None, "run": run}
+    r.update(k)
+    out.write(json.dumps(r, separators=(",", ":")) + "\n")
+rec(type="pd.run", command=["python3", "train.py"], exit_status=0, wall_s=2400.5, interval_s=1.0, samples=2908)
+for t in range(0, 2401):
+    rec(t_s=float(t), interval_s=1.0, resource="cpu", device=None, source="/proc/stat",
+        util_ratio=1.0, job_util_ratio=0.9 if t % 10 == 3 else 0.1)
+    if t % 100 == 0:
+        rec(t_s=float(t), interval_s=1.0, resource="mem", device=None, source="/proc/meminfo", used_ratio=t / 4800)
+    if t % 10 == 0:
+        rec(t_s=float(t), interval_s=1.0, resource="gpu", device="0", source="nvidia-smi", util_ratio=0.6)
+        rec(t_s=float(t), interval_s=1.0, resource="gpu", device="1", source="nvidia-smi", util_ratio=1.0 if t == 2400 else 0.2)
+rec(t_s=5.0, resource="io", device="job", source="/proc/PID/io", read_bytes_per_s=0.0)
+rec(t_s=5.0, resource="gpu", device="0", source="nvidia-smi-apps", util_ratio=0.99)
+rec(t_s=None, resource="cpu", device=None, source="capture", util_ratio=0.99)
+PY
+}
+
+# Every bucket of 10 s (2400 s over 240 buckets; the last one holds 2400)
+# keeps its highest sample: cpu 0.9 at 3, 13, ..., 2393; gpu "0" the first
+# of its equal samples (0, 10, ..., 2390); gpu "1" 1.0 at 2400. Series of
+# 240 points or fewer (mem) are kept whole.
+@test "pd-report: pd-collect samples give a utilization series per resource, peaks kept" {
+	samples "$D/u.jsonl"
+	run_pd pd-report -o "$D/out" "$D/u.jsonl"
+	j=$D/out/report.json
+	[ "$(jq -c '[.utilization.series[]|.label]' "$j")" = '["CPU (job)","memory (host)","GPU 0","GPU 1"]' ]
+	[ "$(jq -c '[.utilization.series[]|[.samples,.points,(.t_s|length),(.ratio|length)]]' "$j")" = '[[2401,240,240,240],[25,25,25,25],[241,240,240,240],[241,240,240,240]]' ]
+	[ "$(jq -c '.utilization|[.run,.samples,.t0_s,.t1_s,.bucket_s,.points_max]' "$j")" = '["collect-20260101T000000Z-42",2908,0,2400,10,240]' ]
+	# cpu: the job's share, the 0.9 of each bucket
+	[ "$(jq -c '.utilization.series[0]|[.metric,(.ratio|unique),.t_s[0],.t_s[1],.t_s[-1],.median_ratio,.max_ratio]' "$j")" = '["job_util_ratio",[0.9],3,13,2393,0.1,0.9]' ]
+	[ "$(jq -c '.utilization.series[1]|[.metric,.t_s[12],.ratio[12],.median_ratio,.max_ratio]' "$j")" = '["used_ratio",1200,0.25,0.25,0.5]' ]
+	[ "$(jq -c '.utilization.series[2]|[.t_s[-1],(.ratio|unique)]' "$j")" = '[2390,[0.6]]' ]
+	[ "$(jq -c '.utilization.series[3]|[.t_s[-2],.t_s[-1],.ratio[-1],.max_ratio]' "$j")" = '[2380,2400,1,1]' ]
+	[ "$(jq -r '.symptom.summary' "$j")" = "no profile in the stream, only the samples of pd-collect (run pd-locate, pd-profile and pd-classify on the job's profiler output)" ]
+	[ "$stderr" = "pd-report: no profiler output in the stream; reporting the samples of pd-collect only" ]
+	# report.html: one polyline per series, as many points as the series
+	h=$D/out/report.html
+	grep -q '<svg id="chart-utilization"' "$h"
+	[ "$(grep '<polyline class="util"' "$h" | sed 's/.*points="\([^"]*\)".*/\1/' | awk '{ print NF }' | tr '\n' ' ')" = "240 25 240 240 " ]
+	# the 100 % axis is y 20, 0 % is y 200: gpu "1" ends at the top right
+	grep '<polyline class="util"' "$h" | sed -n 4p | grep -q ' 740.0,20.0"'
+	grep -qF '>100 %</text>' "$h"
+	grep -qF 'time since the command started' "$h"
+	grep -qF '<span><i style="background:#1e8449"></i>GPU 0 (median 60.0 %)</span>' "$h"
+	grep -qF 'the highest sample of each 10 s shown' "$h"
+	# report.md: one line, each series' median and max
+	grep -qxF '2908 samples over 2400 s (pd-collect): CPU (job) median 10.0 %, max 90.0 %; memory (host) median 25.0 %, max 50.0 %; GPU 0 median 60.0 %, max 60.0 %; GPU 1 median 20.0 %, max 100.0 %.' "$D/out/report.md"
+	# the same stream twice: the same report
+	run_pd pd-report -o "$D/out2" "$D/u.jsonl"
+	cmp "$D/out/report.json" "$D/out2/report.json"
+	cmp "$D/out/report.html" "$D/out2/report.html"
+}
+
+# The host's util_ratio stands in for the job's CPU share when the samples
+# lack it; pd-audit-limits' summary line is shown by the chart; the
+# samples of the one run go with the profiled run of the fixture stream.
+@test "pd-report: utilization with the host's CPU, the limits summary, beside a profile" {
+	samples "$D/u.jsonl"
+	jq -c 'del(.job_util_ratio)' "$D/u.jsonl" >"$D/host.jsonl"
+	printf '%s\n' '{"type":"pd.verdict","v":1,"root":null,"rank":null,"alarm":false,"verdict":"saturated","reason":"x","summary":"saturated: cpu (the job) <b>&"}' >>"$D/host.jsonl"
+	run_pd pd-report -o "$D/out" "$D/host.jsonl"
+	j=$D/out/report.json
+	[ "$(jq -c '.utilization.series[0]|[.label,.metric,(.ratio|unique),.median_ratio]' "$j")" = '["CPU (host)","util_ratio",[1],1]' ]
+	[ "$(jq -r '.utilization.limits_summary' "$j")" = 'saturated: cpu (the job) <b>&' ]
+	grep -qF '<p id="utilization-limits">pd-audit-limits: <b>saturated: cpu (the job) &lt;b&gt;&amp;</b></p>' "$D/out/report.html"
+	grep -qxF 'pd-audit-limits: saturated: cpu (the job) \<b\>&' "$D/out/report.md"
+	# with the fixture's profiled run (one run): its report has the chart
+	cat "$S" "$D/u.jsonl" >"$D/both.jsonl"
+	run_pd pd-report -o "$D/both" "$D/both.jsonl"
+	[ "$(jq -r '.run' "$D/both/report.json")" != collect-20260101T000000Z-42 ]
+	[ "$(jq -c '[.utilization.series[]|.points]' "$D/both/report.json")" = '[240,25,240,240]' ]
+	grep -q '<svg id="chart-utilization"' "$D/both/report.html"
+	# without samples: utilization is null, no chart
+	run_pd pd-report -o "$D/none" "$S"
+	[ "$(jq -c '.utilization' "$D/none/report.json")" = null ]
+	! grep -q 'chart-utilization' "$D/none/report.html"
+	! grep -q 'Utilization over time' "$D/none/report.md"
+}
+
+# A real pd-collect run on stdin, no profiler output: a report all the
+# same, with the chart of its samples.
+@test "pd-report: a pd-collect run on stdin is reported with its chart" {
+	pd-collect -n -i 0.1 -- sh -c 'i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done' >"$D/c.jsonl"
+	run_pd pd-report -o "$D/out" <"$D/c.jsonl"
+	j=$D/out/report.json
+	[ "$(jq -r .run "$j")" = "$(jq -r 'select(.type=="pd.run")|.run' "$D/c.jsonl")" ]
+	n=$(jq -s '[.[]|select(.type=="pd.sample" and .resource=="cpu")]|length' "$D/c.jsonl")
+	[ "$n" -ge 1 ]
+	[ "$(jq -c '[.utilization.series[]|.label]' "$j")" = '["CPU (job)","memory (host)"]' ]
+	[ "$(jq '.utilization.series[0].points' "$j")" = "$n" ]
+	[ "$(jq -s '[.[]|select(.type=="pd.sample" and .resource=="cpu")|.job_util_ratio]|max' "$D/c.jsonl")" = "$(jq '.utilization.series[0].max_ratio' "$j")" ]
+	grep -q '<svg id="chart-utilization"' "$D/out/report.html"
+	grep -qF 'no profile in the stream' "$D/out/report.md"
+	grep -q '^## Utilization over time' "$D/out/report.md"
+	# with -A: the one run in the index, its set with the chart; -R
+	# names it, or another run, which is an error
+	id=$(jq -r 'select(.type=="pd.run")|.run' "$D/c.jsonl")
+	run_pd pd-report -A -o "$D/all" <"$D/c.jsonl"
+	[ "$(jq -c '[.runs[]|[.run,.status]]' "$D/all/index.json")" = "[[\"$id\",\"reported\"]]" ]
+	[ "$(jq '.utilization.series|length' "$D/all/$id/report.json")" = 2 ]
+	run_pd pd-report -R "$id" -o "$D/r" <"$D/c.jsonl"
+	[ "$(jq '.utilization.series|length' "$D/r/report.json")" = 2 ]
+	run_pd 3 pd-report -R nope -o "$D/r2" <"$D/c.jsonl"
+	[ "$stderr" = "pd-report: error: no run 'nope' in the stream" ]
+	[ ! -e "$D/r2" ]
+}

@@ -25,9 +25,10 @@ chrome() {
 	    --enable-logging=stderr --v=0 "$@"
 }
 
-# check_page HTML: DOM, console and screenshot checks; sets $dom.
+# check_page HTML [SVGS [RECTS]]: DOM, console and screenshot checks (at
+# least SVGS charts and RECTS bars, 3 each unless told); sets $dom.
 check_page() {
-	local html=$1
+	local html=$1 svgs=${2:-3} rects=${3:-3}
 	chrome --dump-dom "file://$html" >"$D/dom.html" 2>"$D/dom.err"
 	dom=$D/dom.html
 	# no console output at all, no blocked load
@@ -36,8 +37,8 @@ check_page() {
 	fi
 	# the page was parsed and its charts are in the DOM
 	grep -q '<h1>perfdiag report' "$dom"
-	[ "$(grep -o '<svg ' "$dom" | wc -l)" -ge 3 ]
-	[ "$(grep -o '<rect ' "$dom" | wc -l)" -ge 3 ]
+	[ "$(grep -o '<svg ' "$dom" | wc -l)" -ge "$svgs" ]
+	[ "$(grep -o '<rect ' "$dom" | wc -l)" -ge "$rects" ]
 	! grep -q '<script' "$dom"
 	chrome --window-size=1000,1400 --screenshot="$D/shot.png" \
 	    "file://$html" >/dev/null 2>"$D/shot.err"
@@ -75,6 +76,20 @@ check_page() {
 	# the memory timeline is drawn as lines, the hotspot name as text
 	grep -q '<polyline' "$dom"
 	grep -qF '&lt;script&gt;alert' "$dom"
+}
+
+# pd-collect's records alone (no profiler output): the page has the
+# utilization chart only, its lines drawn (a polyline per series: the
+# job's CPU and the host's memory), and renders like the others.
+@test "report-browser: a pd-collect run renders its utilization chart" {
+	pd-collect -n -i 0.1 -- sh -c 'i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done' >"$D/c.jsonl"
+	run_pd pd-report -o "$D/out" <"$D/c.jsonl"
+	check_page "$D/out/report.html" 1 0
+	grep -q '<svg id="chart-utilization"' "$dom"
+	[ "$(grep -o '<polyline class="util"' "$dom" | wc -l)" = 2 ]
+	grep -qF '>100 %</text>' "$dom"
+	grep -qF 'CPU (job) (median ' "$dom"
+	cp "$D/shot.png" "${REPORT_SHOT:-$D/x.png}.collect.png"
 }
 
 @test "report-browser: the demo report renders" {

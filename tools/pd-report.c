@@ -129,6 +129,26 @@ count_run(struct ctx *c, json_t *rec, const char *type)
 	count(o, type);
 }
 
+/* Whether a pd.sample goes into the utilization chart: cpu, mem, gpu or
+ * npu, over time (a t_s), not a sample of the device's processes. */
+static int
+charted(json_t *rec)
+{
+	static const char *res[] = { "cpu", "mem", "gpu", "npu", NULL };
+	const char *r = pd_rec_str(rec, "resource");
+	const char *src = pd_rec_str(rec, "source");
+	int i;
+
+	if (!r || !json_is_number(json_object_get(rec, "t_s")) || (src &&
+	    (strcmp(src, "nvidia-smi-apps") == 0 ||
+	    strcmp(src, "npu-smi-procs") == 0)))
+		return 0;
+	for (i = 0; res[i]; i++)
+		if (strcmp(res[i], r) == 0)
+			return 1;
+	return 0;
+}
+
 static int
 on_record(json_t *rec, void *arg)
 {
@@ -162,6 +182,10 @@ on_record(json_t *rec, void *arg)
 		json_array_append(c->in.verdicts, rec);
 	else if (strcmp(type, "pd.finding") == 0)
 		json_array_append(c->in.findings, rec);
+	else if (strcmp(type, "pd.run") == 0)
+		json_array_append(c->in.collects, rec);
+	else if (strcmp(type, "pd.sample") == 0 && charted(rec))
+		json_array_append(c->in.samples, rec);
 	return 0;
 }
 
@@ -635,10 +659,42 @@ write_index_doc(json_t *x)
 }
 
 /* Every run, then the index. */
+/* The run of a stream of pd-collect's records only (no root, no profile):
+ * the run of its first pd.run, else of its first sample. 0 when the
+ * stream has neither, or -R names another run. */
+static int
+bare_run(struct ctx *c, struct pd_run *u)
+{
+	json_t *x = json_array_get(c->in.collects, 0), *id;
+
+	if (!x && !(x = json_array_get(c->in.samples, 0)))
+		return 0;
+	id = json_object_get(x, "run");
+	if (c->o.run && (!json_is_string(id) ||
+	    strcmp(json_string_value(id), c->o.run) != 0))
+		return 0;	/* choose() says there is no such run */
+	memset(u, 0, sizeof *u);
+	u->id = json_is_string(id) ? json_incref(id) : json_null();
+	u->roots = json_array();
+	u->views = json_object();
+	u->bottlenecks = json_array();
+	return 1;
+}
+
+static void
+bare_free(struct pd_run *u)
+{
+	json_decref(u->id);
+	json_decref(u->roots);
+	json_decref(u->views);
+	json_decref(u->bottlenecks);
+}
+
 static void
 report_all(struct ctx *c, size_t nruns)
 {
 	json_t *taken = json_object(), *runs = json_array(), *x, *tool, *id;
+	struct pd_run bare;
 	size_t i;
 
 	if (report_runs_begin(c->o.outdir) != 0) {
@@ -654,6 +710,14 @@ report_all(struct ctx *c, size_t nruns)
 
 		json_array_append_new(runs, one_of_many(c, run, name));
 		free(name);
+	}
+	if (nruns == 0 && bare_run(c, &bare)) {
+		char *name = run_name(json_string_value(bare.id), bare.roots,
+		    taken);
+
+		json_array_append_new(runs, one_of_many(c, &bare, name));
+		free(name);
+		bare_free(&bare);
 	}
 	/* a dump that gave no run is in the index too */
 	for (i = 0; i < c->ndumps; i++) {
@@ -699,18 +763,23 @@ on_end(void *arg)
 	struct ctx *c = arg;
 	size_t nruns = pd_runs_group(c->in.runs);
 	struct part p[MAXPARTS];
-	struct pd_run *run;
+	struct pd_run *run, bare;
 	json_t *report;
 	int n;
 
 	if (json_object_size(c->in.counts) == 0 && c->ndumps == 0)
 		return 0;	/* nothing to report */
 	sort_counts(c);
+	c->in.nruns = nruns;
 	if (c->o.all && !c->o.run) {
 		report_all(c, nruns);
 		return 0;
 	}
-	if (!(run = choose(c, nruns)))
+	if (nruns == 0 && bare_run(c, &bare)) {
+		pd_note("no profiler output in the stream; reporting the "
+		    "samples of pd-collect only");
+		run = &bare;
+	} else if (!(run = choose(c, nruns)))
 		return 0;
 	if (nruns > 1 && !c->o.run)
 		pd_note("%zu runs in the stream; reporting %s (choose one with "
@@ -726,6 +795,8 @@ on_end(void *arg)
 	if (n >= 0)
 		free_set(p, n);
 	json_decref(report);
+	if (run == &bare)
+		bare_free(&bare);
 	return 0;
 }
 
@@ -768,6 +839,8 @@ main(int argc, char **argv)
 	c.in.comparisons = json_array();
 	c.in.verdicts = json_array();
 	c.in.findings = json_array();
+	c.in.collects = json_array();
+	c.in.samples = json_array();
 	c.in.counts = json_object();
 	c.run_counts = json_object();
 	c.root_run = json_object();
@@ -783,6 +856,8 @@ main(int argc, char **argv)
 	json_decref(c.in.comparisons);
 	json_decref(c.in.verdicts);
 	json_decref(c.in.findings);
+	json_decref(c.in.collects);
+	json_decref(c.in.samples);
 	json_decref(c.in.counts);
 	json_decref(c.run_counts);
 	json_decref(c.root_run);

@@ -847,6 +847,84 @@ memory(json_t *r, FILE *f)
 	    "#c0392b\"></i>capacity</span></p>\n", f);
 }
 
+/* Utilization over time: a line per series on a 0-100 % axis. */
+static void
+utilization(json_t *r, FILE *f)
+{
+	static const char *cols[] = { "#3b6fd8", "#e67e22", "#1e8449",
+	    "#8e44ad", "#c0392b", "#16a085", "#b9770e", "#5b6475" };
+	json_t *u = get(r, "utilization"), *e, *ts, *vs;
+	double t0 = num(u, "t0_s"), t1 = num(u, "t1_s");
+	int h = 240, x0 = 60, y0 = 20, ph = 180, pw = W - 80, k;
+	size_t i, j;
+
+	if (!json_is_object(u) || isnan(t0) || isnan(t1))
+		return;
+	fprintf(f, "<h2>Utilization over time</h2>\n<p class=\"muted\">"
+	    "%s samples of pd-collect over %s", fmt_num(get(u,
+	    "samples")), fmt_dus((t1 - t0) * 1e6));
+	if (json_is_number(get(u, "bucket_s")))
+		fprintf(f, "; the highest sample of each %s shown",
+		    fmt_dus(num(u, "bucket_s") * 1e6));
+	fputs(".</p>\n", f);
+	svg_open(f, "chart-utilization", h, "utilization over time, percent");
+	for (k = 0; k <= 4; k++) {
+		double y = y0 + ph - k * ph / 4.0;
+
+		fprintf(f, "<line class=\"%s\" x1=\"%d\" y1=\"%.1f\" "
+		    "x2=\"%d\" y2=\"%.1f\"%s/>\n", k ? "grid" : "axis", x0, y,
+		    x0 + pw, y, k ? " stroke=\"#e3e6ec\"" : "");
+		fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">"
+		    "%d %%</text>\n", x0 - 4, y + 4, k * 25);
+	}
+	fprintf(f, "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" "
+	    "y2=\"%d\"/>\n", x0, y0, x0, y0 + ph);
+	json_array_foreach(get(u, "series"), i, e) {
+		int first = 1;
+
+		ts = get(e, "t_s");
+		vs = get(e, "ratio");
+		fprintf(f, "<polyline class=\"util\" fill=\"none\" "
+		    "stroke=\"%s\" stroke-width=\"2\" points=\"",
+		    cols[i % 8]);
+		for (j = 0; j < json_array_size(ts); j++) {
+			double t = json_number_value(json_array_get(ts, j));
+			double v = json_number_value(json_array_get(vs, j));
+
+			if (!isfinite(t) || !isfinite(v))
+				continue;
+			v = v < 0 ? 0 : v > 1 ? 1 : v;
+			fprintf(f, "%s%.1f,%.1f", first ? "" : " ", x0 +
+			    (t1 > t0 ? (t - t0) / (t1 - t0) : 0) * pw,
+			    y0 + ph - v * ph);
+			first = 0;
+		}
+		fputs("\"><title>", f);
+		esc(f, str(e, "label"));
+		fprintf(f, ": median %s, max %s</title></polyline>\n",
+		    fmt_ratio(get(e, "median_ratio")),
+		    fmt_ratio(get(e, "max_ratio")));
+	}
+	fprintf(f, "<text x=\"%d\" y=\"%d\">%s</text><text x=\"%d\" "
+	    "y=\"%d\" text-anchor=\"end\">%s</text>\n<text x=\"%d\" "
+	    "y=\"%d\" text-anchor=\"middle\">time since the command "
+	    "started</text>\n</svg>\n", x0, y0 + ph + 16, fmt_dus(t0 * 1e6),
+	    x0 + pw, y0 + ph + 16, fmt_dus(t1 * 1e6), x0 + pw / 2, y0 + ph + 34);
+	fputs("<p class=\"legend\" id=\"utilization-legend\">", f);
+	json_array_foreach(get(u, "series"), i, e) {
+		fprintf(f, "<span><i style=\"background:%s\"></i>", cols[i % 8]);
+		esc(f, str(e, "label"));
+		fprintf(f, " (median %s)</span>", fmt_ratio(get(e,
+		    "median_ratio")));
+	}
+	fputs("</p>\n", f);
+	if (str(u, "limits_summary")) {
+		fputs("<p id=\"utilization-limits\">pd-audit-limits: <b>", f);
+		esc(f, str(u, "limits_summary"));
+		fputs("</b></p>\n", f);
+	}
+}
+
 static void
 comparison(json_t *r, FILE *f)
 {
@@ -1093,6 +1171,7 @@ report_html(json_t *r, FILE *f)
 	candidates(r, f);
 	hotspots(r, f);
 	memory(r, f);
+	utilization(r, f);
 	comparison(r, f);
 	limits(r, f);
 	findings(r, f);

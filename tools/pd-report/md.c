@@ -315,6 +315,34 @@ memory(json_t *r, FILE *f)
 	    fmt_ratio(get(m, "peak_ratio")));
 }
 
+/* One line: the samples and each series' median and maximum. */
+static void
+utilization(json_t *r, FILE *f)
+{
+	json_t *u = get(r, "utilization"), *e;
+	double span;
+	size_t i;
+
+	if (!json_is_object(u))
+		return;
+	span = json_number_value(get(u, "t1_s")) -
+	    json_number_value(get(u, "t0_s"));
+	fprintf(f, "## Utilization over time\n\n%s samples over %s "
+	    "(pd-collect): ", fmt_num(get(u, "samples")), fmt_dus(span * 1e6));
+	json_array_foreach(get(u, "series"), i, e) {
+		fputs(i ? "; " : "", f);
+		md_text(f, str(e, "label"));
+		fprintf(f, " median %s", fmt_ratio(get(e, "median_ratio")));
+		fprintf(f, ", max %s", fmt_ratio(get(e, "max_ratio")));
+	}
+	fputs(".\n\n", f);
+	if (str(u, "limits_summary")) {
+		fputs("pd-audit-limits: ", f);
+		md_text(f, str(u, "limits_summary"));
+		fputs("\n\n", f);
+	}
+}
+
 static void
 comparison(json_t *r, FILE *f)
 {
@@ -461,6 +489,7 @@ report_md(json_t *r, FILE *f)
 	candidates(r, f);
 	hotspots(r, f);
 	memory(r, f);
+	utilization(r, f);
 	comparison(r, f);
 	limits(r, f);
 	findings(r, f);

@@ -11,11 +11,13 @@
 #include "pd_diag.h"
 #include "pd_num.h"
 #include "pd_rec.h"
+#include "pd_stats.h"
 #include "report.h"
 
 #define TIMELINE_MAX 240	/* points of the memory timeline kept */
 #define SERIES_MAX 200		/* steps of the per-step series kept */
 #define HIST_BINS 20		/* bins of the per-rank histogram */
+#define UTIL_MAX 240		/* points of a utilization series kept */
 #define SLOWEST 5		/* ranks listed as the slowest */
 
 static const struct { const char *type, *tool; } producers[] = {
@@ -884,6 +886,277 @@ limits(struct report_in *in)
 	return o;
 }
 
+/* Utilization over time, from pd-collect's pd.sample records: one series
+ * per resource and device (cpu: the job's job_util_ratio, else the host's
+ * util_ratio; mem: used_ratio; gpu, npu: util_ratio per device). */
+struct useries {
+	const char *resource;
+	json_t *device;		/* borrowed */
+	const char *metric;
+	double *t, *v;
+	size_t n, cap;
+};
+
+static int
+res_rank(const char *r)
+{
+	static const char *order[] = { "cpu", "mem", "gpu", "npu", NULL };
+	int i;
+
+	for (i = 0; order[i]; i++)
+		if (strcmp(order[i], r) == 0)
+			return i;
+	return i;
+}
+
+/* Devices: integers (or all-digit strings) by value, then strings. */
+static int
+dev_cmp(json_t *x, json_t *y)
+{
+	char bx[32], by[32];
+	const char *sx, *sy;
+	char *ex, *ey;
+	long long nx, ny;
+
+	if (json_is_integer(x))
+		snprintf(bx, sizeof bx, "%lld", (long long)json_integer_value(x));
+	if (json_is_integer(y))
+		snprintf(by, sizeof by, "%lld", (long long)json_integer_value(y));
+	sx = json_is_integer(x) ? bx : json_is_string(x) ? json_string_value(x) : "";
+	sy = json_is_integer(y) ? by : json_is_string(y) ? json_string_value(y) : "";
+	nx = strtoll(sx, &ex, 10);
+	ny = strtoll(sy, &ey, 10);
+	if (*sx && *sy && !*ex && !*ey && nx != ny)
+		return nx < ny ? -1 : 1;
+	return strcmp(sx, sy);
+}
+
+static int
+useries_cmp(const void *a, const void *b)
+{
+	const struct useries *x = a, *y = b;
+	int d = res_rank(x->resource) - res_rank(y->resource);
+
+	if (d)
+		return d;
+	if ((d = strcmp(x->resource, y->resource)) != 0)
+		return d;
+	return dev_cmp(x->device, y->device);
+}
+
+static int
+same_dev(json_t *x, json_t *y)
+{
+	return (json_is_null(x) && json_is_null(y)) || json_equal(x, y);
+}
+
+/* The samples of the run: those naming its id; else, when the stream has
+ * one run and one pd.run at most and its samples name one run (or none),
+ * all of them (borrowed, new array). */
+static json_t *
+run_samples(struct report_in *in, struct pd_run *run)
+{
+	json_t *a = json_array(), *s, *first = NULL;
+	size_t i;
+	int one = 1;
+
+	json_array_foreach(in->samples, i, s) {
+		json_t *id = get(s, "run");
+
+		if (json_is_string(run->id) && json_equal(id, run->id))
+			json_array_append(a, s);
+		if (!first)
+			first = id;
+		else if (!json_equal(first, id))
+			one = 0;
+	}
+	if (json_array_size(a) == 0 && one && in->nruns <= 1 &&
+	    json_array_size(in->collects) <= 1)
+		json_array_extend(a, in->samples);
+	return a;
+}
+
+static const char *
+series_label(struct useries *u, char *buf, size_t size)
+{
+	const char *d = json_is_string(u->device) ?
+	    json_string_value(u->device) : NULL;
+	char num[32];
+
+	if (json_is_integer(u->device)) {
+		snprintf(num, sizeof num, "%lld",
+		    (long long)json_integer_value(u->device));
+		d = num;
+	}
+	if (strcmp(u->resource, "cpu") == 0)
+		snprintf(buf, size, "%s", strcmp(u->metric, "job_util_ratio") ?
+		    "CPU (host)" : "CPU (job)");
+	else if (strcmp(u->resource, "mem") == 0)
+		snprintf(buf, size, "memory (host)");
+	else if (strcmp(u->resource, "gpu") == 0)
+		snprintf(buf, size, "GPU %s", d ? d : "");
+	else
+		snprintf(buf, size, "NPU %s", d ? d : "");
+	return buf;
+}
+
+static double
+round_to(double x, double scale)
+{
+	return round(x * scale) / scale;
+}
+
+/* One series: its points sorted by time (the input order on ties), at
+ * most UTIL_MAX, the highest of each bucket of width w from t0 (w <= 0:
+ * all kept). */
+static json_t *
+useries_json(struct useries *u, double t0, double w)
+{
+	json_t *e = json_object(), *ts = json_array(), *vs = json_array();
+	size_t *idx = pd_xmalloc(sizeof *idx * (u->n ? u->n : 1));
+	double *sorted = pd_xmalloc(sizeof *sorted * (u->n ? u->n : 1));
+	char buf[64];
+	size_t i, j, k;
+
+	/* insertion sort by time: samples arrive in time order */
+	for (i = 0; i < u->n; i++) {
+		for (j = i; j > 0 && u->t[idx[j - 1]] > u->t[i]; j--)
+			idx[j] = idx[j - 1];
+		idx[j] = i;
+		sorted[i] = u->v[i];
+	}
+	qsort(sorted, u->n, sizeof *sorted, dbl_cmp);
+	pd_set_str(e, "resource", u->resource);
+	json_object_set(e, "device", u->device);
+	pd_set_str(e, "metric", u->metric);
+	pd_set_str(e, "label", series_label(u, buf, sizeof buf));
+	pd_set_int(e, "samples", (json_int_t)u->n);
+	pd_set_real(e, "median_ratio", pd_quantile_sorted(sorted, u->n, 0.5), 4);
+	pd_set_real(e, "max_ratio", u->n ? sorted[u->n - 1] : NAN, 4);
+	for (i = 0; i < u->n; i = j) {
+		size_t best = idx[i];
+		long b = -1;
+
+		if (w > 0 && u->n > UTIL_MAX) {
+			b = (long)floor((u->t[idx[i]] - t0) / w);
+			if (b >= UTIL_MAX)
+				b = UTIL_MAX - 1;
+		}
+		for (j = i + 1; b >= 0 && j < u->n; j++) {
+			long c = (long)floor((u->t[idx[j]] - t0) / w);
+
+			if (c >= UTIL_MAX)
+				c = UTIL_MAX - 1;
+			if (c != b)
+				break;
+			if (u->v[idx[j]] > u->v[best])
+				best = idx[j];
+		}
+		k = best;
+		json_array_append_new(ts, json_real(round_to(u->t[k], 1e3)));
+		json_array_append_new(vs, json_real(round_to(u->v[k], 1e4)));
+	}
+	pd_set_int(e, "points", (json_int_t)json_array_size(ts));
+	json_object_set_new(e, "t_s", ts);
+	json_object_set_new(e, "ratio", vs);
+	free(idx);
+	free(sorted);
+	return e;
+}
+
+static json_t *
+utilization(struct report_in *in, struct pd_run *run)
+{
+	json_t *recs = run_samples(in, run), *s, *o, *a, *col = NULL, *c;
+	struct useries *us = NULL;
+	size_t nu = 0, i, j, used = 0;
+	double t0 = NAN, t1 = NAN, w = 0;
+	int reduced = 0;
+
+	/* the cpu metric: the job's share when any sample has it */
+	int job = 0;
+
+	json_array_foreach(recs, i, s)
+		job |= strcmp(pd_rec_str(s, "resource"), "cpu") == 0 &&
+		    json_is_number(json_object_get(s, "job_util_ratio"));
+	json_array_foreach(recs, i, s) {
+		const char *res = pd_rec_str(s, "resource");
+		const char *metric = strcmp(res, "cpu") == 0 ? (job ?
+		    "job_util_ratio" : "util_ratio") : strcmp(res, "mem") == 0 ?
+		    "used_ratio" : "util_ratio";
+		json_t *dev = get(s, "device"), *v = json_object_get(s, metric);
+		double t = json_number_value(json_object_get(s, "t_s"));
+		struct useries *u = NULL;
+
+		if (!json_is_number(v) || !isfinite(json_number_value(v)) ||
+		    !isfinite(t))
+			continue;
+		if (strcmp(res, "cpu") == 0 || strcmp(res, "mem") == 0)
+			dev = json_null();
+		for (j = 0; j < nu; j++)
+			if (strcmp(us[j].resource, res) == 0 &&
+			    same_dev(us[j].device, dev))
+				u = &us[j];
+		if (!u) {
+			us = pd_xrealloc(us, (nu + 1) * sizeof *us);
+			u = &us[nu++];
+			memset(u, 0, sizeof *u);
+			u->resource = res;
+			u->device = dev;
+			u->metric = metric;
+		}
+		if (u->n == u->cap) {
+			u->cap = u->cap ? 2 * u->cap : 64;
+			u->t = pd_xrealloc(u->t, u->cap * sizeof *u->t);
+			u->v = pd_xrealloc(u->v, u->cap * sizeof *u->v);
+		}
+		u->t[u->n] = t;
+		u->v[u->n++] = json_number_value(v);
+		if (isnan(t0) || t < t0)
+			t0 = t;
+		if (isnan(t1) || t > t1)
+			t1 = t;
+		used++;
+	}
+	json_array_foreach(in->collects, i, c)
+		if (!col || (json_is_string(run->id) &&
+		    json_equal(get(c, "run"), run->id)))
+			col = c;
+	if (nu == 0) {
+		json_decref(recs);
+		return json_null();
+	}
+	qsort(us, nu, sizeof *us, useries_cmp);
+	for (i = 0; i < nu; i++)
+		reduced |= us[i].n > UTIL_MAX;
+	if (reduced && t1 > t0)
+		w = (t1 - t0) / UTIL_MAX;
+	o = json_object();
+	json_object_set(o, "run", get(col ? col : json_array_get(recs, 0),
+	    "run"));
+	copy(o, col, "command");
+	copy(o, col, "wall_s");
+	copy(o, col, "interval_s");
+	pd_set_int(o, "samples", (json_int_t)used);
+	pd_set_real(o, "t0_s", t0, 3);
+	pd_set_real(o, "t1_s", t1, 3);
+	pd_set_int(o, "points_max", UTIL_MAX);
+	pd_set_real(o, "bucket_s", w > 0 ? w : NAN, 6);
+	a = json_array();
+	for (i = 0; i < nu; i++) {
+		json_array_append_new(a, useries_json(&us[i], t0, w));
+		free(us[i].t);
+		free(us[i].v);
+	}
+	json_object_set_new(o, "series", a);
+	copy(o, json_array_get(in->verdicts, 0), "summary");
+	json_object_set_new(o, "limits_summary", json_incref(get(o, "summary")));
+	json_object_del(o, "summary");
+	free(us);
+	json_decref(recs);
+	return o;
+}
+
 static json_t *
 artifacts(int compared)
 {
@@ -959,7 +1232,7 @@ report_build(struct report_in *in, struct pd_run *run,
 {
 	json_t *r = json_object(), *tool = json_object();
 	json_t *cands = candidates(run), *dom = dominant_of(cands), *a, *b;
-	json_t *mem;
+	json_t *mem, *util;
 	char *name;
 	int compared = json_array_size(in->comparisons) > 0;
 	size_t i;
@@ -1020,6 +1293,14 @@ report_build(struct report_in *in, struct pd_run *run,
 	json_object_set_new(r, "findings", findings(in));
 	json_object_set_new(r, "comparison", comparison(in));
 	json_object_set_new(r, "limits", limits(in));
+	util = utilization(in, run);
+	json_object_set_new(r, "utilization", util);
+	if (!run->profile && json_array_size(run->roots) == 0 &&
+	    json_array_size(run->bottlenecks) == 0 && !json_is_null(util))
+		pd_set_str(json_object_get(r, "symptom"), "summary", "no "
+		    "profile in the stream, only the samples of pd-collect "
+		    "(run pd-locate, pd-profile and pd-classify on the job's "
+		    "profiler output)");
 	json_object_set_new(r, "artifacts", artifacts(compared));
 	json_decref(cands);
 	return r;

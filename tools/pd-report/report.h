@@ -26,6 +26,10 @@ struct report_in {
 	json_t *verdicts;	/* every pd.verdict */
 	json_t *findings;	/* every pd.finding */
 	json_t *counts;		/* object: record type -> count */
+	json_t *collects;	/* every pd.run (pd-collect) */
+	json_t *samples;	/* the pd.sample records of cpu, mem, gpu and
+				 * npu with a t_s, input order */
+	size_t nruns;		/* runs grouped from the stream */
 };
 
 /* model.c: report.json (new reference) for the chosen run. */
