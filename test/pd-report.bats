@@ -754,6 +754,7 @@ PY
 	grep -q '<svg id="chart-utilization"' "$D/out/report.html"
 	grep -qF 'no profile in the stream' "$D/out/report.md"
 	grep -q '^## Utilization over time' "$D/out/report.md"
+	[ "$(jq -c .next_actions "$j")" = '["profile the job and run pd-locate, pd-profile and pd-classify on its profiler output"]' ]
 	# with -A: the one run in the index, its set with the chart; -R
 	# names it, or another run, which is an error
 	id=$(jq -r 'select(.type=="pd.run")|.run' "$D/c.jsonl")

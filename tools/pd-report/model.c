@@ -405,7 +405,11 @@ next_actions(struct pd_run *run, json_t *dom, int compared)
 	}
 	json_array_foreach(json_object_get(run->profile, "next_actions"), i, v)
 		add_action(a, json_string_value(v));
-	if (!run->profile)
+	if (!run->profile && json_array_size(run->roots) == 0 &&
+	    json_array_size(run->bottlenecks) == 0)
+		add_action(a, "profile the job and run pd-locate, pd-profile "
+		    "and pd-classify on its profiler output");
+	else if (!run->profile)
 		add_action(a, "run pd-profile and pd-classify on the stream");
 	if (dom && !compared)
 		add_action(a, "profile again after the change and compare the "
