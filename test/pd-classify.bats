@@ -39,7 +39,7 @@ PF=$FIX/pd-profile
 	[ "$(jqr pd.bottleneck 'select(.position == 1) | [.confidence_basis,.confidence_factors.evidence,.variant]')" = \
 	    '["1 step, evidence summaries 50 %",0.375,"torch_npu"]' ]
 	[ "$(jqr pd.bottleneck 'select(.position == 1) | .evidence')" = \
-	    '"computing takes 85.0 % of step time; the top operator FlashAttentionScore takes 50.0 % of device time, then MatMulV2 (30.0 %)"' ]
+	    '"computing takes 85.0 % of step time; the top operator FlashAttentionScore takes 50.0 % of device time outside communication, then MatMulV2 (30.0 %)"' ]
 	[ "$(jqr pd.bottleneck 'select(.position == 1) | .values')" = \
 	    '{"step.shares.computing_ratio":0.85,"hotspot.top[0].ratio":0.5,"hotspot.top[0].name":"FlashAttentionScore","hotspot.top[1].name":"MatMulV2","hotspot.top[1].ratio":0.3}' ]
 	[ "$(jqr pd.bottleneck 'select(.position == 1) | [.root,.rank,.run,.domain,.fired_roots,.checked_roots]')" = \
@@ -757,7 +757,7 @@ advisor_findings() {
 	diagnose pytorch/tracelens-h100-inference
 	no_placeholders
 	[ "$(dominant Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz)" = '["perfdiag.compute_bound",0.9135]' ]
-	[[ "$(jqr pd.bottleneck 'select(.dominant and (.run | endswith("1016005.json.gz"))) | .evidence')" == *"the top operator sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas takes 28.0 % of device time, then at::native::elementwise_kernel (12.2 %)"* ]]
+	[[ "$(jqr pd.bottleneck 'select(.dominant and (.run | endswith("1016005.json.gz"))) | .evidence')" == *"the top operator sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas takes 28.0 % of device time outside communication, then at::native::elementwise_kernel (12.2 %)"* ]]
 	[ "$(dominant facebook_timesformer-base-finetuned-k400__1016002.json.gz)" = '["msprof.overall.free",0.5858]' ]
 	[ "$(jqr pd.bottleneck 'select(.dominant and (.run | endswith("1016002.json.gz"))) | .hints[0]')" = \
 	    '"cudaMemcpyAsync holds the host for 129.56 ms in 2 calls: copies from pageable memory are synchronous; pin the source (tensor.pin_memory(), DataLoader(pin_memory=True)) and copy with .to(device, non_blocking=True)"' ]
@@ -894,7 +894,7 @@ torch_python() {
 	run_pd bash -c "pd-locate '$BATS_TEST_TMPDIR/cb' | pd-sum-step -q \
 	    | pd-sum-gaps -q | pd-hotspots -q | pd-profile | pd-classify"
 	[ "$(jqr pd.bottleneck 'select(.dominant) | [.rule,.domain,.impact,.variant,.evidence]')" = \
-	    '["perfdiag.copy_bound","memory",0.7,"pytorch-cuda","copies take 87.5 % of device time (21.00 ms in 3 copies); the largest kind: Memcpy HtoD, 3 copies of 192.0 MiB in 21.00 ms, 9.587 GB/s median, 0 from pageable memory"]' ]
+	    '["perfdiag.copy_bound","memory",0.7,"pytorch-cuda","copies take 87.5 % of device time outside communication (21.00 ms in 3 copies); the largest kind: Memcpy HtoD, 3 copies of 192.0 MiB in 21.00 ms, 9.587 GB/s median, 0 from pageable memory"]' ]
 	# pinned already: no pageable hint
 	[ "$(jqr pd.bottleneck 'select(.dominant) | .hints | map(select(test("pageable"))) | length')" = 0 ]
 	[ "$(jqr pd.bottleneck '.rule' | grep -c operator_hotspot)" = 0 ]
