@@ -130,3 +130,16 @@ pd_sqlite_i64(sqlite3_stmt *st, int col, int64_t *v)
 		return 0;
 	}
 }
+
+int
+pd_sqlite_span(sqlite3_stmt *st, int col, int64_t *ts, int64_t *dur)
+{
+	int64_t b, e;
+
+	if (!pd_sqlite_i64(st, col, &b) || !pd_sqlite_i64(st, col + 1, &e) ||
+	    e < b || (b < 0 && e > INT64_MAX + b))
+		return 0;
+	*ts = b;
+	*dur = e - b;
+	return 1;
+}

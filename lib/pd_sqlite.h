@@ -22,4 +22,9 @@ int pd_sqlite_col(sqlite3_stmt *st, const char *name);
  * fraction. 1 with *v set, 0 when NULL, absent (col < 0) or not one. */
 int pd_sqlite_i64(sqlite3_stmt *st, int col, int64_t *v);
 
+/* A span in ns from columns col (start) and col + 1 (end), each as
+ * pd_sqlite_i64 reads it: 1 with *ts and *dur set, 0 when either is
+ * missing, the end is before the start, or the difference overflows. */
+int pd_sqlite_span(sqlite3_stmt *st, int col, int64_t *ts, int64_t *dur);
+
 #endif

@@ -744,21 +744,6 @@ db_bad_rows(struct hot *h, const char *path, const char *table, long n,
 	h->skipped += n;
 }
 
-/* The task's duration in ns from columns col (start) and col + 1 (end),
- * integers or integer text; 0 when missing or negative. */
-static int
-db_span(sqlite3_stmt *st, int col, int64_t *ts, int64_t *dur)
-{
-	int64_t b, e;
-
-	if (!pd_sqlite_i64(st, col, &b) || !pd_sqlite_i64(st, col + 1, &e) ||
-	    e < b || (b < 0 && e > INT64_MAX + b))
-		return 0;
-	*ts = b;
-	*dur = e - b;
-	return 1;
-}
-
 /* TASK joined to COMPUTE_TASK_INFO: name, op type, task type (the
  * Accelerator Core of kernel_details), start and end ns, then the PMU
  * ratios of pmu_cols (TASK_PMU_INFO, one row per task and metric). */
@@ -819,7 +804,7 @@ read_db_kernels(struct hot *h, sqlite3 *db, const char *path,
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int any = 0;
 
-		if (!db_span(st, 3, &ts, &dur)) {
+		if (!pd_sqlite_span(st, 3, &ts, &dur)) {
 			bad++;
 			continue;
 		}
@@ -869,7 +854,7 @@ read_db_comm(struct hot *h, sqlite3 *db, const char *path)
 		return;
 	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (db_span(st, 0, &ts, &dur))
+		if (pd_sqlite_span(st, 0, &ts, &dur))
 			h->comm_us += (double)dur / 1e3;
 		else
 			bad++;
@@ -913,7 +898,7 @@ read_db_api(struct hot *h, sqlite3 *db, const char *path)
 		const char *level = db_text(st, 1, NULL);
 		int sync;
 
-		if (!db_span(st, 2, &ts, &dur)) {
+		if (!pd_sqlite_span(st, 2, &ts, &dur)) {
 			bad++;
 			continue;
 		}

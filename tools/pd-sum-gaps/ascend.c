@@ -257,19 +257,6 @@ has_lane(struct asc *a, int kind)
  * Node@launch); STEP_TIME: the ProfilerStep# windows; OVERLAP_ANALYSIS
  * type 3: the Free events of the Overlap Analysis lane. */
 
-static int
-db_span(sqlite3_stmt *st, int col, int64_t *ts, int64_t *dur)
-{
-	int64_t b, e;
-
-	if (!pd_sqlite_i64(st, col, &b) || !pd_sqlite_i64(st, col + 1, &e) ||
-	    e < b || (b < 0 && e > INT64_MAX + b))
-		return 0;
-	*ts = b;
-	*dur = e - b;
-	return 1;
-}
-
 /* Run sql; row() per row with a valid span at column 0 and 1; rows
  * without one are counted and said once. -1 when the table is missing,
  * else the rows read. */
@@ -292,7 +279,7 @@ db_rows(struct asc *a, sqlite3 *db, const char *table, const char *sql,
 		return -1;
 	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (!db_span(st, 0, &ts, &dur)) {
+		if (!pd_sqlite_span(st, 0, &ts, &dur)) {
 			bad++;
 			continue;
 		}
