@@ -145,6 +145,23 @@ seg_used(json_t *a, int k)
 	return 0;
 }
 
+/* One rank's row of the step table: rank, steps, mean step, then each
+ * segment some rank of a has. */
+static void
+rank_row(FILE *f, json_t *a, json_t *e, size_t n)
+{
+	int k;
+
+	fprintf(f, "<tr><td>%s</td><td class=\"n\">%s</td>"
+	    "<td class=\"n\">%s</td>", rank_label(e, n),
+	    fmt_num(get(e, "steps")), fmt_us(get(e, "mean_us")));
+	for (k = 0; segs[k].key; k++)
+		if (seg_used(a, k))
+			fprintf(f, "<td class=\"n\">%s</td>",
+			    fmt_us(get(get(e, "segments"), segs[k].key)));
+	fputs("</tr>\n", f);
+}
+
 static void
 legend(FILE *f, json_t *a)
 {
@@ -380,14 +397,7 @@ slowest_table(json_t *r, FILE *f)
 				break;
 		if (i >= n || !e)
 			continue;
-		fprintf(f, "<tr><td>%s</td><td class=\"n\">%s</td>"
-		    "<td class=\"n\">%s</td>", rank_label(e, n),
-		    fmt_num(get(e, "steps")), fmt_us(get(e, "mean_us")));
-		for (k = 0; segs[k].key; k++)
-			if (seg_used(a, k))
-				fprintf(f, "<td class=\"n\">%s</td>",
-				    fmt_us(get(get(e, "segments"), segs[k].key)));
-		fputs("</tr>\n", f);
+		rank_row(f, a, e, n);
 	}
 	fputs("</table>\n", f);
 }
@@ -459,14 +469,7 @@ steps(json_t *r, FILE *f)
 			fprintf(f, "<th class=\"n\">%s</th>", segs[k].label);
 	fputs("</tr>\n", f);
 	json_array_foreach(a, i, e) {
-		fprintf(f, "<tr><td>%s</td><td class=\"n\">%s</td>"
-		    "<td class=\"n\">%s</td>", rank_label(e, n),
-		    fmt_num(get(e, "steps")), fmt_us(get(e, "mean_us")));
-		for (k = 0; segs[k].key; k++)
-			if (seg_used(a, k))
-				fprintf(f, "<td class=\"n\">%s</td>",
-				    fmt_us(get(get(e, "segments"), segs[k].key)));
-		fputs("</tr>\n", f);
+		rank_row(f, a, e, n);
 	}
 	fputs("</table>\n", f);
 }
