@@ -127,6 +127,36 @@ pd_rec_shape(json_t *rec)
 	return o;
 }
 
+/* Per record type, the lists a reduce keeps the first `keep` entries
+ * of (pd_rec_trim). */
+static const struct {
+	const char *type, *key;
+	size_t keep;
+} trims[] = {
+	{ "pd.comm", "collectives", 0 },
+	{ "pd.comm", "slowest", 1 },
+	{ NULL, NULL, 0 }
+};
+
+void
+pd_rec_trim(json_t *rec)
+{
+	const char *t = pd_rec_str(rec, "type");
+	json_t *a;
+	size_t i;
+
+	for (i = 0; t && trims[i].type; i++) {
+		if (strcmp(t, trims[i].type) ||
+		    !json_is_array(a = json_object_get(rec, trims[i].key)))
+			continue;
+		if (trims[i].keep == 0)
+			pd_set_null(rec, trims[i].key);
+		else
+			while (json_array_size(a) > trims[i].keep)
+				json_array_remove(a, json_array_size(a) - 1);
+	}
+}
+
 void
 pd_rec_emit(json_t *rec)
 {

@@ -55,6 +55,15 @@ void pd_rec_emit(json_t *rec);
  * Steals rec, returns the record to use. pd_rec_emit applies it. */
 json_t *pd_rec_shape(json_t *rec);
 
+/* What the reduce tools (pd-profile, pd-classify, pd-compare, pd-report)
+ * keep of an evidence record they hold until the end of their input: the
+ * record less its per-event lists that no reduce reads as such (pd.comm
+ * collectives, up to 4096 a rank, which pd-profile takes beforehand in a
+ * compact form), and pd.comm slowest cut to its first entry. Without
+ * this, 4096 ranks of records held as JSON trees take gigabytes. Changes
+ * rec in place; a record of another type is left as it is. */
+void pd_rec_trim(json_t *rec);
+
 /* Write one raw line (already a record) to stdout. */
 void pd_rec_write_line(const char *line, size_t len);
 

@@ -128,8 +128,10 @@ pd_runs_add(struct pd_runs *r, json_t *rec)
 		    json_is_string(id) ? id : json_null());
 	}
 	v = view_of(r, root, json_object_get(rec, "rank"));
-	if (!json_object_get(v, type + 3))
+	if (!json_object_get(v, type + 3)) {
+		pd_rec_trim(rec);
 		json_object_set(v, type + 3, rec);
+	}
 }
 
 static int

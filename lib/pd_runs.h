@@ -7,7 +7,8 @@
  *
  * A view is a JSON object keyed by the record type without "pd."
  * ("root", "step", "comm", "mem", "input", "gaps", "hotspot", ...); the
- * first record of a type for a (root, rank) wins. A root whose records
+ * first record of a type for a (root, rank) wins, kept as pd_rec_trim
+ * leaves it. A root whose records
  * carry two ranks or more (a cluster-wide export such as msprof-analyze's
  * cluster_analysis_output) has one view per rank, keyed "ROOT#rank=N",
  * the root's rank-less records (its pd.root) added for the types the rank

@@ -126,6 +126,27 @@ PF=$FIX/pd-profile
 	[ "$(jqr pd.profile '.cross_rank.collective_skew')" = '{"collectives":4,"unmatched":0,"mean_us":100,"max_us":100,"ratio":0.1}' ]
 }
 
+# Two pd.comm records of rank 2 that differ only in their collectives
+# (held compact, out of the record): the one whose collectives sort first
+# is kept whatever the order. The second starts each allreduce at B + 5
+# (ending at B + 150 with the others): it sorts first (start 505000 before
+# 600000), so r1 (B + 10) is last at each; r0 waits 10 and r2 5 at each of
+# the 4: 40 and 20 us per step; the wait r1 causes, (10 + 5) / 2 x 4 = 30
+# us per step, is 0.03 of the step, under the 5 % of a straggler.
+@test "pd-profile: of two pd.comm records of a rank, the one whose collectives sort first" {
+	jq -c 'select(.type == "pd.comm" and .rank == 2) |
+	    .collectives |= map(.start_ns -= 95000 | .dur_us = 145)' \
+	    "$PF/aligned.jsonl" >"$BATS_TEST_TMPDIR/dup"
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/dup")" -eq 1 ]
+	cat "$PF/aligned.jsonl" "$BATS_TEST_TMPDIR/dup" >"$BATS_TEST_TMPDIR/a"
+	cat "$BATS_TEST_TMPDIR/dup" "$PF/aligned.jsonl" >"$BATS_TEST_TMPDIR/b"
+	for f in a b; do
+		run_pd pd-profile "$BATS_TEST_TMPDIR/$f"
+		[ "$(jqr pd.profile '[.cross_rank.wait.ranks[].wait_us_per_step]')" = '[40,0,20]' ]
+		[ "$(jqr pd.profile '.cross_rank.stragglers')" = '[]' ]
+	done
+}
+
 # aligned-drift.jsonl: the same, but rank 1 has one collective of its own
 # first (at 300 us, ending at 350), so its sequence numbers are one ahead.
 # Its collectives do not end with the others' and are left out: the 4

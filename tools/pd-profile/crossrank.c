@@ -197,6 +197,67 @@ cmp_i64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+struct member {
+	size_t unit;
+	int64_t start, end;
+};
+
+/* The ranks' collectives grouped by key (in the order keys are first
+ * met, ranks in unit order): a counting sort. *ngroups: keys met;
+ * *first[g]..first[g+1]: group g's members. */
+static struct member *
+group_colls(struct prun *p, size_t *ngroups, size_t **first)
+{
+	size_t nk = colls_keys(), i, j, n, total = 0, g = 0;
+	size_t *ord = malloc((nk + 1) * sizeof *ord);
+	size_t *at = calloc(nk + 2, sizeof *at);
+	struct member *m;
+
+	if (!ord || !at)
+		pd_oom();
+	for (i = 0; i < nk; i++)
+		ord[i] = SIZE_MAX;
+	for (i = 0; i < p->n; i++) {
+		const struct coll *c = colls_list(colls_of(json_object_get(
+		    p->un[i].view, "comm")), &n);
+
+		if (!json_is_integer(p->un[i].rank))
+			continue;
+		for (j = 0; j < n; j++) {
+			if (ord[c[j].key] == SIZE_MAX)
+				ord[c[j].key] = g++;
+			at[ord[c[j].key] + 1]++;
+			total++;
+		}
+	}
+	for (i = 0; i < g; i++)
+		at[i + 1] += at[i];
+	if (!(m = malloc((total + 1) * sizeof *m)))
+		pd_oom();
+	*first = calloc(g + 1, sizeof **first);
+	if (!*first)
+		pd_oom();
+	memcpy(*first, at, (g + 1) * sizeof *at);
+	for (i = 0; i < p->n; i++) {
+		const struct coll *c = colls_list(colls_of(json_object_get(
+		    p->un[i].view, "comm")), &n);
+
+		if (!json_is_integer(p->un[i].rank))
+			continue;
+		for (j = 0; j < n; j++) {
+			struct member *e = &m[at[ord[c[j].key]]++];
+
+			e->unit = i;
+			e->start = c[j].start;
+			e->end = c[j].end;
+		}
+	}
+	free(ord);
+	free(at);
+	*ngroups = g;
+	return m;
+}
+
 /* Collectives matched across ranks by group, op type and sequence
  * number (seq counts per op type and group), in aligned trace time
  * (start_ns). A blocking collective ends at
@@ -209,45 +270,17 @@ static size_t
 align(struct prun *p, struct rk *r, double *skew_sum, double *skew_max,
     size_t *unmatched)
 {
-	json_t *by = json_object(), *a;
-	const char *key;
-	size_t i, j, keys = 0;
-	char k[400];
+	size_t g, ng, *first, j, keys = 0;
+	struct member *all;
 
 	*skew_sum = 0;
 	*skew_max = 0;
 	*unmatched = 0;
-	for (i = 0; i < p->n; i++) {
-		json_t *c = pd_path_get(p->un[i].view, "comm.collectives");
-
-		if (!json_is_integer(p->un[i].rank))
-			continue;
-		for (j = 0; j < json_array_size(c); j++) {
-			json_t *e = json_array_get(c, j), *s, *q;
-			const char *g = pd_rec_str(e, "group");
-			const char *op = pd_rec_str(e, "op_type");
-			double dur = pd_rec_num(e, "dur_us", NAN);
-
-			s = json_object_get(e, "start_ns");
-			q = json_object_get(e, "seq");
-			if ((!g && !op) || !json_is_integer(s) ||
-			    !json_is_integer(q) || isnan(dur) || dur < 0)
-				continue;
-			snprintf(k, sizeof k, "%s\037%s\037%s#%lld", g ? g : "",
-			    op ? op : "", g ? "g" : "o",
-			    (long long)json_integer_value(q));
-			if (!(a = json_object_get(by, k))) {
-				a = json_array();
-				json_object_set_new(by, k, a);
-			}
-			json_array_append_new(a, json_pack("[I,I,I]",
-			    (json_int_t)i, json_integer_value(s),
-			    json_integer_value(s) + (json_int_t)llround(dur * 1000)));
-		}
-	}
-	json_object_foreach(by, key, a) {
-		size_t n = json_array_size(a), kept = 0, hi = 0;
-		int64_t *ends, med, first = INT64_MAX, last = INT64_MIN,
+	all = group_colls(p, &ng, &first);
+	for (g = 0; g < ng; g++) {
+		struct member *a = all + first[g];
+		size_t n = first[g + 1] - first[g], kept = 0, hi = 0;
+		int64_t *ends, med, first_s = INT64_MAX, last = INT64_MIN,
 		    second = INT64_MIN, maxdur = 0, tol;
 		int *ok;
 
@@ -258,27 +291,22 @@ align(struct prun *p, struct rk *r, double *skew_sum, double *skew_max,
 		if (!ends || !ok)
 			pd_oom();
 		for (j = 0; j < n; j++) {
-			json_t *e = json_array_get(a, j);
-			int64_t s = json_integer_value(json_array_get(e, 1));
-
-			ends[j] = json_integer_value(json_array_get(e, 2));
-			if (ends[j] - s > maxdur)
-				maxdur = ends[j] - s;
+			ends[j] = a[j].end;
+			if (a[j].end - a[j].start > maxdur)
+				maxdur = a[j].end - a[j].start;
 		}
 		qsort(ends, n, sizeof *ends, cmp_i64);
 		med = ends[(n - 1) / 2];
 		tol = maxdur / 50 > 20000 ? maxdur / 50 : 20000;
 		for (j = 0; j < n; j++) {
-			json_t *e = json_array_get(a, j);
-			int64_t s = json_integer_value(json_array_get(e, 1));
-			int64_t en = json_integer_value(json_array_get(e, 2));
+			int64_t s = a[j].start, en = a[j].end;
 
 			if (llabs(en - med) > tol)
 				continue;
 			ok[j] = 1;
 			kept++;
-			if (s < first)
-				first = s;
+			if (s < first_s)
+				first_s = s;
 			if (s > last) {
 				second = last;
 				last = s;
@@ -295,14 +323,11 @@ align(struct prun *p, struct rk *r, double *skew_sum, double *skew_max,
 		keys++;
 		{
 			double others = 0;
-			size_t ui = (size_t)json_integer_value(json_array_get(
-			    json_array_get(a, hi), 0));
+			size_t ui = a[hi].unit;
 
 			for (j = 0; j < n; j++) {
-				size_t u = (size_t)json_integer_value(
-				    json_array_get(json_array_get(a, j), 0));
-				int64_t s = json_integer_value(json_array_get(
-				    json_array_get(a, j), 1));
+				size_t u = a[j].unit;
+				int64_t s = a[j].start;
 
 				if (!ok[j])
 					continue;
@@ -316,13 +341,14 @@ align(struct prun *p, struct rk *r, double *skew_sum, double *skew_max,
 			r[ui].delay_us += (double)(last - second) / 1000;
 			r[ui].caused_us += others / (double)(kept - 1);
 		}
-		*skew_sum += (double)(last - first) / 1000;
-		if ((double)(last - first) / 1000 > *skew_max)
-			*skew_max = (double)(last - first) / 1000;
+		*skew_sum += (double)(last - first_s) / 1000;
+		if ((double)(last - first_s) / 1000 > *skew_max)
+			*skew_max = (double)(last - first_s) / 1000;
 		free(ends);
 		free(ok);
 	}
-	json_decref(by);
+	free(all);
+	free(first);
 	return keys;
 }
 

@@ -6,6 +6,7 @@
 
 #include <jansson.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "pd_runs.h"
 
@@ -36,6 +37,25 @@ void units_free(void);
 void units_of_run(struct pd_run *u, struct prun *p);
 void prun_free(struct prun *p);
 int prun_has(struct prun *p, const char *type);
+
+/* colls.c: the collectives of the ranks' pd.comm records, compact */
+struct coll {
+	int64_t start, end;	/* trace ns */
+	uint32_t key;		/* group, op type, seq: the same on every rank */
+};
+struct colls;
+/* Take a pd.comm record's collectives and trim it (pd_rec_trim). */
+void colls_take(json_t *comm);
+/* After a choice between two pd.comm records of one (root, rank): kept is
+ * held, dropped (or NULL) is not. */
+void colls_keep(json_t *kept, json_t *dropped);
+/* Order of two taken records by their collectives (for ties). */
+int colls_less(json_t *a, json_t *b);
+/* A held record's collectives (NULL: none taken). */
+const struct colls *colls_of(json_t *comm);
+const struct coll *colls_list(const struct colls *s, size_t *n);
+size_t colls_keys(void);	/* keys interned so far */
+void colls_free(void);
 
 /* shares.c */
 struct acc {

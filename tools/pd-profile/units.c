@@ -6,7 +6,8 @@
  * without a rank joins the root's only ranked unit, or is the root's
  * unit when the root has no ranked one. When a (root, rank) has two
  * records of one type, the one whose compact, key-sorted text sorts first
- * is kept, so the result does not depend on the order of the input.
+ * is kept (a pd.comm's without its collectives, then by them: colls.c),
+ * so the result does not depend on the order of the input.
  * A rank seen in several roots of a run is taken from the root that holds
  * the most ranks (then the first root by path); a root that holds this
  * rank alone (its own export) gives the summaries other than the step,
@@ -37,27 +38,46 @@ units_free(void)
 {
 	json_decref(store);
 	json_decref(roots);
+	colls_free();
 }
 
 static int
-canon_less(json_t *a, json_t *b)
+canon_cmp(json_t *a, json_t *b)
 {
 	char *x = json_dumps(a, JSON_COMPACT | JSON_SORT_KEYS);
 	char *y = json_dumps(b, JSON_COMPACT | JSON_SORT_KEYS);
-	int r = x && y && strcmp(x, y) < 0;
+	int r = x && y ? strcmp(x, y) : 0;
 
 	free(x);
 	free(y);
 	return r;
 }
 
+static int
+canon_less(json_t *a, json_t *b)
+{
+	return canon_cmp(a, b) < 0;
+}
+
+/* A pd.comm record's collectives are taken out of it (colls.c); two
+ * records that agree without them are ordered by them. */
 static void
 keep(json_t *view, const char *type, json_t *rec)
 {
 	json_t *old = json_object_get(view, type);
+	int comm = !strcmp(type, "comm"), c;
 
-	if (!old || canon_less(rec, old))
+	if (comm)
+		colls_take(rec);
+	c = old ? canon_cmp(rec, old) : -1;
+	if (comm && old && c == 0)
+		c = colls_less(rec, old) ? -1 : 1;
+	if (c < 0) {
+		if (comm)
+			colls_keep(rec, old);
 		json_object_set(view, type, rec);
+	} else if (comm)
+		colls_keep(old, rec);
 }
 
 void
