@@ -173,15 +173,16 @@ on_root(json_t *root, void *ctx)
 {
 	struct pd_tool *t = ctx;
 	const char *fam = pd_root_family(root);
+	const struct pd_reader *r;
 	int rc = 0;
 
-	if (!fam)
+	for (r = t->readers; fam && r && r->family; r++)
+		if (!strcmp(fam, r->family))
+			break;
+	if (!fam || !r || !r->family)
 		return 0;
 	root = usable(root);
-	if (strcmp(fam, "ascend") == 0 && t->ascend)
-		rc = t->ascend(root, t);
-	else if (strcmp(fam, "pytorch") == 0 && t->pytorch)
-		rc = t->pytorch(root, t);
+	rc = r->read(root, t);
 	json_decref(root);
 	if (rc)
 		pd_diag_status(rc);

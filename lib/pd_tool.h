@@ -31,14 +31,23 @@ long long pd_opt_int(int opt, const char *arg, long long min, long long max,
 double pd_opt_real(int opt, const char *arg, double min, double max,
     const char *what, const char *unit);
 
+struct pd_tool;
+
+/* A tool's reader of one family of formats (pd_formats.h's family):
+ * called per pd.root of that family (borrowed); emits records with
+ * pd_rec_emit(). Returns 0, or an exit code (also recorded). */
+struct pd_reader {
+	const char *family;	/* "ascend", "pytorch" */
+	int (*read)(json_t *root, const struct pd_tool *t);
+};
+
 struct pd_tool {
 	const char *name;	/* "pd-sum-step" */
 	const char *record;	/* "pd.step" */
 	const char *what;	/* "per-rank step breakdown" (for the usage text) */
-	/* Called per pd.root of that family (borrowed); emit records with
-	 * pd_rec_emit(). Return 0, or an exit code (also recorded). */
-	int (*ascend)(json_t *root, const struct pd_tool *t);
-	int (*pytorch)(json_t *root, const struct pd_tool *t);
+	/* the readers by family, ended by { NULL, NULL }; a root of a family
+	 * without one is passed over */
+	const struct pd_reader *readers;
 	void *ctx;
 	const char *opts;	/* of "npS": the optional options it uses */
 	/* filled in from options */

@@ -10,10 +10,15 @@
 int
 main(int argc, char **argv)
 {
+	static const struct pd_reader readers[] = {
+		{ "ascend", hotspots_ascend },
+		{ "pytorch", hotspots_pytorch },
+		{ NULL, NULL }
+	};
 	struct pd_tool t = {
 		.name = "pd-hotspots", .record = "pd.hotspot",
 		.what = "top operators and kernels",
-		.ascend = hotspots_ascend, .pytorch = hotspots_pytorch,
+		.readers = readers,
 		.opts = "npS"
 	};
 

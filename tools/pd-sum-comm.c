@@ -10,10 +10,15 @@
 int
 main(int argc, char **argv)
 {
+	static const struct pd_reader readers[] = {
+		{ "ascend", sum_comm_ascend },
+		{ "pytorch", sum_comm_pytorch },
+		{ NULL, NULL }
+	};
 	struct pd_tool t = {
 		.name = "pd-sum-comm", .record = "pd.comm",
 		.what = "communication: collectives, transports, links",
-		.ascend = sum_comm_ascend, .pytorch = sum_comm_pytorch,
+		.readers = readers,
 		.opts = "npS"
 	};
 

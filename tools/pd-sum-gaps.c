@@ -10,10 +10,15 @@
 int
 main(int argc, char **argv)
 {
+	static const struct pd_reader readers[] = {
+		{ "ascend", sum_gaps_ascend },
+		{ "pytorch", sum_gaps_pytorch },
+		{ NULL, NULL }
+	};
 	struct pd_tool t = {
 		.name = "pd-sum-gaps", .record = "pd.gaps",
 		.what = "device idle gaps and host-bound evidence",
-		.ascend = sum_gaps_ascend, .pytorch = sum_gaps_pytorch,
+		.readers = readers,
 		.opts = "n"
 	};
 

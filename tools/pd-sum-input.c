@@ -10,10 +10,15 @@
 int
 main(int argc, char **argv)
 {
+	static const struct pd_reader readers[] = {
+		{ "ascend", sum_input_ascend },
+		{ "pytorch", sum_input_pytorch },
+		{ NULL, NULL }
+	};
 	struct pd_tool t = {
 		.name = "pd-sum-input", .record = "pd.input",
 		.what = "input pipeline: data-loading time per step",
-		.ascend = sum_input_ascend, .pytorch = sum_input_pytorch,
+		.readers = readers,
 		.opts = ""
 	};
 

@@ -10,10 +10,15 @@
 int
 main(int argc, char **argv)
 {
+	static const struct pd_reader readers[] = {
+		{ "ascend", sum_mem_ascend },
+		{ "pytorch", sum_mem_pytorch },
+		{ NULL, NULL }
+	};
 	struct pd_tool t = {
 		.name = "pd-sum-mem", .record = "pd.mem",
 		.what = "memory: peaks, fragmentation, growth, top allocators",
-		.ascend = sum_mem_ascend, .pytorch = sum_mem_pytorch,
+		.readers = readers,
 		.opts = "n"
 	};
 

@@ -10,10 +10,15 @@
 int
 main(int argc, char **argv)
 {
+	static const struct pd_reader readers[] = {
+		{ "ascend", sum_step_ascend },
+		{ "pytorch", sum_step_pytorch },
+		{ NULL, NULL }
+	};
 	struct pd_tool t = {
 		.name = "pd-sum-step", .record = "pd.step",
 		.what = "per-rank step breakdown",
-		.ascend = sum_step_ascend, .pytorch = sum_step_pytorch,
+		.readers = readers,
 		.opts = "pS"
 	};
 
