@@ -24,6 +24,7 @@
 #include "pd_formats.h"
 #include "pd_nsys.h"
 #include "pd_rec.h"
+#include "pd_sqlite.h"
 #include "pd_trace.h"
 
 #define DEFAULT_DEPTH	8
@@ -574,6 +575,55 @@ from_metadata(struct root *r, const char *path, int64_t *rank)
 	json_decref(j);
 }
 
+/* ascend_pytorch_profiler_{rank}.db (export_type=db): what the text
+ * export keeps in profiler_metadata.json and the CSVs, from META_DATA
+ * (name 'ENV_VARIABLES', a JSON object as text) and RANK_DEVICE_MAP
+ * (rankId, deviceId: one row per process). Only what is still unset. */
+static void
+from_profiler_db(struct root *r, const char *path)
+{
+	sqlite3 *db = pd_sqlite_peek(path);
+	sqlite3_stmt *st;
+	int64_t v;
+
+	if (!db)
+		return;
+	if (!r->env && pd_sqlite_has_table(db, "META_DATA") &&
+	    sqlite3_prepare_v2(db, "SELECT value FROM META_DATA WHERE "
+	    "name = 'ENV_VARIABLES' LIMIT 1", -1, &st, NULL) == SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW) {
+			const char *t = (const char *)sqlite3_column_text(st, 0);
+			json_t *j = t ? json_loads(t, 0, NULL) : NULL, *e;
+			const char *k;
+			if (json_is_object(j)) {
+				r->env = json_object();
+				json_object_foreach(j, k, e)
+					if (json_is_string(e))
+						json_object_set(r->env, k, e);
+			}
+			json_decref(j);
+		}
+		sqlite3_finalize(st);
+	}
+	if (r->device < 0 && pd_sqlite_has_table(db, "RANK_DEVICE_MAP") &&
+	    sqlite3_prepare_v2(db, "SELECT deviceId FROM RANK_DEVICE_MAP",
+	    -1, &st, NULL) == SQLITE_OK) {
+		/* one device, or none: a map of several says nothing of this
+		 * process */
+		int rows = 0;
+		int64_t dev = -1;
+		while (sqlite3_step(st) == SQLITE_ROW && rows < 2)
+			if (pd_sqlite_i64(st, 0, &v) && v >= 0 && v != dev) {
+				dev = v;
+				rows++;
+			}
+		sqlite3_finalize(st);
+		if (rows == 1)
+			r->device = dev;
+	}
+	sqlite3_close(db);
+}
+
 /* The first data row of a CSV: the device of column col ("NPU:3" or
  * "3"), or -1. Only the header and one row are read. */
 static int64_t
@@ -690,19 +740,24 @@ torch_root(struct loc *l, const char *path, const char *format, int flat)
 		r.rank = md_rank;
 	if (ndev == 1)
 		r.device = dev;
-	if (r.device < 0) {
+	if (r.device < 0 || !r.env) {
 		const char *mp;
 		size_t k;
 		json_t *e;
 		json_array_foreach(r.exports, k, e) {
 			const char *kd = pd_rec_str(e, "kind");
 			mp = pd_str_bytes(pd_rec_str(e, "path"));
-			if (strcmp(kd, "npu_module_mem") == 0)
+			if (strcmp(kd, "ascend_pytorch_profiler_db") == 0 ||
+			    strcmp(kd, "ascend_mindspore_profiler_db") == 0)
+				from_profiler_db(&r, mp);
+			else if (r.device >= 0)
+				continue;
+			else if (strcmp(kd, "npu_module_mem") == 0)
 				r.device = device_from_csv(mp, "Device", NULL);
 			else if (strcmp(kd, "memory_record") == 0)
 				r.device = device_from_csv(mp, "Device Type",
 				    "Device");
-			if (r.device >= 0)
+			if (r.device >= 0 && r.env)
 				break;
 		}
 	}

@@ -41,8 +41,18 @@ uri_of(const char *path, char *out, size_t size)
 	return 0;
 }
 
-sqlite3 *
-pd_sqlite_open(const char *path)
+/* The problem with path, said (and exit 3) when say is set. */
+static void
+fail(int say, const char *path, const char *fmt, const char *what)
+{
+	if (!say)
+		return;
+	pd_warn(path, 0, fmt, what);
+	pd_diag_status(PD_EXIT_INPUT);
+}
+
+static sqlite3 *
+open_db(const char *path, int say)
 {
 	char real[PATH_MAX], uri[3 * PATH_MAX + 64];
 	sqlite3 *db = NULL;
@@ -50,8 +60,7 @@ pd_sqlite_open(const char *path)
 
 	/* regular files only (a FIFO would hang), as every reader */
 	if ((fd = pd_file_open(path, NULL)) < 0) {
-		pd_warn(path, 0, "%s; skipped", pd_file_strerror(errno));
-		pd_diag_status(PD_EXIT_INPUT);
+		fail(say, path, "%s; skipped", pd_file_strerror(errno));
 		return NULL;
 	}
 	close(fd);
@@ -60,22 +69,32 @@ pd_sqlite_open(const char *path)
 	if (uri_of(path, uri, sizeof uri) < 0 ||
 	    sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI,
 	    NULL) != SQLITE_OK) {
-		pd_warn(path, 0, "cannot open as SQLite: %s; skipped",
+		fail(say, path, "cannot open as SQLite: %s; skipped",
 		    db ? sqlite3_errmsg(db) : "name too long");
-		pd_diag_status(PD_EXIT_INPUT);
 		sqlite3_close(db);
 		return NULL;
 	}
 	/* a file that is not a database fails on the first read */
 	if (sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", NULL, NULL,
 	    NULL) != SQLITE_OK) {
-		pd_warn(path, 0, "not a readable SQLite database: %s; skipped",
+		fail(say, path, "not a readable SQLite database: %s; skipped",
 		    sqlite3_errmsg(db));
-		pd_diag_status(PD_EXIT_INPUT);
 		sqlite3_close(db);
 		return NULL;
 	}
 	return db;
+}
+
+sqlite3 *
+pd_sqlite_open(const char *path)
+{
+	return open_db(path, 1);
+}
+
+sqlite3 *
+pd_sqlite_peek(const char *path)
+{
+	return open_db(path, 0);
 }
 
 int

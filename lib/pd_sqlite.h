@@ -11,6 +11,10 @@
  * immutable. NULL with the problem said (file: message) and exit 3. */
 sqlite3 *pd_sqlite_open(const char *path);
 
+/* pd_sqlite_open saying nothing: for a glance at metadata (the locator's)
+ * whose failure the tool that reads the file will report. */
+sqlite3 *pd_sqlite_peek(const char *path);
+
 /* Whether the database has a table of that name. */
 int pd_sqlite_has_table(sqlite3 *db, const char *table);
 

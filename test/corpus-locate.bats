@@ -124,12 +124,19 @@ EOF
 	require_corpus
 	check ascend/pta_2rank_level1_db <<'EOF'
 # profiler_info_N.json "rank_id" 0 / 1 (also ascend_pytorch_profiler_N.db);
-# a db export has no CSV to read a device from: device unknown
-rank0_ascend_pt torch_npu 0 null
-rank1_ascend_pt torch_npu 1 null
+# device: the one RANK_DEVICE_MAP row of ascend_pytorch_profiler_N.db
+rank0_ascend_pt torch_npu 0 0
+rank1_ascend_pt torch_npu 1 1
 EOF
 	[ "$(printf '%s\n' "$output" | jq -c '[.exports[].kind]' | sort -u)" = \
 	    '["analysis_db","ascend_pytorch_profiler_db","profiler_info"]' ]
+	# the environment, from META_DATA's ENV_VARIABLES, is the one the
+	# text export of the same job keeps in profiler_metadata.json
+	local db text
+	db=$(printf '%s\n' "$output" | jq -c '[.rank,.env]')
+	text=$(pd-locate "$CORPUS/ascend/pta_2rank_level1_text" | jq -c '[.rank,.env]')
+	[ "$db" = "$text" ]
+	[ "$(printf '%s\n' "$output" | jq '.env|length' | sort -u)" != 0 ]
 }
 
 @test "corpus-locate: ascend/pta_2rank_level1_text" {

@@ -551,14 +551,16 @@ advisor_findings() {
 # 0.4625 with pd.gaps and pd.hotspot missing). The device timeline and
 # the operators add what the text export also finds: a device idle
 # below 50 % in part of the trace, 102 + 106 of 187 + 187 operators
-# shorter than 20 us, synchronizations inside the step.
+# shorter than 20 us, synchronizations inside the step. The environment
+# the db keeps (META_DATA ENV_VARIABLES, read by pd-locate) is the text
+# export's, and brings the same three environment advisories.
 @test "pd-classify corpus: pta_2rank_level1_db is communication-bound" {
 	diagnose ascend/pta_2rank_level1_db
 	[ "$(dominant pta_2rank_level1_db)" = '["tbprof.comm.not_overlapped",0.6526]' ]
 	[ "$(jqr pd.bottleneck 'select(.dominant) | [.rank,.confidence_level,.confidence]')" = '[0,"medium",0.5]' ]
 	[[ "$(jqr pd.bottleneck 'select(.dominant) | .confidence_basis')" == '"1 step per rank, 2 of 2 ranks, evidence summaries 100 %'* ]]
 	[ "$(jqr pd.bottleneck 'select(.dominant | not) | .rule' | sort | tr '\n' ' ')" = \
-	    '"msprof.overall.free" "msprof.short_ops" "nsys.cuda_api_sync" "nsys.gpu_time_util" ' ]
+	    '"msprof.env.aclnn_cache_limit" "msprof.env.alloc_conf" "msprof.env.host_cache_capacity" "msprof.overall.free" "msprof.short_ops" "nsys.cuda_api_sync" "nsys.gpu_time_util" ' ]
 }
 
 # 16-rank PP=2 job (msprof-analyze output) plus two test ranks. Pipeline

@@ -519,3 +519,42 @@ PY
 	# a value that is not a string is not an environment variable's
 	[ "$(jqr pd.root '.env')" = '{"ACLNN_CACHE_LIMIT":"100000"}' ]
 }
+
+# A torch_npu db export (export_type=db) keeps no profiler_metadata.json
+# and no CSV: the environment is META_DATA's ENV_VARIABLES row and the
+# device the one RANK_DEVICE_MAP row. The values are the SQL's below.
+@test "pd-locate: device and environment of a db export from its SQLite tables" {
+	local d=$BATS_TEST_TMPDIR/h_1_ascend_pt/ASCEND_PROFILER_OUTPUT
+	mkdir -p "$d"
+	"$PD_TESTBIN/sqlite-make" "$d/ascend_pytorch_profiler_3.db" <<'SQL'
+CREATE TABLE META_DATA (name TEXT, value TEXT);
+INSERT INTO META_DATA VALUES ('ENV_VARIABLES',
+  '{"HCCL_RDMA_TC": "", "ASCEND_LAUNCH_BLOCKING": "1", "N": 4}');
+CREATE TABLE RANK_DEVICE_MAP (rankId INTEGER, deviceId INTEGER);
+INSERT INTO RANK_DEVICE_MAP VALUES (3, 5);
+SQL
+	run_pd 0 pd-locate "$BATS_TEST_TMPDIR/h_1_ascend_pt"
+	[ -z "$stderr" ]
+	# rank from the file name's _3; device 5 from RANK_DEVICE_MAP;
+	# env keeps the strings only (N is a number)
+	[ "$(jqr pd.root '[.rank,.device,.env]')" = \
+	    '[3,5,{"HCCL_RDMA_TC":"","ASCEND_LAUNCH_BLOCKING":"1"}]' ]
+}
+
+@test "pd-locate: a db export with a broken ENV_VARIABLES and a map of two devices" {
+	local d=$BATS_TEST_TMPDIR/h_2_ascend_pt/ASCEND_PROFILER_OUTPUT
+	mkdir -p "$d"
+	"$PD_TESTBIN/sqlite-make" "$d/ascend_pytorch_profiler_1.db" <<'SQL'
+CREATE TABLE META_DATA (name TEXT, value TEXT);
+INSERT INTO META_DATA VALUES ('ENV_VARIABLES', '{"A": "1"');
+CREATE TABLE RANK_DEVICE_MAP (rankId INTEGER, deviceId INTEGER);
+INSERT INTO RANK_DEVICE_MAP VALUES (0, 0), (1, 1);
+SQL
+	run_pd 0 pd-locate "$BATS_TEST_TMPDIR/h_2_ascend_pt"
+	# two devices say nothing of this process; the JSON does not parse
+	[ "$(jqr pd.root '[.rank,.device,.env]')" = '[1,null,null]' ]
+	# a db that is not SQLite at all: still one root, nothing read
+	printf 'not a database' >"$d/ascend_pytorch_profiler_1.db"
+	run_pd 0 pd-locate "$BATS_TEST_TMPDIR/h_2_ascend_pt"
+	[ "$(jqr pd.root '[.rank,.device,.env]')" = '[1,null,null]' ]
+}
