@@ -57,7 +57,7 @@ static const char *const shape_gaps[] = { "type", "v", "root", "rank",
 	"pageable_memcpy", "large_gaps_total", "sync_calls", "sync_in_step_us",
 	"pageable_memcpy_us", "steps", "events", "skipped_events", "free_us",
 	"node_launch", "sync_after_launch", "sync_after_launch_ratio",
-	"truncated", NULL };
+	"strip", "truncated", NULL };
 static const char *const shape_hotspot[] = { "type", "v", "root", "rank",
 	"source", "total_us", "top", "by_type", "by_core", "aicpu", "copies",
 	"short_ops", "short_ratio", "host_api", "classes", "optimizers",
@@ -135,6 +135,7 @@ static const struct {
 } trims[] = {
 	{ "pd.comm", "collectives", 0 },
 	{ "pd.comm", "slowest", 1 },
+	{ "pd.gaps", "strip", 0 },
 	{ NULL, NULL, 0 }
 };
 
@@ -146,12 +147,12 @@ pd_rec_trim(json_t *rec)
 	size_t i;
 
 	for (i = 0; t && trims[i].type; i++) {
-		if (strcmp(t, trims[i].type) ||
-		    !json_is_array(a = json_object_get(rec, trims[i].key)))
+		if (strcmp(t, trims[i].type))
 			continue;
-		if (trims[i].keep == 0)
+		a = json_object_get(rec, trims[i].key);
+		if (trims[i].keep == 0 && a && !json_is_null(a))
 			pd_set_null(rec, trims[i].key);
-		else
+		else if (json_is_array(a))
 			while (json_array_size(a) > trims[i].keep)
 				json_array_remove(a, json_array_size(a) - 1);
 	}

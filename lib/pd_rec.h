@@ -59,7 +59,8 @@ json_t *pd_rec_shape(json_t *rec);
  * keep of an evidence record they hold until the end of their input: the
  * record less its per-event lists that no reduce reads as such (pd.comm
  * collectives, up to 4096 a rank, which pd-profile takes beforehand in a
- * compact form), and pd.comm slowest cut to its first entry. Without
+ * compact form), pd.comm slowest cut to its first entry, and pd.gaps
+ * strip (the timeline of one step: pd_runs keeps a few). Without
  * this, 4096 ranks of records held as JSON trees take gigabytes. Changes
  * rec in place; a record of another type is left as it is. */
 void pd_rec_trim(json_t *rec);

@@ -44,11 +44,12 @@ pd-sum-input pd-sum-mem pd-sum-step"
 
 @test "contract: options a tool does not use are refused" {
 	# -p (kernel patterns) and -S (share dir) only where a tool reads them
-	for t in pd-sum-mem pd-sum-input pd-sum-gaps; do
+	for t in pd-sum-mem pd-sum-input; do
 		run_pd 2 "$t" -p /dev/null </dev/null
 		[[ "$stderr" == "$t: error: unknown option '-p'"* ]]
 		run_pd 2 "$t" -S /tmp </dev/null
 	done
+	run_pd 2 pd-sum-gaps -S /tmp </dev/null
 	run_pd 2 pd-sum-input -n 3 </dev/null
 	run_pd 2 pd-sum-step -n 3 </dev/null
 	[[ "$stderr" == "pd-sum-step: error: unknown option '-n'"* ]]

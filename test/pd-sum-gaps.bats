@@ -280,3 +280,73 @@ PY
 	[ "$(jqr pd.gaps '.streams[0]|[.busy_us,.idle_us,.host_wait_us,.kernel_wait_us,.other_us,.activities,.queue_max,.queue_mean]')" = '[5000040,180,100,0,80,3,1,0.5]' ]
 	[ "$(jqr pd.gaps '.launch|[.kernels,.short_kernels,.launch_delay_p50_us,.launch_delay_p90_us,.delayed_launches,.unlinked]')" = '[3,1,10,3999986,1,0]' ]
 }
+
+# The strip of gaps-strip.json (times in us). Steps #10 [0,1000), #11
+# [1000,1300), #12 [1300,1900): by duration 300 < 600 < 1000, so the
+# median is #12, third in time; offsets below are from 1300.
+# data loading: the DataLoader call 1300+100 -> [0,100].
+# host operators: aten::addmm (1420+150) starts inside aten::linear
+# (1410+200) and merges into it: [110,200]; aten::relu [350,20];
+# aten::sum 1880+50 clipped to the window's end 1900: [580,20]; busy
+# 200+20+20 = 240, 3 spans.
+# launch calls: the linked ones inside the window, 1430 and 1660 (the one
+# at 90 is in step #10): instants at 130 and 360.
+# synchronize: 1670+230 -> [370,230].
+# stream 7: 1450+100 -> [150,100]; 1560+10 and 1570.3+5 are 0.3 apart,
+# under the merge distance 600/1000 = 0.6, so [260,15.3]; busy 115.
+# stream 20: the nccl kernel 1700+300 clipped to [400,200]; all of its
+# time is a communication kernel, so kind communication.
+@test "pd-sum-gaps: the strip of the median step, lane by lane" {
+	gaps kineto kineto_trace "$K/gaps-strip.json"
+	[ "$(jqr pd.gaps '.strip|[.window,.step,.steps,.step_num,.start_ns,.dur_us,.lanes_left_out]')" = '["median step",3,3,12,1300000,600,0]' ]
+	[ "$(jqr pd.gaps '[.strip.lanes[]|[.name,.kind,.count,.busy_us,.spans]]')" = '[["data loading","input",1,100,[[0,100]]],["host operators","host",3,240,[[110,200],[350,20],[580,20]]],["host launch calls","launch",2,0,[[130,0],[360,0]]],["host synchronize","sync",1,230,[[370,230]]],["device 0 stream 7","device",3,115,[[150,100],[260,15.3]]],["device 0 stream 20","communication",1,200,[[400,200]]]]' ]
+	# the strip comes after the other keys, before truncated
+	[ "$(jqr pd.gaps '[keys_unsorted[-2:][]]')" = '["strip","truncated"]' ]
+}
+
+# kernels FILE JQ: a Kineto trace of the kernels that the jq program
+# (over its input i = 0, 1, ...) makes as [stream, ts, dur].
+kernels() {
+	jq -n "{schemaVersion: 1, traceEvents: [$2 | {ph: \"X\", cat: \"kernel\",
+	    name: \"k\", pid: 0, tid: .[0], ts: .[1], dur: .[2],
+	    args: {device: 0, stream: .[0]}}]}" >"$1"
+}
+
+# No steps: the window is the device span. 14 streams, stream s one kernel
+# [0, 10s): span 140 us; the 12 busiest are streams 3..14, shown in stream
+# order; 2 are left out.
+@test "pd-sum-gaps: without steps the strip is the trace; the 12 busiest streams" {
+	kernels "$BATS_TEST_TMPDIR/t.json" 'range(1; 15) | [., 0, . * 10]'
+	gaps kineto kineto_trace "$BATS_TEST_TMPDIR/t.json"
+	[ "$(jqr pd.gaps '.strip|[.window,.step,.steps,.step_num,.start_ns,.dur_us,.lanes_left_out]')" = '["trace",null,null,null,0,140,2]' ]
+	[ "$(jqr pd.gaps '[.strip.lanes[].name]')" = "$(jq -nc '[range(3; 15) | "device 0 stream \(.)"]')" ]
+	[ "$(jqr pd.gaps '[.strip.lanes[]|.busy_us]|add')" = "$(( (3 + 14) * 12 / 2 * 10 ))" ]
+}
+
+# 300 kernels in pairs: pair k at 260k and 260k + 65, 5 us each (60 apart
+# within a pair, 190 between pairs). Window [0, 260*149 + 70) = 38810 us;
+# merge distance 38.81 us leaves 300 spans, over 200, so it doubles to
+# 77.62: each pair merges into [260k, 70], the pairs stay apart: 150
+# spans. Busy stays exact: 300 * 5.
+@test "pd-sum-gaps: the strip merges nearby spans down to at most 200" {
+	kernels "$BATS_TEST_TMPDIR/t.json" 'range(0; 300) | [7, ((. / 2 | floor) * 260 + (. % 2) * 65), 5]'
+	gaps kineto kineto_trace "$BATS_TEST_TMPDIR/t.json"
+	[ "$(jqr pd.gaps '.strip.lanes[0]|[.count,.busy_us,(.spans|length),.spans[0],.spans[149]]')" = '[300,1500,150,[0,70],[38740,70]]' ]
+	[ "$(jqr pd.gaps '.strip.dur_us')" = 38810 ]
+}
+
+# The strip of a real two-rank Ascend run, rank 0, from both exports.
+# Figures from python3 (json and sqlite3 on the same files): the one step,
+# ProfilerStep#50, is 155985.8 us in trace_view.json; the 4 HCCL hcom_*
+# operations clipped to it cover 105991.87771875 us as a union. In the db,
+# STEP_TIME id 50 is 151888750 ns and the 4 COMMUNICATION_OP rows cover
+# 102108100 ns of it.
+@test "pd-sum-gaps corpus: the strip of pta_2rank_level1 rank 0, text and db" {
+	require_corpus
+	gaps torch_npu trace_view "$CORPUS/ascend/pta_2rank_level1_text/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json"
+	[ "$(jqr pd.gaps '.strip|[.window,.step,.steps,.step_num,.dur_us]')" = '["median step",1,1,50,155985.8]' ]
+	[ "$(jqr pd.gaps '.strip.lanes[]|select(.name == "collectives")|[.kind,.count,.busy_us]')" = '["communication",4,105991.878]' ]
+	run_pd 0 sh -c 'pd-locate "$1" | pd-sum-gaps' sh "$CORPUS/ascend/pta_2rank_level1_db/rank0_ascend_pt"
+	[ "$(jqr pd.gaps '.strip|[.window,.step,.steps,.step_num,.dur_us]')" = '["median step",1,1,50,151888.75]' ]
+	[ "$(jqr pd.gaps '.strip.lanes[]|select(.name == "collectives")|[.kind,.count,.busy_us]')" = '["communication",4,102108.1]' ]
+}

@@ -19,7 +19,7 @@ main(int argc, char **argv)
 		.name = "pd-sum-gaps", .record = "pd.gaps",
 		.what = "device idle gaps and host-bound evidence",
 		.readers = readers,
-		.opts = "n"
+		.opts = "np"
 	};
 
 	return pd_tool_main(&t, argc, argv);

@@ -69,6 +69,8 @@ keep(json_t *view, const char *type, json_t *rec)
 
 	if (comm)
 		colls_take(rec);
+	else
+		pd_rec_trim(rec);	/* the pd.gaps strip: not used here */
 	c = old ? canon_cmp(rec, old) : -1;
 	if (comm && old && c == 0)
 		c = colls_less(rec, old) ? -1 : 1;

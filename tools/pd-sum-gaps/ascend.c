@@ -22,11 +22,12 @@
 #include "pd_diag.h"
 #include "pd_kineto.h"
 #include "pd_locate.h"
+#include "pd_patterns.h"
 #include "pd_rec.h"
 #include "pd_sqlite.h"
 #include "pd_trace.h"
 
-enum { L_OTHER, L_HW, L_CANN, L_OVERLAP, L_UNKNOWN };
+enum { L_OTHER, L_HW, L_CANN, L_OVERLAP, L_HCCL, L_UNKNOWN };
 
 struct lane {
 	int64_t pid;
@@ -45,6 +46,7 @@ struct asc {
 	size_t nl, capl;
 	struct seqev *q;
 	size_t nq, capq;
+	const struct pd_patterns *comm;
 	int64_t free_ns, nfree;
 	uint64_t missing;
 	const char *path;
@@ -99,6 +101,8 @@ on_name(struct asc *a, const struct pd_ev *ev)
 		kind = L_CANN;
 	else if (strcmp(name, "Overlap Analysis") == 0)
 		kind = L_OVERLAP;
+	else if (strcmp(name, "HCCL") == 0)
+		kind = L_HCCL;
 	l->kind = kind;
 	if (l->seen_before_name && kind != L_OTHER)
 		a->late = 1;
@@ -150,7 +154,8 @@ on_event(const struct pd_ev *ev, void *ctx)
 		return 0;
 	}
 	if (strncmp(ev->name, "ProfilerStep#", 13) == 0) {
-		gaps_step(&a->g, ev->ts_ns, ev->dur_ns);
+		gaps_step(&a->g, ev->ts_ns, ev->dur_ns,
+		    pd_kineto_step_num(ev->name));
 		return 0;
 	}
 	l = lane_of(a, pid_key(ev));
@@ -161,7 +166,14 @@ on_event(const struct pd_ev *ev, void *ctx)
 	case L_HW:
 		has_id = pd_ev_arg_int(ev, "connection_id", &id);
 		gaps_activity(&a->g, 0, 0, ev->tid_is_num ? ev->tid_num : -1,
-		    ev->ts_ns, ev->dur_ns, has_id, id);
+		    ev->ts_ns, ev->dur_ns, has_id, id,
+		    pd_patterns_match(a->comm, ev->name) != 0);
+		break;
+	case L_HCCL:
+		/* the operations ("hcom_allReduce__..."), not their tasks on
+		 * the Plane threads */
+		if (strncmp(ev->name, "hcom_", 5) == 0)
+			gaps_host(&a->g, GAP_HOST_COMM, ev->ts_ns, ev->dur_ns);
 		break;
 	case L_CANN:
 		on_cann(a, ev);
@@ -311,7 +323,14 @@ db_task(struct asc *a, sqlite3_stmt *st, int64_t ts, int64_t dur)
 
 	if (!pd_sqlite_i64(st, 2, &stream))
 		stream = -1;
-	gaps_activity(&a->g, 0, 0, stream, ts, dur, has_id, id);
+	gaps_activity(&a->g, 0, 0, stream, ts, dur, has_id, id, 0);
+}
+
+static void
+db_comm(struct asc *a, sqlite3_stmt *st, int64_t ts, int64_t dur)
+{
+	(void)st;
+	gaps_host(&a->g, GAP_HOST_COMM, ts, dur);
 }
 
 static void
@@ -336,8 +355,8 @@ db_cann(struct asc *a, sqlite3_stmt *st, int64_t ts, int64_t dur)
 static void
 db_step(struct asc *a, sqlite3_stmt *st, int64_t ts, int64_t dur)
 {
-	(void)st;
-	gaps_step(&a->g, ts, dur);
+	gaps_step(&a->g, ts, dur, sqlite3_column_type(st, 2) == SQLITE_INTEGER ?
+	    sqlite3_column_int64(st, 2) : -1);
 }
 
 static void
@@ -383,11 +402,13 @@ sum_gaps_db(json_t *root, const char *path, const struct pd_tool *t)
 	    "a.startNs, a.rowid" : "SELECT a.startNs, a.endNs, s.value, NULL, "
 	    "a.connectionId FROM CANN_API a LEFT JOIN STRING_IDS s ON s.id = "
 	    "a.name ORDER BY a.startNs, a.rowid", db_cann) : -1;
-	db_rows(&a, db, "STEP_TIME", "SELECT startNs, endNs FROM STEP_TIME "
+	db_rows(&a, db, "STEP_TIME", "SELECT startNs, endNs, id FROM STEP_TIME "
 	    "ORDER BY startNs, rowid", db_step);
 	ov = db_rows(&a, db, "OVERLAP_ANALYSIS", "SELECT startNs, endNs FROM "
 	    "OVERLAP_ANALYSIS WHERE type = 3 ORDER BY startNs, rowid",
 	    db_free);
+	db_rows(&a, db, "COMMUNICATION_OP", "SELECT startNs, endNs FROM "
+	    "COMMUNICATION_OP ORDER BY startNs, rowid", db_comm);
 	sqlite3_close(db);
 	rec = pd_rec_new("pd.gaps", 1, root);
 	pd_set_str(rec, "source", "ascend_pytorch_profiler_db");
@@ -419,6 +440,8 @@ sum_gaps_ascend(json_t *root, const struct pd_tool *t)
 	int rc;
 
 	memset(&a, 0, sizeof a);
+	if (!(a.comm = pd_patterns_comm(t->patterns)))
+		return PD_EXIT_CONFIG;
 	if (!(a.path = pd_root_export(root, "trace_view", 0)))
 		return (a.path = pd_root_export(root,
 		    "ascend_pytorch_profiler_db", 0)) ?

@@ -28,7 +28,10 @@ gaps_free(struct gaps *g)
 	}
 	free(g->s);
 	free(g->steps);
+	free(g->stepnum);
 	free(g->syncs);
+	for (i = 0; i < GAP_HOST_N; i++)
+		free(g->host[i].v);
 	free(g->d);
 	free(g->dw);
 	pd_i64map_free(&g->link);
@@ -159,13 +162,18 @@ link_act(struct gaps *g, struct gap_stream *s, struct gap_act *a,
 
 void
 gaps_activity(struct gaps *g, int64_t dev, int dev_known, int64_t stream,
-    int64_t ts, int64_t dur, int has_corr, int64_t corr)
+    int64_t ts, int64_t dur, int has_corr, int64_t corr, int comm)
 {
 	size_t si = stream_of(g, dev, dev_known, stream);
 	struct gap_stream *s = &g->s[si];
 	struct gap_act *a;
 	struct pd_i64ent *e;
 
+	if (dur > 0) {
+		s->all_ns += dur;
+		if (comm)
+			s->comm_ns += dur;
+	}
 	if (s->n == s->cap) {
 		s->cap = s->cap ? s->cap * 2 : 256;
 		s->a = pd_xrealloc(s->a, s->cap * sizeof *s->a);
@@ -222,15 +230,35 @@ span_push(struct gap_span **v, size_t *n, size_t *cap, int64_t ts, int64_t dur)
 }
 
 void
-gaps_step(struct gaps *g, int64_t ts, int64_t dur)
+gaps_step(struct gaps *g, int64_t ts, int64_t dur, int64_t num)
 {
+	size_t cap = g->capsteps;
+
 	span_push(&g->steps, &g->nsteps, &g->capsteps, ts, dur);
+	if (g->capsteps != cap)
+		g->stepnum = pd_xrealloc(g->stepnum, g->capsteps *
+		    sizeof *g->stepnum);
+	g->stepnum[g->nsteps - 1] = num;
 }
 
 void
 gaps_sync(struct gaps *g, int64_t ts, int64_t dur)
 {
 	span_push(&g->syncs, &g->nsyncs, &g->capsyncs, ts, dur);
+}
+
+void
+gaps_host(struct gaps *g, int lane, int64_t ts, int64_t dur)
+{
+	struct gap_lane *l = &g->host[lane];
+	struct gap_span *last = l->n ? &l->v[l->n - 1] : NULL;
+
+	if (last && ts >= last->ts && ts <= last->end) {
+		if (ts + (dur > 0 ? dur : 0) > last->end)
+			last->end = ts + (dur > 0 ? dur : 0);
+		return;
+	}
+	span_push(&l->v, &l->n, &l->cap, ts, dur);
 }
 
 /* the stream being sorted (qsort has no context argument in C99) */
@@ -684,6 +712,279 @@ sync_fill(struct gaps *g, json_t *rec)
 	g->sync_ns = ns;
 }
 
+/* The timeline strip: what ran in one representative step (the median
+ * step by duration; the whole device span when there are no steps), lane
+ * by lane, as spans relative to the window's start. */
+struct lane {
+	const char *kind;
+	char name[48];
+	struct gap_span *v;
+	size_t n, cap;
+	int64_t count, busy;
+	size_t stream;		/* device lanes: index in g->s */
+};
+
+/* [ts, end) clipped to [w0, w1), kept when it meets the window; zero
+ * length spans (launch instants) are kept as points. */
+static void
+lane_add(struct lane *l, int64_t ts, int64_t end, int64_t w0, int64_t w1)
+{
+	if (end < ts || ts >= w1 || end < w0 || (end == w0 && end > ts))
+		return;
+	if (ts < w0)
+		ts = w0;
+	if (end > w1)
+		end = w1;
+	span_push(&l->v, &l->n, &l->cap, ts, end - ts);
+	l->count++;
+}
+
+static int
+cmp_span(const void *x, const void *y)
+{
+	const struct gap_span *a = x, *b = y;
+
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	return (a->end > b->end) - (a->end < b->end);
+}
+
+/* Sort, take the exact busy time (the union), then merge spans closer
+ * than res, doubling res until at most GAP_STRIP_SPANS are left. */
+static void
+lane_finish(struct lane *l, int64_t res)
+{
+	size_t i, k;
+	int64_t maxend = GAP_NONE;
+
+	if (!l->n)
+		return;
+	qsort(l->v, l->n, sizeof *l->v, cmp_span);
+	l->busy = 0;
+	for (i = 0; i < l->n; i++) {
+		if (l->v[i].ts >= maxend)
+			l->busy += l->v[i].end - l->v[i].ts;
+		else if (l->v[i].end > maxend)
+			l->busy += l->v[i].end - maxend;
+		if (l->v[i].end > maxend || maxend == GAP_NONE)
+			maxend = l->v[i].end;
+	}
+	for (;; res *= 2) {
+		for (i = 1, k = 0; i < l->n; i++) {
+			if (l->v[i].ts - l->v[k].end < res) {
+				if (l->v[i].end > l->v[k].end)
+					l->v[k].end = l->v[i].end;
+			} else
+				l->v[++k] = l->v[i];
+		}
+		l->n = k + 1;
+		if (l->n <= GAP_STRIP_SPANS)
+			break;
+	}
+}
+
+static json_t *
+lane_json(const struct lane *l, int64_t w0)
+{
+	json_t *o = json_object(), *a = json_array();
+	size_t i;
+
+	pd_set_str(o, "name", l->name);
+	pd_set_str(o, "kind", l->kind);
+	pd_set_int(o, "count", l->count);
+	pd_set_real(o, "busy_us", us(l->busy), 3);
+	for (i = 0; i < l->n; i++) {
+		json_t *p = json_array();
+
+		json_array_append_new(p, pd_real(us(l->v[i].ts - w0), 3));
+		json_array_append_new(p, pd_real(us(l->v[i].end -
+		    l->v[i].ts), 3));
+		json_array_append_new(a, p);
+	}
+	pd_set(o, "spans", a);
+	return o;
+}
+
+static int
+cmp_lane_busy(const void *x, const void *y)
+{
+	const struct lane *a = x, *b = y;
+
+	if (a->busy != b->busy)
+		return a->busy > b->busy ? -1 : 1;
+	return (a->stream > b->stream) - (a->stream < b->stream);
+}
+
+/* device lanes in the order of their streams, by device then stream */
+static const struct gaps *cmp_g;
+
+static int
+cmp_lane_stream(const void *x, const void *y)
+{
+	const struct gap_stream *a = &cmp_g->s[((const struct lane *)x)->stream];
+	const struct gap_stream *b = &cmp_g->s[((const struct lane *)y)->stream];
+
+	if (a->dev != b->dev)
+		return a->dev < b->dev ? -1 : 1;
+	return (a->id > b->id) - (a->id < b->id);
+}
+
+/* The median step by duration (the lower one of an even count, the
+ * earlier of equal ones): its index in g->steps. */
+struct stepkey {
+	int64_t dur, ts;
+	size_t i;
+};
+
+static int
+cmp_stepkey(const void *x, const void *y)
+{
+	const struct stepkey *a = x, *b = y;
+
+	if (a->dur != b->dur)
+		return a->dur < b->dur ? -1 : 1;
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	return (a->i > b->i) - (a->i < b->i);
+}
+
+static size_t
+median_step(const struct gaps *g)
+{
+	struct stepkey *k = pd_xrealloc(NULL, g->nsteps * sizeof *k);
+	size_t i, m;
+
+	for (i = 0; i < g->nsteps; i++) {
+		k[i].dur = g->steps[i].end - g->steps[i].ts;
+		k[i].ts = g->steps[i].ts;
+		k[i].i = i;
+	}
+	qsort(k, g->nsteps, sizeof *k, cmp_stepkey);
+	m = k[(g->nsteps - 1) / 2].i;
+	free(k);
+	return m;
+}
+
+/* The host lanes, in drawing order: the step's host side top down, then
+ * what it waits on. lane: the g->host list that feeds it, -1 none. */
+enum { H_INPUT, H_OPS, H_LAUNCH, H_SYNC, H_COMM, NHOST };
+static const struct {
+	const char *name, *kind;
+	int lane;
+} host_lanes[NHOST] = {
+	{ "data loading", "input", GAP_HOST_INPUT },
+	{ "host operators", "host", GAP_HOST_OPS },
+	{ "host launch calls", "launch", -1 },
+	{ "host synchronize", "sync", -1 },
+	{ "collectives", "communication", GAP_HOST_COMM },
+};
+
+static json_t *
+strip_json(struct gaps *g, int64_t first, int64_t last)
+{
+	struct lane host[NHOST], *dl;
+	json_t *o, *lanes;
+	int64_t w0, w1, res;
+	size_t i, j, nd = 0, kept, ordinal = 0, m = 0;
+
+	if (g->nsteps) {
+		m = median_step(g);
+
+		w0 = g->steps[m].ts, w1 = g->steps[m].end;
+		for (i = 0; i < g->nsteps; i++)
+			if (g->steps[i].ts < w0 || (g->steps[i].ts == w0 &&
+			    i <= m))
+				ordinal++;
+	} else if (first != GAP_NONE) {
+		w0 = first, w1 = last;
+	} else
+		return json_null();
+	if (w1 <= w0)
+		return json_null();
+	res = (w1 - w0) / GAP_STRIP_FINE;
+	if (res < 1)
+		res = 1;
+	memset(host, 0, sizeof host);
+	for (i = 0; i < NHOST; i++) {
+		host[i].kind = host_lanes[i].kind;
+		strcpy(host[i].name, host_lanes[i].name);
+	}
+	dl = pd_xrealloc(NULL, (g->ns ? g->ns : 1) * sizeof *dl);
+	for (i = 0; i < g->ns; i++) {
+		struct gap_stream *s = &g->s[i];
+		struct lane *l = &dl[nd];
+
+		memset(l, 0, sizeof *l);
+		l->stream = i;
+		for (j = 0; j < s->n; j++) {
+			int64_t lts = act_lts(s, &s->a[j]);
+
+			lane_add(l, s->a[j].ts, act_end(s, &s->a[j]), w0, w1);
+			if (lts != GAP_NONE)
+				lane_add(&host[H_LAUNCH], lts, lts, w0, w1);
+		}
+		if (!l->n) {
+			free(l->v);
+			continue;
+		}
+		l->kind = s->comm_ns * 2 > s->all_ns ? "communication" :
+		    "device";
+		if (s->dev_known)
+			snprintf(l->name, sizeof l->name, "device %lld stream %lld",
+			    (long long)s->dev, (long long)s->id);
+		else
+			snprintf(l->name, sizeof l->name, "stream %lld",
+			    (long long)s->id);
+		lane_finish(l, res);
+		nd++;
+	}
+	for (i = 0; i < g->nsyncs; i++)
+		lane_add(&host[H_SYNC], g->syncs[i].ts, g->syncs[i].end, w0, w1);
+	for (i = 0; i < NHOST; i++) {
+		const struct gap_lane *gl = host_lanes[i].lane < 0 ? NULL :
+		    &g->host[host_lanes[i].lane];
+
+		for (j = 0; gl && j < gl->n; j++)
+			lane_add(&host[i], gl->v[j].ts, gl->v[j].end, w0, w1);
+		lane_finish(&host[i], res);
+	}
+	qsort(dl, nd, sizeof *dl, cmp_lane_busy);
+	kept = nd < GAP_STRIP_LANES ? nd : GAP_STRIP_LANES;
+	cmp_g = g;
+	qsort(dl, kept, sizeof *dl, cmp_lane_stream);
+	cmp_g = NULL;
+	o = json_object();
+	pd_set_str(o, "window", g->nsteps ? "median step" : "trace");
+	if (g->nsteps) {
+		pd_set_int(o, "step", (int64_t)ordinal);
+		pd_set_int(o, "steps", (int64_t)g->nsteps);
+		if (g->stepnum[m] >= 0)
+			pd_set_int(o, "step_num", g->stepnum[m]);
+		else
+			pd_set_null(o, "step_num");
+	} else {
+		pd_set_null(o, "step");
+		pd_set_null(o, "step_num");
+		pd_set_null(o, "steps");
+	}
+	pd_set_int(o, "start_ns", w0);
+	pd_set_real(o, "dur_us", us(w1 - w0), 3);
+	lanes = json_array();
+	for (i = 0; i < NHOST; i++)
+		if (host[i].n)
+			json_array_append_new(lanes, lane_json(&host[i], w0));
+	for (i = 0; i < kept; i++)
+		json_array_append_new(lanes, lane_json(&dl[i], w0));
+	pd_set(o, "lanes", lanes);
+	pd_set_int(o, "lanes_left_out", (int64_t)(nd - kept));
+	for (i = 0; i < NHOST; i++)
+		free(host[i].v);
+	for (i = 0; i < nd; i++)
+		free(dl[i].v);
+	free(dl);
+	return o;
+}
+
 void
 gaps_fill(struct gaps *g, json_t *rec, int topn)
 {
@@ -742,4 +1043,5 @@ gaps_fill(struct gaps *g, json_t *rec, int topn)
 	else
 		pd_set_null(rec, "pageable_memcpy_us");
 	pd_set_int(rec, "steps", (int64_t)g->nsteps);
+	pd_set(rec, "strip", strip_json(g, nact ? first : GAP_NONE, last));
 }

@@ -43,6 +43,7 @@ struct gap_wide {
 struct gap_stream {
 	int64_t dev, id;
 	int dev_known;
+	int64_t all_ns, comm_ns;	/* activity time, and of collectives */
 	struct gap_act *a;
 	size_t n, cap;
 	struct gap_wide *w;
@@ -53,12 +54,27 @@ struct gap_span {
 	int64_t ts, end;
 };
 
+/* Host-side lanes of the strip besides launch calls and synchronize. */
+enum {
+	GAP_HOST_COMM,	/* collectives as the communication lane has them */
+	GAP_HOST_INPUT,	/* data loading (DataLoader __next__ calls) */
+	GAP_HOST_OPS,	/* host operators (outermost ones; nested merged) */
+	GAP_HOST_N
+};
+
+struct gap_lane {
+	struct gap_span *v;
+	size_t n, cap;
+};
+
 struct gaps {
 	struct gap_stream *s;
 	size_t ns, caps, last;
 	struct pd_i64map link;
 	struct gap_span *steps, *syncs;
+	int64_t *stepnum;	/* the steps' numbers, -1 unknown */
 	size_t nsteps, capsteps, nsyncs, capsyncs;
+	struct gap_lane host[GAP_HOST_N];	/* host lanes of the strip */
 	int64_t sync_ns;
 	int64_t pageable_n, pageable_ns;
 	int no_pageable;	/* the family has no pageable memcpy notion */
@@ -74,14 +90,22 @@ struct gaps {
 void gaps_init(struct gaps *g);
 void gaps_free(struct gaps *g);
 
-/* A device activity on (dev, stream); corr < 0 or has_corr 0: no link. */
+/* A device activity on (dev, stream); corr < 0 or has_corr 0: no link;
+ * comm: it is a collective's (a communication kernel or task). */
 void gaps_activity(struct gaps *g, int64_t dev, int dev_known, int64_t stream,
-    int64_t ts, int64_t dur, int has_corr, int64_t corr);
+    int64_t ts, int64_t dur, int has_corr, int64_t corr, int comm);
 /* A host launch call; multi: it may start several activities. */
 void gaps_launch(struct gaps *g, int64_t corr, int64_t ts, int64_t dur,
     int multi);
-void gaps_step(struct gaps *g, int64_t ts, int64_t dur);
+/* A step window; num: its N of ProfilerStep#N, -1 when unknown. */
+void gaps_step(struct gaps *g, int64_t ts, int64_t dur, int64_t num);
 void gaps_sync(struct gaps *g, int64_t ts, int64_t dur);
+/* A span of host lane GAP_HOST_*: a collective as the family's
+ * communication lane has it (the HCCL "hcom_*" ops of an Ascend trace),
+ * a DataLoader call, a host operator. A span that starts inside the last
+ * one given is merged into it (nested operators, in time order), so the
+ * lane stays small on traces of millions of operators. */
+void gaps_host(struct gaps *g, int lane, int64_t ts, int64_t dur);
 
 /* Append span_us .. pageable_memcpy (the pd.gaps core keys after source)
  * to rec. */
@@ -94,5 +118,12 @@ void gaps_fill(struct gaps *g, json_t *rec, int topn);
 #define GAP_LOW_UTIL		0.5
 #define GAP_SHORT_CPU_NS	50000		/* HTA runtime_cutoff */
 #define GAP_DELAY_NS		100000		/* HTA launch_delay_cutoff */
+
+/* The timeline strip (pd.gaps strip): device lanes drawn, the busiest;
+ * spans per lane at most (closer ones merged); the finest resolution,
+ * a fraction of the window. */
+#define GAP_STRIP_LANES		12
+#define GAP_STRIP_SPANS		200
+#define GAP_STRIP_FINE		1000
 
 #endif

@@ -14,6 +14,7 @@
 #include "gapcore.h"
 #include "pd_diag.h"
 #include "pd_kineto.h"
+#include "pd_patterns.h"
 #include "pd_rec.h"
 #include "pd_trace.h"
 
@@ -21,6 +22,7 @@ struct pt {
 	struct gaps g;
 	const char *path;
 	uint64_t missing;	/* events without ts or dur */
+	const struct pd_patterns *comm;
 };
 
 static int
@@ -100,7 +102,8 @@ on_activity(struct pt *p, const struct pd_ev *ev, int kc)
 	}
 	has_corr = arg_int(ev, "correlation", &corr);
 	gaps_activity(&p->g, dev, dev_known, stream_of_ev(ev), ev->ts_ns,
-	    ev->dur_ns, has_corr, corr);
+	    ev->dur_ns, has_corr, corr, kc == PD_KC_KERNEL &&
+	    pd_patterns_match(p->comm, ev->name));
 	if (kc == PD_KC_MEMCPY && strstr(ev->name, "Pageable")) {
 		p->g.pageable_n++;
 		p->g.pageable_ns += ev->dur_ns;
@@ -140,7 +143,13 @@ on_event(const struct pd_ev *ev, void *ctx)
 		}
 	} else if (pd_kineto_is_cpu_range(kc) &&
 	    pd_kineto_step_num(ev->name) >= 0) {
-		gaps_step(&p->g, ev->ts_ns, ev->dur_ns);
+		gaps_step(&p->g, ev->ts_ns, ev->dur_ns,
+		    pd_kineto_step_num(ev->name));
+	} else if (pd_kineto_is_cpu_range(kc) &&
+	    pd_kineto_is_dataloader(ev->name)) {
+		gaps_host(&p->g, GAP_HOST_INPUT, ev->ts_ns, ev->dur_ns);
+	} else if (kc == PD_KC_CPU_OP) {
+		gaps_host(&p->g, GAP_HOST_OPS, ev->ts_ns, ev->dur_ns);
 	}
 	return 0;
 }
@@ -169,6 +178,8 @@ sum_gaps_pytorch(json_t *root, const struct pd_tool *t)
 	memset(&p, 0, sizeof p);
 	if (!(p.path = pd_kineto_trace_path(root)))
 		return 0;
+	if (!(p.comm = pd_patterns_comm(t->patterns)))
+		return PD_EXIT_CONFIG;
 	gaps_init(&p.g);
 	cb.ctx = &p;
 	rc = pd_kineto_read(root, p.path, &cb, &info, &st);
