@@ -15,6 +15,8 @@ struct pd_runs {
 	json_t *bottlenecks;	/* run key -> array */
 	json_t *context;
 	json_t *seen;		/* type -> true */
+	json_t *longest;	/* the pd.gaps whose strip is the longest
+				 * window among ranks >= PD_RUNS_STRIP_RANKS */
 	struct pd_run *runs;
 	size_t nruns;
 };
@@ -54,7 +56,38 @@ pd_runs_free(struct pd_runs *r)
 	json_decref(r->bottlenecks);
 	json_decref(r->context);
 	json_decref(r->seen);
+	json_decref(r->longest);
 	free(r);
+}
+
+/* Whether a pd.gaps keeps its timeline strip: a rank below
+ * PD_RUNS_STRIP_RANKS or none, or the longest window of the others (the
+ * earlier holder's strip dropped; equal windows: the lower rank, then
+ * root). Bounds the strips held, whatever the number of ranks. */
+static int
+keep_strip(struct pd_runs *r, json_t *rec)
+{
+	json_t *s = json_object_get(rec, "strip"), *k = json_object_get(rec,
+	    "rank"), *o;
+	double d, od;
+
+	if (!json_is_object(s))
+		return 0;
+	if (!json_is_integer(k) || json_integer_value(k) < PD_RUNS_STRIP_RANKS)
+		return 1;
+	if ((o = r->longest)) {
+		d = pd_rec_num(s, "dur_us", 0);
+		od = pd_rec_num(json_object_get(o, "strip"), "dur_us", 0);
+		if (d < od || (d == od && (pd_rec_int(rec, "rank", 0) >
+		    pd_rec_int(o, "rank", 0) || (pd_rec_int(rec, "rank", 0) ==
+		    pd_rec_int(o, "rank", 0) && strcmp(pd_rec_str(rec, "root"),
+		    pd_rec_str(o, "root")) >= 0))))
+			return 0;
+		pd_set_null(o, "strip");
+		json_decref(o);
+	}
+	r->longest = json_incref(rec);
+	return 1;
 }
 
 static const char *
@@ -129,7 +162,13 @@ pd_runs_add(struct pd_runs *r, json_t *rec)
 	}
 	v = view_of(r, root, json_object_get(rec, "rank"));
 	if (!json_object_get(v, type + 3)) {
+		json_t *strip = NULL;
+
+		if (strcmp(type, "pd.gaps") == 0 && keep_strip(r, rec))
+			strip = json_incref(json_object_get(rec, "strip"));
 		pd_rec_trim(rec);
+		if (strip)
+			json_object_set_new(rec, "strip", strip);
 		json_object_set(v, type + 3, rec);
 	}
 }

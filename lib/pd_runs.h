@@ -24,6 +24,12 @@
 #include <jansson.h>
 #include <stddef.h>
 
+/* A pd.gaps keeps its timeline strip ("strip", dropped by pd_rec_trim)
+ * when its rank is below this or unknown, or when its window is the
+ * longest of the other ranks' (one strip): the report draws the dominant
+ * bottleneck's rank, the lowest rank or the slowest one. */
+#define PD_RUNS_STRIP_RANKS 8
+
 struct pd_run {
 	json_t *id;		/* string or null */
 	json_t *roots;		/* array of root paths, sorted */

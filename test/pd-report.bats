@@ -767,3 +767,62 @@ PY
 	[ "$stderr" = "pd-report: error: no run 'nope' in the stream" ]
 	[ ! -e "$D/r2" ]
 }
+
+# gapstrip ROOT RANK DUR: a pd.gaps record with a hand-written strip: a
+# window of DUR us, launch calls at 10 and 500 us, stream 7 busy [0, 300).
+gapstrip() {
+	jq -nc --arg root "$1" --argjson rank "$2" --argjson dur "$3" \
+	    '{type: "pd.gaps", v: 1, root: $root, rank: $rank, strip: {window: "median step",
+	    step: 2, steps: 3, step_num: 7, start_ns: 1000, dur_us: $dur, lanes: [
+	    {name: "host launch calls", kind: "launch", count: 2, busy_us: 0, spans: [[10, 0], [500, 0]]},
+	    {name: "device 0 stream 7", kind: "device", count: 3, busy_us: 300, spans: [[0, 300]]}],
+	    lanes_left_out: 0}}'
+}
+
+# Rank 0 holds the dominant bottleneck (matmul_hot): its strip is shown
+# though rank 1's window is longer. 56 cells of 600/56 us: [0, 300) covers
+# cells 0-27 exactly; the instants 10 and 500 fall in cells 0 and 46
+# (500 / (600/56) = 46.7).
+@test "pd-report: one step lane by lane, of the dominant bottleneck's rank" {
+	{ cat "$S"; gapstrip "$FIX/pd-report/run/rank0" 0 600
+	  gapstrip "$FIX/pd-report/run/rank1" 1 700; } >"$D/in.jsonl"
+	run_pd pd-report -o "$D/out" <"$D/in.jsonl"
+	[ "$(jq -c '.strip | [.rank, (.root | endswith("/rank0")), .step_num, .dur_us, (.lanes | length)]' "$D/out/report.json")" = '[0,true,7,600,2]' ]
+	grep -qxF 'Rank 0, step 7 (the median of 3 steps by duration), 600 µs; each cell is 10.7 µs: `#` busy most of it, `+` partly, `|` a launch call, `.` idle.' "$D/out/report.md"
+	bar=$(printf '#%.0s' $(seq 28))$(printf '.%.0s' $(seq 28))
+	grep -qxF "device 0 stream 7          $bar  50.0 %  3" "$D/out/report.md"
+	bar="|$(printf '.%.0s' $(seq 45))|$(printf '.%.0s' $(seq 9))"
+	grep -qF "host launch calls          $bar " "$D/out/report.md"
+	grep -qF '<svg id="chart-strip"' "$D/out/report.html"
+	[ "$(grep -c '<g class="lane">' "$D/out/report.html")" = 2 ]
+	grep -qF '<title>device 0 stream 7: 300 µs busy, 3 spans</title>' "$D/out/report.html"
+	grep -qF '>50.0 %</text></g>' "$D/out/report.html"
+}
+
+# stripped RANK: a run of 10 ranks whose rank RANK holds the dominant
+# bottleneck; windows 600 + r us, but 900 for rank 8 and 800 for rank 9.
+stripped() {
+	local r
+	for r in $(seq 0 9); do
+		printf '{"type":"pd.root","v":1,"root":"/j/rank%d","rank":%d,"device":%d,"format":"kineto","run":"j","exports":[]}\n' "$r" "$r" "$r"
+	done
+	for r in $(seq 0 9); do
+		gapstrip "/j/rank$r" "$r" "$(case $r in 8) echo 900 ;; 9) echo 800 ;; *) echo $((600 + r)) ;; esac)"
+	done
+	printf '{"type":"pd.profile","v":1,"run":"j","roots":[%s],"ranks":10,"world_size":10}\n' \
+	    "$(seq -f '"/j/rank%g"' 0 9 | paste -sd,)"
+	printf '{"type":"pd.bottleneck","v":1,"root":"/j/rank%d","rank":%d,"run":"j","rule":"x","title":"X","domain":"host_overhead","position":1,"dominant":true,"severity":"high","impact":0.5,"confidence":0.8,"confidence_level":"high","evidence":"e","values":{},"source":"perfdiag"}\n' "$1" "$1"
+}
+
+# The reduce keeps the strips of ranks 0-7 and of the longest window of
+# the others (rank 8, 900 us); rank 9's is dropped, so a dominant
+# bottleneck there shows the lowest rank's strip instead.
+@test "pd-report: strips are kept for ranks 0-7 and the longest other window" {
+	local dr want
+	for dr in 3 8 9; do
+		stripped "$dr" >"$D/in.jsonl"
+		run_pd pd-report -o "$D/out$dr" <"$D/in.jsonl"
+		case $dr in 3) want='[3,603]' ;; 8) want='[8,900]' ;; 9) want='[0,600]' ;; esac
+		[ "$(jq -c '.strip | [.rank, .dur_us]' "$D/out$dr/report.json")" = "$want" ]
+	done
+}

@@ -256,6 +256,33 @@ rank_label(json_t *e, size_t rows)
 	return b;
 }
 
+const char *
+strip_what(json_t *s)
+{
+	json_t *num = json_object_get(s, "step_num");
+	static char b[160];
+	char who[40] = "";
+	int64_t n = json_integer_value(json_object_get(s, "steps"));
+
+	if (json_is_integer(json_object_get(s, "rank")))
+		snprintf(who, sizeof who, "Rank %lld, ", (long long)
+		    json_integer_value(json_object_get(s, "rank")));
+	if (!json_is_integer(json_object_get(s, "step")))
+		snprintf(b, sizeof b, "%s%s", who, *who ? "the whole trace (it has "
+		    "no step markers)" : "The whole trace (it has no step "
+		    "markers)");
+	else if (n <= 1)
+		snprintf(b, sizeof b, "%s%ctep %lld (the only step)", who, *who ?
+		    's' : 'S', (long long)json_integer_value(json_is_integer(
+		    num) ? num : json_object_get(s, "step")));
+	else
+		snprintf(b, sizeof b, "%s%ctep %lld (the median of %lld steps by "
+		    "duration)", who, *who ? 's' : 'S', (long long)
+		    json_integer_value(json_is_integer(num) ? num :
+		    json_object_get(s, "step")), (long long)n);
+	return b;
+}
+
 /* Whether a next action only repeats the proposed fix that the top of
  * the page shows. */
 int

@@ -373,6 +373,89 @@ rank_heatmap(json_t *r, FILE *f)
 	    fmt_us(get(st, "median_us")));
 }
 
+/* The strip's lanes: colour by kind. */
+static const char *
+lane_color(const char *kind)
+{
+	static const struct {
+		const char *kind, *color;
+	} k[] = {
+		{ "input", "#e67e22" }, { "host", "#7f8c8d" },
+		{ "launch", "#5d6d7e" }, { "sync", "#c0392b" },
+		{ "communication", "#8e44ad" }, { "device", "#2e86c1" },
+	};
+	size_t i;
+
+	for (i = 0; kind && i < sizeof k / sizeof k[0]; i++)
+		if (!strcmp(kind, k[i].kind))
+			return k[i].color;
+	return "#95a5a6";
+}
+
+#define STRIP_ROW 22	/* a lane's height */
+#define STRIP_X 190	/* where the timeline starts */
+#define STRIP_R 64	/* busy share column on the right */
+
+/* One step, lane by lane (report.json strip): each lane's spans as one
+ * path (a few hundred at most), launch calls as ticks. */
+static void
+strip(json_t *r, FILE *f)
+{
+	json_t *s = get(r, "strip"), *l, *sp;
+	double dur = num(s, "dur_us"), tw = W - STRIP_X - STRIP_R;
+	size_t i, j, n = json_array_size(get(s, "lanes"));
+	int h, t;
+
+	if (!json_is_object(s) || n == 0 || !(dur > 0))
+		return;
+	fputs("<h2>One step, lane by lane</h2>\n<p id=\"strip-what\">", f);
+	esc(f, strip_what(s));
+	fprintf(f, ", %s.", fmt_us(get(s, "dur_us")));
+	if (json_integer_value(get(s, "lanes_left_out")) > 0)
+		fprintf(f, " %s quieter device lanes are left out.",
+		    fmt_num(get(s, "lanes_left_out")));
+	fputs("</p>\n", f);
+	h = 10 + (int)n * STRIP_ROW + 26;
+	svg_open(f, "chart-strip", h, "one step, lane by lane");
+	for (t = 0; t <= 4; t++) {
+		double x = STRIP_X + tw * t / 4;
+
+		fprintf(f, "<line class=\"grid\" x1=\"%.1f\" y1=\"8\" x2=\"%.1f\" "
+		    "y2=\"%d\"/><text x=\"%.1f\" y=\"%d\" text-anchor=\"%s\">"
+		    "%s</text>\n", x, x, h - 22, x, h - 8, t == 0 ? "start" :
+		    t == 4 ? "end" : "middle", fmt_dus(dur * t / 4));
+	}
+	json_array_foreach(get(s, "lanes"), i, l) {
+		const char *kind = str(l, "kind");
+		int launch = kind && !strcmp(kind, "launch");
+		double y = 10 + (double)i * STRIP_ROW;
+
+		fprintf(f, "<g class=\"lane\"><title>");
+		esc(f, str(l, "name"));
+		fprintf(f, ": %s busy, %s spans</title><text x=\"6\" y=\"%.1f\">",
+		    launch ? "-" : fmt_us(get(l, "busy_us")),
+		    fmt_num(get(l, "count")), y + 15);
+		esc_cut(f, str(l, "name"), 26);
+		fprintf(f, "</text><path fill=\"%s\" d=\"", lane_color(kind));
+		json_array_foreach(get(l, "spans"), j, sp) {
+			double a = json_number_value(json_array_get(sp, 0));
+			double d = json_number_value(json_array_get(sp, 1));
+			double x = STRIP_X + a / dur * tw, w = d / dur * tw;
+
+			if (!isfinite(x + w))
+				continue;
+			if (w < 0.6)
+				w = 0.6;	/* an instant or a short span */
+			fprintf(f, "M%.1f %.1fh%.1fv%dh%.1fz", x, y + (launch ?
+			    6 : 3), w, launch ? 8 : STRIP_ROW - 6, -w);
+		}
+		fprintf(f, "\"/><text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">"
+		    "%s</text></g>\n", W - 6, y + 15, launch ? "" :
+		    fmt_dratio(num(l, "busy_us") / dur));
+	}
+	fputs("</svg>\n", f);
+}
+
 /* Many ranks: the table of the slowest ones (rank_stats), their parts. */
 static void
 slowest_table(json_t *r, FILE *f)
@@ -1171,6 +1254,7 @@ report_html(json_t *r, FILE *f)
 	workload(r, f);
 	steps(r, f);
 	step_series(r, f);
+	strip(r, f);
 	candidates(r, f);
 	hotspots(r, f);
 	memory(r, f);

@@ -226,6 +226,88 @@ steps(json_t *r, FILE *f)
 	fputc('\n', f);
 }
 
+#define STRIP_CELLS 56	/* text columns of a lane */
+#define STRIP_NAME 26	/* width of a lane's name */
+
+/* Fraction of each of n cells of [0, dur) that a lane's spans cover;
+ * any instant (a launch call) in a cell counts as a trace of use. */
+static void
+strip_cover(json_t *lane, double dur, int n, double *cov)
+{
+	json_t *sp;
+	size_t i;
+	int c;
+
+	memset(cov, 0, n * sizeof *cov);
+	json_array_foreach(get(lane, "spans"), i, sp) {
+		double a = json_number_value(json_array_get(sp, 0));
+		double b = a + json_number_value(json_array_get(sp, 1));
+		double w = dur / n;
+
+		if (!(a >= 0) || !(w > 0) || a / w >= n)
+			continue;
+		if (b <= a) {	/* an instant */
+			if ((c = (int)(a / w)) < n)
+				cov[c] += 1e-9;
+			continue;
+		}
+		for (c = (int)(a / w); c < n && c * w < b; c++) {
+			double lo = a > c * w ? a : c * w;
+			double hi = b < (c + 1) * w ? b : (c + 1) * w;
+
+			if (hi > lo)
+				cov[c] += (hi - lo) / w;
+		}
+	}
+}
+
+/* One step of the job, lane by lane (pd.gaps strip): where each lane is
+ * busy, as a bar of text cells. */
+static void
+strip(json_t *r, FILE *f)
+{
+	json_t *s = get(r, "strip"), *l;
+	double dur = json_number_value(get(s, "dur_us")), cov[STRIP_CELLS];
+	size_t i, n = json_array_size(get(s, "lanes"));
+	int c;
+
+	if (!json_is_object(s) || n == 0 || !(dur > 0))
+		return;
+	fputs("## One step, lane by lane\n\n", f);
+	fputs(strip_what(s), f);
+	fprintf(f, ", %s; each cell is %s: `#` busy most of it, `+` "
+	    "partly, `|` a launch call, `.` idle.\n\n```\n", fmt_us(get(s,
+	    "dur_us")), fmt_dus(dur / STRIP_CELLS));
+	fprintf(f, "%-*s %-*s %7s  %s\n", STRIP_NAME, "lane", STRIP_CELLS,
+	    "", "busy", "spans");
+	json_array_foreach(get(s, "lanes"), i, l) {
+		const char *name = str(l, "name") ? str(l, "name") : "-";
+		const char *kind = str(l, "kind") ? str(l, "kind") : "";
+		int launch = !strcmp(kind, "launch"), w;
+		char label[STRIP_NAME + 1];
+
+		/* a device stream mostly running collectives says so */
+		snprintf(label, sizeof label, "%s%s", name, !strcmp(kind,
+		    "communication") && strncmp(name, "collectives", 11) ?
+		    " (comm)" : "");
+		for (w = 0; label[w]; w++)
+			fputc(label[w] == '\n' || label[w] == '`' ? ' ' :
+			    label[w], f);
+		fprintf(f, "%*s ", STRIP_NAME - w, "");
+		strip_cover(l, dur, STRIP_CELLS, cov);
+		for (c = 0; c < STRIP_CELLS; c++)
+			fputc(cov[c] <= 0 ? '.' : launch ? '|' : cov[c] >= 0.5 ?
+			    '#' : '+', f);
+		fprintf(f, " %7s", launch ? "" : fmt_dratio(json_number_value(
+		    get(l, "busy_us")) / dur));
+		fprintf(f, "  %s\n", fmt_num(get(l, "count")));
+	}
+	fputs("```\n\n", f);
+	if (json_integer_value(get(s, "lanes_left_out")) > 0)
+		fprintf(f, "%s quieter device lanes are left out.\n\n",
+		    fmt_num(get(s, "lanes_left_out")));
+}
+
 static void
 candidates(json_t *r, FILE *f)
 {
@@ -486,6 +568,7 @@ report_md(json_t *r, FILE *f)
 	summary(r, f);
 	workload(r, f);
 	steps(r, f);
+	strip(r, f);
 	candidates(r, f);
 	hotspots(r, f);
 	memory(r, f);

@@ -1161,6 +1161,40 @@ utilization(struct report_in *in, struct pd_run *run)
 	return o;
 }
 
+/* The timeline strip of one step (pd.gaps strip): the dominant
+ * bottleneck's rank's, else the lowest rank's that has one (pd_runs keeps
+ * the strips of a few ranks only). */
+static json_t *
+strip(struct pd_run *run, json_t *dom)
+{
+	json_t *recs = per_root(run, "gaps"), *r, *pick = NULL, *o, *s, *v;
+	const char *k;
+	size_t i;
+
+	json_array_foreach(recs, i, r) {
+		if (!json_is_object(json_object_get(r, "strip")))
+			continue;
+		if (!pick)
+			pick = r;
+		if (dom && same_rank(r, dom)) {
+			pick = r;
+			break;
+		}
+	}
+	if (!pick) {
+		json_decref(recs);
+		return json_null();
+	}
+	o = json_object();
+	copy(o, pick, "rank");
+	copy(o, pick, "root");
+	s = json_object_get(pick, "strip");
+	json_object_foreach(s, k, v)
+		json_object_set(o, k, v);
+	json_decref(recs);
+	return o;
+}
+
 static json_t *
 artifacts(int compared)
 {
@@ -1288,6 +1322,7 @@ report_build(struct report_in *in, struct pd_run *run,
 	json_object_set_new(r, "step_series", step_series(run, a));
 	json_object_set_new(r, "rank_stats", rank_stats(a));
 	json_object_set_new(r, "steps_by_rank", a);
+	json_object_set_new(r, "strip", strip(run, dom));
 	json_object_set_new(r, "hotspots", hotspots(run, o->topn));
 	mem = memory(run);
 	ints(mem);

@@ -112,6 +112,10 @@ const char *ranks_text(json_t *workload);
 /* "rank 3"; a row without a rank: "single process" when it is the only
  * one of rows. */
 const char *rank_label(json_t *row, size_t rows);
+/* What the strip of report.json shows: "Rank 0, step 50 (the median of
+ * 3 steps by duration)", "Step 50 (the only step)", "... the whole
+ * trace (it has no step markers)". */
+const char *strip_what(json_t *strip);
 /* Whether a next action of report.json only repeats the proposed fix. */
 int is_fix_action(json_t *report, const char *action);
 /* The parts of a step, in drawing order (key NULL ends). */
