@@ -131,6 +131,18 @@ gaps() {
 	[ "$(jqr pd.gaps '[.sync_in_step,.sync_in_step_us,.sync_calls,.pageable_memcpy,.launch.kernels]')" = '[3,63,3,null,null]' ]
 }
 
+# gaps-ascend-wait.json: one step [0, 100). Stream 2 runs MatMulV2
+# [10, 30) and Add [80, 90), and between them EVENT_WAIT [30, 80) waits
+# for the communication stream 4 (Notify Wait [30, 75), SDMA [75, 80)),
+# under hcom_allReduce [30, 80). The idle figures count every task
+# (busy 20 + 50 + 10 = 80 on stream 2); the strip shows stream 2 working
+# 30 and waiting 50, stream 4 busy 50, collectives 50, aten::mm 20.
+@test "pd-sum-gaps: Ascend EVENT_WAIT is waiting in the strip, device time in the figures" {
+	gaps torch_npu trace_view "$K/gaps-ascend-wait.json"
+	[ "$(jqr pd.gaps '[.streams[]|[.stream,.busy_us]]')" = '[[2,80],[4,50]]' ]
+	[ "$(jqr pd.gaps '[.strip.lanes[]|[.name,.kind,.count,.busy_us,.wait_us,.spans]]')" = '[["host operators","host",1,20,null,[[5,20]]],["collectives","communication",1,50,null,[[30,50]]],["stream 2","device",3,30,50,[[10,20],[80,10]]],["stream 4","device",2,50,0,[[30,50]]]]' ]
+}
+
 @test "pd-sum-gaps: a root without trace_view gives no record" {
 	run_pd sh -c 'printf "%s\n" "{\"type\":\"pd.root\",\"v\":1,\"root\":\"/x\",\"rank\":0,\"device\":null,\"format\":\"torch_npu\",\"exports\":[]}" | pd-sum-gaps'
 	[ "$(printf '%s\n' "$output" | jq -r .type)" = pd.root ]
@@ -300,6 +312,8 @@ PY
 	gaps kineto kineto_trace "$K/gaps-strip.json"
 	[ "$(jqr pd.gaps '.strip|[.window,.step,.steps,.step_num,.start_ns,.dur_us,.lanes_left_out]')" = '["median step",3,3,12,1300000,600,0]' ]
 	[ "$(jqr pd.gaps '[.strip.lanes[]|[.name,.kind,.count,.busy_us,.spans]]')" = '[["data loading","input",1,100,[[0,100]]],["host operators","host",3,240,[[110,200],[350,20],[580,20]]],["host launch calls","launch",2,0,[[130,0],[360,0]]],["host synchronize","sync",1,230,[[370,230]]],["device 0 stream 7","device",3,115,[[150,100],[260,15.3]]],["device 0 stream 20","communication",1,200,[[400,200]]]]' ]
+	# no wait tasks in a Kineto trace: 0 on device lanes, null on host ones
+	[ "$(jqr pd.gaps '[.strip.lanes[].wait_us]')" = '[null,null,null,null,0,0]' ]
 	# the strip comes after the other keys, before truncated
 	[ "$(jqr pd.gaps '[keys_unsorted[-2:][]]')" = '["strip","truncated"]' ]
 }
@@ -340,13 +354,18 @@ kernels() {
 # ProfilerStep#50, is 155985.8 us in trace_view.json; the 4 HCCL hcom_*
 # operations clipped to it cover 105991.87771875 us as a union. In the db,
 # STEP_TIME id 50 is 151888750 ns and the 4 COMMUNICATION_OP rows cover
-# 102108100 ns of it.
+# 102108100 ns of it. Stream 2 (compute) in the step: its tasks' union less
+# its EVENT_WAIT tasks (waits for the communication stream), times
+# rounded to ns as pd-sum-gaps reads them: 9742477 ns of work, 91684352
+# of waiting (text); 9789691 and 79257163 (db, TASK by taskType).
 @test "pd-sum-gaps corpus: the strip of pta_2rank_level1 rank 0, text and db" {
 	require_corpus
 	gaps torch_npu trace_view "$CORPUS/ascend/pta_2rank_level1_text/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json"
 	[ "$(jqr pd.gaps '.strip|[.window,.step,.steps,.step_num,.dur_us]')" = '["median step",1,1,50,155985.8]' ]
 	[ "$(jqr pd.gaps '.strip.lanes[]|select(.name == "collectives")|[.kind,.count,.busy_us]')" = '["communication",4,105991.878]' ]
+	[ "$(jqr pd.gaps '.strip.lanes[]|select(.name == "stream 2")|[.kind,.busy_us,.wait_us]')" = '["device",9742.477,91684.352]' ]
 	run_pd 0 sh -c 'pd-locate "$1" | pd-sum-gaps' sh "$CORPUS/ascend/pta_2rank_level1_db/rank0_ascend_pt"
 	[ "$(jqr pd.gaps '.strip|[.window,.step,.steps,.step_num,.dur_us]')" = '["median step",1,1,50,151888.75]' ]
 	[ "$(jqr pd.gaps '.strip.lanes[]|select(.name == "collectives")|[.kind,.count,.busy_us]')" = '["communication",4,102108.1]' ]
+	[ "$(jqr pd.gaps '.strip.lanes[]|select(.name == "stream 2")|[.kind,.busy_us,.wait_us]')" = '["device",9789.691,79257.163]' ]
 }

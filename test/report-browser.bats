@@ -97,6 +97,10 @@ check_page() {
 	check_page "$D/demo/report/report.html"
 	grep -q '<svg id="chart-steps"' "$dom"
 	grep -q '<svg id="chart-comparison"' "$dom"
+	# the strip of the median step: data loading then host operators
+	grep -q '<svg id="chart-strip"' "$dom"
+	grep -qF '<title>data loading: ' "$dom"
+	grep -qF '<title>host operators: ' "$dom"
 	cp "$D/shot.png" "${REPORT_SHOT:-$D/demo.png}"
 }
 
@@ -112,6 +116,10 @@ check_page() {
 		grep -q '<svg id="chart-steps"' "$dom"
 		grep -q '<svg id="chart-step-series"' "$dom"
 		grep -q '<svg id="chart-hotspots"' "$dom"
+		# the strip: at least a host lane and two device streams
+		grep -q '<svg id="chart-strip"' "$dom"
+		[ "$(grep -o '<g class="lane">' "$dom" | wc -l)" -ge 3 ]
+		grep -qF 'host launch calls: ' "$dom"
 		cp "$D/shot.png" "${REPORT_SHOT:-$D/x.png}.${c##*/}.png"
 	done
 }

@@ -432,9 +432,12 @@ strip(json_t *r, FILE *f)
 
 		fprintf(f, "<g class=\"lane\"><title>");
 		esc(f, str(l, "name"));
-		fprintf(f, ": %s busy, %s spans</title><text x=\"6\" y=\"%.1f\">",
-		    launch ? "-" : fmt_us(get(l, "busy_us")),
-		    fmt_num(get(l, "count")), y + 15);
+		fprintf(f, ": %s busy, %s spans", launch ? "-" :
+		    fmt_us(get(l, "busy_us")), fmt_num(get(l, "count")));
+		if (num(l, "wait_us") > 0)
+			fprintf(f, ", %s waiting for another stream",
+			    fmt_us(get(l, "wait_us")));
+		fprintf(f, "</title><text x=\"6\" y=\"%.1f\">", y + 15);
 		esc_cut(f, str(l, "name"), 26);
 		fprintf(f, "</text><path fill=\"%s\" d=\"", lane_color(kind));
 		json_array_foreach(get(l, "spans"), j, sp) {

@@ -300,7 +300,11 @@ strip(json_t *r, FILE *f)
 			    '#' : '+', f);
 		fprintf(f, " %7s", launch ? "" : fmt_dratio(json_number_value(
 		    get(l, "busy_us")) / dur));
-		fprintf(f, "  %s\n", fmt_num(get(l, "count")));
+		fprintf(f, "  %s", fmt_num(get(l, "count")));
+		if (json_number_value(get(l, "wait_us")) > 0)
+			fprintf(f, "  (waits on another stream %s)", fmt_dratio(
+			    json_number_value(get(l, "wait_us")) / dur));
+		fputc('\n', f);
 	}
 	fputs("```\n\n", f);
 	if (json_integer_value(get(s, "lanes_left_out")) > 0)

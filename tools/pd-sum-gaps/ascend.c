@@ -134,6 +134,16 @@ on_cann(struct asc *a, const struct pd_ev *ev)
 		gaps_sync(&a->g, ev->ts_ns, ev->dur_ns);
 }
 
+/* A device task's flags: a communication task by the patterns; EVENT_WAIT
+ * (the stream waits for an event recorded on another) only waits. */
+static int
+task_flags(const struct asc *a, const char *name)
+{
+	if (strcmp(name, "EVENT_WAIT") == 0)
+		return GAP_ACT_WAIT;
+	return pd_patterns_match(a->comm, name) ? GAP_ACT_COMM : 0;
+}
+
 static int
 on_event(const struct pd_ev *ev, void *ctx)
 {
@@ -162,12 +172,19 @@ on_event(const struct pd_ev *ev, void *ctx)
 	switch (l->kind) {
 	case L_UNKNOWN:
 		l->seen_before_name = 1;
+		/* FALLTHROUGH */
+	case L_OTHER:
+		/* the Python lane: the strip's data loading and host operators */
+		if (pd_kineto_is_dataloader(ev->name))
+			gaps_host(&a->g, GAP_HOST_INPUT, ev->ts_ns, ev->dur_ns);
+		else if (strcmp(ev->cat, "cpu_op") == 0)
+			gaps_host(&a->g, GAP_HOST_OPS, ev->ts_ns, ev->dur_ns);
 		break;
 	case L_HW:
 		has_id = pd_ev_arg_int(ev, "connection_id", &id);
 		gaps_activity(&a->g, 0, 0, ev->tid_is_num ? ev->tid_num : -1,
-		    ev->ts_ns, ev->dur_ns, has_id, id,
-		    pd_patterns_match(a->comm, ev->name) != 0);
+		    ev->ts_ns, ev->dur_ns, has_id, id, task_flags(a,
+		    ev->name));
 		break;
 	case L_HCCL:
 		/* the operations ("hcom_allReduce__..."), not their tasks on
@@ -320,10 +337,12 @@ db_task(struct asc *a, sqlite3_stmt *st, int64_t ts, int64_t dur)
 {
 	int64_t stream, id;
 	int has_id = pd_sqlite_i64(st, 3, &id);
+	const char *type = (const char *)sqlite3_column_text(st, 4);
 
 	if (!pd_sqlite_i64(st, 2, &stream))
 		stream = -1;
-	gaps_activity(&a->g, 0, 0, stream, ts, dur, has_id, id, 0);
+	gaps_activity(&a->g, 0, 0, stream, ts, dur, has_id, id, type ?
+	    task_flags(a, type) : 0);
 }
 
 static void
@@ -386,8 +405,12 @@ sum_gaps_db(json_t *root, const char *path, const struct pd_tool *t)
 		gaps_free(&a.g);
 		return 0;
 	}
-	if (db_rows(&a, db, "TASK", "SELECT startNs, endNs, streamId, "
-	    "connectionId FROM TASK ORDER BY startNs, rowid", db_task) < 0) {
+	if (db_rows(&a, db, "TASK", pd_sqlite_has_table(db, "STRING_IDS") ?
+	    "SELECT t.startNs, t.endNs, t.streamId, t.connectionId, s.value "
+	    "FROM TASK t LEFT JOIN STRING_IDS s ON s.id = t.taskType ORDER BY "
+	    "t.startNs, t.rowid" : "SELECT startNs, endNs, streamId, "
+	    "connectionId, NULL FROM TASK ORDER BY startNs, rowid",
+	    db_task) < 0) {
 		pd_warn(path, 0, "no TASK table: no device timeline in this db");
 		pd_diag_status(PD_EXIT_INPUT);
 		sqlite3_close(db);

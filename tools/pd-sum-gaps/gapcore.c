@@ -29,6 +29,7 @@ gaps_free(struct gaps *g)
 	free(g->s);
 	free(g->steps);
 	free(g->stepnum);
+	free(g->waits);
 	free(g->syncs);
 	for (i = 0; i < GAP_HOST_N; i++)
 		free(g->host[i].v);
@@ -162,7 +163,7 @@ link_act(struct gaps *g, struct gap_stream *s, struct gap_act *a,
 
 void
 gaps_activity(struct gaps *g, int64_t dev, int dev_known, int64_t stream,
-    int64_t ts, int64_t dur, int has_corr, int64_t corr, int comm)
+    int64_t ts, int64_t dur, int has_corr, int64_t corr, int flags)
 {
 	size_t si = stream_of(g, dev, dev_known, stream);
 	struct gap_stream *s = &g->s[si];
@@ -171,8 +172,18 @@ gaps_activity(struct gaps *g, int64_t dev, int dev_known, int64_t stream,
 
 	if (dur > 0) {
 		s->all_ns += dur;
-		if (comm)
+		if (flags & GAP_ACT_COMM)
 			s->comm_ns += dur;
+	}
+	if ((flags & GAP_ACT_WAIT) && dur > 0) {
+		if (g->nwaits == g->capwaits) {
+			g->capwaits = g->capwaits ? g->capwaits * 2 : 16;
+			g->waits = pd_xrealloc(g->waits, g->capwaits *
+			    sizeof *g->waits);
+		}
+		g->waits[g->nwaits].stream = si;
+		g->waits[g->nwaits].ts = ts;
+		g->waits[g->nwaits++].end = ts + dur;
 	}
 	if (s->n == s->cap) {
 		s->cap = s->cap ? s->cap * 2 : 256;
@@ -721,6 +732,7 @@ struct lane {
 	struct gap_span *v;
 	size_t n, cap;
 	int64_t count, busy;
+	int64_t wait;		/* device lanes: wait tasks' time, -1 others */
 	size_t stream;		/* device lanes: index in g->s */
 };
 
@@ -749,26 +761,69 @@ cmp_span(const void *x, const void *y)
 	return (a->end > b->end) - (a->end < b->end);
 }
 
-/* Sort, take the exact busy time (the union), then merge spans closer
- * than res, doubling res until at most GAP_STRIP_SPANS are left. */
+/* Sort and make the spans disjoint (their union: busy time exact), counting
+ * host operators, which nest, as the stretches of their union. */
 static void
-lane_finish(struct lane *l, int64_t res)
+lane_union(struct lane *l)
 {
 	size_t i, k;
-	int64_t maxend = GAP_NONE;
 
 	if (!l->n)
 		return;
 	qsort(l->v, l->n, sizeof *l->v, cmp_span);
-	l->busy = 0;
-	for (i = 0; i < l->n; i++) {
-		if (l->v[i].ts >= maxend)
-			l->busy += l->v[i].end - l->v[i].ts;
-		else if (l->v[i].end > maxend)
-			l->busy += l->v[i].end - maxend;
-		if (l->v[i].end > maxend || maxend == GAP_NONE)
-			maxend = l->v[i].end;
+	for (i = 1, k = 0; i < l->n; i++) {
+		if (l->v[i].ts <= l->v[k].end) {
+			if (l->v[i].end > l->v[k].end)
+				l->v[k].end = l->v[i].end;
+		} else
+			l->v[++k] = l->v[i];
 	}
+	l->n = k + 1;
+	l->busy = 0;
+	for (i = 0; i < l->n; i++)
+		l->busy += l->v[i].end - l->v[i].ts;
+	if (l->kind && strcmp(l->kind, "host") == 0)
+		l->count = (int64_t)l->n;
+}
+
+/* Take the disjoint, sorted spans of w out of the disjoint, sorted spans
+ * of l (a stream's wait tasks out of its activity); busy again. */
+static void
+lane_minus(struct lane *l, const struct lane *w)
+{
+	struct gap_span *out = NULL;
+	size_t i, j = 0, n = 0, cap = 0;
+
+	for (i = 0; i < l->n; i++) {
+		int64_t a = l->v[i].ts, b = l->v[i].end;
+
+		while (j < w->n && w->v[j].end <= a)
+			j++;
+		for (size_t k = j; k < w->n && w->v[k].ts < b; k++) {
+			if (w->v[k].ts > a)
+				span_push(&out, &n, &cap, a, w->v[k].ts - a);
+			if (w->v[k].end > a)
+				a = w->v[k].end;
+		}
+		if (a < b || (a == b && l->v[i].ts == b))
+			span_push(&out, &n, &cap, a, b - a);
+	}
+	free(l->v);
+	l->v = out, l->n = n, l->cap = cap;
+	l->busy = 0;
+	for (i = 0; i < n; i++)
+		l->busy += out[i].end - out[i].ts;
+}
+
+/* For drawing: merge spans closer than res, doubling res until at most
+ * GAP_STRIP_SPANS are left. */
+static void
+lane_draw(struct lane *l, int64_t res)
+{
+	size_t i, k;
+
+	if (!l->n)
+		return;
 	for (;; res *= 2) {
 		for (i = 1, k = 0; i < l->n; i++) {
 			if (l->v[i].ts - l->v[k].end < res) {
@@ -793,6 +848,10 @@ lane_json(const struct lane *l, int64_t w0)
 	pd_set_str(o, "kind", l->kind);
 	pd_set_int(o, "count", l->count);
 	pd_set_real(o, "busy_us", us(l->busy), 3);
+	if (l->wait >= 0)
+		pd_set_real(o, "wait_us", us(l->wait), 3);
+	else
+		pd_set_null(o, "wait_us");
 	for (i = 0; i < l->n; i++) {
 		json_t *p = json_array();
 
@@ -879,6 +938,49 @@ static const struct {
 	{ "collectives", "communication", GAP_HOST_COMM },
 };
 
+/* Stream si's lane in [w0, w1): its activities less its wait tasks, their
+ * launch calls' starts added to launch; 0 when nothing of it is there. */
+static int
+device_lane(const struct gaps *g, size_t si, struct lane *l,
+    struct lane *launch, int64_t w0, int64_t w1)
+{
+	const struct gap_stream *s = &g->s[si];
+	struct lane w;
+	size_t j;
+
+	memset(l, 0, sizeof *l);
+	l->stream = si;
+	for (j = 0; j < s->n; j++) {
+		int64_t lts = act_lts(s, &s->a[j]);
+
+		lane_add(l, s->a[j].ts, act_end(s, &s->a[j]), w0, w1);
+		if (lts != GAP_NONE)
+			lane_add(launch, lts, lts, w0, w1);
+	}
+	if (!l->n) {
+		free(l->v);
+		return 0;
+	}
+	l->kind = s->comm_ns * 2 > s->all_ns ? "communication" : "device";
+	if (s->dev_known)
+		snprintf(l->name, sizeof l->name, "device %lld stream %lld",
+		    (long long)s->dev, (long long)s->id);
+	else
+		snprintf(l->name, sizeof l->name, "stream %lld",
+		    (long long)s->id);
+	lane_union(l);
+	memset(&w, 0, sizeof w);
+	for (j = 0; j < g->nwaits; j++)
+		if (g->waits[j].stream == si)
+			lane_add(&w, g->waits[j].ts, g->waits[j].end, w0, w1);
+	lane_union(&w);
+	if (w.n)
+		lane_minus(l, &w);
+	l->wait = w.busy;
+	free(w.v);
+	return 1;
+}
+
 static json_t *
 strip_json(struct gaps *g, int64_t first, int64_t last)
 {
@@ -910,34 +1012,9 @@ strip_json(struct gaps *g, int64_t first, int64_t last)
 		strcpy(host[i].name, host_lanes[i].name);
 	}
 	dl = pd_xrealloc(NULL, (g->ns ? g->ns : 1) * sizeof *dl);
-	for (i = 0; i < g->ns; i++) {
-		struct gap_stream *s = &g->s[i];
-		struct lane *l = &dl[nd];
-
-		memset(l, 0, sizeof *l);
-		l->stream = i;
-		for (j = 0; j < s->n; j++) {
-			int64_t lts = act_lts(s, &s->a[j]);
-
-			lane_add(l, s->a[j].ts, act_end(s, &s->a[j]), w0, w1);
-			if (lts != GAP_NONE)
-				lane_add(&host[H_LAUNCH], lts, lts, w0, w1);
-		}
-		if (!l->n) {
-			free(l->v);
-			continue;
-		}
-		l->kind = s->comm_ns * 2 > s->all_ns ? "communication" :
-		    "device";
-		if (s->dev_known)
-			snprintf(l->name, sizeof l->name, "device %lld stream %lld",
-			    (long long)s->dev, (long long)s->id);
-		else
-			snprintf(l->name, sizeof l->name, "stream %lld",
-			    (long long)s->id);
-		lane_finish(l, res);
-		nd++;
-	}
+	for (i = 0; i < g->ns; i++)
+		if (device_lane(g, i, &dl[nd], &host[H_LAUNCH], w0, w1))
+			lane_draw(&dl[nd++], res);
 	for (i = 0; i < g->nsyncs; i++)
 		lane_add(&host[H_SYNC], g->syncs[i].ts, g->syncs[i].end, w0, w1);
 	for (i = 0; i < NHOST; i++) {
@@ -946,7 +1023,9 @@ strip_json(struct gaps *g, int64_t first, int64_t last)
 
 		for (j = 0; gl && j < gl->n; j++)
 			lane_add(&host[i], gl->v[j].ts, gl->v[j].end, w0, w1);
-		lane_finish(&host[i], res);
+		host[i].wait = -1;
+		lane_union(&host[i]);
+		lane_draw(&host[i], res);
 	}
 	qsort(dl, nd, sizeof *dl, cmp_lane_busy);
 	kept = nd < GAP_STRIP_LANES ? nd : GAP_STRIP_LANES;

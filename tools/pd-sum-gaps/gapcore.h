@@ -67,6 +67,11 @@ struct gap_lane {
 	size_t n, cap;
 };
 
+struct gap_wait {
+	size_t stream;		/* index in gaps.s */
+	int64_t ts, end;
+};
+
 struct gaps {
 	struct gap_stream *s;
 	size_t ns, caps, last;
@@ -75,6 +80,8 @@ struct gaps {
 	int64_t *stepnum;	/* the steps' numbers, -1 unknown */
 	size_t nsteps, capsteps, nsyncs, capsyncs;
 	struct gap_lane host[GAP_HOST_N];	/* host lanes of the strip */
+	struct gap_wait *waits;			/* GAP_ACT_WAIT activities */
+	size_t nwaits, capwaits;
 	int64_t sync_ns;
 	int64_t pageable_n, pageable_ns;
 	int no_pageable;	/* the family has no pageable memcpy notion */
@@ -91,9 +98,14 @@ void gaps_init(struct gaps *g);
 void gaps_free(struct gaps *g);
 
 /* A device activity on (dev, stream); corr < 0 or has_corr 0: no link;
- * comm: it is a collective's (a communication kernel or task). */
+ * flags: GAP_ACT_COMM, a collective's (a communication kernel or task);
+ * GAP_ACT_WAIT, a task that only waits for an event of another stream
+ * (Ascend EVENT_WAIT): device time for the idle figures, not work in the
+ * strip. */
+#define GAP_ACT_COMM	1
+#define GAP_ACT_WAIT	2
 void gaps_activity(struct gaps *g, int64_t dev, int dev_known, int64_t stream,
-    int64_t ts, int64_t dur, int has_corr, int64_t corr, int comm);
+    int64_t ts, int64_t dur, int has_corr, int64_t corr, int flags);
 /* A host launch call; multi: it may start several activities. */
 void gaps_launch(struct gaps *g, int64_t corr, int64_t ts, int64_t dur,
     int multi);

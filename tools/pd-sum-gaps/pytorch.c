@@ -103,7 +103,7 @@ on_activity(struct pt *p, const struct pd_ev *ev, int kc)
 	has_corr = arg_int(ev, "correlation", &corr);
 	gaps_activity(&p->g, dev, dev_known, stream_of_ev(ev), ev->ts_ns,
 	    ev->dur_ns, has_corr, corr, kc == PD_KC_KERNEL &&
-	    pd_patterns_match(p->comm, ev->name));
+	    pd_patterns_match(p->comm, ev->name) ? GAP_ACT_COMM : 0);
 	if (kc == PD_KC_MEMCPY && strstr(ev->name, "Pageable")) {
 		p->g.pageable_n++;
 		p->g.pageable_ns += ev->dur_ns;
