@@ -826,3 +826,27 @@ stripped() {
 		[ "$(jq -c '.strip | [.rank, .dur_us]' "$D/out$dr/report.json")" = "$want" ]
 	done
 }
+
+# The critical path of the dominant bottleneck's rank (rank 0), written
+# into the fixture's pd.hotspot of rank 0: 800 us, 75 % host work, 25 %
+# device compute; its two events as listed.
+@test "pd-report: the critical path, by bound type and the events on it" {
+	jq -c 'if .type == "pd.hotspot" and .rank == 0 then .critical_path = {window: "step", step: 3,
+	    total_us: 800, shares: {cpu_bound: 0.75, data_loading: 0, gpu_compute_bound: 0.25,
+	    gpu_communication_bound: 0, gpu_kernel_kernel_overhead: 0, gpu_kernel_launch_overhead: 0},
+	    top: [{name: "aten::index", type: "cpu_op", bound: "cpu_bound", us: 600, ratio: 0.75},
+	    {name: "MatMulV2", type: "kernel", bound: "gpu_compute_bound", us: 200, ratio: 0.25}]}
+	    else . end' "$S" >"$D/in.jsonl"
+	run_pd pd-report -o "$D/out" <"$D/in.jsonl"
+	[ "$(jq -c '.critical_path | [.rank, (.root | endswith("/rank0")), .window, .step, .total_us, (.top | length)]' "$D/out/report.json")" = '[0,true,"step",3,800,2]' ]
+	grep -qxF 'Rank 0, step 3: the chain of host work, launches, kernels and waits that bounds it is 800 µs long; it is 75.0 % host (CPU) work, 25.0 % device compute.' "$D/out/report.md"
+	grep -qxF '| aten::index | cpu_op | host (CPU) work | 600 µs | 75.0 % |' "$D/out/report.md"
+	grep -qxF '| MatMulV2 | kernel | device compute | 200 µs | 25.0 % |' "$D/out/report.md"
+	grep -qF '<svg id="chart-path"' "$D/out/report.html"
+	grep -qF '<title>host (CPU) work: 75.0 %</title>' "$D/out/report.html"
+	grep -qF '<td><code>aten::index</code></td><td>cpu_op</td><td>host (CPU) work</td><td class="n">600 µs</td>' "$D/out/report.html"
+	# without one, no section
+	run_pd pd-report -o "$D/out2" <"$S"
+	[ "$(jq -c .critical_path "$D/out2/report.json")" = null ]
+	! grep -q 'Critical path' "$D/out2/report.md"
+}

@@ -120,6 +120,8 @@ check_page() {
 		grep -q '<svg id="chart-strip"' "$dom"
 		[ "$(grep -o '<g class="lane">' "$dom" | wc -l)" -ge 3 ]
 		grep -qF 'host launch calls: ' "$dom"
+		# a Kineto trace has its critical path drawn
+		case $c in pytorch/*) grep -q '<svg id="chart-path"' "$dom" ;; esac
 		cp "$D/shot.png" "${REPORT_SHOT:-$D/x.png}.${c##*/}.png"
 	done
 }

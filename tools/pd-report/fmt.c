@@ -256,6 +256,47 @@ rank_label(json_t *e, size_t rows)
 	return b;
 }
 
+const struct report_seg report_bounds[] = {
+	{ "cpu_bound", "host (CPU) work", "#7f8c8d" },
+	{ "data_loading", "data loading", "#e67e22" },
+	{ "gpu_compute_bound", "device compute", "#2e86c1" },
+	{ "gpu_communication_bound", "communication", "#8e44ad" },
+	{ "gpu_kernel_kernel_overhead", "kernel-to-kernel gaps", "#c0392b" },
+	{ "gpu_kernel_launch_overhead", "kernel launch delay", "#f1c40f" },
+	{ NULL, NULL, NULL }
+};
+
+const char *
+bound_label(const char *key)
+{
+	int k;
+
+	for (k = 0; key && report_bounds[k].key; k++)
+		if (!strcmp(key, report_bounds[k].key))
+			return report_bounds[k].label;
+	return key;
+}
+
+const char *
+path_what(json_t *cp)
+{
+	static char b[96];
+	json_t *rank = json_object_get(cp, "rank"), *st = json_object_get(cp,
+	    "step");
+	char who[40] = "";
+
+	if (json_is_integer(rank))
+		snprintf(who, sizeof who, "Rank %lld, ", (long long)
+		    json_integer_value(rank));
+	if (json_is_integer(st))
+		snprintf(b, sizeof b, "%s%ctep %lld", who, *who ? 's' : 'S',
+		    (long long)json_integer_value(st));
+	else
+		snprintf(b, sizeof b, "%s%che whole trace", who, *who ? 't' :
+		    'T');
+	return b;
+}
+
 const char *
 strip_what(json_t *s)
 {

@@ -810,6 +810,62 @@ hotspots(json_t *r, FILE *f)
 	fputs("</svg>\n", f);
 }
 
+#define PATH_ROWS 10	/* events of the critical path listed */
+
+/* The critical path: one bar of its bound types, then the events on it. */
+static void
+critical_path(json_t *r, FILE *f)
+{
+	json_t *cp = get(r, "critical_path"), *e;
+	double total = num(cp, "total_us"), x = 8;
+	size_t i;
+	int k;
+
+	if (!json_is_object(cp) || !(total > 0))
+		return;
+	fputs("<h2>Critical path</h2>\n<p id=\"path-what\">", f);
+	esc(f, path_what(cp));
+	fprintf(f, ": the chain of host work, launches, kernels and waits that "
+	    "bounds it is <b>%s</b> long.</p>\n", fmt_us(get(cp, "total_us")));
+	svg_open(f, "chart-path", 44, "critical path by bound type");
+	for (k = 0; report_bounds[k].key; k++) {
+		double s = num(get(cp, "shares"), report_bounds[k].key);
+		double w = isfinite(s) ? s * (W - 16) : 0;
+
+		bar(f, x, 8, w, 28, report_bounds[k].color,
+		    report_bounds[k].label, fmt_dratio(s));
+		x += w > 0 ? w : 0;
+	}
+	fputs("</svg>\n<p class=\"legend\">", f);
+	for (k = 0; report_bounds[k].key; k++) {
+		json_t *v = get(get(cp, "shares"), report_bounds[k].key);
+
+		if (json_number_value(v) >= 0.0005)
+			fprintf(f, "<span><i style=\"background:%s\"></i>%s "
+			    "%s</span>", report_bounds[k].color,
+			    report_bounds[k].label, fmt_ratio(v));
+	}
+	fputs("</p>\n", f);
+	if (json_array_size(get(cp, "top")) == 0)
+		return;
+	fputs("<table id=\"path-top\"><tr><th>on the path</th><th>type</th>"
+	    "<th>bound by</th><th class=\"n\">time</th><th class=\"n\">share"
+	    "</th></tr>\n", f);
+	json_array_foreach(get(cp, "top"), i, e) {
+		if (i == PATH_ROWS)
+			break;
+		fputs("<tr><td><code>", f);
+		esc(f, str(e, "name"));
+		fputs("</code></td><td>", f);
+		esc(f, str(e, "type"));
+		fputs("</td><td>", f);
+		esc(f, bound_label(str(e, "bound")));
+		fprintf(f, "</td><td class=\"n\">%s</td><td class=\"n\">%s</td>"
+		    "</tr>\n", fmt_us(get(e, "us")), fmt_ratio(get(e, "ratio")));
+	}
+	fputs("</table>\n", f);
+}
+
 static void
 mem_timeline(json_t *tl, FILE *f)
 {
@@ -1258,6 +1314,7 @@ report_html(json_t *r, FILE *f)
 	steps(r, f);
 	step_series(r, f);
 	strip(r, f);
+	critical_path(r, f);
 	candidates(r, f);
 	hotspots(r, f);
 	memory(r, f);

@@ -312,6 +312,49 @@ strip(json_t *r, FILE *f)
 		    fmt_num(get(s, "lanes_left_out")));
 }
 
+#define PATH_ROWS 10	/* events of the critical path listed */
+
+/* The critical path (pd.hotspot critical_path): what bounds the time, by
+ * bound type, and the events on it. */
+static void
+critical_path(json_t *r, FILE *f)
+{
+	json_t *cp = get(r, "critical_path"), *e;
+	size_t i;
+	int k, n = 0;
+
+	if (!json_is_object(cp) || !(json_number_value(get(cp, "total_us")) > 0))
+		return;
+	fprintf(f, "## Critical path\n\n%s: the chain of host work, launches, "
+	    "kernels and waits that bounds it is %s long; it is", path_what(cp),
+	    fmt_us(get(cp, "total_us")));
+	for (k = 0; report_bounds[k].key; k++) {
+		json_t *v = get(get(cp, "shares"), report_bounds[k].key);
+
+		if (json_number_value(v) >= 0.0005)
+			fprintf(f, "%s %s %s", n++ ? "," : "", fmt_ratio(v),
+			    report_bounds[k].label);
+	}
+	fputs(n ? ".\n\n" : " empty.\n\n", f);
+	if (json_array_size(get(cp, "top")) == 0)
+		return;
+	fputs("| on the path | type | bound by | time | share |\n"
+	    "|---|---|---|---:|---:|\n", f);
+	json_array_foreach(get(cp, "top"), i, e) {
+		if (i == PATH_ROWS)
+			break;
+		fputs("| ", f);
+		md_text(f, str(e, "name"));
+		fputs(" | ", f);
+		md_text(f, str(e, "type"));
+		fputs(" | ", f);
+		md_text(f, bound_label(str(e, "bound")));
+		fprintf(f, " | %s | %s |\n", fmt_us(get(e, "us")),
+		    fmt_ratio(get(e, "ratio")));
+	}
+	fputc('\n', f);
+}
+
 static void
 candidates(json_t *r, FILE *f)
 {
@@ -573,6 +616,7 @@ report_md(json_t *r, FILE *f)
 	workload(r, f);
 	steps(r, f);
 	strip(r, f);
+	critical_path(r, f);
 	candidates(r, f);
 	hotspots(r, f);
 	memory(r, f);

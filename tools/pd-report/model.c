@@ -1161,18 +1161,20 @@ utilization(struct report_in *in, struct pd_run *run)
 	return o;
 }
 
-/* The timeline strip of one step (pd.gaps strip): the dominant
- * bottleneck's rank's, else the lowest rank's that has one (pd_runs keeps
- * the strips of a few ranks only). */
+/* One rank's object under key of its pd.<type> record, with its rank and
+ * root first: the dominant bottleneck's rank's, else the lowest rank's
+ * that has one. Used for the timeline strip (pd.gaps strip; pd_runs keeps
+ * the strips of a few ranks only) and the critical path (pd.hotspot
+ * critical_path). */
 static json_t *
-strip(struct pd_run *run, json_t *dom)
+of_rank(struct pd_run *run, const char *type, const char *key, json_t *dom)
 {
-	json_t *recs = per_root(run, "gaps"), *r, *pick = NULL, *o, *s, *v;
+	json_t *recs = per_root(run, type), *r, *pick = NULL, *o, *s, *v;
 	const char *k;
 	size_t i;
 
 	json_array_foreach(recs, i, r) {
-		if (!json_is_object(json_object_get(r, "strip")))
+		if (!json_is_object(json_object_get(r, key)))
 			continue;
 		if (!pick)
 			pick = r;
@@ -1188,7 +1190,7 @@ strip(struct pd_run *run, json_t *dom)
 	o = json_object();
 	copy(o, pick, "rank");
 	copy(o, pick, "root");
-	s = json_object_get(pick, "strip");
+	s = json_object_get(pick, key);
 	json_object_foreach(s, k, v)
 		json_object_set(o, k, v);
 	json_decref(recs);
@@ -1322,7 +1324,9 @@ report_build(struct report_in *in, struct pd_run *run,
 	json_object_set_new(r, "step_series", step_series(run, a));
 	json_object_set_new(r, "rank_stats", rank_stats(a));
 	json_object_set_new(r, "steps_by_rank", a);
-	json_object_set_new(r, "strip", strip(run, dom));
+	json_object_set_new(r, "strip", of_rank(run, "gaps", "strip", dom));
+	json_object_set_new(r, "critical_path", of_rank(run, "hotspot",
+	    "critical_path", dom));
 	json_object_set_new(r, "hotspots", hotspots(run, o->topn));
 	mem = memory(run);
 	ints(mem);

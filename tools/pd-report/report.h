@@ -116,6 +116,11 @@ const char *rank_label(json_t *row, size_t rows);
  * 3 steps by duration)", "Step 50 (the only step)", "... the whole
  * trace (it has no step markers)". */
 const char *strip_what(json_t *strip);
+/* "Rank 0, the whole trace" / "Rank 0, step 12": what the critical path
+ * of report.json covers. */
+const char *path_what(json_t *cp);
+/* A bound type's name for people; the key itself when it has none. */
+const char *bound_label(const char *key);
 /* Whether a next action of report.json only repeats the proposed fix. */
 int is_fix_action(json_t *report, const char *action);
 /* The parts of a step, in drawing order (key NULL ends). */
@@ -123,5 +128,8 @@ struct report_seg {
 	const char *key, *label, *color;
 };
 extern const struct report_seg report_segs[];
+/* The critical path's bound types (pd.hotspot critical_path shares), in
+ * drawing order, with names for people and colours (key NULL ends). */
+extern const struct report_seg report_bounds[];
 
 #endif
