@@ -134,13 +134,15 @@ gaps() {
 # gaps-ascend-wait.json: one step [0, 100). Stream 2 runs MatMulV2
 # [10, 30) and Add [80, 90), and between them EVENT_WAIT [30, 80) waits
 # for the communication stream 4 (Notify Wait [30, 75), SDMA [75, 80)),
-# under hcom_allReduce [30, 80). The idle figures count every task
-# (busy 20 + 50 + 10 = 80 on stream 2); the strip shows stream 2 working
-# 30 and waiting 50, stream 4 busy 50, collectives 50, aten::mm 20.
+# under hcom_allReduce [30, 80), whose HCCL task (Memcpy) names stream 4:
+# a communication lane although its task names match no communication
+# pattern. The idle figures count every task (busy 20 + 50 + 10 = 80 on
+# stream 2); the strip shows stream 2 working 30 and waiting 50, stream 4
+# busy 50, collectives 50, aten::mm 20.
 @test "pd-sum-gaps: Ascend EVENT_WAIT is waiting in the strip, device time in the figures" {
 	gaps torch_npu trace_view "$K/gaps-ascend-wait.json"
 	[ "$(jqr pd.gaps '[.streams[]|[.stream,.busy_us]]')" = '[[2,80],[4,50]]' ]
-	[ "$(jqr pd.gaps '[.strip.lanes[]|[.name,.kind,.count,.busy_us,.wait_us,.spans]]')" = '[["host operators","host",1,20,null,[[5,20]]],["collectives","communication",1,50,null,[[30,50]]],["stream 2","device",3,30,50,[[10,20],[80,10]]],["stream 4","device",2,50,0,[[30,50]]]]' ]
+	[ "$(jqr pd.gaps '[.strip.lanes[]|[.name,.kind,.count,.busy_us,.wait_us,.spans]]')" = '[["host operators","host",1,20,null,[[5,20]]],["collectives","communication",1,50,null,[[30,50]]],["stream 2","device",3,30,50,[[10,20],[80,10]]],["stream 4","communication",2,50,0,[[30,50]]]]' ]
 }
 
 @test "pd-sum-gaps: a root without trace_view gives no record" {

@@ -191,6 +191,8 @@ on_event(const struct pd_ev *ev, void *ctx)
 		 * the Plane threads */
 		if (strncmp(ev->name, "hcom_", 5) == 0)
 			gaps_host(&a->g, GAP_HOST_COMM, ev->ts_ns, ev->dur_ns);
+		else if (pd_ev_arg_int(ev, "stream id", &id))
+			gaps_comm_stream(&a->g, id);
 		break;
 	case L_CANN:
 		on_cann(a, ev);
@@ -341,8 +343,9 @@ db_task(struct asc *a, sqlite3_stmt *st, int64_t ts, int64_t dur)
 
 	if (!pd_sqlite_i64(st, 2, &stream))
 		stream = -1;
-	gaps_activity(&a->g, 0, 0, stream, ts, dur, has_id, id, type ?
-	    task_flags(a, type) : 0);
+	gaps_activity(&a->g, 0, 0, stream, ts, dur, has_id, id, (type ?
+	    task_flags(a, type) : 0) | (sqlite3_column_int(st, 5) ?
+	    GAP_ACT_COMM : 0));
 }
 
 static void
@@ -406,10 +409,15 @@ sum_gaps_db(json_t *root, const char *path, const struct pd_tool *t)
 		return 0;
 	}
 	if (db_rows(&a, db, "TASK", pd_sqlite_has_table(db, "STRING_IDS") ?
-	    "SELECT t.startNs, t.endNs, t.streamId, t.connectionId, s.value "
+	    (pd_sqlite_has_table(db, "COMMUNICATION_TASK_INFO") ?
+	    "SELECT t.startNs, t.endNs, t.streamId, t.connectionId, s.value, "
+	    "EXISTS (SELECT 1 FROM COMMUNICATION_TASK_INFO c WHERE "
+	    "c.globalTaskId = t.globalTaskId) FROM TASK t LEFT JOIN STRING_IDS "
+	    "s ON s.id = t.taskType ORDER BY t.startNs, t.rowid" :
+	    "SELECT t.startNs, t.endNs, t.streamId, t.connectionId, s.value, 0 "
 	    "FROM TASK t LEFT JOIN STRING_IDS s ON s.id = t.taskType ORDER BY "
-	    "t.startNs, t.rowid" : "SELECT startNs, endNs, streamId, "
-	    "connectionId, NULL FROM TASK ORDER BY startNs, rowid",
+	    "t.startNs, t.rowid") : "SELECT startNs, endNs, streamId, "
+	    "connectionId, NULL, 0 FROM TASK ORDER BY startNs, rowid",
 	    db_task) < 0) {
 		pd_warn(path, 0, "no TASK table: no device timeline in this db");
 		pd_diag_status(PD_EXIT_INPUT);

@@ -30,6 +30,7 @@ gaps_free(struct gaps *g)
 	free(g->steps);
 	free(g->stepnum);
 	free(g->waits);
+	free(g->comm_ids);
 	free(g->syncs);
 	for (i = 0; i < GAP_HOST_N; i++)
 		free(g->host[i].v);
@@ -256,6 +257,34 @@ void
 gaps_sync(struct gaps *g, int64_t ts, int64_t dur)
 {
 	span_push(&g->syncs, &g->nsyncs, &g->capsyncs, ts, dur);
+}
+
+void
+gaps_comm_stream(struct gaps *g, int64_t stream)
+{
+	size_t i;
+
+	for (i = 0; i < g->ncomm_ids; i++)
+		if (g->comm_ids[i] == stream)
+			return;
+	if (g->ncomm_ids == g->capcomm_ids) {
+		g->capcomm_ids = g->capcomm_ids ? g->capcomm_ids * 2 : 8;
+		g->comm_ids = pd_xrealloc(g->comm_ids, g->capcomm_ids *
+		    sizeof *g->comm_ids);
+	}
+	g->comm_ids[g->ncomm_ids++] = stream;
+}
+
+/* Whether stream s is named a communication stream (gaps_comm_stream). */
+static int
+comm_named(const struct gaps *g, const struct gap_stream *s)
+{
+	size_t i;
+
+	for (i = 0; !s->dev_known && i < g->ncomm_ids; i++)
+		if (g->comm_ids[i] == s->id)
+			return 1;
+	return 0;
 }
 
 void
@@ -961,7 +990,8 @@ device_lane(const struct gaps *g, size_t si, struct lane *l,
 		free(l->v);
 		return 0;
 	}
-	l->kind = s->comm_ns * 2 > s->all_ns ? "communication" : "device";
+	l->kind = s->comm_ns * 2 > s->all_ns || comm_named(g, s) ?
+	    "communication" : "device";
 	if (s->dev_known)
 		snprintf(l->name, sizeof l->name, "device %lld stream %lld",
 		    (long long)s->dev, (long long)s->id);

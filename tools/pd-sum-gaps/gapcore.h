@@ -82,6 +82,8 @@ struct gaps {
 	struct gap_lane host[GAP_HOST_N];	/* host lanes of the strip */
 	struct gap_wait *waits;			/* GAP_ACT_WAIT activities */
 	size_t nwaits, capwaits;
+	int64_t *comm_ids;	/* streams the communication lane names */
+	size_t ncomm_ids, capcomm_ids;
 	int64_t sync_ns;
 	int64_t pageable_n, pageable_ns;
 	int no_pageable;	/* the family has no pageable memcpy notion */
@@ -118,6 +120,10 @@ void gaps_sync(struct gaps *g, int64_t ts, int64_t dur);
  * one given is merged into it (nested operators, in time order), so the
  * lane stays small on traces of millions of operators. */
 void gaps_host(struct gaps *g, int lane, int64_t ts, int64_t dur);
+/* Stream id (of a device that is not known: Ascend) carries collectives,
+ * as the family's communication lane says (HCCL tasks' "stream id"): its
+ * strip lane is a communication lane. */
+void gaps_comm_stream(struct gaps *g, int64_t stream);
 
 /* Append span_us .. pageable_memcpy (the pd.gaps core keys after source)
  * to rec. */
