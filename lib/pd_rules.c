@@ -487,7 +487,7 @@ load_impact(struct ld *l, yaml_node_t *v, struct pd_rule *r)
 }
 
 static const char *filters[] = { "", "pct", "us", "ms", "s", "gib", "mib",
-    "gbps", "int", "op", "list", NULL };
+    "gbps", "int", "steps", "op", "list", NULL };
 
 /* Every {field} or {field|fmt} of text t (the value of key) must name a
  * valid field and a known fmt. */
@@ -515,9 +515,8 @@ check_template(struct ld *l, yaml_node_t *n, const char *key, const char *t)
 			    (int)(fl < 31 ? fl : 31), p + 2 + k);
 			if (in(fmt, filters) < 0) {
 				snprintf(m, sizeof m, "unknown filter '%s' in "
-				    "%s (pct, us, ms, s, gib, mib, gbps, int, op, "
-				    "list)",
-				    fmt, key);
+				    "%s (pct, us, ms, s, gib, mib, gbps, int, "
+				    "steps, op, list)", fmt, key);
 				bad(l, n, "%s", m);
 			}
 		}
@@ -1101,6 +1100,8 @@ fmt_value(char *buf, size_t n, json_t *v, const char *fmt)
 		snprintf(buf, n, "%.3f GB/s", x);
 	else if (!strcmp(fmt, "int"))
 		snprintf(buf, n, "%.0f", x);
+	else if (!strcmp(fmt, "steps"))	/* "1 step", "3 steps" */
+		snprintf(buf, n, "%.0f step%s", x, x == 1 ? "" : "s");
 	else
 		snprintf(buf, n, "%.6g", x);
 }
