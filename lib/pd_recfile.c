@@ -96,13 +96,43 @@ pd_recfile_read(struct pd_stream *s, const char *path)
 	return rc;
 }
 
+/* Whether the text at p (NUL-terminated) opens a record: blanks allowed
+ * between the tokens of {"type":"pd. (a record written with spaces after
+ * its colons, as json.dumps does by default). */
+static int
+opens_record(const char *p)
+{
+	static const char *const tok[] = { "{", "\"type\"", ":", "\"pd.", NULL };
+	int k;
+
+	for (k = 0; tok[k]; k++) {
+		p += strspn(p, " \t\r\n");
+		if (strncmp(p, tok[k], strlen(tok[k])) != 0)
+			return 0;
+		p += strlen(tok[k]);
+	}
+	return 1;
+}
+
+/* Whether a whole first line (NUL-terminated) is a JSON object whose
+ * "type" is a pd. record type, in whatever key order. */
+static int
+line_is_record(const char *line)
+{
+	json_t *o = json_loads(line, JSON_DECODE_ANY, NULL);
+	const char *t = json_string_value(json_object_get(o, "type"));
+	int yes = json_is_object(o) && t && strncmp(t, "pd.", 3) == 0;
+
+	json_decref(o);
+	return yes;
+}
+
 int
 pd_recfile_is_dump(const char *path)
 {
-	static const char rec[] = "{\"type\":\"pd.";
-	char head[64];
+	char head[65536], *nl;
 	struct stat st;
-	ssize_t n = 0;
+	ssize_t n = 0, r;
 	int fd, i = 0;
 
 	if (strcmp(path, "-") == 0 || stat(path, &st) != 0)
@@ -115,7 +145,9 @@ pd_recfile_is_dump(const char *path)
 		return 1;
 	if ((fd = open(path, O_RDONLY | O_NONBLOCK)) < 0)
 		return 0;
-	n = read(fd, head, sizeof head - 1);
+	while (n < (ssize_t)sizeof head - 1 && (r = read(fd, head + n,
+	    sizeof head - 1 - (size_t)n)) > 0)
+		n += r;
 	close(fd);
 	if (n <= 0)
 		return 0;
@@ -123,8 +155,16 @@ pd_recfile_is_dump(const char *path)
 	while (i < n && (head[i] == ' ' || head[i] == '\t' ||
 	    head[i] == '\n' || head[i] == '\r'))
 		i++;
-	/* records as the tools write them; anything else is a dump */
-	return strncmp(head + i, rec, sizeof rec - 1) != 0;
+	/* records as the tools write them, or with blanks between the
+	 * tokens, or a first line that is a pd record in another key order;
+	 * anything else is a dump */
+	if (opens_record(head + i))
+		return 0;
+	if ((nl = strchr(head + i, '\n')))
+		*nl = 0;
+	else if (n == (ssize_t)sizeof head - 1)
+		return 1;	/* a first line longer than head: not a record */
+	return !line_is_record(head + i);
 }
 
 static const char *

@@ -35,9 +35,11 @@ int pd_recfile_dir(struct pd_stream *s, const char *dir, const char *upto,
     int hotspot_n);
 
 /* Whether path is a dump to diagnose (pd_recfile_dir) rather than a file
- * of records: a directory, an archive, or a regular file that does not
- * start as the tools' records do ({"type":"pd.): an Nsight Systems
- * export, a trace. "-" and empty files are records. */
+ * of records: a directory, an archive, or a regular file that neither
+ * starts as the tools' records do ({"type":"pd., blanks allowed between
+ * the tokens) nor has a first line (up to 64 KiB) that is a JSON object
+ * with a "type" of "pd.*": an Nsight Systems export, a trace. "-" and
+ * empty files are records. */
 int pd_recfile_is_dump(const char *path);
 
 #endif

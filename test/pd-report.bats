@@ -418,6 +418,23 @@ for r in range(n):
 	[ "$(jq -r .dominant.rule "$D/out/report.json")" = matmul_hot ]
 }
 
+# Records written by other code: python's json.dumps puts a space after
+# each colon and comma; jq -S sorts the keys ("type" is no longer first).
+# Both are records, not a dump to run the pipeline on.
+@test "pd-report: a records file with spaces or other key orders is records" {
+	python3 -c 'import json, sys
+for l in open(sys.argv[1]): print(json.dumps(json.loads(l)))' "$S" >"$D/spaced.jsonl"
+	jq -cS . "$S" >"$D/sorted.jsonl"
+	for f in spaced sorted; do
+		run_pd pd-report -o "$D/out-$f" "$D/$f.jsonl"
+		[ "$(jq -r .dominant.rule "$D/out-$f/report.json")" = matmul_hot ]
+	done
+	# a trace whose first line is JSON without a pd type is still a dump
+	printf '{"schemaVersion": 1, "traceEvents": []}\n' >"$D/trace.json"
+	run_pd pd-report -q -o "$D/out-trace" "$D/trace.json"
+	[ "$(jqr pd.root .format)" = '"kineto"' ]
+}
+
 @test "pd-report: without a diagnosis, the report says what to run" {
 	grep -v -e pd.bottleneck -e pd.profile -e pd.comparison "$S" >"$D/raw.jsonl"
 	run_pd pd-report -o "$D/out" <"$D/raw.jsonl"
