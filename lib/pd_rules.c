@@ -456,6 +456,9 @@ free_rule(struct pd_rule *r)
 		struct pd_variant *x = &r->variants[i];
 
 		free_list(x->stacks, x->nstacks);
+		free(x->name);
+		free_conds(x->when, x->nwhen);
+		free_conds(x->any, x->nany);
 		free(x->title);
 		free(x->fix_proposal); free(x->fix_effect); free(x->fix_change);
 		free_texts(x->validation, x->nvalidation);
@@ -524,7 +527,8 @@ check_template(struct ld *l, yaml_node_t *n, const char *key, const char *t)
 	}
 }
 
-/* variants: a list of {stacks, title, fix, validation, hints}. */
+/* variants: a list of {stacks, name, when, any, title, fix, validation,
+ * hints}. */
 static void
 load_variants(struct ld *l, yaml_node_t *n, struct pd_rule *r)
 {
@@ -558,6 +562,15 @@ load_variants(struct ld *l, yaml_node_t *n, struct pd_rule *r)
 			if (ks && !strcmp(ks, "stacks")) {
 				free_list(x->stacks, x->nstacks);
 				x->stacks = load_stacks(l, v, &x->nstacks);
+			} else if (ks && !strcmp(ks, "name")) {
+				free(x->name);
+				x->name = want_str(l, v, ks);
+			} else if (ks && !strcmp(ks, "when")) {
+				free_conds(x->when, x->nwhen);
+				x->when = load_conds(l, v, ks, &x->nwhen);
+			} else if (ks && !strcmp(ks, "any")) {
+				free_conds(x->any, x->nany);
+				x->any = load_conds(l, v, ks, &x->nany);
 			} else if (ks && !strcmp(ks, "title")) {
 				free(x->title);
 				if ((x->title = want_str(l, v, ks)))
@@ -901,14 +914,21 @@ pd_rules_stack_match(char *const *stacks, size_t n, json_t *stack)
 }
 
 const struct pd_variant *
-pd_rules_variant(const struct pd_rule *r, json_t *stack)
+pd_rules_variant(const struct pd_rule *r, json_t *stack, json_t *o)
 {
 	size_t i;
 
-	for (i = 0; i < r->nvariants; i++)
-		if (r->variants[i].stacks && pd_rules_stack_match(
-		    r->variants[i].stacks, r->variants[i].nstacks, stack))
-			return &r->variants[i];
+	for (i = 0; i < r->nvariants; i++) {
+		const struct pd_variant *x = &r->variants[i];
+		struct pd_text t = { NULL, x->when, x->any, x->nwhen, x->nany };
+
+		if (!x->stacks || !pd_rules_stack_match(x->stacks, x->nstacks,
+		    stack))
+			continue;
+		if ((x->nwhen || x->nany) && (!o || !pd_rules_text_holds(&t, o)))
+			continue;
+		return x;
+	}
 	return NULL;
 }
 

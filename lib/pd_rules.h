@@ -35,10 +35,14 @@ struct pd_text {
 };
 
 /* Texts of a rule for some stacks: what is not NULL (or not empty)
- * replaces the rule's own on a run of one of those stacks. */
+ * replaces the rule's own on a run of one of those stacks where all of
+ * when[] hold and, if any[] is not empty, one of any[] does. */
 struct pd_variant {
 	char **stacks;
 	size_t nstacks;
+	char *name;		/* the record's "variant"; NULL: stacks[0] */
+	struct pd_cond *when, *any;
+	size_t nwhen, nany;
 	char *title, *fix_proposal, *fix_effect, *fix_change;
 	struct pd_text *validation, *hints;
 	size_t nvalidation, nhints;
@@ -93,9 +97,11 @@ int pd_rules_check(const struct pd_rules *r);
  * pd.profile stack object is stack (NULL: unknown, only "any" applies). */
 int pd_rules_stack_match(char *const *stacks, size_t n, json_t *stack);
 
-/* The first variant of r that matches stack, or NULL. */
+/* The first variant of r that matches stack and whose conditions hold
+ * on o (the records the rule fired on; NULL: only variants without
+ * conditions match), or NULL. */
 const struct pd_variant *pd_rules_variant(const struct pd_rule *r,
-    json_t *stack);
+    json_t *stack, json_t *o);
 
 /* Whether a hint or validation text applies on o. */
 int pd_rules_text_holds(const struct pd_text *t, json_t *o);

@@ -269,6 +269,52 @@ YAML
 	    '["site.busy","Busy on the NPU","torch_npu",{"proposal":"npu words","effect":"less time","change":"pin the AI Core clock"},["always","only with a MatMul on top: MatMulV2"]]' ]
 }
 
+# Variants with conditions (pd-rules(5)): the first variant whose stacks
+# match and whose when/any hold gives the texts. handoff.jsonl's top list
+# holds MatMulV2 and no NoSuchOp: the first variant (NoSuchOp) is passed
+# over, the second (MatMul) is taken and names itself; with the MatMul
+# condition unmet too, the plain torch_npu variant is the one left.
+@test "pd-classify: a variant's conditions choose among variants of one stack" {
+	for want in MatMul Nothing; do
+		cat >"$BATS_TEST_TMPDIR/c.yaml" <<YAML
+version: 1
+rules:
+  - id: perfdiag.compute_bound
+    enabled: false
+  - id: site.busy
+    title: "Busy"
+    domain: host_overhead
+    stacks: [any]
+    source: me
+    when:
+      - { field: step.shares.computing_ratio, op: ">", value: 0.5 }
+    impact: 0.9
+    evidence: e
+    fix: { proposal: "generic" }
+    variants:
+      - stacks: [torch_npu]
+        name: npu-nosuchop
+        when:
+          - { field: "hotspot.top[name~NoSuchOp].name", op: exists }
+        fix: { proposal: "no such op" }
+      - stacks: [torch_npu]
+        name: npu-matmul
+        any:
+          - { field: "hotspot.top[name~$want].name", op: exists }
+          - { field: "hotspot.top[name~AlsoNot].name", op: exists }
+        fix: { proposal: "matmul words" }
+      - stacks: [torch_npu]
+        fix: { proposal: "npu words" }
+YAML
+		run_pd bash -c "pd-profile '$CF/handoff.jsonl' | pd-classify -r '$BATS_TEST_TMPDIR/c.yaml'"
+		if [ $want = MatMul ]; then
+			[ "$(jqr pd.bottleneck 'select(.dominant) | [.variant,.fix.proposal]')" = '["npu-matmul","matmul words"]' ]
+		else
+			[ "$(jqr pd.bottleneck 'select(.dominant) | [.variant,.fix.proposal]')" = '["torch_npu","npu words"]' ]
+		fi
+	done
+}
+
 @test "pd-classify: an unknown stack, variant or text key is exit 4 with file:line:col" {
 	cat >"$BATS_TEST_TMPDIR/st.yaml" <<'YAML'
 version: 1
@@ -767,6 +813,16 @@ advisor_findings() {
 	    '"cudaMemcpyAsync holds the host for 129.56 ms in 2 calls: copies from pageable memory are synchronous; pin the source (tensor.pin_memory(), DataLoader(pin_memory=True)) and copy with .to(device, non_blocking=True)"' ]
 	[ "$(dominant gaunernst_bert-small-uncased__1016001.json.gz)" = '["msprof.overall.free",0.9301]' ]
 	[ "$(jqr pd.profile 'select(.run | endswith("1016005.json.gz")) | .workload')" = '"inference"' ]
+	# The fix in the job's terms: Qwen already runs bf16 (its top GEMM is
+	# sm90_xmma_gemm_bf16bf16..., the metadata says torch_dtype bfloat16)
+	# and no fp32 sgemm is among its top kernels, so the fix is not
+	# "bf16 autocast" but fusing the elementwise and copy kernels around
+	# the GEMMs (elementwise_kernel 12.2 %, direct_copy 8.6 %, CatArray
+	# 6.2 % of device time in the top list)
+	[ "$(dominant_fix Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz)" = \
+	    '["pytorch-cuda-reduced-precision","The GEMMs and attention already run in bf16/fp16: fuse the kernels around them (torch.compile), remove needless copies and casts, and feed the GEMMs larger shapes (batch)"]' ]
+	[[ "$(jqr pd.bottleneck 'select(.dominant and (.run | endswith("1016005.json.gz"))) | .fix.change')" != *autocast* ]]
+	[ "$(jqr pd.bottleneck 'select(.dominant and (.run | endswith("1016005.json.gz"))) | .hints | length')" = 4 ]
 }
 
 # A real CPU training run: fixtures/pd-classify/cpu_train.py (ours: an

@@ -449,7 +449,8 @@ emit(const struct hit *h, struct pd_run *u, const struct evq *e, int pos)
 	pd_set_int(b, "fired_roots", h->fired);
 	pd_set_int(b, "checked_roots", h->checked);
 	pd_set_str(b, "source", r->source);
-	pd_set_str(b, "variant", x ? x->stacks[0] : NULL);
+	pd_set_str(b, "variant", x ? (x->name ? x->name : x->stacks[0]) :
+	    NULL);
 	pd_set_bool(b, "fallback", r->fallback);
 	pd_set(b, "validation", x && x->nvalidation ?
 	    textlist(x->validation, x->nvalidation, h->obj) :
@@ -537,7 +538,7 @@ eval_kind(struct ctx *c, struct pd_run *u, json_t *stack, int fallback,
 			continue;
 		eval_rule(r, u, &h[n]);
 		if (h[n].fired) {
-			h[n].var = pd_rules_variant(r, stack);
+			h[n].var = pd_rules_variant(r, stack, h[n].obj);
 			n++;
 		} else
 			json_decref(h[n].obj);

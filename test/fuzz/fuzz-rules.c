@@ -31,7 +31,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			pd_rules_margin(&r.v[i].when[0], o);
 		}
 		pd_rules_variant(&r.v[i], json_object_get(
-		    json_object_get(o, "profile"), "stack"));
+		    json_object_get(o, "profile"), "stack"), o);
 	}
 	json_decref(o);
 	pd_rules_free(&r);
