@@ -460,6 +460,7 @@ free_rule(struct pd_rule *r)
 		free_conds(x->when, x->nwhen);
 		free_conds(x->any, x->nany);
 		free(x->title);
+		free(x->evidence);
 		free(x->fix_proposal); free(x->fix_effect); free(x->fix_change);
 		free_texts(x->validation, x->nvalidation);
 		free_texts(x->hints, x->nhints);
@@ -527,8 +528,8 @@ check_template(struct ld *l, yaml_node_t *n, const char *key, const char *t)
 	}
 }
 
-/* variants: a list of {stacks, name, when, any, title, fix, validation,
- * hints}. */
+/* variants: a list of {stacks, name, when, any, title, evidence, fix,
+ * validation, hints}. */
 static void
 load_variants(struct ld *l, yaml_node_t *n, struct pd_rule *r)
 {
@@ -575,6 +576,10 @@ load_variants(struct ld *l, yaml_node_t *n, struct pd_rule *r)
 				free(x->title);
 				if ((x->title = want_str(l, v, ks)))
 					check_template(l, v, ks, x->title);
+			} else if (ks && !strcmp(ks, "evidence")) {
+				free(x->evidence);
+				if ((x->evidence = want_str(l, v, ks)))
+					check_template(l, v, ks, x->evidence);
 			} else if (ks && !strcmp(ks, "fix"))
 				load_fix(l, v, &x->fix_proposal, &x->fix_effect,
 				    &x->fix_change);

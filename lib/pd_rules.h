@@ -43,7 +43,7 @@ struct pd_variant {
 	char *name;		/* the record's "variant"; NULL: stacks[0] */
 	struct pd_cond *when, *any;
 	size_t nwhen, nany;
-	char *title, *fix_proposal, *fix_effect, *fix_change;
+	char *title, *evidence, *fix_proposal, *fix_effect, *fix_change;
 	struct pd_text *validation, *hints;
 	size_t nvalidation, nhints;
 };

@@ -272,8 +272,9 @@ YAML
 # Variants with conditions (pd-rules(5)): the first variant whose stacks
 # match and whose when/any hold gives the texts. handoff.jsonl's top list
 # holds MatMulV2 and no NoSuchOp: the first variant (NoSuchOp) is passed
-# over, the second (MatMul) is taken and names itself; with the MatMul
-# condition unmet too, the plain torch_npu variant is the one left.
+# over, the second (MatMul) is taken, names itself and says its own
+# evidence (computing 8500 / 10000 us); with the MatMul condition unmet
+# too, the plain torch_npu variant is the one left, with the rule's.
 @test "pd-classify: a variant's conditions choose among variants of one stack" {
 	for want in MatMul Nothing; do
 		cat >"$BATS_TEST_TMPDIR/c.yaml" <<YAML
@@ -302,15 +303,16 @@ rules:
         any:
           - { field: "hotspot.top[name~$want].name", op: exists }
           - { field: "hotspot.top[name~AlsoNot].name", op: exists }
+        evidence: "matmul on top, computing {step.shares.computing_ratio|pct}"
         fix: { proposal: "matmul words" }
       - stacks: [torch_npu]
         fix: { proposal: "npu words" }
 YAML
 		run_pd bash -c "pd-profile '$CF/handoff.jsonl' | pd-classify -r '$BATS_TEST_TMPDIR/c.yaml'"
 		if [ $want = MatMul ]; then
-			[ "$(jqr pd.bottleneck 'select(.dominant) | [.variant,.fix.proposal]')" = '["npu-matmul","matmul words"]' ]
+			[ "$(jqr pd.bottleneck 'select(.dominant) | [.variant,.fix.proposal,.evidence]')" = '["npu-matmul","matmul words","matmul on top, computing 85.0 %"]' ]
 		else
-			[ "$(jqr pd.bottleneck 'select(.dominant) | [.variant,.fix.proposal]')" = '["torch_npu","npu words"]' ]
+			[ "$(jqr pd.bottleneck 'select(.dominant) | [.variant,.fix.proposal,.evidence]')" = '["torch_npu","npu words","e"]' ]
 		fi
 	done
 }
@@ -740,16 +742,34 @@ advisor_findings() {
 
 # A100 rank 0 of 2, 3 steps: free 509.61 ms (0.7639), 55 % short kernels.
 # HTA (peers/hta-0.6.1/nccl2): idle 77.78 %, host_wait 99-100 % of it.
+# What holds the host is not synchronization: pd.gaps sync_in_step_us is
+# 78.736 us in 24 calls (0.01 % of the 667.11 ms), and no copy is from
+# pageable memory; so the fix is the launch cost (CUDA graphs, fusion,
+# batch), not "fewer host syncs" (what it said before).
 @test "pd-classify corpus: hta-nccl-2rank-a100 is host-bound" {
 	diagnose pytorch/hta-nccl-2rank-a100
 	[ "$(dominant hta-nccl-2rank-a100#world_size=2)" = '["msprof.overall.free",0.7639]' ]
-	[ "$(dominant_fix hta-nccl-2rank-a100#world_size=2)" = '["pytorch-cuda","Keep the GPU fed: fewer host syncs in the step, then CUDA graphs or torch.compile to cut launch overhead"]' ]
+	[ "$(dominant_fix hta-nccl-2rank-a100#world_size=2)" = \
+	    "[\"pytorch-cuda-launch\",\"Keep the GPU fed: cut the host's work per kernel launch with CUDA graphs (torch.compile mode='reduce-overhead'), fused kernels and larger batches\"]" ]
+	[ "$(jqr pd.bottleneck 'select(.dominant) | .evidence')" = \
+	    '"the device is free (no compute, no communication) for 76.4 % of step time (509.61 ms of 667.11 ms); 3774 kernels launched, 55.0 % of them short; host synchronizations take only 0.08 ms"' ]
 }
 
 # rank 0 of 16, 5 steps: free 692.60 ms (0.6449). HTA (queue): idle 69.44 %.
 @test "pd-classify corpus: hta-queue-length-a100-16rank is host-bound" {
 	diagnose pytorch/hta-queue-length-a100-16rank
 	[ "$(dominant hta-queue-length-a100-16rank#world_size=16)" = '["msprof.overall.free",0.6449]' ]
+	# The host sits in cudaMemcpyAsync 766.625 ms in 1250 calls (pd.hotspot
+	# host_api) of the 1074.03 ms of steps; 45 of the 80 HtoD copies are
+	# from pageable memory and all 30 DtoH copies (8600 bytes: scalars
+	# read back) go to pageable memory (pd.hotspot copies): a pageable copy
+	# waits for the queue to drain, so the fix is pinned, asynchronous
+	# copies and fewer read-backs, with the read-back hint
+	[ "$(dominant_fix hta-queue-length-a100-16rank#world_size=16)" = \
+	    '["pytorch-cuda-pageable-copies","Keep the GPU fed: copy from pinned memory, asynchronously, so the host does not wait in the copy"]' ]
+	[ "$(jqr pd.bottleneck 'select(.dominant) | .evidence')" = \
+	    '"the device is free (no compute, no communication) for 64.5 % of step time (692.60 ms of 1074.03 ms); cudaMemcpyAsync holds the host for 766.62 ms in 1250 calls, 45 host-to-device copies from pageable memory, 30 device-to-host copies to pageable memory (.item(), .cpu())"' ]
+	[[ "$(jqr pd.bottleneck 'select(.dominant) | .hints[1]')" == '"Device-to-host copies to pageable memory wait for the GPU queue to drain'* ]]
 }
 
 # ranks 0 and 1 of 128, 2 steps: rank 0 free 682.58 ms (0.5548). HTA
@@ -789,8 +809,11 @@ advisor_findings() {
 	# pd.step totals: free 11438230 of 16172052 us (one "step": the trace
 	# has no ProfilerStep); pd.gaps launch: p90 delay 81450.2 us (>= 10 ms
 	# reads in ms), 9984 delayed launches.
-	[ "$(jqr pd.bottleneck 'select(.position == 2) | .evidence')" = \
-	    '"the device is free (no compute, no communication) for 70.7 % of step time (11438.23 ms of 16172.05 ms)"' ]
+	# ... and what holds the host in the rest: cudaMemcpyAsync, 2010.40 ms
+	# in 123 calls (pd.hotspot host_api), 61 of the HtoD copies from
+	# pageable memory (pd.hotspot copies): the copy variant's texts
+	[ "$(jqr pd.bottleneck 'select(.position == 2) | [.variant,.evidence]')" = \
+	    '["pytorch-cuda-pageable-copies","the device is free (no compute, no communication) for 70.7 % of step time (11438.23 ms of 16172.05 ms); cudaMemcpyAsync holds the host for 2010.40 ms in 123 calls, 61 host-to-device copies from pageable memory"]' ]
 	[ "$(jqr pd.bottleneck 'select(.rule == "hta.launch_delay") | .evidence')" = \
 	    '"90 % of kernels start within 81.45 ms of their launch (9984 launches delayed)"' ]
 }

@@ -420,7 +420,8 @@ emit(const struct hit *h, struct pd_run *u, const struct evq *e, int pos)
 	const struct pd_rule *r = h->rule;
 	const struct pd_variant *x = h->var;
 	json_t *b = pd_rec_new("pd.bottleneck", 1, NULL), *fix, *factors;
-	char *ev = pd_rules_render(r->evidence, h->obj), *basis;
+	char *ev = pd_rules_render(x && x->evidence ? x->evidence :
+	    r->evidence, h->obj), *basis;
 	double conf = confidence(h, e, &factors, &basis);
 	int off = r->handoff && holds(r->handoff_if, r->nhandoff_if, h->obj,
 	    NULL);
