@@ -58,21 +58,39 @@ pipeline() {
 	done
 }
 
-@test "pd-report ARCHIVE: runs named by the job's folder, made unique" {
+@test "pd-report ARCHIVE: runs named by the job's folder, told apart by where they are" {
 	# the archive holds jobA and jobB again. Runs are taken in the order
-	# of their ids ("$D/job x.tar.gz//jobA" sorts before "$J/jobA"): the
-	# archive's runs are jobA and jobB, the directories' jobA-2 and jobB-2
+	# of their ids ("$D/job x.tar.gz//jobA" sorts before "$J/jobA"). Two
+	# runs named jobA: each is named with what holds it, the archive
+	# (without .tar.gz) or the directory "jobs"
 	tar -C "$J" -czf "$D/job x.tar.gz" jobA jobB
 	run_pd pd-report -o "$D/out" "$J/jobA" "$J/jobB" "$D/job x.tar.gz"
 	[ "$(jq -r '[.runs[].name] | join(" ")' "$D/out/index.json")" = \
-	    "jobA jobB jobA-2 jobB-2" ]
+	    "job_x_jobA job_x_jobB jobs_jobA jobs_jobB" ]
 	[ "$(jq -r '.runs[0].run' "$D/out/index.json")" = "$D/job x.tar.gz//jobA" ]
 	[ "$(jq -r '.runs[2].run' "$D/out/index.json")" = "$J/jobA" ]
+	[ "$(jq -r .name "$D/out/job_x_jobA/report.json")" = "job x/jobA" ]
+	[ "$(head -1 "$D/out/jobs_jobA/report.md")" = "# perfdiag report: jobs/jobA" ]
 	# read in place: the same diagnosis as the directory, but for the
-	# roots' paths
-	cmp <(jq 'del(.run, .evidence_sources)' "$D/out/jobA/report.json" \
+	# roots' paths and the name
+	cmp <(jq 'del(.run, .evidence_sources, .name)' "$D/out/job_x_jobA/report.json" \
 	    | sed "s|$D/job x.tar.gz//|$J/|") \
-	    <(jq 'del(.run, .evidence_sources)' "$D/out/jobA-2/report.json")
+	    <(jq 'del(.run, .evidence_sources, .name)' "$D/out/jobs_jobA/report.json")
+}
+
+@test "pd-report DIR: single-process traces of one directory are named by their files" {
+	# two Kineto traces without distributedInfo side by side are two
+	# single-process runs, both of job "jobC": each is named
+	# jobC/<file without .pt.trace.json[.gz]>
+	mkdir -p "$J/jobC"
+	cp "$FIX/kineto/copy-bound.json" "$J/jobC/model_a.pt.trace.json"
+	gzip -c "$FIX/kineto/copy-bound.json" >"$J/jobC/model_b.pt.trace.json.gz"
+	run_pd pd-report -o "$D/out" "$J/jobC" "$J/jobB"
+	[ "$(jq -r '[.runs[].name] | join(" ")' "$D/out/index.json")" = \
+	    "jobB jobC_model_a jobC_model_b" ]
+	[ "$(head -1 "$D/out/jobC_model_b/report.md")" = "# perfdiag report: jobC/model_b" ]
+	# a name no other run has stays the job's
+	[ "$(head -1 "$D/out/jobB/report.md")" = "# perfdiag report: jobB" ]
 }
 
 @test "pd-report: a run's name is safe as a directory name" {

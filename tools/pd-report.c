@@ -493,20 +493,129 @@ counts_of(struct ctx *c, struct pd_run *run)
 	return v;
 }
 
-/* A name for a run's directory, readable and safe: the job's name
- * (report_job_name), every byte other than letters, digits, '.', '_',
- * '+', '-' made '_', at most 64 bytes, never starting with '.'; "run"
- * when nothing is left. Made unique (-2, -3, ...) against the names taken
- * (and the index's files). */
+/* The name of the directory (or archive, without its ending) that holds
+ * the last component of id, or NULL. Caller frees. */
 static char *
-run_name(const char *id, json_t *roots, json_t *taken)
+parent_name(const char *id)
+{
+	const char *b, *e = strchr(id, '#') ? strchr(id, '#') :
+	    id + strlen(id);
+	char *t;
+	int k;
+
+	while (e > id && e[-1] == '/')
+		e--;
+	while (e > id && e[-1] != '/')
+		e--;
+	while (e > id && e[-1] == '/')
+		e--;
+	for (b = e; b > id && b[-1] != '/'; b--)
+		;
+	if (b == e)
+		return NULL;
+	t = pd_xmalloc((size_t)(e - b) + 1);
+	memcpy(t, b, (size_t)(e - b));
+	t[e - b] = 0;
+	if ((k = pd_archive_name(t)) > 0 && (size_t)k < strlen(t))
+		t[strlen(t) - (size_t)k] = 0;
+	return t;
+}
+
+/* How many runs have each name of names (an object: name -> count). */
+static json_t *
+name_counts(json_t *names)
+{
+	json_t *count = json_object(), *v, *n;
+	size_t i;
+
+	json_array_foreach(names, i, v) {
+		n = json_object_get(count, json_string_value(v));
+		json_object_set_new(count, json_string_value(v),
+		    json_integer(n ? json_integer_value(n) + 1 : 1));
+	}
+	return count;
+}
+
+/* The name people read for each run: the job's name (report_job_name).
+ * Where several runs would have the same one: a run that is one trace
+ * file is "job/stem" (report_trace_name), a run of a directory by world
+ * size "job#world_size=N"; where that still leaves several, the name of
+ * the directory or archive holding the job goes first ("parent/job...").
+ * An array of strings, one per run, in run order. */
+static json_t *
+display_names(struct pd_runs *runs, size_t nruns)
+{
+	json_t *names = json_array(), *count;
+	size_t i;
+	int level;
+	char *t;
+
+	for (i = 0; i < nruns; i++) {
+		struct pd_run *run = pd_runs_get(runs, i);
+
+		t = report_job_name(json_string_value(run->id), run->roots);
+		json_array_append_new(names, json_string(t ? t : ""));
+		free(t);
+	}
+	for (level = 1; level <= 2; level++) {
+		json_t *cand = json_array(), *ccount;
+
+		count = name_counts(names);
+		for (i = 0; i < nruns; i++) {
+			struct pd_run *run = pd_runs_get(runs, i);
+			const char *id = json_string_value(run->id), *h;
+			const char *cur = json_string_value(json_array_get(
+			    names, i));
+			json_t *v = NULL;
+
+			if (!id || json_integer_value(json_object_get(count,
+			    cur)) < 2)
+				v = json_string("");
+			else if (level == 1 && (t = report_trace_name(id,
+			    run->roots))) {
+				v = json_string(t);
+				free(t);
+			} else if (level == 1 && (h = strchr(id, '#')))
+				v = json_sprintf("%s%s", cur, h);
+			else if (level == 2 && (t = parent_name(id))) {
+				v = json_sprintf("%s/%s", t, cur);
+				free(t);
+			}
+			json_array_append_new(cand, v ? v : json_string(""));
+		}
+		/* a new name is taken where it tells the run apart */
+		ccount = name_counts(cand);
+		for (i = 0; i < nruns; i++) {
+			json_t *v = json_array_get(cand, i);
+
+			if (*json_string_value(v) && (level == 2 ||
+			    json_integer_value(json_object_get(ccount,
+			    json_string_value(v))) == 1))
+				json_array_set(names, i, v);
+		}
+		json_decref(ccount);
+		json_decref(cand);
+		json_decref(count);
+	}
+	return names;
+}
+
+/* A name for a run's directory, readable and safe: its display name
+ * (display_names; the job's name of id when NULL), every byte other than
+ * letters, digits, '.', '_', '+', '-' made '_', at most 64 bytes, never
+ * starting with '.'; "run" when nothing is left. Made unique (-2, -3,
+ * ...) against the names taken (and the index's files). */
+static char *
+run_name(const char *display, const char *id, json_t *roots, json_t *taken)
 {
 	char buf[80], *t, *name;
 	const char *b;
 	size_t n = 0;
 	int i;
 
-	if (!(t = report_job_name(id, roots)))
+	if (display)
+		t = pd_xstrdup(display);
+	else if (!(t = report_job_name(id, roots)))
 		t = pd_xstrdup("");
 	for (b = t; *b && n < 64; b++) {
 		int ok = (*b >= 'a' && *b <= 'z') || (*b >= 'A' && *b <= 'Z') ||
@@ -587,7 +696,8 @@ index_entry(const char *name, json_t *id, const char *status,
 /* One run of many: its set below the many-run directory, unless that
  * would be the same bytes. The entry of the index. */
 static json_t *
-one_of_many(struct ctx *c, struct pd_run *run, const char *name)
+one_of_many(struct ctx *c, struct pd_run *run, const char *name,
+    const char *shown)
 {
 	struct part p[MAXPARTS];
 	char dir[PATH_MAX];
@@ -603,6 +713,8 @@ one_of_many(struct ctx *c, struct pd_run *run, const char *name)
 	counts = c->in.counts;
 	c->in.counts = counts_of(c, run);
 	report = report_build(&c->in, run, &c->o);
+	if (shown && *shown)
+		pd_set_str(report, "name", shown);
 	n = build_set(c, run, report, p);
 	json_decref(c->in.counts);
 	c->in.counts = counts;
@@ -694,6 +806,7 @@ static void
 report_all(struct ctx *c, size_t nruns)
 {
 	json_t *taken = json_object(), *runs = json_array(), *x, *tool, *id;
+	json_t *display;
 	struct pd_run bare;
 	size_t i;
 
@@ -703,19 +816,22 @@ report_all(struct ctx *c, size_t nruns)
 		json_decref(runs);
 		return;
 	}
+	display = display_names(c->in.runs, nruns);
 	for (i = 0; i < nruns; i++) {
 		struct pd_run *run = pd_runs_get(c->in.runs, i);
-		char *name = run_name(json_string_value(run->id), run->roots,
-		    taken);
+		const char *shown = json_string_value(json_array_get(display,
+		    i));
+		char *name = run_name(shown, NULL, NULL, taken);
 
-		json_array_append_new(runs, one_of_many(c, run, name));
+		json_array_append_new(runs, one_of_many(c, run, name, shown));
 		free(name);
 	}
+	json_decref(display);
 	if (nruns == 0 && bare_run(c, &bare)) {
-		char *name = run_name(json_string_value(bare.id), bare.roots,
-		    taken);
+		char *name = run_name(NULL, json_string_value(bare.id),
+		    bare.roots, taken);
 
-		json_array_append_new(runs, one_of_many(c, &bare, name));
+		json_array_append_new(runs, one_of_many(c, &bare, name, NULL));
 		free(name);
 		bare_free(&bare);
 	}
@@ -726,7 +842,7 @@ report_all(struct ctx *c, size_t nruns)
 
 		if (json_array_size(d->runs) > 0)
 			continue;
-		name = run_name(d->path, NULL, taken);
+		name = run_name(NULL, d->path, NULL, taken);
 		if (!d->failed) {
 			pd_warn(d->path, 0, "no profiler output found");
 			pd_diag_status(PD_EXIT_INPUT);

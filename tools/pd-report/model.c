@@ -1266,6 +1266,46 @@ report_job_name(const char *id, json_t *roots)
 	return t;
 }
 
+/* For a run that is one trace file (its id is one of its roots): the
+ * job's name and the file's name without its endings ("dir/stem"), to
+ * tell apart the traces of one directory; NULL otherwise. Caller
+ * frees. */
+char *
+report_trace_name(const char *id, json_t *roots)
+{
+	static const char *const ends[] = { ".gz", ".zst", ".xz", ".json",
+	    ".sqlite", ".db", ".pt.trace", NULL };
+	const char *b;
+	char *job, *stem, *t;
+	json_t *v;
+	size_t i, n, k;
+	int file = 0, cut = 1;
+
+	if (!id)
+		return NULL;
+	json_array_foreach(roots, i, v)
+		file |= json_is_string(v) && !strcmp(json_string_value(v), id);
+	if (!file || (b = strrchr(id, '/')) == NULL || !b[1])
+		return NULL;
+	stem = pd_xstrdup(b + 1);
+	while (cut)
+		for (cut = 0, i = 0; ends[i] && !cut; i++) {
+			n = strlen(stem);
+			k = strlen(ends[i]);
+			if (n > k && !strcmp(stem + n - k, ends[i])) {
+				stem[n - k] = 0;
+				cut = 1;
+			}
+		}
+	job = report_job_name(id, roots);
+	n = strlen(job ? job : "") + strlen(stem) + 2;
+	t = pd_xmalloc(n);
+	snprintf(t, n, "%s/%s", job ? job : "", stem);
+	free(job);
+	free(stem);
+	return t;
+}
+
 json_t *
 report_build(struct report_in *in, struct pd_run *run,
     const struct report_opts *o)

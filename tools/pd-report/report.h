@@ -38,6 +38,10 @@ json_t *report_build(struct report_in *in, struct pd_run *run,
 /* The job's name for people, from its run id (model.c); NULL without an
  * id. Caller frees. */
 char *report_job_name(const char *id, json_t *roots);
+/* For a run that is one trace file: "job/stem" (the file's name without
+ * .pt.trace.json.gz and the like), to tell the traces of one directory
+ * apart; NULL for other runs. Caller frees. */
+char *report_trace_name(const char *id, json_t *roots);
 /* The generation time, as report.json's generated_at (-t). */
 json_t *report_time(void);
 /* The tool that writes a record type ("pd.step" -> "pd-sum-step"), or NULL. */
