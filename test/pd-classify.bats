@@ -931,6 +931,76 @@ torch_python() {
 	sed -n 9p "$d/rep/report.md" | grep -qF "$(echo "$ops" | jq -r '.[0]')"
 }
 
+# pd-collect's cpu samples in the stream: pd-profile gives their medians
+# as host_cpu (three written samples: process_cpus 0.5/0.4/0.6, waits
+# 0.5/0.6/0.4, others 1.5/1.6/1.4 of 2 CPUs -> medians 0.5, 0.5, 1.5; wait
+# ratios 0.5/1.0, 0.6/1.0, 0.4/1.0 -> 0.5; other ratios 0.75/0.8/0.7 ->
+# 0.75), and perfdiag.host_cpu_contention fires at the wait ratio. On the
+# demo's input-bound run it is not the dominant finding (data loading
+# 81.6 % is its own problem); it explains only host_compute_bound. Samples
+# of two pd-collect runs are no one job's: host_cpu is null, no finding.
+samples() {
+	local run=$1 i
+	for i in "0.5 0.5 1.5" "0.4 0.6 1.6" "0.6 0.4 1.4"; do
+		set -- $i
+		printf '{"type":"pd.sample","v":1,"root":null,"rank":null,"run":"%s","t_s":1,"resource":"cpu","available_cpus":2,"process_cpus":%s,"job_wait_cpus":%s,"other_cpus":%s}\n' \
+		    "$run" "$1" "$2" "$3"
+	done
+}
+
+@test "pd-classify: pd-collect's samples show CPU contention" {
+	d=$BATS_TEST_TMPDIR
+	samples collect-1 >"$d/s.jsonl"
+	run_pd bash -c "{ cat '$d/s.jsonl'; pd-locate '$TOP/share/examples/demo/prof/before'; } \
+	    | pd-sum-step -q | pd-sum-comm -q | pd-sum-mem -q | pd-sum-input -q \
+	    | pd-sum-gaps -q | pd-hotspots -q | pd-profile | pd-classify"
+	[ "$(jqr pd.profile '.host_cpu')" = \
+	    '{"run":"collect-1","samples":3,"available_cpus":2,"job_cpus":0.5,"job_wait_cpus":0.5,"other_cpus":1.5,"wait_ratio":0.5,"other_ratio":0.75}' ]
+	[ "$(jqr pd.bottleneck 'select(.dominant) | .rule')" = '"tb.input.highly_bound"' ]
+	[ "$(jqr pd.bottleneck 'select(.rule == "perfdiag.host_cpu_contention") | [.impact,.evidence]')" = \
+	    "[0.5,\"the job ran on 0.5 CPUs and waited for a CPU 50.0 % of its runnable time (0.5 CPUs' worth of threads in the run queue) while other processes used 1.5 of the 2 CPUs (medians of 3 samples)\"]" ]
+	# the samples of two runs: no host_cpu, no contention finding
+	{ samples collect-1; samples collect-2; } >"$d/s2.jsonl"
+	run_pd bash -c "{ cat '$d/s2.jsonl'; pd-locate '$TOP/share/examples/demo/prof/before'; } \
+	    | pd-sum-step -q | pd-sum-input -q | pd-profile | pd-classify"
+	[ "$(jqr pd.profile '.host_cpu')" = null ]
+	[ "$(jqr pd.bottleneck 'select(.rule == "perfdiag.host_cpu_contention") | .rule')" = "" ]
+}
+
+# The same real run, pinned to CPU 0 with a busy loop pinned there too:
+# the kernel shares that CPU between the two, so the job's thread waits in
+# the run queue about half of its runnable time (pd-collect reads the wait
+# from schedstat) while the loop holds a whole CPU. The operators' time
+# then measures the wait: the verdict is contention, with
+# host_compute_bound after it and explained by it, and the fix is CPUs of
+# the job's own, not more threads. The whole stream goes through the
+# pipeline, pd-collect's samples with the root.
+@test "pd-classify: a real CPU run that shares its CPU is contended, not compute-bound" {
+	PY=$(torch_python)
+	if [ -z "$PY" ]; then
+		[ "${CI:-}" != true ] || { echo "python3-torch missing in CI" >&2; return 1; }
+		skip "python3-torch is not installed"
+	fi
+	command -v taskset >/dev/null || skip "taskset is not installed"
+	d=$BATS_TEST_TMPDIR
+	pd-inject -q -o "$d/train_pd.py" -d "$d/prof" "$CF/cpu_train.py" >/dev/null
+	taskset -c 0 sh -c 'while :; do :; done' &
+	hog=$!
+	pd-collect -n -i 0.5 -p "$d/prof" -- taskset -c 0 "$PY" "$d/train_pd.py" 10 \
+	    >"$d/run.jsonl" 2>"$d/run.err" || true
+	kill "$hog"
+	wait "$hog" 2>/dev/null || true
+	run_pd bash -c "pd-sum-step -q <'$d/run.jsonl' | pd-sum-comm -q | pd-sum-mem -q \
+	    | pd-sum-input -q | pd-sum-gaps -q | pd-hotspots -q | pd-profile | pd-classify"
+	no_placeholders
+	jqr pd.profile '.host_cpu' >&2
+	jq -e '.wait_ratio >= 0.25 and .other_ratio >= 0.25' <<<"$(jqr pd.profile '.host_cpu')" >/dev/null
+	[ "$(jqr pd.bottleneck 'select(.dominant) | .rule')" = '"perfdiag.host_cpu_contention"' ]
+	[ "$(jqr pd.bottleneck 'select(.rule == "perfdiag.host_compute_bound") | [.position,.explained_by]')" = \
+	    '[2,"perfdiag.host_cpu_contention"]' ]
+	[[ "$(jqr pd.bottleneck 'select(.dominant) | .fix.proposal')" == '"Give the job CPUs of its own'* ]]
+}
+
 # A dump dir operand: evidence tools and pd-profile run first.
 @test "pd-classify: a dump directory operand is diagnosed" {
 	run_pd pd-classify "$TOP/share/examples/demo/prof/before"

@@ -3,13 +3,14 @@
  * Reads: the record stream (stdin, files of records given as operands, or
  *   dump directories, which are put through the evidence tools first):
  *   pd.root (which run a root belongs to), pd.step, pd.comm, pd.mem,
- *   pd.input, pd.gaps, pd.hotspot (joined by root), pd.context.
+ *   pd.input, pd.gaps, pd.hotspot (joined by root), pd.context, and
+ *   pd-collect's cpu pd.sample records (what the job got of the CPUs).
  * Writes: the input unchanged, then one pd.profile per run: workload,
  *   stack, symptom, metric in focus, summaries present and missing, ranked
  *   domain scores, confidence, next actions, the job model (world size,
  *   ranks, parallel groups and layout, pipeline stages) and the cross-rank
  *   analysis in aligned time (slow rank, slow link, wait and stragglers,
- *   skew, slow pipeline stage).
+ *   skew, slow pipeline stage), and the job's share of the host's CPUs.
  * Aggregates: holds the summary records only (memory grows with ranks).
  * A run is made of units, one per (root, rank): tools/pd-profile/units.c. */
 #include <getopt.h>
@@ -18,6 +19,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "pd_cpuload.h"
 #include "pd_diag.h"
 #include "pd_tool.h"
 #include "pd_path.h"
@@ -65,6 +67,9 @@ static const struct { const char *type, *action; } actions[] = {
 	{ NULL, NULL }
 };
 
+/* pd-collect's cpu samples: what the job got of the host's CPUs. */
+static struct pd_cpuload *cpuload;
+
 static int
 on_record(json_t *rec, void *ctx)
 {
@@ -72,6 +77,10 @@ on_record(json_t *rec, void *ctx)
 
 	if (t && !strcmp(t, "pd.context"))
 		job_contexts_add(rec);
+	if (t && !strcmp(t, "pd.sample")) {
+		pd_cpuload_add(cpuload, rec);
+		return 0;
+	}
 	units_add(rec);
 	pd_runs_add(ctx, rec);
 	return 0;
@@ -183,6 +192,7 @@ profile(struct pd_run *ru)
 	    conf >= 0.4 ? "medium" : "low");
 	pd_set(p, "next_actions", next_actions(&pr));
 	pd_set(p, "cross_rank", cross_rank(&pr, job));
+	pd_set(p, "host_cpu", pd_cpuload_summary(cpuload));
 	prun_free(&pr);
 	pd_rec_emit(p);
 }
@@ -239,6 +249,7 @@ main(int argc, char **argv)
 		}
 	}
 	r = pd_runs_new();
+	cpuload = pd_cpuload_new();
 	units_init();
 	memset(&s, 0, sizeof s);
 	s.ctx = r;
@@ -247,6 +258,7 @@ main(int argc, char **argv)
 	s.on_end = on_end;
 	pd_stream_run(&s, argc - optind, argv + optind);
 	pd_runs_free(r);
+	pd_cpuload_free(cpuload);
 	units_free();
 	job_contexts_free();
 	return pd_diag_finish();
