@@ -237,6 +237,10 @@ rec() {
 		jqr pd.bottleneck "select(.rule==\"$2\" and (.run | endswith(\"$1\"))) | [.dominant,.impact,.variant]"
 	}
 	[ "$(fnd saxpy-mpi-cuda_nsys_perlmutter0.sqlite perfdiag.copy_bound)" = '[false,0.2594,"cuda"]' ]
+	# no kernel runs beside any of the 15 copies (pd-hotspots-seqs.bats):
+	# all 284,699,600 ns are exposed
+	[ "$(jqr pd.bottleneck 'select(.rule=="perfdiag.copy_bound" and (.run | endswith("perlmutter0.sqlite"))) | .evidence' | grep -o '[0-9.]* ms of the copy time ([0-9.]* %) is exposed')" = \
+	    '284.70 ms of the copy time (100.0 %) is exposed' ]
 	[ -z "$(fnd saxpy-mpi-cuda_nsys_perlmutter0.sqlite perfdiag.operator_hotspot)" ]
 	# ex-gpu and flameox: 34 us and 8 us of device work: no workload
 	[ "$(dom ex-gpu.s10.sqlite)" = '["perfdiag.evidence.little_device_work",null,null]' ]

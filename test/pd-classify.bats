@@ -1051,7 +1051,9 @@ samples() {
 # kineto/copy-bound.json (written for this test): 3 steps of 10 ms, each a
 # 7 ms HtoD copy (64 MiB, pinned) and a 1 ms sgemm. Copies: 21 of 24 ms of
 # device time (87.5 %) and 21 of 30 ms of step time (0.7); free 6 ms (0.2);
-# 64 MiB in 7 ms is 67108864 / 7e6 ns = 9.587 GB/s.
+# 64 MiB in 7 ms is 67108864 / 7e6 ns = 9.587 GB/s. Each copy ends before
+# its step's sgemm starts: all 21 ms of copies are exposed (no kernel
+# running), hence the side-stream hint.
 # The copies are the bottleneck, under memory, not a kernel to tune: the
 # memcpy is no operator hotspot, and the sgemm is 1/8 of device time.
 @test "pd-classify: host-device copies that take the device's time" {
@@ -1060,9 +1062,10 @@ samples() {
 	run_pd bash -c "pd-locate '$BATS_TEST_TMPDIR/cb' | pd-sum-step -q \
 	    | pd-sum-gaps -q | pd-hotspots -q | pd-profile | pd-classify"
 	[ "$(jqr pd.bottleneck 'select(.dominant) | [.rule,.domain,.impact,.variant,.evidence]')" = \
-	    '["perfdiag.copy_bound","memory",0.7,"pytorch-cuda","copies take 87.5 % of device time outside communication (21.00 ms in 3 copies); the largest kind: Memcpy HtoD, 3 copies of 192.0 MiB in 21.00 ms, 9.587 GB/s median, 0 from pageable memory"]' ]
+	    '["perfdiag.copy_bound","memory",0.7,"pytorch-cuda","copies take 87.5 % of device time outside communication (21.00 ms in 3 copies); 21.00 ms of the copy time (100.0 %) is exposed, no kernel running beside it; the largest kind: Memcpy HtoD, 3 copies of 192.0 MiB in 21.00 ms, 9.587 GB/s median, 0 from pageable memory"]' ]
 	# pinned already: no pageable hint
 	[ "$(jqr pd.bottleneck 'select(.dominant) | .hints | map(select(test("pageable"))) | length')" = 0 ]
+	[ "$(jqr pd.bottleneck 'select(.dominant) | .hints | map(select(test("side stream"))) | length')" = 1 ]
 	[ "$(jqr pd.bottleneck '.rule' | grep -c operator_hotspot)" = 0 ]
 	[ "$(jqr pd.profile '[.symptom,.domains[0].domain,.domains[0].basis,.shares.copy_ratio,.shares.hotspot_ratio]')" = \
 	    '["memory","memory","shares.copy_ratio",0.7,0.125]' ]

@@ -166,6 +166,8 @@ on_gpu(struct hot *h, const struct pd_ev *ev, int kc)
 	a->total_ns += ev->dur_ns;
 	if (kc == PD_KC_MEMCPY || kc == PD_KC_MEMSET)
 		copies_add(&h->copies, ev);
+	else
+		copies_kernel(&h->copies, ev);
 	h->cls_n[a->cls]++;
 	h->cls_ns[a->cls] += ev->dur_ns;
 	if (a->cls != C_COMM) {	/* communication is kept out, as for Ascend */
@@ -539,7 +541,9 @@ fill(struct hot *h, json_t *rec, int topn)
 	}
 	pd_set_null(rec, "by_core");
 	pd_set_null(rec, "aicpu");
+	copies_finish(&h->copies);
 	pd_set(rec, "copies", copies_json(&h->copies));
+	pd_set(rec, "copy_overlap", copies_overlap_json(&h->copies));
 	if (h->linked) {
 		pd_set_int(rec, "short_ops", h->shrt);
 		pd_set_real(rec, "short_ratio", ratio(h->shrt, h->linked), 4);
