@@ -17,6 +17,7 @@
 #include "hotspots.h"
 #include "copies.h"
 #include "critpath.h"
+#include "sequences.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -94,6 +95,7 @@ struct hot {
 	int64_t linked, shrt;
 	uint64_t missing;
 	struct copies copies;
+	struct seqs *seqs;
 };
 
 static struct agg *
@@ -156,12 +158,15 @@ link_short(struct hot *h, int64_t cpu_ns, int64_t gpu_ns)
 static void
 on_gpu(struct hot *h, const struct pd_ev *ev, int kc)
 {
-	struct agg *a = intern(&h->kern, ev->name, NULL);
+	size_t idx;
+	struct agg *a = intern(&h->kern, ev->name, &idx);
 	struct pd_i64ent *e;
 	int64_t corr;
 
 	if (a->count == 0)
 		a->cls = kclass(h, kc, ev->name);
+	if (kc == PD_KC_KERNEL && a->cls == C_COMPUTE)
+		seqs_kernel(h->seqs, ev, (uint32_t)idx);
 	a->count++;
 	a->total_ns += ev->dur_ns;
 	if (kc == PD_KC_MEMCPY || kc == PD_KC_MEMSET)
@@ -208,6 +213,7 @@ on_runtime(struct hot *h, const struct pd_ev *ev)
 			break;
 	if (!*l || !pd_ev_arg_int(ev, "correlation", &corr))
 		return;
+	seqs_launch(h->seqs, ev, corr);
 	if ((e = pd_i64map_get(&h->link, corr, TAG_PEND))) {
 		link_short(h, ev->dur_ns, e->v[0]);
 		pd_i64map_del(&h->link, e);
@@ -318,8 +324,10 @@ on_cpu(struct hot *h, const struct pd_ev *ev)
 	if (h->cpu_pass)
 		idx = (size_t)json_integer_value(json_object_get(h->cpu.index,
 		    ev->name));
-	else
+	else {
 		intern(&h->cpu, ev->name, &idx)->count++;
+		seqs_op(h->seqs, ev, (uint32_t)idx);
+	}
 	op.ts = ev->ts_ns;
 	op.end = ev->ts_ns + (ev->dur_ns > 0 ? ev->dur_ns : 0);
 	op.name = (uint32_t)idx;
@@ -524,6 +532,14 @@ rest_json(struct table *t, int topn, int skip_comm, const char *key)
 	return o;
 }
 
+static const char *
+seq_name(void *ctx, int which, uint32_t idx)
+{
+	struct hot *h = ctx;
+
+	return which == 'k' ? h->kern.a[idx].name : h->cpu.a[idx].name;
+}
+
 static void
 fill(struct hot *h, json_t *rec, int topn)
 {
@@ -544,6 +560,8 @@ fill(struct hot *h, json_t *rec, int topn)
 	copies_finish(&h->copies);
 	pd_set(rec, "copies", copies_json(&h->copies));
 	pd_set(rec, "copy_overlap", copies_overlap_json(&h->copies));
+	pd_set(rec, "kernel_sequences", seqs_json(h->seqs, seq_name, h, topn,
+	    h->total_ns));
 	if (h->linked) {
 		pd_set_int(rec, "short_ops", h->shrt);
 		pd_set_real(rec, "short_ratio", ratio(h->shrt, h->linked), 4);
@@ -580,6 +598,21 @@ is_nsys(json_t *root)
 	return f && strcmp(f, "nsys") == 0;
 }
 
+/* PD_SEQ_MIN_COUNT: the fewest occurrences of a listed kernel sequence
+ * (2 or more; unset or anything else: 3). */
+static int64_t
+seq_min_count(void)
+{
+	const char *s = getenv("PD_SEQ_MIN_COUNT");
+	char *end;
+	long long v;
+
+	if (!s || !*s)
+		return 3;
+	v = strtoll(s, &end, 10);
+	return *end || v < 2 ? 3 : v;
+}
+
 /* PD_CRITPATH_MAX_EVENTS bounds the events the critical path keeps (0 or
  * unset: the default). */
 static uint64_t
@@ -605,6 +638,7 @@ hot_free(struct hot *h)
 	free(h->th);
 	pd_i64map_free(&h->link);
 	copies_free(&h->copies);
+	seqs_free(h->seqs);
 	cp_free(h->cp);
 }
 
@@ -675,6 +709,7 @@ hotspots_pytorch(json_t *root, const struct pd_tool *t)
 	h.cpu.index = json_object();
 	if (!is_nsys(root))
 		h.cp = cp_new(h.comm, cp_max_events());
+	h.seqs = seqs_new(seq_min_count());
 	cb.ctx = &h;
 	rc = pd_kineto_read(root, h.path, &cb, &info, &st);
 	if (rc < 0) {
