@@ -867,3 +867,34 @@ stripped() {
 	[ "$(jq -c .critical_path "$D/out2/report.json")" = null ]
 	! grep -q 'Critical path' "$D/out2/report.md"
 }
+
+# A Kineto pd.mem (written for this test) keeps its timeline per device as
+# [ts_ns, allocated, reserved]: device 1 peaks at 3 GiB (the record's
+# peak), device 0 at 1 GiB. The report takes device 1's timeline and
+# phases: 3 points over 3,000,000 - 1,000,000 ns = 2 ms; allocated 1 GiB
+# at the start, 3 GiB at its highest 1 ms in, 2 GiB at the end; reserved
+# up to 4 GiB (three significant digits, trailing zeros dropped). Peak
+# ratio 4 GiB / 64 GiB = 6.25 % ("%.1f": 6.2).
+@test "pd-report: the memory timeline of a Kineto trace, with its phases" {
+	G=1073741824
+	printf '{"type":"pd.mem","v":1,"root":"/x/rank0","rank":0,"source":"kineto_trace","devices":[{"device":0,"peak_allocated_bytes":%s,"peak_reserved_bytes":%s,"timeline":[[1000000,%s,%s]],"phases":[{"phase":"forward","peak_allocated_bytes":%s,"peak_reserved_bytes":%s,"allocs":1}]},{"device":1,"peak_allocated_bytes":%s,"peak_reserved_bytes":%s,"timeline":[[1000000,%s,%s],[2000000,%s,%s],[3000000,%s,%s]],"phases":[{"phase":"forward","peak_allocated_bytes":%s,"peak_reserved_bytes":%s,"allocs":10},{"phase":"backward","peak_allocated_bytes":%s,"peak_reserved_bytes":%s,"allocs":20}]}],"peak_allocated_bytes":%s,"peak_reserved_bytes":%s,"capacity_bytes":%s,"peak_ratio":0.0625,"timeline":null}\n' \
+	    $G $G $G $G $G $G \
+	    $((3 * G)) $((4 * G)) $G $((2 * G)) $((3 * G)) $((4 * G)) $((2 * G)) $((4 * G)) \
+	    $((2 * G)) $((4 * G)) $((3 * G)) $((4 * G)) \
+	    $((3 * G)) $((4 * G)) $((64 * G)) >"$D/mem.jsonl"
+	run_pd pd-report -o "$D/out" "$D/mem.jsonl"
+	[ "$(jq -c '.memory.timeline | [.rank, .device, [.points[].t_us], (.phases | map(.phase))]' "$D/out/report.json")" = \
+	    '[0,1,[1000,2000,3000],["forward","backward"]]' ]
+	[ "$(sed -n '/^## Memory/,/^## /p' "$D/out/report.md" | sed '$d')" = "## Memory
+
+Peak allocated 3 GiB, peak reserved 4 GiB, capacity 64 GiB, peak ratio 6.2 %.
+
+Over time (rank 0, device 1, 3 points over 2 ms): allocated 1 GiB at the start, 3 GiB at its highest (+1 ms), 2 GiB at the end; reserved up to 4 GiB.
+
+| phase | peak allocated | peak reserved | allocations |
+|---|---:|---:|---:|
+| forward | 2 GiB | 4 GiB | 10 |
+| backward | 3 GiB | 4 GiB | 20 |" ]
+	grep -q 'id="chart-memory"' "$D/out/report.html"
+	grep -qF 'Memory over time, rank 0, peak 4 GiB.' "$D/out/report.html"
+}

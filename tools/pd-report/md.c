@@ -1,6 +1,7 @@
 /* report.md: a short projection of report.json for a terminal or a pull
  * request. Every number is printed from report.json with the shared
  * formatters, so it reads the same here and in report.html. */
+#include <math.h>
 #include <string.h>
 
 #include "report.h"
@@ -427,6 +428,68 @@ hotspots(json_t *r, FILE *f)
 	fputc('\n', f);
 }
 
+static double
+dnum(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* The memory timeline in a line (where allocated memory starts, peaks and
+ * ends; how high reserved goes), then the peaks per phase. */
+static void
+memory_timeline(json_t *tl, FILE *f)
+{
+	json_t *pts = get(tl, "points"), *p, *first = NULL, *last = NULL;
+	json_t *top = NULL, *e;
+	double res = NAN;
+	size_t i;
+
+	json_array_foreach(pts, i, p) {
+		if (!json_is_number(get(p, "t_us")))
+			continue;
+		if (!first)
+			first = p;
+		last = p;
+		if (!top || dnum(p, "allocated_bytes") >
+		    dnum(top, "allocated_bytes"))
+			top = p;
+		if (!(dnum(p, "reserved_bytes") <= res))
+			res = dnum(p, "reserved_bytes");
+	}
+	if (!first)
+		return;
+	fputs("Over time (", f);
+	if (json_is_integer(get(tl, "rank")))
+		fprintf(f, "rank %s, ", fmt_num(get(tl, "rank")));
+	if (json_is_integer(get(tl, "device")))
+		fprintf(f, "device %s, ", fmt_num(get(tl, "device")));
+	fprintf(f, "%zu points over %s): allocated %s at the start, %s at its "
+	    "highest (+%s), %s at the end",
+	    json_array_size(pts), fmt_dus(dnum(last, "t_us") -
+	    dnum(first, "t_us")), fmt_bytes(get(first, "allocated_bytes")),
+	    fmt_bytes(get(top, "allocated_bytes")),
+	    fmt_dus(dnum(top, "t_us") - dnum(first, "t_us")),
+	    fmt_bytes(get(last, "allocated_bytes")));
+	if (!isnan(res))
+		fprintf(f, "; reserved up to %s", fmt_dbytes(res));
+	fputs(".\n\n", f);
+	if (json_array_size(get(tl, "phases")) == 0)
+		return;
+	fputs("| phase | peak allocated | peak reserved | allocations |\n"
+	    "|---|---:|---:|---:|\n", f);
+	json_array_foreach(get(tl, "phases"), i, e) {
+		fputs("| ", f);
+		md_text(f, str(e, "phase"));
+		fprintf(f, " | %s | %s | %s |\n",
+		    fmt_bytes(get(e, "peak_allocated_bytes")),
+		    fmt_bytes(get(e, "peak_reserved_bytes")),
+		    fmt_num(get(e, "allocs")));
+	}
+	fputc('\n', f);
+}
+
 static void
 memory(json_t *r, FILE *f)
 {
@@ -442,6 +505,7 @@ memory(json_t *r, FILE *f)
 	    fmt_bytes(get(m, "peak_reserved_bytes")),
 	    fmt_bytes(get(m, "capacity_bytes")),
 	    fmt_ratio(get(m, "peak_ratio")));
+	memory_timeline(get(m, "timeline"), f);
 }
 
 /* One line: the samples and each series' median and maximum. */

@@ -711,12 +711,21 @@ found:
 }
 
 /* One timeline point from a pd.mem "timeline" element: an object with a
- * time (t_us, ts_us or ts_ns) and allocated_bytes / reserved_bytes. */
+ * time (t_us, ts_us or ts_ns) and allocated_bytes / reserved_bytes, or a
+ * device's [ts_ns, allocated, reserved] (Kineto memory events). */
 static json_t *
 mem_point(json_t *e)
 {
 	json_t *p = json_object();
 	double t = num(e, "t_us");
+
+	if (json_is_array(e)) {
+		pd_set_real(p, "t_us", json_number_value(json_array_get(e, 0)) /
+		    1000, 3);
+		json_object_set(p, "allocated_bytes", json_array_get(e, 1));
+		json_object_set(p, "reserved_bytes", json_array_get(e, 2));
+		return p;
+	}
 
 	if (isnan(t))
 		t = num(e, "ts_us");
@@ -730,6 +739,22 @@ mem_point(json_t *e)
 	return p;
 }
 
+/* The device of a pd.mem whose peak is the record's, when it carries a
+ * timeline of its own (Kineto); NULL otherwise. */
+static json_t *
+mem_device(json_t *r)
+{
+	json_t *d, *best = NULL;
+	size_t i;
+
+	json_array_foreach(json_object_get(r, "devices"), i, d)
+		if (json_array_size(json_object_get(d, "timeline")) > 0 &&
+		    (!best || num(d, "peak_allocated_bytes") >
+		    num(best, "peak_allocated_bytes")))
+			best = d;
+	return best;
+}
+
 static json_t *
 memory(struct pd_run *run)
 {
@@ -740,11 +765,14 @@ memory(struct pd_run *run)
 
 	json_array_foreach(recs, i, r) {
 		json_t *e = json_object(), *t = json_object_get(r, "timeline");
+		json_t *d = mem_device(r);
 		double a = num(r, "peak_allocated_bytes");
 		double b = num(r, "peak_reserved_bytes");
 		double c = num(r, "capacity_bytes");
 		double q = num(r, "peak_ratio");
 
+		if (json_array_size(t) == 0 && d)
+			t = json_object_get(d, "timeline");
 		copy(e, r, "rank");
 		copy(e, r, "root");
 		copy(e, r, "peak_allocated_bytes");
@@ -769,6 +797,10 @@ memory(struct pd_run *run)
 			copy(tl, r, "rank");
 			copy(tl, r, "root");
 			json_object_set_new(tl, "points", json_array());
+			if (d) {
+				copy(tl, d, "device");
+				copy(tl, d, "phases");
+			}
 			for (j = 0; j < n; j += step) {
 				e2 = json_array_get(t, j);
 				json_array_append_new(json_object_get(tl,
