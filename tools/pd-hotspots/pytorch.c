@@ -18,6 +18,7 @@
 #include "copies.h"
 #include "critpath.h"
 #include "sequences.h"
+#include "flops.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -96,6 +97,7 @@ struct hot {
 	uint64_t missing;
 	struct copies copies;
 	struct seqs *seqs;
+	struct flops *fl;	/* shapes recorded: FLOPs (flops.c) */
 };
 
 static struct agg *
@@ -363,6 +365,8 @@ on_event(const struct pd_ev *ev, void *ctx)
 		cp_add(h->cp, ev, kc);
 	if (h->cp_pass)
 		return 0;
+	if (!h->cpu_pass && ev->has_ts && ev->has_dur)
+		flops_event(h->fl, ev, kc);
 	if (!pd_kineto_is_gpu(kc) && kc != PD_KC_RUNTIME && kc != PD_KC_CPU_OP)
 		return 0;
 	if (!ev->has_ts || !ev->has_dur) {
@@ -640,6 +644,7 @@ hot_free(struct hot *h)
 	copies_free(&h->copies);
 	seqs_free(h->seqs);
 	cp_free(h->cp);
+	flops_free(h->fl);
 }
 
 /* Some thread's ops came out of start order: read the file again for the
@@ -710,6 +715,7 @@ hotspots_pytorch(json_t *root, const struct pd_tool *t)
 	if (!is_nsys(root))
 		h.cp = cp_new(h.comm, cp_max_events());
 	h.seqs = seqs_new(seq_min_count());
+	h.fl = flops_new();
 	cb.ctx = &h;
 	rc = pd_kineto_read(root, h.path, &cb, &info, &st);
 	if (rc < 0) {
@@ -726,6 +732,7 @@ hotspots_pytorch(json_t *root, const struct pd_tool *t)
 	fill(&h, rec, t->topn);
 	pd_set(rec, "critical_path", h.cp ? cp_json(h.cp, h.path, t->topn) :
 	    json_null());
+	pd_set(rec, "flops", flops_json(h.fl, &info, h.total_ns, t->topn));
 	pd_set_int(rec, "events", (int64_t)st.events);
 	pd_set_int(rec, "skipped_events", (int64_t)(st.skipped + h.missing));
 	pd_set_bool(rec, "truncated", rc == 1);
