@@ -1,0 +1,165 @@
+#!/usr/bin/env bats
+# pd-hotspots: FLOPs, bytes, achieved FLOP/s, MFU and roofline placement of
+# the operators whose shapes a Kineto trace records (pd.hotspot "flops").
+#
+# fixtures/kineto/flops-basic.json is written by hand: device "NVIDIA
+# A100-SXM4-80GB" (peaks.yaml a100-sxm4-80gb: fp32 19.5, tf32 156, fp16 and
+# bf16 312 TFLOP/s, 2.039 TB/s), one ProfilerStep#1 over [0, 1000] us. The
+# operators (tid 1 unless said), their kernels (linked launch -> kernel by
+# correlation) and the arithmetic, times in us:
+#  linear x[64,128,256] w[512,256] b[512] bf16 [10,60], with addmm and t
+#    inside: M = 64*128 = 8192, K 256, N 512; 2*M*N*K + M*N = 2147483648 +
+#    4194304 = 2151677952 FLOPs; bytes (8192*256 + 512*256 + 512 +
+#    8192*512) * 2 = 12846080; kernel 20 -> 107.584 TFLOP/s, MFU /312 =
+#    0.3448; intensity 167.5 >= ridge 312/2.039 = 153.0: compute
+#  mm [1024,1024]x[1024,1024] fp32 [100,120], ampere_sgemm kernel 200 (its
+#    kernel written before its launch): 2*1024^3 = 2147483648; bytes 3 *
+#    1024^2 * 4 = 12582912; 10.737 TFLOP/s, MFU /19.5 = 0.5506; 170.67
+#    flop/B >= 19.5/2.039 = 9.6: compute
+#  mm [2048,1024]x[1024,1024] fp32 [130,150], kernel ..._tf32f32_... 40:
+#    dtype tf32; 2*2048*1024*1024 = 4294967296; 107.374 TFLOP/s, /156 =
+#    0.6883
+#  conv2d in[8,64,56,56] w[128,64,3,3] b[128] bf16, stride 2 pad 1 dil 1
+#    (Concrete Inputs), cudnn_convolution inside, kernel 50: Hout = (56 + 2
+#    - 2 - 1) / 2 + 1 = 28; 2 * 8*28*28 * 128*64*3*3 = 924844032; bytes
+#    (1605632 + 73728 + 128 + 8*128*28*28) * 2 = 4964608
+#  scaled_dot_product_attention q=k=v [2,8,512,64] bf16, flash inside,
+#    kernel 30: 2*B*H*Sq*Sk*(D+Dv) = 4*2*8*512*512*64 = 1073741824; bytes
+#    (Q+K+V+O) 4*2*8*512*64*2 = 4194304; 256 flop/B >= 153: compute
+#  mm [4,5]x[6,7] fp32: K 5 != 6, unreadable
+#  add (not a FLOP family), kernel 10
+#  mm [128,64]x[64,32] bf16 on tid 2 (the backward thread), kernel 2:
+#    524288; 18.29 flop/B < 153: memory
+#  bmm [4,16,32]x[4,32,8] fp16 at 1500 (after the step), kernel 1: 32768
+# Busy (kernels) 20+200+40+50+30+10+2+1 = 353; counted device time 343.
+load helper
+
+K="$FIX/kineto"
+
+flops() {
+	local f=$1 in=$BATS_TEST_TMPDIR/root.jsonl
+	shift
+	printf '{"type":"pd.root","v":1,"root":"%s","rank":null,"device":null,"format":"kineto","exports":[{"kind":"kineto_trace","path":"%s","bytes":1}]}\n' \
+	    "$f" "$f" >"$in"
+	run_pd "${RC:-0}" pd-hotspots -n 20 "$@" <"$in"
+}
+
+@test "pd-hotspots (flops): per-operator FLOPs, bytes, device time, TFLOP/s, MFU, roofline" {
+	flops "$K/flops-basic.json"
+	[ "$(jqr pd.hotspot '[.flops.top[]|[.name,.dtype,.count,.flops,.bytes,.device_us,.tflop_per_s,.mfu_ratio,.bound]]')" = \
+	    '[["aten::mm","fp32",1,2147483648,12582912,200,10.737,0.5506,"compute"],["aten::conv2d","bf16",1,924844032,4964608,50,18.497,0.0593,"compute"],["aten::mm","tf32",1,4294967296,20971520,40,107.374,0.6883,"compute"],["aten::scaled_dot_product_attention","bf16",1,1073741824,4194304,30,35.791,0.1147,"compute"],["aten::linear","bf16",1,2151677952,12846080,20,107.584,0.3448,"compute"],["aten::mm","bf16",1,524288,28672,2,0.262,0.0008,"memory"],["aten::bmm","fp16",1,32768,7168,1,0.033,0.0001,"memory"]]' ]
+	[ "$(jqr pd.hotspot '.flops.top[4]|[.shape,.intensity_flop_per_byte,.ridge_flop_per_byte]')" = \
+	    '["64x128x256, 512x256, 512",167.5,153]' ]
+	[ "$(jqr pd.hotspot '.flops.top[0].ridge_flop_per_byte')" = 9.6 ]
+}
+
+# The inner operators (addmm in linear, cudnn_convolution in conv2d, the
+# flash attention in SDPA) are not counted: 7 operators, sum of the FLOPs
+# above = 10593271808, bytes 55595264, device time 353 - 10 (add) = 343.
+# Achieved over busy time: 10593271808 / 353e-6 s = 30.009 TFLOP/s. MFU
+# over busy time: time at peak 4294967296/156e12 + (2151677952 + 924844032
+# + 1073741824 + 524288)/312e12 + 2147483648/19.5e12 + 32768/312e12 =
+# 150.96 us, / 353 = 0.4277; over the step: the same less the bmm (after
+# the step), / 1000 = 0.151; step FLOPs 10593271808 - 32768.
+@test "pd-hotspots (flops): totals, busy and step MFU, outermost operators only" {
+	flops "$K/flops-basic.json"
+	[ "$(jqr pd.hotspot '.flops|[.ops,.unreadable,.flops,.bytes,.device_us,.busy_us,.device_ratio,.busy_tflop_per_s,.mfu_busy_ratio]')" = \
+	    '[7,1,10593271808,55595264,343,353,0.9717,30.009,0.4277]' ]
+	[ "$(jqr pd.hotspot '.flops|[.steps,.step_us,.step_flops,.step_tflop_per_s,.mfu_step_ratio]')" = \
+	    '[1,1000,10593239040,10.593,0.151]' ]
+	[ "$(jqr pd.hotspot '[.flops.top[].name|select(test("addmm|cudnn|flash"))]')" = '[]' ]
+	[ "$(jqr pd.hotspot '.flops|[.device,.peak_key,.peak_tflops,.mem_bw_tb_per_s]')" = \
+	    '["NVIDIA A100-SXM4-80GB","a100-sxm4-80gb",{"fp32":19.5,"tf32":156,"fp16":312,"bf16":312,"fp8":null},2.039]' ]
+	# by dtype, most FLOPs first; device_ratio = device time / 353
+	[ "$(jqr pd.hotspot '[.flops.by_dtype[]|[.dtype,.count,.flops,.device_us,.device_ratio,.peak_tflops]]')" = \
+	    '[["tf32",1,4294967296,40,0.1133,156],["bf16",4,4150788096,102,0.289,312],["fp32",1,2147483648,200,0.5666,19.5],["fp16",1,32768,1,0.0028,312]]' ]
+}
+
+@test "pd-hotspots (flops): -n cuts the list; the rest is counted" {
+	flops "$K/flops-basic.json" -n 2
+	[ "$(jqr pd.hotspot '[(.flops.top|length),.flops.top_rest]')" = \
+	    '[2,{"count":5,"flops":7520944128,"device_us":93}]' ]
+}
+
+# A device peaks.yaml does not know: FLOPs and TFLOP/s stay, MFU and the
+# roofline placement have no value.
+@test "pd-hotspots (flops): unknown device: no MFU, bound unknown" {
+	sed 's/NVIDIA A100-SXM4-80GB/Mystery Accelerator/' "$K/flops-basic.json" >"$BATS_TEST_TMPDIR/t.json"
+	flops "$BATS_TEST_TMPDIR/t.json"
+	[ "$(jqr pd.hotspot '.flops|[.device,.peak_key,.peak_tflops,.mfu_busy_ratio,.mfu_step_ratio,.busy_tflop_per_s]')" = \
+	    '["Mystery Accelerator",null,null,null,null,30.009]' ]
+	[ "$(jqr pd.hotspot '[.flops.top[]|.bound]|unique')" = '["unknown"]' ]
+	[ "$(jqr pd.hotspot '.flops.top[0]|[.tflop_per_s,.mfu_ratio,.ridge_flop_per_byte]')" = '[10.737,null,null]' ]
+}
+
+# No operator with recorded shapes (hot-basic.json has linear/addmm without
+# "Input Dims"): flops is null.
+@test "pd-hotspots (flops): no shapes recorded: null" {
+	flops "$K/hot-basic.json"
+	[ "$(jqr pd.hotspot '.flops')" = null ]
+}
+
+# Shapes that do not fit the formula, or whose products overflow int64,
+# are counted as unreadable; nothing crashes and the rest is read.
+@test "pd-hotspots (flops): unreadable shapes are counted, not guessed" {
+	cat >"$BATS_TEST_TMPDIR/t.json" <<'EOF'
+{"traceEvents": [
+{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":0,"dur":5,"args":{"Input type":["float","float"],"Input Dims":[[9223372036854775807,2],[2,9223372036854775807]]}},
+{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":10,"dur":5,"args":{"Input type":["float","float"],"Input Dims":[[2,-3],[-3,2]]}},
+{"ph":"X","cat":"cpu_op","name":"aten::bmm","pid":1,"tid":1,"ts":20,"dur":5,"args":{"Input type":["float","float"],"Input Dims":[[2,3],[3,2]]}},
+{"ph":"X","cat":"cpu_op","name":"aten::conv2d","pid":1,"tid":1,"ts":30,"dur":5,"args":{"Input type":["float","float"],"Input Dims":[[1,3,8,8],[4,3,3,3],[]]}},
+{"ph":"X","cat":"cpu_op","name":"aten::linear","pid":1,"tid":1,"ts":40,"dur":5,"args":{"Input type":["Strange","Strange"],"Input Dims":[[2,3],[4,3],[]]}},
+{"ph":"X","cat":"cpu_op","name":"aten::scaled_dot_product_attention","pid":1,"tid":1,"ts":50,"dur":5,"args":{"Input type":["float"],"Input Dims":"oops"}},
+{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":60,"dur":5,"args":{"Input type":["float","float"],"Input Dims":[[2,3],[3,4]]}}
+]}
+EOF
+	flops "$BATS_TEST_TMPDIR/t.json"
+	# overflow, negative, bmm of 2-D, conv without stride/padding, unknown
+	# dtype: 5 unreadable; the SDPA without a dims list is not counted at
+	# all; the last mm: 2*2*4*3 = 48 FLOPs, (6+12+8)*4 = 104 bytes, no
+	# kernel (CPU only): no device time, no TFLOP/s, no device
+	[ "$(jqr pd.hotspot '.flops|[.ops,.unreadable,.flops,.bytes,.device_us,.busy_us,.device]')" = '[1,5,48,104,0,null,null]' ]
+	[ "$(jqr pd.hotspot '.flops.top[0]|[.name,.tflop_per_s,.bound]')" = '["aten::mm",null,"unknown"]' ]
+}
+
+# Corpus, Qwen1.5-0.5B inference on an H100 80GB HBM3 (TraceLens test
+# trace). No peer output with FLOPs exists in ../shared/peers (TraceLens
+# was not run), so the numbers come from an independent python3 one-off:
+# json.load of the whole trace; the outermost operator of the families by
+# span nesting on its tid; its device time through "External id" (the
+# operator's and those of every cpu_op inside it) -> cuda_runtime /
+# cuda_driver events with that External id -> their kernels by
+# correlation (pd-hotspots links by launch time within the span instead);
+# FLOPs and bytes by the formulas of pd-hotspots(1) written in Python.
+# It gave: 193 operators, 6006686256064 FLOPs, 10837844156 bytes, 11723979
+# ns; top group aten::linear bf16 16x559x1024 x 2816x1024: 48 calls,
+# 2475914428416 FLOPs, 4055251 ns (610.545 TFLOP/s); SDPA 24 calls,
+# 491490115584 FLOPs, 2722705 ns. MFU of the linear: 610.545 / 989.4
+# (h100-sxm5 bf16) = 0.6171; its intensity 2475914428416 / 3573940224 =
+# 692.77 flop/B >= ridge 989.4 / 3.35 = 295.3: compute; the SDPA's 279.5
+# is below it: memory.
+@test "pd-hotspots (flops): Qwen on H100 (corpus) matches the independent computation" {
+	require_corpus
+	flops "$CORPUS/pytorch/tracelens-h100-inference/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"
+	[ "$(jqr pd.hotspot '.flops|[.ops,.flops,.bytes,.device_us,.peak_key]')" = '[193,6006686256064,10837844156,11723.979,"h100-sxm5"]' ]
+	[ "$(jqr pd.hotspot '.flops.top[0]|[.name,.dtype,.shape,.count,.flops,.device_us,.tflop_per_s,.mfu_ratio,.intensity_flop_per_byte,.bound]')" = \
+	    '["aten::linear","bf16","16x559x1024, 2816x1024",48,2475914428416,4055.251,610.545,0.6171,692.77,"compute"]' ]
+	[ "$(jqr pd.hotspot '.flops.top[1]|[.name,.count,.flops,.device_us,.intensity_flop_per_byte,.bound]')" = \
+	    '["aten::scaled_dot_product_attention",24,491490115584,2722.705,279.5,"memory"]' ]
+}
+
+# Corpus, HTA's trace-diff "test" trace (V100-SXM2-16GB, training with
+# backward): an older schema where a launch's "External id" is its own
+# correlation, so the same python3 one-off links a launch to the operator
+# whose span on the same tid holds its start (bisect over the sorted
+# launches). It gave 456 operators (aten::mm of the backward included),
+# 156116047872 FLOPs, 1813622232 bytes, 23457 us; top aten::mm fp32
+# 1024x1024 x 1024x1705: 12 calls, 42907729920 FLOPs, 3381 us = 12.691
+# TFLOP/s, / 15.7 (v100-sxm2 fp32) = 0.8083.
+@test "pd-hotspots (flops): V100 training trace with backward (corpus)" {
+	require_corpus
+	flops "$CORPUS/pytorch/hta-trace-diff/test/test.json.gz"
+	[ "$(jqr pd.hotspot '.flops|[.ops,.flops,.bytes,.device_us,.peak_key]')" = '[456,156116047872,1813622232,23457,"v100-sxm2"]' ]
+	[ "$(jqr pd.hotspot '.flops.top[0]|[.name,.dtype,.shape,.count,.flops,.device_us,.tflop_per_s,.mfu_ratio]')" = \
+	    '["aten::mm","fp32","1024x1024, 1024x1705",12,42907729920,3381,12.691,0.8083]' ]
+}
