@@ -1071,6 +1071,27 @@ samples() {
 	    '["memory","memory","shares.copy_ratio",0.7,0.125]' ]
 }
 
+# kineto/flops-basic.json (see test/pd-hotspots-flops.bats): on an A100
+# (TF32 peak 156 TFLOP/s in peaks.yaml), the fp32 aten::mm without TF32
+# kernels takes 200 of 353 us of device time (0.5666 >= 0.3): the fp32
+# matmul finding, its impact 200 us over the 1000 us step = 0.2. The same
+# trace on a V100 (no TF32 in peaks.yaml) has no such finding.
+@test "pd-classify: fp32 matmuls on a GPU with TF32 tensor cores" {
+	mkdir -p "$BATS_TEST_TMPDIR/fp"
+	cp "$FIX/kineto/flops-basic.json" "$BATS_TEST_TMPDIR/fp/"
+	run_pd bash -c "pd-locate '$BATS_TEST_TMPDIR/fp' | pd-sum-step -q \
+	    | pd-sum-gaps -q | pd-hotspots -q | pd-profile | pd-classify"
+	[ "$(jqr pd.bottleneck 'select(.rule == "perfdiag.compute.fp32_matmul") | [.domain,.impact,.evidence]')" = \
+	    '["compute",0.2,"fp32 matrix operators without TF32 take 56.7 % of device time (0.20 ms) on NVIDIA A100-SXM4-80GB, whose tensor cores peak at 156 TFLOP/s in TF32 and 312 in bf16 against 19.5 in fp32; the first: aten::mm 1024x1024, 1024x1024 at 10.737 TFLOP/s; MFU over busy time 42.8 %"]' ]
+	[ "$(jqr pd.bottleneck 'select(.rule == "perfdiag.compute.fp32_matmul") | .fix.change')" = \
+	    '"torch.backends.cuda.matmul.allow_tf32 = True; torch.backends.cudnn.allow_tf32 = True (or torch.set_float32_matmul_precision('"'"'high'"'"')); or with torch.autocast('"'"'cuda'"'"', dtype=torch.bfloat16): loss = model(x)"' ]
+	sed 's/NVIDIA A100-SXM4-80GB/Tesla V100-SXM2-16GB/' "$FIX/kineto/flops-basic.json" >"$BATS_TEST_TMPDIR/fp/flops-basic.json"
+	run_pd bash -c "pd-locate '$BATS_TEST_TMPDIR/fp' | pd-sum-step -q \
+	    | pd-sum-gaps -q | pd-hotspots -q | pd-profile | pd-classify"
+	[ "$(jqr pd.hotspot '.flops.peak_key')" = '"v100-sxm2"' ]
+	[ "$(jqr pd.bottleneck '.rule' | grep -c fp32_matmul)" = 0 ]
+}
+
 # kineto/small-collectives.json (written for this test): 3 steps of 10 ms
 # on rank 0 of 8, each a 3 ms sgemm, then 50 all-reduces of 1024 floats
 # (4 KiB, under 1 MiB) of 100 us each, exposed: 15 of 30 ms of step time
