@@ -898,3 +898,27 @@ Over time (rank 0, device 1, 3 points over 2 ms): allocated 1 GiB at the start, 
 	grep -q 'id="chart-memory"' "$D/out/report.html"
 	grep -qF 'Memory over time, rank 0, peak 4 GiB.' "$D/out/report.html"
 }
+
+# FLOPs and roofline (pd.hotspot flops) in report.md, where they explain the
+# verdict: kineto/flops-basic.json (numbers worked out in
+# test/pd-hotspots-flops.bats) has the fp32 matmul finding, so the section
+# is there: 10593271808 FLOPs = 10.6 GFLOP in 7 operators, 30.009 TFLOP/s
+# over busy time (MFU 0.4277), 10.593 over the step (MFU 0.151); the first
+# row is the fp32 aten::mm (200 us, 10.737 TFLOP/s, MFU 0.5506, 170.67
+# FLOP/byte). Renamed to a V100 (no TF32), the finding is gone, the
+# dominant verdict is not a compute one: report.json keeps flops, the
+# page has no section.
+@test "pd-report: FLOPs and roofline where they explain the verdict" {
+	mkdir -p "$D/fp"
+	cp "$FIX/kineto/flops-basic.json" "$D/fp/"
+	run_pd bash -c "pd-locate '$D/fp' | pd-sum-step -q | pd-sum-gaps -q | pd-hotspots -q \
+	    | pd-profile | pd-classify | pd-report -o '$D/out'"
+	[ "$(jq -c '.flops | [.ops, .flops, .peak_key, (.top | length)]' "$D/out/report.json")" = '[7,10593271808,"a100-sxm4-80gb",7]' ]
+	grep -qxF '10.6 GFLOP in 7 matmul, convolution and attention operators with recorded shapes on NVIDIA A100-SXM4-80GB: 30 TFLOP/s over the device'"'"'s busy time (MFU 42.8 %), 10.6 TFLOP/s over the step time (MFU 15.1 %).' "$D/out/report.md"
+	grep -qxF '| aten::mm | fp32 | 1024x1024, 1024x1024 | 1 | 200 µs | 10.7 | 55.1 % | 171 | compute |' "$D/out/report.md"
+	sed 's/NVIDIA A100-SXM4-80GB/Tesla V100-SXM2-16GB/' "$FIX/kineto/flops-basic.json" >"$D/fp/flops-basic.json"
+	run_pd bash -c "pd-locate '$D/fp' | pd-sum-step -q | pd-sum-gaps -q | pd-hotspots -q \
+	    | pd-profile | pd-classify | pd-report -o '$D/out2'"
+	[ "$(jq -c '[.flops.peak_key, .dominant.domain]' "$D/out2/report.json")" = '["v100-sxm2","host_overhead"]' ]
+	! grep -q 'FLOPs and roofline' "$D/out2/report.md"
+}

@@ -356,6 +356,82 @@ critical_path(json_t *r, FILE *f)
 	fputc('\n', f);
 }
 
+#define FLOP_ROWS 10	/* operators of the FLOPs table */
+
+/* x as fmt_sig prints it. */
+static const char *
+sig(double x)
+{
+	json_t *v = json_real(x);
+	const char *s = fmt_sig(v);
+
+	json_decref(v);
+	return s;
+}
+
+/* FLOPs, MFU and roofline (pd.hotspot flops), where they explain the
+ * verdict: a compute or operator verdict, or the fp32 matmul finding. */
+static void
+flops(json_t *r, FILE *f)
+{
+	json_t *fl = get(r, "flops"), *e, *b;
+	const char *dom = str(get(r, "dominant"), "domain");
+	int show = dom && (!strcmp(dom, "compute") ||
+	    !strcmp(dom, "operator_hotspot"));
+	size_t i;
+	double x;
+
+	json_array_foreach(get(r, "bottlenecks"), i, b)
+		if (str(b, "rule") && !strcmp(str(b, "rule"),
+		    "perfdiag.compute.fp32_matmul"))
+			show = 1;
+	if (!show || !json_is_object(fl) ||
+	    json_integer_value(get(fl, "ops")) <= 0)
+		return;
+	fputs("## FLOPs and roofline\n\n", f);
+	if (json_is_integer(get(fl, "rank")))
+		fprintf(f, "Rank %s: ", fmt_num(get(fl, "rank")));
+	x = json_number_value(get(fl, "flops"));
+	fprintf(f, "%s %s in %s matmul, convolution and attention "
+	    "operators with recorded shapes", sig(x >= 1e12 ? x / 1e12 :
+	    x / 1e9), x >= 1e12 ? "TFLOP" : "GFLOP", fmt_num(get(fl, "ops")));
+	if (str(fl, "device")) {
+		fputs(" on ", f);
+		md_text(f, str(fl, "device"));
+	}
+	fprintf(f, ": %s TFLOP/s over the device's busy time (MFU %s)",
+	    fmt_sig(get(fl, "busy_tflop_per_s")),
+	    fmt_ratio(get(fl, "mfu_busy_ratio")));
+	if (json_is_number(get(fl, "step_us")))
+		fprintf(f, ", %s TFLOP/s over the step time (MFU %s)",
+		    fmt_sig(get(fl, "step_tflop_per_s")),
+		    fmt_ratio(get(fl, "mfu_step_ratio")));
+	fputs(".", f);
+	if (!str(fl, "peak_key"))
+		fputs(" The device has no entry in the peak table: no MFU, "
+		    "no roofline.", f);
+	fputs("\n\n| operator | dtype | shapes | count | device time | "
+	    "TFLOP/s | MFU | FLOP/byte | bound |\n"
+	    "|---|---|---|---:|---:|---:|---:|---:|---|\n", f);
+	json_array_foreach(get(fl, "top"), i, e) {
+		if (i == FLOP_ROWS)
+			break;
+		fputs("| ", f);
+		md_text(f, str(e, "name"));
+		fputs(" | ", f);
+		md_text(f, str(e, "dtype") ? str(e, "dtype") : "-");
+		fputs(" | ", f);
+		md_text(f, str(e, "shape"));
+		fprintf(f, " | %s | %s | %s | %s | %s | %s |\n",
+		    fmt_num(get(e, "count")), fmt_us(get(e, "device_us")),
+		    fmt_sig(get(e, "tflop_per_s")),
+		    fmt_ratio(get(e, "mfu_ratio")),
+		    fmt_sig(get(e, "intensity_flop_per_byte")),
+		    str(e, "bound") ? str(e, "bound") : "-");
+	}
+	fputc('\n', f);
+}
+
 static void
 candidates(json_t *r, FILE *f)
 {
@@ -681,6 +757,7 @@ report_md(json_t *r, FILE *f)
 	steps(r, f);
 	strip(r, f);
 	critical_path(r, f);
+	flops(r, f);
 	candidates(r, f);
 	hotspots(r, f);
 	memory(r, f);

@@ -1399,6 +1399,7 @@ report_build(struct report_in *in, struct pd_run *run,
 	json_object_set_new(r, "strip", of_rank(run, "gaps", "strip", dom));
 	json_object_set_new(r, "critical_path", of_rank(run, "hotspot",
 	    "critical_path", dom));
+	json_object_set_new(r, "flops", of_rank(run, "hotspot", "flops", dom));
 	json_object_set_new(r, "hotspots", hotspots(run, o->topn));
 	mem = memory(run);
 	ints(mem);
