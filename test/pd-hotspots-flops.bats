@@ -163,3 +163,43 @@ EOF
 	[ "$(jqr pd.hotspot '.flops.top[0]|[.name,.dtype,.shape,.count,.flops,.device_us,.tflop_per_s,.mfu_ratio]')" = \
 	    '["aten::mm","fp32","1024x1024, 1024x1705",12,42907729920,3381,12.691,0.8083]' ]
 }
+
+# The other formulas, on a CPU-only trace (no kernels), worked by hand:
+#  convolution_backward grad_out [8,128,28,28] input [8,64,56,56] weight
+#    [128,64,3,3] bf16, output_mask [True, True, True]: MACs 8*28*28 *
+#    128*64*3*3 = 462422016, input and weight gradients: 4 * MACs =
+#    1849688064; bytes (802816 + 1605632 + 73728 read, 1605632 + 73728
+#    written) * 2 = 8323072
+#  _scaled_dot_product_flash_attention_backward, dO = Q = K = V [2,8,512,64]
+#    bf16: twice the forward 4*2*8*512*512*64 = 2147483648; bytes (2 * (Q +
+#    K + V) + 2 * O) = 8 * 524288 * 2 = 8388608
+#  _flash_attention_forward [B,S,H,D]: q [2,512,8,64], k = v [2,1024,8,64]:
+#    2*2*8*512*1024*(64+64) = 2147483648; bytes (524288 + 2 * 1048576 +
+#    O 524288) * 2 = 6291456
+#  matmul [3,1,4,5] x [2,5,6] fp32: batch broadcast 3x2 = 6: 2*6*4*6*5 =
+#    1440; bytes (60 + 60 + 6*4*6) * 4 = 1056
+#  baddbmm [4,16,8] + [4,16,32] x [4,32,8] fp16: 2*4*16*8*32 + 4*16*8 =
+#    33280; bytes (512 + 2048 + 1024 + 512) * 2 = 8192
+#  conv_transpose2d in [1,16,8,8] w [16,8,4,4] stride 2 pad 1: Hout =
+#    (8-1)*2 - 2*1 + (4-1) + 0 + 1 = 16; MACs on the input side 8*8 *
+#    16*8*4*4 = 131072, 262144 FLOPs; bytes (1024 + 2048 + 8*16*16) * 4 =
+#    20480
+#  conv2d padding "same", in [1,3,8,8] w [4,3,3,3] fp32: output 8x8:
+#    2*64*4*27 = 13824; bytes (192 + 108 + 256) * 4 = 2224
+@test "pd-hotspots (flops): backward, flash layout, broadcasting, transposed and same-padded convolutions" {
+	cat >"$BATS_TEST_TMPDIR/t.json" <<'EOF2'
+{"traceEvents": [
+{"ph":"X","cat":"cpu_op","name":"aten::convolution_backward","pid":1,"tid":1,"ts":0,"dur":5,"args":{"Concrete Inputs":["","","","[128]","[2, 2]","[1, 1]","[1, 1]","False","[0, 0]","1","[True, True, True]"],"Input type":["c10::BFloat16","c10::BFloat16","c10::BFloat16","ScalarList","ScalarList","ScalarList","ScalarList","Scalar","ScalarList","Scalar","ScalarList"],"Input Dims":[[8,128,28,28],[8,64,56,56],[128,64,3,3],[],[],[],[],[],[],[],[]]}},
+{"ph":"X","cat":"cpu_op","name":"aten::_scaled_dot_product_flash_attention_backward","pid":1,"tid":1,"ts":10,"dur":5,"args":{"Input type":["c10::BFloat16","c10::BFloat16","c10::BFloat16","c10::BFloat16","c10::BFloat16"],"Input Dims":[[2,8,512,64],[2,8,512,64],[2,8,512,64],[2,8,512,64],[2,8,512,64]]}},
+{"ph":"X","cat":"cpu_op","name":"aten::_flash_attention_forward","pid":1,"tid":1,"ts":20,"dur":5,"args":{"Input type":["c10::BFloat16","c10::BFloat16","c10::BFloat16"],"Input Dims":[[2,512,8,64],[2,1024,8,64],[2,1024,8,64]]}},
+{"ph":"X","cat":"cpu_op","name":"aten::matmul","pid":1,"tid":1,"ts":30,"dur":5,"args":{"Input type":["float","float"],"Input Dims":[[3,1,4,5],[2,5,6]]}},
+{"ph":"X","cat":"cpu_op","name":"aten::baddbmm","pid":1,"tid":1,"ts":40,"dur":5,"args":{"Input type":["c10::Half","c10::Half","c10::Half","Scalar","Scalar"],"Input Dims":[[4,16,8],[4,16,32],[4,32,8],[],[]]}},
+{"ph":"X","cat":"cpu_op","name":"aten::conv_transpose2d","pid":1,"tid":1,"ts":50,"dur":5,"args":{"Concrete Inputs":["","","","[2, 2]","[1, 1]","[0, 0]","1","[1, 1]"],"Input type":["float","float","","ScalarList","ScalarList","ScalarList","Scalar","ScalarList"],"Input Dims":[[1,16,8,8],[16,8,4,4],[],[],[],[],[],[]]}},
+{"ph":"X","cat":"cpu_op","name":"aten::conv2d","pid":1,"tid":1,"ts":60,"dur":5,"args":{"Concrete Inputs":["","","","[1]","same","[1]","1"],"Input type":["float","float","","ScalarList","str","ScalarList","Scalar"],"Input Dims":[[1,3,8,8],[4,3,3,3],[],[],[],[],[]]}}
+]}
+EOF2
+	flops "$BATS_TEST_TMPDIR/t.json"
+	[ "$(jqr pd.hotspot '[.flops.ops,.flops.unreadable]')" = '[7,0]' ]
+	[ "$(jqr pd.hotspot '[.flops.top[]|[.name,.dtype,.flops,.bytes]]|sort')" = \
+	    '[["aten::_flash_attention_forward","bf16",2147483648,6291456],["aten::_scaled_dot_product_flash_attention_backward","bf16",2147483648,8388608],["aten::baddbmm","fp16",33280,8192],["aten::conv2d","fp32",13824,2224],["aten::conv_transpose2d","fp32",262144,20480],["aten::convolution_backward","bf16",1849688064,8323072],["aten::matmul","fp32",1440,1056]]' ]
+}
