@@ -19,6 +19,7 @@
 
 #include "pd_diag.h"
 #include "pd_i64map.h"
+#include "pd_num.h"
 #include "pd_rec.h"
 #include "pd_share.h"
 #include "pd_yamlio.h"
@@ -27,6 +28,7 @@ enum { F_MM, F_ADDMM, F_BMM, F_BADDBMM, F_MATMUL, F_LINEAR, F_CONV,
 	F_CONV_BWD, F_ATTN, F_ATTN_BWD };
 enum { L_BHSD, L_BSHD };	/* attention tensor layouts */
 enum { TAG_LAUNCH = 1, TAG_KERNEL = 2 };
+#define SADD(a, b) ((a) = pd_num_add_sat((a), (b)))	/* sums of counts */
 
 /* Argument positions of a convolution (-1: not an argument). */
 struct convargs {
@@ -81,6 +83,8 @@ static const struct famdef {
 };
 
 #define MAXD 8			/* tensor rank read */
+#define MAXCONV INT32_MAX	/* a convolution's sizes and scalars: their
+				 * sums of products stay within int64 */
 
 struct tensor {
 	int n;			/* rank; -1: not a tensor */
@@ -267,7 +271,7 @@ intlist(json_t *concrete, int pos, int n, int64_t *out)
 	while (*s && *s != ']' && k < MAXD) {
 		long long v = strtoll(s, &end, 10);
 
-		if (end == s || v < 0)
+		if (end == s || v < 0 || v > MAXCONV)
 			return 0;
 		out[k++] = v;
 		s = end;
@@ -399,6 +403,8 @@ conv_cost(const struct famdef *fd, json_t *dims, json_t *concrete,
 	for (i = 0; i < nsp; i++) {
 		int64_t h = in.d[2 + i], k = w.d[2 + i];
 
+		if (h > MAXCONV || k > MAXCONV)
+			return 0;
 		if (pd[i] < 0)
 			osp[i] = h;
 		else if (tr)
@@ -417,7 +423,7 @@ conv_cost(const struct famdef *fd, json_t *dims, json_t *concrete,
 	if (!mul(&c->flops, macs))
 		return 0;
 	out = in.d[0];	/* N x Cout x output spatial */
-	if (!mul(&out, tr ? w.d[1] * g : w.d[0]))
+	if (!mul(&out, tr ? w.d[1] : w.d[0]) || (tr && !mul(&out, g)))
 		return 0;
 	for (i = 0; i < nsp; i++)
 		if (!mul(&out, osp[i]))
@@ -491,6 +497,8 @@ attn_cost(const struct famdef *fd, json_t *dims, struct cost *c)
 	dv = v.d[3];
 	c->flops = 2 * (base + 1);
 	o = b;
+	if (d > INT64_MAX - dv)
+		return 0;
 	if (!mul(&c->flops, b) || !mul(&c->flops, h) || !mul(&c->flops, sq) ||
 	    !mul(&c->flops, sk) || !mul(&c->flops, d + dv) || !mul(&o, h) ||
 	    !mul(&o, sq) || !mul(&o, dv))
@@ -633,7 +641,7 @@ on_op(struct flops *f, const struct pd_ev *ev, const struct famdef *fd)
 	o = &f->op[f->nop++];
 	memset(o, 0, sizeof *o);
 	o->ts = ev->ts_ns;
-	o->end = ev->ts_ns + (ev->dur_ns > 0 ? ev->dur_ns : 0);
+	o->end = pd_num_add_sat(ev->ts_ns, ev->dur_ns > 0 ? ev->dur_ns : 0);
 	o->flops = c.flops;
 	o->bytes = c.bytes;
 	o->th = thread_of(f, ev);
@@ -726,8 +734,8 @@ flops_event(struct flops *f, const struct pd_ev *ev, int kc)
 	}
 	if (pd_kineto_is_cpu_range(kc) &&
 	    (step = pd_kineto_step_num(ev->name)) >= 0) {
-		pd_ksteps_add(&f->steps, step, ev->ts_ns, ev->ts_ns +
-		    ev->dur_ns);
+		pd_ksteps_add(&f->steps, step, ev->ts_ns,
+		    pd_num_add_sat(ev->ts_ns, ev->dur_ns));
 		return;
 	}
 	if (kc != PD_KC_CPU_OP)
@@ -799,7 +807,7 @@ attribute(struct flops *f)
 		o = &f->op[first - 1];
 		if (o->th != l->th || l->ts >= o->end)
 			continue;
-		o->dev_ns += l->ns;
+		SADD(o->dev_ns, l->ns);
 		if (l->tf32)
 			f->g[o->group].tf32 = 1;
 	}
@@ -965,9 +973,9 @@ by_dtype_json(struct flops *f, json_t *peak, int64_t busy_ns)
 			;
 		if (j == n)
 			snprintf(d[n++].dtype, sizeof d->dtype, "%s", t);
-		d[j].count += f->g[i].count;
-		d[j].flops += f->g[i].flops;
-		d[j].dev_ns += f->g[i].dev_ns;
+		SADD(d[j].count, f->g[i].count);
+		SADD(d[j].flops, f->g[i].flops);
+		SADD(d[j].dev_ns, f->g[i].dev_ns);
 	}
 	qsort(d, n, sizeof *d, cmp_dsum);
 	for (i = 0; i < n; i++) {
@@ -1013,20 +1021,20 @@ flops_json(struct flops *f, const struct pd_kineto_info *info,
 		if (o->inner)
 			continue;
 		g->count++;
-		g->flops += o->flops;
-		g->bytes += o->bytes;
-		g->dev_ns += o->dev_ns;
+		SADD(g->flops, o->flops);
+		SADD(g->bytes, o->bytes);
+		SADD(g->dev_ns, o->dev_ns);
 		if (f->steps.n && pd_ksteps_find(&f->steps, o->ts) >= 0)
-			sflops += o->flops;
+			SADD(sflops, o->flops);
 	}
 	for (i = 0; i < f->ng; i++) {	/* after attribute: tf32 known */
 		struct group *g = &f->g[i];
 		double p = peak_of(peak, eff_dtype(g));
 
-		ops += g->count;
-		flops += g->flops;
-		bytes += g->bytes;
-		dev_ns += g->dev_ns;
+		SADD(ops, g->count);
+		SADD(flops, g->flops);
+		SADD(bytes, g->bytes);
+		SADD(dev_ns, g->dev_ns);
 		if (g->flops && isnan(p))
 			known = 0;
 		else if (g->flops)
@@ -1040,7 +1048,12 @@ flops_json(struct flops *f, const struct pd_kineto_info *info,
 			    eff_dtype(&f->g[o->group])) * 1e12);
 	}
 	for (i = 0; i < f->steps.n; i++)
-		step_ns += f->steps.v[i].e - f->steps.v[i].s;
+		if (f->steps.v[i].e > f->steps.v[i].s) {
+			uint64_t d = (uint64_t)f->steps.v[i].e -
+			    (uint64_t)f->steps.v[i].s;
+
+			SADD(step_ns, d > INT64_MAX ? INT64_MAX : (int64_t)d);
+		}
 	rec = json_object();
 	pd_set_int(rec, "ops", ops);
 	pd_set_int(rec, "unreadable", f->unreadable);
@@ -1090,9 +1103,9 @@ flops_json(struct flops *f, const struct pd_kineto_info *info,
 		if ((int)json_array_size(top) < topn) {
 			json_array_append_new(top, group_json(g, peak, bw));
 		} else {
-			rn += g->count;
-			rflops += g->flops;
-			rdev += g->dev_ns;
+			SADD(rn, g->count);
+			SADD(rflops, g->flops);
+			SADD(rdev, g->dev_ns);
 		}
 	}
 	free(v);
