@@ -110,15 +110,16 @@ flops() {
 {"ph":"X","cat":"cpu_op","name":"aten::conv2d","pid":1,"tid":1,"ts":30,"dur":5,"args":{"Input type":["float","float"],"Input Dims":[[1,3,8,8],[4,3,3,3],[]]}},
 {"ph":"X","cat":"cpu_op","name":"aten::linear","pid":1,"tid":1,"ts":40,"dur":5,"args":{"Input type":["Strange","Strange"],"Input Dims":[[2,3],[4,3],[]]}},
 {"ph":"X","cat":"cpu_op","name":"aten::scaled_dot_product_attention","pid":1,"tid":1,"ts":50,"dur":5,"args":{"Input type":["float"],"Input Dims":"oops"}},
+{"ph":"X","cat":"cpu_op","name":"aten::conv2d","pid":1,"tid":1,"ts":55,"dur":1,"args":{"Concrete Inputs":["","","","[9223372036854775807, 1]","[0, 0]","[1, 1]","1"],"Input type":["float","float"],"Input Dims":[[1,3,9223372036854775807,8],[4,3,3,3],[]]}},
 {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":60,"dur":5,"args":{"Input type":["float","float"],"Input Dims":[[2,3],[3,4]]}}
 ]}
 EOF
 	flops "$BATS_TEST_TMPDIR/t.json"
 	# overflow, negative, bmm of 2-D, conv without stride/padding, unknown
-	# dtype: 5 unreadable; the SDPA without a dims list is not counted at
+	# dtype, conv with sizes past 2^31: 6 unreadable; the SDPA without a dims list is not counted at
 	# all; the last mm: 2*2*4*3 = 48 FLOPs, (6+12+8)*4 = 104 bytes, no
 	# kernel (CPU only): no device time, no TFLOP/s, no device
-	[ "$(jqr pd.hotspot '.flops|[.ops,.unreadable,.flops,.bytes,.device_us,.busy_us,.device]')" = '[1,5,48,104,0,null,null]' ]
+	[ "$(jqr pd.hotspot '.flops|[.ops,.unreadable,.flops,.bytes,.device_us,.busy_us,.device]')" = '[1,6,48,104,0,null,null]' ]
 	[ "$(jqr pd.hotspot '.flops.top[0]|[.name,.tflop_per_s,.bound]')" = '["aten::mm",null,"unknown"]' ]
 }
 
