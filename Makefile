@@ -130,12 +130,13 @@ FUZZ_CFLAGS = -g -O1 -std=c99 -D_GNU_SOURCE -Wall -Wextra -Ilib -Itools \
 	$(PKG_CFLAGS) -fno-sanitize-recover=undefined
 FUZZ_LIBOBJ := $(patsubst lib/%.c,build/fuzz/obj/%.o,$(LIBSRC))
 FUZZ_LINK_inject = tools/pd-inject/loop.c tools/pd-inject/text.c
+FUZZ_LINK_flops = tools/pd-hotspots/flops.c
 build/fuzz/obj/%.o: lib/%.c $(HDRS)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined \
 	  -c -o $@ $<
 build/fuzz/fuzz-%: test/fuzz/fuzz-%.c test/fuzz/fuzz.h $(FUZZ_LIBOBJ) \
-    $(wildcard tools/pd-inject/*.[ch])
+    $(wildcard tools/pd-inject/*.[ch]) $(wildcard tools/pd-hotspots/flops.[ch])
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined -o $@ \
 	  $< $(FUZZ_LINK_$*) $(FUZZ_LIBOBJ) $(LDLIBS)
 fuzz: $(addprefix build/fuzz/fuzz-,$(FUZZ))

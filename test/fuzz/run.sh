@@ -14,7 +14,7 @@ dir=build/fuzz/corpus-$t log=build/fuzz/fuzz-$t.log
 extra=
 case $t in
 trace|jscan)	names="-name *.json" ;;
-kineto)		names="-name *.json -o -name *.json.gz" ;;
+kineto|flops)	names="-name *.json -o -name *.json.gz" ;;
 csv)		names="-name *.csv" ;;
 smi)		names="-name *smi* -o -name lscpu* -o -path *pd-audit-limits/n*"
 		extra=test/fixtures/pd-collect/fakebin ;;
