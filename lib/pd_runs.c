@@ -1,6 +1,7 @@
 #include "pd_runs.h"
 #include "pd_diag.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,7 +20,311 @@ struct pd_runs {
 				 * window among ranks >= PD_RUNS_STRIP_RANKS */
 	struct pd_run *runs;
 	size_t nruns;
+	int pack;
 };
+
+/* ---- packed arrays ----
+ *
+ * A packed array is a JSON string (never valid text: it starts with a NUL)
+ * holding: MAGIC, the element count n and the index of its key list
+ * (uint32 each), then per key a column: one kind byte, then nothing (all
+ * null), n values of 8 bytes (all reals, or all integers), or n tag bytes
+ * and n values (anything else). The key lists are interned for the
+ * process (a handful: one per producer's step layout), so a blob holds
+ * no key text. */
+
+#define MAGIC "\0pdA"
+#define MAGICLEN 4
+
+enum { COL_NULL, COL_REAL, COL_INT, COL_MIXED };
+enum { TAG_NULL, TAG_REAL, TAG_INT, TAG_TRUE, TAG_FALSE };
+
+/* What is packed: per record type, the key of its per-step array. */
+static const struct {
+	const char *type, *key;
+} packs[] = {
+	{ "pd.step", "steps" },
+	{ "pd.input", "steps" },
+	{ NULL, NULL }
+};
+
+static struct keylist {
+	size_t n;
+	char **keys;
+} *klists;
+static size_t nklists;
+static size_t live;		/* pd_runs alive: the lists go with the last */
+
+static void
+klists_free(void)
+{
+	size_t i, j;
+
+	for (i = 0; i < nklists; i++) {
+		for (j = 0; j < klists[i].n; j++)
+			free(klists[i].keys[j]);
+		free(klists[i].keys);
+	}
+	free(klists);
+	klists = NULL;
+	nklists = 0;
+}
+
+/* The index of the key list of object o (interned). */
+static uint32_t
+klist_of(json_t *o)
+{
+	size_t i, j, n = json_object_size(o);
+	const char *k;
+	json_t *v;
+
+	for (i = 0; i < nklists; i++) {
+		if (klists[i].n != n)
+			continue;
+		j = 0;
+		json_object_foreach(o, k, v)
+			if (strcmp(k, klists[i].keys[j++]))
+				break;
+		if (!k)
+			return (uint32_t)i;
+	}
+	klists = pd_xrealloc(klists, (nklists + 1) * sizeof *klists);
+	klists[nklists].n = n;
+	klists[nklists].keys = pd_xmalloc((n ? n : 1) * sizeof (char *));
+	j = 0;
+	json_object_foreach(o, k, v)
+		klists[nklists].keys[j++] = pd_xstrdup(k);
+	return (uint32_t)nklists++;
+}
+
+static int
+tag_of(json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_NULL: return TAG_NULL;
+	case JSON_REAL: return TAG_REAL;
+	case JSON_INTEGER: return TAG_INT;
+	case JSON_TRUE: return TAG_TRUE;
+	case JSON_FALSE: return TAG_FALSE;
+	default: return -1;
+	}
+}
+
+/* Whether a is an array of objects of the same keys, in the same order,
+ * whose values are numbers, null or booleans. */
+static int
+packable(json_t *a)
+{
+	json_t *e, *f = json_array_get(a, 0), *v;
+	const char *k, *fk;
+	size_t i;
+	void *it;
+
+	if (!json_is_array(a) || !json_is_object(f))
+		return 0;
+	json_array_foreach(a, i, e) {
+		if (!json_is_object(e) ||
+		    json_object_size(e) != json_object_size(f))
+			return 0;
+		it = json_object_iter(f);
+		json_object_foreach(e, k, v) {
+			fk = json_object_iter_key(it);
+			if (strcmp(k, fk) || tag_of(v) < 0)
+				return 0;
+			it = json_object_iter_next(f, it);
+		}
+	}
+	return 1;
+}
+
+static void
+put(char **p, const void *x, size_t n)
+{
+	memcpy(*p, x, n);
+	*p += n;
+}
+
+/* The packed form of a packable array (new reference). */
+static json_t *
+pack(json_t *a)
+{
+	size_t n = json_array_size(a), i, c, nk, len;
+	uint32_t n32 = (uint32_t)n, kl = klist_of(json_array_get(a, 0));
+	char *buf, *p;
+	json_t *s;
+
+	nk = klists[kl].n;
+	len = MAGICLEN + 8 + nk * (1 + n * 9);
+	p = buf = pd_xmalloc(len);
+	put(&p, MAGIC, MAGICLEN);
+	put(&p, &n32, 4);
+	put(&p, &kl, 4);
+	for (c = 0; c < nk; c++) {
+		const char *key = klists[kl].keys[c];
+		int kind = -1, t;
+
+		for (i = 0; i < n; i++) {
+			t = tag_of(json_object_get(json_array_get(a, i), key));
+			t = t == TAG_NULL ? COL_NULL : t == TAG_REAL ?
+			    COL_REAL : t == TAG_INT ? COL_INT : COL_MIXED;
+			kind = kind < 0 || kind == t ? t : COL_MIXED;
+		}
+		*p++ = (char)kind;
+		if (kind == COL_NULL)
+			continue;
+		for (i = 0; kind == COL_MIXED && i < n; i++)
+			*p++ = (char)tag_of(json_object_get(json_array_get(a,
+			    i), key));
+		for (i = 0; i < n; i++) {
+			json_t *v = json_object_get(json_array_get(a, i), key);
+			double d = json_is_real(v) ? json_real_value(v) : 0;
+			int64_t x = json_is_integer(v) ? json_integer_value(v) :
+			    0;
+
+			if (json_is_real(v))
+				put(&p, &d, 8);
+			else
+				put(&p, &x, 8);
+		}
+	}
+	s = json_stringn_nocheck(buf, (size_t)(p - buf));
+	free(buf);
+	return s;
+}
+
+/* Whether v is a packed array: the magic, a known key list and the
+ * length its columns give (a string of the input is never taken for
+ * one). */
+static int
+is_packed(json_t *v)
+{
+	const char *s = json_string_value(v);
+	size_t len = json_string_length(v), c, need = MAGICLEN + 8;
+	uint32_t n, kl;
+
+	if (!s || len < need || memcmp(s, MAGIC, MAGICLEN) != 0)
+		return 0;
+	memcpy(&n, s + MAGICLEN, 4);
+	memcpy(&kl, s + MAGICLEN + 4, 4);
+	if (kl >= nklists)
+		return 0;
+	for (c = 0; c < klists[kl].n; c++) {
+		int kind;
+
+		if (need >= len)
+			return 0;
+		kind = s[need++];
+		if (kind < COL_NULL || kind > COL_MIXED)
+			return 0;
+		need += kind == COL_NULL ? 0 : kind == COL_MIXED ?
+		    (size_t)n * 9 : (size_t)n * 8;
+	}
+	return need == len;
+}
+
+static json_t *
+unpack(json_t *s)
+{
+	const char *p = json_string_value(s) + MAGICLEN;
+	uint32_t n, kl;
+	size_t i, c;
+	json_t *a = json_array();
+
+	memcpy(&n, p, 4);
+	memcpy(&kl, p + 4, 4);
+	p += 8;
+	for (i = 0; i < n; i++)
+		json_array_append_new(a, json_object());
+	for (c = 0; c < klists[kl].n; c++) {
+		const char *key = klists[kl].keys[c], *tags = NULL;
+		int kind = *p++;
+
+		if (kind == COL_MIXED) {
+			tags = p;
+			p += n;
+		}
+		for (i = 0; i < n; i++) {
+			int t = kind == COL_NULL ? TAG_NULL : kind == COL_REAL ?
+			    TAG_REAL : kind == COL_INT ? TAG_INT : tags[i];
+			json_t *v;
+			double d = 0;
+			int64_t x = 0;
+
+			if (kind != COL_NULL) {
+				memcpy(&d, p, 8);
+				memcpy(&x, p, 8);
+				p += 8;
+			}
+			v = t == TAG_REAL ? json_real(d) : t == TAG_INT ?
+			    json_integer((json_int_t)x) : t == TAG_TRUE ?
+			    json_true() : t == TAG_FALSE ? json_false() :
+			    json_null();
+			json_object_set_new(json_array_get(a, i), key, v);
+		}
+	}
+	return a;
+}
+
+/* Pack rec's per-step array in place, when it has a packable one. */
+static void
+pack_rec(json_t *rec)
+{
+	const char *t = pd_rec_str(rec, "type");
+	json_t *a;
+	size_t i;
+
+	for (i = 0; t && packs[i].type; i++) {
+		if (strcmp(t, packs[i].type))
+			continue;
+		a = json_object_get(rec, packs[i].key);
+		if (json_array_size(a) && packable(a))
+			json_object_set_new(rec, packs[i].key, pack(a));
+	}
+}
+
+json_t *
+pd_runs_array(json_t *rec, const char *key)
+{
+	json_t *v = json_object_get(rec, key);
+
+	if (is_packed(v))
+		return unpack(v);
+	return json_is_array(v) ? json_incref(v) : NULL;
+}
+
+size_t
+pd_runs_array_size(json_t *rec, const char *key)
+{
+	json_t *v = json_object_get(rec, key);
+	uint32_t n;
+
+	if (!is_packed(v))
+		return json_array_size(v);
+	memcpy(&n, json_string_value(v) + MAGICLEN, 4);
+	return n;
+}
+
+json_t *
+pd_runs_unpacked(json_t *rec)
+{
+	const char *k;
+	json_t *v, *o = NULL;
+
+	json_object_foreach(rec, k, v) {
+		if (!is_packed(v))
+			continue;
+		if (!o)
+			o = json_copy(rec);
+		json_object_set_new(o, k, unpack(v));
+	}
+	return o ? o : json_incref(rec);
+}
+
+void
+pd_runs_pack(struct pd_runs *r, int on)
+{
+	r->pack = on;
+}
 
 struct pd_runs *
 pd_runs_new(void)
@@ -33,6 +338,7 @@ pd_runs_new(void)
 	r->profiles = json_object();
 	r->bottlenecks = json_object();
 	r->seen = json_object();
+	live++;
 	return r;
 }
 
@@ -58,6 +364,8 @@ pd_runs_free(struct pd_runs *r)
 	json_decref(r->seen);
 	json_decref(r->longest);
 	free(r);
+	if (--live == 0)
+		klists_free();
 }
 
 /* Whether a pd.gaps keeps its timeline strip: a rank below
@@ -169,6 +477,8 @@ pd_runs_add(struct pd_runs *r, json_t *rec)
 		pd_rec_trim(rec);
 		if (strip)
 			json_object_set_new(rec, "strip", strip);
+		if (r->pack)
+			pack_rec(rec);
 		json_object_set(v, type + 3, rec);
 	}
 }
@@ -299,6 +609,7 @@ pd_runs_group(struct pd_runs *r)
 		u->context = r->context;
 	}
 	r->nruns = nr;
+	json_object_clear(r->views);	/* the runs' views hold the records */
 	free(roots);
 	free(runs);
 	json_decref(byrun);

@@ -17,7 +17,16 @@
  * and a pd.bottleneck with position 1 starts a new list); pd.context is
  * kept once (the first one) and shown to every run.
  *
- * Ownership: everything returned is borrowed from the pd_runs. */
+ * Packed arrays: with pd_runs_pack on, the per-step arrays of the held
+ * records ("steps" of pd.step and pd.input: one object a step, its values
+ * numbers, null or booleans, the same keys in each) are held as one
+ * column blob each (8 bytes a value, none for a column of nulls) instead
+ * of a JSON tree, so a rank costs a few hundred bytes more a step, not
+ * kilobytes. Such a record holds a string in place of the array: read it
+ * with pd_runs_array, never directly.
+ *
+ * Ownership: everything returned is borrowed from the pd_runs, except
+ * where a function says new. */
 #ifndef PD_RUNS_H
 #define PD_RUNS_H
 
@@ -43,6 +52,21 @@ struct pd_run {
 struct pd_runs;
 
 struct pd_runs *pd_runs_new(void);
+
+/* Hold the per-step arrays of the records added from now on packed (on
+ * non-zero), or as JSON (0, the default). */
+void pd_runs_pack(struct pd_runs *r, int on);
+
+/* rec's array under key, packed or not (new reference); NULL when rec
+ * holds none there. */
+json_t *pd_runs_array(json_t *rec, const char *key);
+
+/* Its size without unpacking it (0 when there is none). */
+size_t pd_runs_array_size(json_t *rec, const char *key);
+
+/* rec with its packed arrays as JSON (new reference: rec itself when
+ * nothing in it is packed, else a shallow copy). */
+json_t *pd_runs_unpacked(json_t *rec);
 void pd_runs_free(struct pd_runs *r);
 
 /* Keep what the record contributes (borrowed; references are taken). */

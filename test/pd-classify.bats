@@ -124,6 +124,28 @@ YAML
 	[ "$(jqr pd.bottleneck '.rule')" = '"site.step_jitter"' ]
 }
 
+# The runs hold the per-step arrays packed unless a rules file names one
+# (pd_runs_pack): a rule that reads step.steps[1] sees two-rank.jsonl's
+# second steps, 1200 us on both ranks.
+@test "pd-classify: a rule can read a per-step array" {
+	cat >"$BATS_TEST_TMPDIR/steps.yaml" <<'YAML'
+version: 1
+rules:
+  - id: site.second_step
+    title: Slow second step
+    domain: host_overhead
+    source: "site policy"
+    severity: low
+    when:
+      - { field: "step.steps[1].step_us", op: ">", value: 1100 }
+    impact: 0.001
+    evidence: "the second step takes {step.steps[1].step_us|us}"
+    fix: { proposal: "look at the second step" }
+YAML
+	run_pd bash -c "pd-profile '$PF/two-rank.jsonl' | pd-classify -R -r '$BATS_TEST_TMPDIR/steps.yaml'"
+	[ "$(jqr pd.bottleneck '[.rule,.evidence,.fired_roots]')" = '["site.second_step","the second step takes 1200.0 us",2]' ]
+}
+
 @test "pd-classify: a YAML syntax error is exit 4 with file:line:col" {
 	printf 'version: 1\nrules:\n  - id: x\n    title: [unclosed\n' >"$BATS_TEST_TMPDIR/syn.yaml"
 	run_pd 4 pd-classify -r "$BATS_TEST_TMPDIR/syn.yaml" <"$PF/two-rank.jsonl"

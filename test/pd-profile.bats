@@ -147,6 +147,25 @@ PF=$FIX/pd-profile
 	done
 }
 
+# Two pd.step records of rank 1 that differ only in their per-step array
+# (held packed, pd_runs_pack): the one whose key-sorted text sorts first
+# is kept, whatever the order. The copy's steps take 900 and 1100 us; as
+# text "1000" sorts before "900", so two-rank.jsonl's record is kept and
+# the pool is its four steps, 1000, 1200, 1000, 1200: mean 1100 (the copy
+# kept would give 1050).
+@test "pd-profile: of two pd.step records of a rank, the one whose text sorts first" {
+	jq -c 'select(.type == "pd.step" and .rank == 1) |
+	    .steps |= map(.step_us -= 100)' \
+	    "$PF/two-rank.jsonl" >"$BATS_TEST_TMPDIR/dup"
+	[ "$(jq -c '[.steps[].step_us]' "$BATS_TEST_TMPDIR/dup")" = '[900,1100]' ]
+	cat "$PF/two-rank.jsonl" "$BATS_TEST_TMPDIR/dup" >"$BATS_TEST_TMPDIR/a"
+	cat "$BATS_TEST_TMPDIR/dup" "$PF/two-rank.jsonl" >"$BATS_TEST_TMPDIR/b"
+	for f in a b; do
+		run_pd pd-profile "$BATS_TEST_TMPDIR/$f"
+		[ "$(jqr pd.profile '.step | [.n,.mean_us,.min_us,.max_us]')" = '[4,1100,1000,1200]' ]
+	done
+}
+
 # aligned-drift.jsonl: the same, but rank 1 has one collective of its own
 # first (at 300 us, ending at 350), so its sequence numbers are one ahead.
 # Its collectives do not end with the others' and are left out: the 4

@@ -231,6 +231,26 @@ agree() {
 	grep -qF '<title>step 2, step (no breakdown): 1 ms</title>' "$D/r1/report.html"
 }
 
+# The runs hold the per-step arrays packed (pd_runs_pack): a column of
+# integers and reals, one of a number and null, one of nulls come back as
+# the record has them. Rank 0's steps of the stream, changed with sed (jq
+# would write 900.0 as 900): step 1's computing 700 an integer, its
+# preparing null, bubble null in both.
+@test "pd-report: the step series keeps the record's integers, reals and nulls" {
+	sed '/"pd.step".*"rank":0,/{s/"computing_us":700\.0,/"computing_us":700,/
+	    s/"preparing_us":100\.0,"bubble_us":0\.0},/"preparing_us":null,"bubble_us":null},/
+	    s/"bubble_us":0\.0}]/"bubble_us":null}]/}' "$S" >"$D/m.jsonl"
+	[ "$(grep -c '"computing_us":700,.*"preparing_us":null,"bubble_us":null},.*"computing_us":900\.0,.*"bubble_us":null}]' "$D/m.jsonl")" = 1 ]
+	run_pd pd-report -o "$D/out" <"$D/m.jsonl"
+	j=$D/out/report.json
+	[ "$(jq -c '[.step_series.steps[] | [.step, .step_us, .computing_us, .preparing_us, .bubble_us]]' "$j")" = \
+	    "$(jq -c 'select(.type == "pd.step" and .rank == 0) | [.steps[] | [.step, .step_us, .computing_us, .preparing_us, .bubble_us]]' "$D/m.jsonl")" ]
+	[ "$(jq -c '[.step_series.steps[] | [.computing_us, .preparing_us]]' "$j")" = '[[700,null],[900,100]]' ]
+	# the integer stays one, the real keeps its ".0"
+	grep -qE '"computing_us": 700,$' "$j"
+	grep -qE '"computing_us": 900\.0,$' "$j"
+}
+
 # ranks N: a run of N ranks (pd.root and pd.step per rank, through
 # pd-profile); rank r's one step takes 1000 + r us: computing 600, free
 # 100, communication not overlapped the rest.

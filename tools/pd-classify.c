@@ -308,10 +308,14 @@ has_markers(struct pd_run *u)
 	size_t i;
 
 	json_object_foreach(u->views, root, v) {
-		st = pd_path_get(v, "step.steps");
+		int marked = 0;
+
+		st = pd_runs_array(json_object_get(v, "step"), "steps");
 		json_array_foreach(st, i, e)
-			if (json_is_integer(json_object_get(e, "step")))
-				return 1;
+			marked |= json_is_integer(json_object_get(e, "step"));
+		json_decref(st);
+		if (marked)
+			return 1;
 	}
 	return 0;
 }
@@ -575,6 +579,26 @@ classify(struct ctx *c, struct pd_run *u)
 	free(h);
 }
 
+/* Whether a rules file names a per-step array ("step.steps",
+ * "input.steps"): then the runs hold them as JSON, where the rules' paths
+ * read them, not packed (pd_runs_pack). */
+static int
+names_steps(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL;
+	size_t cap = 0;
+	int hit = 0;
+
+	if (!f)
+		return 0;
+	while (!hit && getline(&line, &cap, f) >= 0)
+		hit = strstr(line, "step.steps") || strstr(line, "input.steps");
+	free(line);
+	fclose(f);
+	return hit;
+}
+
 static int
 on_end(void *ctx)
 {
@@ -597,7 +621,7 @@ main(int argc, char **argv)
 	struct pd_stream s;
 	const char *extra[64];
 	char path[4096];
-	int ch, nextra = 0, defaults = 1, found = 0, i;
+	int ch, nextra = 0, defaults = 1, found = 0, i, steps = 0;
 
 	pd_diag_init(argv[0]);
 	memset(&c, 0, sizeof c);
@@ -624,9 +648,12 @@ main(int argc, char **argv)
 			return pd_diag_finish();
 		}
 		pd_diag_status(pd_rules_load(&c.rules, path));
+		steps |= names_steps(path);
 	}
-	for (i = 0; i < nextra; i++)
+	for (i = 0; i < nextra; i++) {
 		pd_diag_status(pd_rules_load(&c.rules, extra[i]));
+		steps |= names_steps(extra[i]);
+	}
 	if (pd_diag_get_status() != PD_EXIT_CONFIG)
 		pd_diag_status(pd_rules_check(&c.rules));
 	if (pd_diag_get_status() == PD_EXIT_CONFIG) {
@@ -634,6 +661,7 @@ main(int argc, char **argv)
 		return pd_diag_finish();
 	}
 	c.runs = pd_runs_new();
+	pd_runs_pack(c.runs, !steps);
 	memset(&s, 0, sizeof s);
 	s.ctx = &c;
 	s.on_record = on_record;

@@ -250,6 +250,7 @@ main(int argc, char **argv)
 	}
 	r = pd_runs_new();
 	cpuload = pd_cpuload_new();
+	pd_runs_pack(r, 1);
 	units_init();
 	memset(&s, 0, sizeof s);
 	s.ctx = r;

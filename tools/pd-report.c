@@ -951,6 +951,7 @@ main(int argc, char **argv)
 		pd_usage_exit(usage, 2);
 	}
 	c.in.runs = pd_runs_new();
+	pd_runs_pack(c.in.runs, 1);
 	c.in.roots = json_array();
 	c.in.comparisons = json_array();
 	c.in.verdicts = json_array();

@@ -71,7 +71,8 @@ step_stats(struct prun *p, double *mean_out)
 	size_t i, u, most = 0;
 
 	for (u = 0; u < p->n; u++) {
-		json_t *steps = pd_path_get(p->un[u].view, "step.steps");
+		json_t *steps = pd_runs_array(json_object_get(p->un[u].view,
+		    "step"), "steps");
 
 		if (json_array_size(steps) > most)
 			most = json_array_size(steps);
@@ -82,6 +83,7 @@ step_stats(struct prun *p, double *mean_out)
 			if (json_is_number(x))
 				pd_vec_push(&all, json_number_value(x));
 		}
+		json_decref(steps);
 	}
 	memset(&s, 0, sizeof s);
 	if (all.n)

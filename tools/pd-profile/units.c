@@ -44,12 +44,15 @@ units_free(void)
 static int
 canon_cmp(json_t *a, json_t *b)
 {
-	char *x = json_dumps(a, JSON_COMPACT | JSON_SORT_KEYS);
-	char *y = json_dumps(b, JSON_COMPACT | JSON_SORT_KEYS);
+	json_t *ua = pd_runs_unpacked(a), *ub = pd_runs_unpacked(b);
+	char *x = json_dumps(ua, JSON_COMPACT | JSON_SORT_KEYS);
+	char *y = json_dumps(ub, JSON_COMPACT | JSON_SORT_KEYS);
 	int r = x && y ? strcmp(x, y) : 0;
 
 	free(x);
 	free(y);
+	json_decref(ua);
+	json_decref(ub);
 	return r;
 }
 

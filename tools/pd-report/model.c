@@ -439,7 +439,7 @@ steps_by_rank(struct pd_run *run)
 		int k, known = 0;
 
 		if (!(n > 0))
-			n = (double)json_array_size(json_object_get(s, "steps"));
+			n = (double)pd_runs_array_size(s, "steps");
 		if (isnan(mean) && n > 0)
 			mean = num(tot, "step_us") / n;
 		copy(e, s, "rank");
@@ -501,7 +501,7 @@ step_series(struct pd_run *run, json_t *byrank)
 	json_array_foreach(steps, i, s) {
 		double m = num(json_array_get(byrank, i), "mean_us");
 
-		if (json_array_size(json_object_get(s, "steps")) == 0)
+		if (pd_runs_array_size(s, "steps") == 0)
 			continue;
 		if (!pick || (!isnan(m) && !(m <= best))) {
 			pick = s;
@@ -519,7 +519,7 @@ step_series(struct pd_run *run, json_t *byrank)
 	n = json_array_size(steps);
 	pd_set_str(o, "chosen", n == 1 ? "only" : "slowest");
 	pd_set_int(o, "ranks", (int64_t)n);
-	a = json_object_get(pick, "steps");
+	a = pd_runs_array(pick, "steps");
 	pd_set_int(o, "steps_total", (int64_t)json_array_size(a));
 	json_object_set_new(o, "steps", json_array());
 	json_array_foreach(a, i, e) {
@@ -533,6 +533,7 @@ step_series(struct pd_run *run, json_t *byrank)
 			copy(x, e, keys[k]);
 		json_array_append_new(json_object_get(o, "steps"), x);
 	}
+	json_decref(a);
 	json_decref(steps);
 	return o;
 }
