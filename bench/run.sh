@@ -195,23 +195,32 @@ if [ -s "$NBIG" ]; then
 fi
 # The reduce of a large job: the evidence records of one rank (the
 # pipeline on test/fixtures/kineto/small-collectives.json: 150 collectives,
-# its hotspots, gaps, steps) repeated for BENCH_RANKS ranks (default 4096)
-# of one run, then pd-profile, pd-classify and pd-report over them, next
-# to cat of the same records.
+# its hotspots, gaps, 3 steps) repeated for BENCH_RANKS ranks (default
+# 4096) of one run, then pd-profile, pd-classify and pd-report over them,
+# next to cat of the same records. A second set is the same job with
+# BENCH_LONG_STEPS steps a rank (default 30): the per-step arrays of
+# pd.step and pd.input extended (step k a copy of step k mod 3), to show
+# that a step costs a rank a few packed values, not a JSON tree.
 RANKS=${BENCH_RANKS:-4096}
-RREC=$OUT/reduce-$RANKS.jsonl
-if [ ! -s "$RREC" ] && [ -x "$BIN/pd-hotspots" ]; then
-	echo "bench: generating $RREC"
+LONG=${BENCH_LONG_STEPS:-30}
+if [ -x "$BIN/pd-hotspots" ] && [ ! -s "$OUT/reduce-one.jsonl" ]; then
 	mkdir -p "$OUT/reduce-src"
 	cp test/fixtures/kineto/small-collectives.json "$OUT/reduce-src/"
 	"$BIN/pd-locate" "$OUT/reduce-src" | "$BIN/pd-sum-step" -q |
 	    "$BIN/pd-sum-comm" -q | "$BIN/pd-sum-mem" -q |
 	    "$BIN/pd-sum-input" -q | "$BIN/pd-sum-gaps" -q |
 	    "$BIN/pd-hotspots" -q >"$OUT/reduce-one.jsonl"
-	python3 - "$OUT/reduce-one.jsonl" "$RREC.tmp" "$RANKS" <<'PY'
+fi
+for STEPS in 3 "$LONG"; do
+RREC=$OUT/reduce-$RANKS-s$STEPS.jsonl
+if [ ! -s "$RREC" ] && [ -s "$OUT/reduce-one.jsonl" ]; then
+	echo "bench: generating $RREC"
+	python3 - "$OUT/reduce-one.jsonl" "$RREC.tmp" "$RANKS" "$STEPS" <<'PY'
 import json, sys
 one = [json.loads(l) for l in open(sys.argv[1])]
-n = int(sys.argv[3])
+n, steps = int(sys.argv[3]), int(sys.argv[4])
+def longer(a):
+    return [dict(a[k % len(a)], step=k) for k in range(steps)]
 with open(sys.argv[2], "w") as f:
     for r in range(n):
         for o in one:
@@ -222,6 +231,8 @@ with open(sys.argv[2], "w") as f:
                 o["exports"] = [dict(e, path=o["root"]) for e in o["exports"]]
             if "path" in o:
                 o["path"] = o["root"]
+            if o["type"] in ("pd.step", "pd.input") and len(o["steps"]) != steps:
+                o["steps"] = longer(o["steps"])
             f.write(json.dumps(o, separators=(",", ":")) + "\n")
 PY
 	mv "$RREC.tmp" "$RREC"
@@ -229,18 +240,21 @@ fi
 if [ -s "$RREC" ]; then
 	RMIB=$(awk -v b="$(wc -c <"$RREC")" 'BEGIN { printf "%.1f", b / 1048576 }')
 	rrate() { awk -v m="$RMIB" -v c="$1" 'BEGIN { printf "%.0f", (c > 0 ? m / c : 0) }'; }
-	echo "bench: $RREC: $RANKS ranks, $RMIB MiB of records"
+	echo "bench: $RREC: $RANKS ranks, $STEPS steps a rank, $RMIB MiB of records"
 	measure cat "$RREC"; RCATC=$C
-	row cat records "$W" "$C" "$(rrate "$C")" "$(mib "$R")" 1.00 "baseline for the reduce"
+	row cat records "$W" "$C" "$(rrate "$C")" "$(mib "$R")" 1.00 "baseline for the reduce ($STEPS steps)"
 	"$BIN/pd-profile" <"$RREC" >"$OUT/reduce-p.jsonl" 2>/dev/null || true
 	"$BIN/pd-classify" <"$OUT/reduce-p.jsonl" >"$OUT/reduce-c.jsonl" 2>/dev/null || true
 	for t in "pd-profile <$RREC" "pd-classify <$OUT/reduce-p.jsonl" \
 	    "pd-report -q -o $OUT/reduce-report <$OUT/reduce-c.jsonl"; do
 		measure sh -c "'$BIN/'$t"
-		note=""
-		[ "$RC" -gt 3 ] && note="exit $RC"
+		note="$STEPS steps"
+		[ "$RC" -gt 3 ] && note="$note, exit $RC"
 		row "${t%% *}" records "$W" "$C" "$(rrate "$C")" "$(mib "$R")" \
 		    "$(ratio "$C" "$RCATC")" "$note"
 	done
 fi
-echo "bench: targets: >= 400 MiB/s per core on plain input; gzip limited by inflate (x_base near 1 + plain cost); rss <= 32 MiB; the reduce of $RANKS ranks (3 steps, 150 collectives a rank): rss <= 288 MiB each (72 KiB a rank: the summaries held as trimmed JSON trees, the collectives compact)"
+done
+T3=$(awk -v n="$RANKS" 'BEGIN { printf "%.0f", 8 + n * 64 / 1024 }')
+TL=$(awk -v n="$RANKS" -v s="$LONG" 'BEGIN { printf "%.0f", 8 + n * (64 * 1024 + 128 * (s - 3)) / 1048576 }')
+echo "bench: targets: >= 400 MiB/s per core on plain input; gzip limited by inflate (x_base near 1 + plain cost); rss <= 32 MiB; the reduce of $RANKS ranks (150 collectives a rank): rss <= $T3 MiB each at 3 steps, <= $TL MiB at $LONG (8 MiB, then 64 KiB a rank and 128 bytes a rank a step: the summaries held as trimmed JSON trees, their per-step arrays packed, the collectives compact)"
