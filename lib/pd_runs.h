@@ -23,7 +23,8 @@
  * column blob each (8 bytes a value, none for a column of nulls) instead
  * of a JSON tree, so a rank costs a few hundred bytes more a step, not
  * kilobytes. Such a record holds a string in place of the array: read it
- * with pd_runs_array, never directly.
+ * with pd_runs_array, never directly, and while a pd_runs lives (the key
+ * lists the arrays share go with the last one freed).
  *
  * Ownership: everything returned is borrowed from the pd_runs, except
  * where a function says new. */
