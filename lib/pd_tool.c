@@ -15,6 +15,7 @@
 #include "pd_num.h"
 #include "pd_rec.h"
 #include "pd_share.h"
+#include "pd_tcache.h"
 
 #ifndef PD_VERSION
 #define PD_VERSION "unknown"
@@ -208,6 +209,7 @@ usage_text(const struct pd_tool *t, char *u, size_t size)
 	    "%s%s"
 	    "  -q           no warnings\n"
 	    "%s"
+	    "  --no-cache   do not use the trace cache (see pd(7))\n"
 	    "  -h, --help   this help\n"
 	    "  --version    the version\n", t->name,
 	    uses(t, 'n') ? " [-n N]" : "", uses(t, 'p') ? " [-p patterns]" : "",
@@ -220,6 +222,9 @@ usage_text(const struct pd_tool *t, char *u, size_t size)
 int
 pd_tool_main(struct pd_tool *t, int argc, char **argv)
 {
+	static const struct option nocache[] = {
+		{ "no-cache", no_argument, NULL, 2 }, { NULL, 0, NULL, 0 }
+	};
 	struct pd_stream s;
 	char u[1024], optstring[16] = "d:hq";
 	int c;
@@ -235,8 +240,9 @@ pd_tool_main(struct pd_tool *t, int argc, char **argv)
 	if (uses(t, 'S'))
 		strcat(optstring, "S:");
 	usage_text(t, u, sizeof u);
-	while ((c = pd_getopt(argc, argv, optstring, NULL, u)) != -1) {
+	while ((c = pd_getopt(argc, argv, optstring, nocache, u)) != -1) {
 		switch (c) {
+		case 2: pd_tcache_disable(); break;
 		case 'd':
 			s.maxdepth = (int)pd_opt_int('d', optarg, 1, 64, "depth",
 			    NULL);

@@ -14,6 +14,7 @@
 
 #include "pd_file.h"
 #include "pd_num.h"
+#include "pd_tcache.h"
 
 enum { OK = 0, MORE = 1, BAD = -1 };
 
@@ -733,8 +734,8 @@ run(struct rd *r, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
 	return rc;
 }
 
-int
-pd_trace_read(const char *path, const struct pd_trace_cb *cb,
+static int
+read_file(const char *path, const struct pd_trace_cb *cb,
     struct pd_trace_stats *st)
 {
 	struct rd r;
@@ -752,6 +753,14 @@ pd_trace_read(const char *path, const struct pd_trace_cb *cb,
 	free(r.buf);
 	free(r.scr);
 	return rc;
+}
+
+/* Through the cache of parsed traces (pd_tcache.h). */
+int
+pd_trace_read(const char *path, const struct pd_trace_cb *cb,
+    struct pd_trace_stats *st)
+{
+	return pd_tcache_read(path, cb, st, read_file);
 }
 
 int

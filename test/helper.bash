@@ -7,6 +7,10 @@ export PD_TESTBIN=${PD_TESTBIN:-$TOP/build/test}
 export PATH="$PD_BIN:$PATH"
 export PD_SHAREDIR="$TOP/share"
 unset PD_QUIET
+# Each test has its own trace cache (pd_tcache.h), next to its temporary
+# directory: no test sees another's entries or the user's.
+export PD_CACHE_DIR="${BATS_TEST_TMPDIR:-${BATS_RUN_TMPDIR:-/tmp}}.cache"
+unset PD_CACHE PD_CACHE_SIZE XDG_CACHE_HOME
 FIX="$TOP/test/fixtures"
 CORPUS=${PD_CORPUS:-$TOP/../shared/corpus}
 

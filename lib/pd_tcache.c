@@ -1,0 +1,1242 @@
+/* The trace cache (pd_tcache.h).
+ *
+ * An entry, in native byte order (it never leaves the machine):
+ *   header (struct hdr), then
+ *   events:   per event a struct rec, then its args text, a NUL, its id
+ *             text, a NUL, padded to 8 bytes
+ *   strings:  nstr struct str, then their bytes (each NUL-terminated)
+ *   skips:    struct skip: how many entries were skipped before event pos
+ *   metas:    struct meta, then the key, a NUL, the value as compact JSON,
+ *             a NUL, padded to 8 bytes
+ * Names, categories, pid and tid texts are interned: a record holds their
+ * numbers in the string table. The checksum covers every byte after the
+ * header, then the header with its sum field 0. */
+#include "pd_tcache.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <dirent.h>
+#include <unistd.h>
+
+#include "pd_archive.h"
+
+#define VERSION		1
+#define NONE		UINT32_MAX
+#define MIN_AGE_NS	2000000000LL	/* a trace younger is not cached */
+#define STALL_NS	5000000000LL	/* a builder silent this long: read */
+#define DEFAULT_MIB	4096
+#define FLUSH		(1 << 20)
+#define WINDOW		(16 << 20)	/* mapped bytes given back per step */
+
+enum {
+	F_TS = 1, F_DUR = 2, F_PIDNUM = 4, F_TIDNUM = 8, F_ARGS = 16, F_ID = 32
+};
+
+struct key {
+	uint64_t dev, ino, size;
+	int64_t mtime_s, mtime_ns, ctime_s, ctime_ns;
+	uint64_t member_hash;	/* of ARCHIVE//MEMBER's member; 0 for a file */
+};
+
+struct hdr {
+	char magic[8];
+	uint32_t version, hdr_size;
+	uint64_t order;
+	uint64_t sum;
+	uint64_t file_size;
+	struct key key;
+	int32_t rc, format, truncated, malformed;
+	int64_t err_line;
+	uint64_t events, skipped, bytes;
+	char err[160];
+	uint64_t ev_off, ev_len, nev;
+	uint64_t str_off, nstr, sbytes_off, sbytes_len;
+	uint64_t skip_off, nskip;
+	uint64_t meta_off, meta_len, nmeta;
+};
+
+struct rec {
+	int64_t ts_ns, dur_ns;
+	uint32_t name, cat, pid, tid;
+	uint32_t args_len, id_len, raw_len;
+	uint8_t ph, flags;
+	uint16_t pad;
+};
+
+struct str {
+	uint64_t off;
+	uint32_t len, has_num;
+	int64_t num;
+};
+
+struct skip {
+	uint64_t pos, count;
+};
+
+struct meta {
+	uint64_t pos;
+	uint32_t key_len, val_len;
+};
+
+static const char magic[8] = "PDTCACHE";
+static int disabled, last;
+
+void
+pd_tcache_disable(void)
+{
+	disabled = 1;
+}
+
+int
+pd_tcache_last(void)
+{
+	return last;
+}
+
+/* ---- checksum: four lanes of multiply-xor over 8-byte words ---- */
+
+struct cs {
+	uint64_t h[4];
+	uint64_t n;	/* words so far */
+};
+
+#define CS_P	0x9E3779B97F4A7C15ULL
+
+static void
+cs_init(struct cs *c)
+{
+	c->h[0] = 0x243F6A8885A308D3ULL;
+	c->h[1] = 0x13198A2E03707344ULL;
+	c->h[2] = 0xA4093822299F31D0ULL;
+	c->h[3] = 0x082EFA98EC4E6C89ULL;
+	c->n = 0;
+}
+
+/* len is a multiple of 8 */
+static void
+cs_add(struct cs *c, const void *p, size_t len)
+{
+	const unsigned char *b = p;
+	size_t i = 0, n = len / 8;
+	uint64_t w, h0, h1, h2, h3;
+
+	while (i < n && (c->n & 3)) {
+		memcpy(&w, b + 8 * i++, 8);
+		c->h[c->n & 3] = (c->h[c->n & 3] ^ w) * CS_P;
+		c->n++;
+	}
+	h0 = c->h[0], h1 = c->h[1], h2 = c->h[2], h3 = c->h[3];
+	for (; i + 4 <= n; i += 4) {
+		uint64_t w4[4];
+		memcpy(w4, b + 8 * i, 32);
+		h0 = (h0 ^ w4[0]) * CS_P;
+		h1 = (h1 ^ w4[1]) * CS_P;
+		h2 = (h2 ^ w4[2]) * CS_P;
+		h3 = (h3 ^ w4[3]) * CS_P;
+		c->n += 4;
+	}
+	c->h[0] = h0, c->h[1] = h1, c->h[2] = h2, c->h[3] = h3;
+	while (i < n) {
+		memcpy(&w, b + 8 * i++, 8);
+		c->h[c->n & 3] = (c->h[c->n & 3] ^ w) * CS_P;
+		c->n++;
+	}
+}
+
+static uint64_t
+cs_end(const struct cs *c)
+{
+	uint64_t x = c->n;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		x = (x ^ c->h[i]) * CS_P;
+		x ^= x >> 31;
+	}
+	return x;
+}
+
+static uint64_t
+fnv(const void *p, size_t n, uint64_t x)
+{
+	const unsigned char *s = p;
+
+	while (n--)
+		x = (x ^ *s++) * 1099511628211ULL;
+	return x;
+}
+
+/* ---- writing an entry ---- */
+
+struct wr {
+	int fd;			/* -1: in memory */
+	char *buf;
+	size_t len, cap;
+	uint64_t off;		/* bytes before buf (written out) */
+	struct cs cs;
+	int err;
+};
+
+static void
+wreserve(struct wr *w, size_t n)
+{
+	size_t nc;
+	char *nb;
+
+	if (w->err || w->len + n <= w->cap)
+		return;
+	nc = w->cap ? w->cap : FLUSH + 4096;
+	while (nc < w->len + n)
+		nc *= 2;
+	if (!(nb = realloc(w->buf, nc))) {
+		w->err = 1;
+		return;
+	}
+	w->buf = nb;
+	w->cap = nc;
+}
+
+static void
+wput(struct wr *w, const void *p, size_t n)
+{
+	wreserve(w, n);
+	if (w->err)
+		return;
+	memcpy(w->buf + w->len, p, n);
+	w->len += n;
+}
+
+static void
+wpad(struct wr *w)
+{
+	static const char z[8];
+
+	if ((w->off + w->len) & 7)
+		wput(w, z, 8 - ((w->off + w->len) & 7));
+}
+
+static uint64_t
+wpos(const struct wr *w)
+{
+	return w->off + w->len;
+}
+
+/* Out with what is buffered (at an 8-byte boundary); in memory, only the
+ * checksum moves on: the buffer is the image. */
+static void
+wflush(struct wr *w, int force)
+{
+	size_t done = 0;
+
+	if (w->err || w->fd < 0 || (!force && w->len < FLUSH))
+		return;
+	cs_add(&w->cs, w->buf, w->len);
+	while (done < w->len) {
+		ssize_t n = write(w->fd, w->buf + done, w->len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			w->err = 1;
+			return;
+		}
+		done += (size_t)n;
+	}
+	w->off += w->len;
+	w->len = 0;
+}
+
+/* ---- the builder: recording what the source reader hands out ---- */
+
+struct ient {
+	uint64_t hash;
+	uint32_t id;
+};
+
+struct bld {
+	const struct pd_trace_cb *cb;	/* the caller's */
+	struct pd_trace_stats *st;	/* the source's, as it fills */
+	struct wr w;
+	/* interned strings */
+	struct ient *tab;
+	size_t tcap, nstr;
+	struct str *strs;
+	size_t scap;
+	char *sb;
+	size_t sblen, sbcap;
+	/* skips and metas, small */
+	struct skip *skips;
+	size_t nskip, skcap;
+	struct wr mw;	/* metas, in memory */
+	uint64_t nmeta;
+	uint64_t nev, last_skipped;
+	int failed, stopped;
+};
+
+static uint32_t
+intern(struct bld *b, const char *s)
+{
+	size_t n = strlen(s), i;
+	uint64_t h = fnv(s, n, 1469598103934665603ULL);
+
+	if (b->nstr * 2 >= b->tcap) {
+		size_t nc = b->tcap ? b->tcap * 2 : 1024, j;
+		struct ient *nt = calloc(nc, sizeof *nt);
+		if (!nt || b->nstr >= NONE - 1) {
+			free(nt);
+			b->failed = 1;
+			return 0;
+		}
+		for (j = 0; j < b->tcap; j++) {
+			struct ient e = b->tab[j];
+			if (!e.id)
+				continue;
+			for (i = e.hash & (nc - 1); nt[i].id; i = (i + 1) & (nc - 1))
+				;
+			nt[i] = e;
+		}
+		free(b->tab);
+		b->tab = nt;
+		b->tcap = nc;
+	}
+	for (i = h & (b->tcap - 1); b->tab[i].id; i = (i + 1) & (b->tcap - 1)) {
+		struct str *x = &b->strs[b->tab[i].id - 1];
+		if (b->tab[i].hash == h && x->len == n &&
+		    memcmp(b->sb + x->off, s, n) == 0)
+			return b->tab[i].id - 1;
+	}
+	if (b->nstr == b->scap) {
+		size_t nc = b->scap ? b->scap * 2 : 256;
+		struct str *ns = realloc(b->strs, nc * sizeof *ns);
+		if (!ns) {
+			b->failed = 1;
+			return 0;
+		}
+		b->strs = ns;
+		b->scap = nc;
+	}
+	if (b->sblen + n + 1 > b->sbcap) {
+		size_t nc = b->sbcap ? b->sbcap : 4096;
+		char *nb;
+		while (nc < b->sblen + n + 1)
+			nc *= 2;
+		if (!(nb = realloc(b->sb, nc))) {
+			b->failed = 1;
+			return 0;
+		}
+		b->sb = nb;
+		b->sbcap = nc;
+	}
+	memcpy(b->sb + b->sblen, s, n + 1);
+	b->strs[b->nstr] = (struct str){ b->sblen, (uint32_t)n, 0, 0 };
+	b->sblen += n + 1;
+	b->tab[i] = (struct ient){ h, (uint32_t)++b->nstr };
+	return (uint32_t)(b->nstr - 1);
+}
+
+/* An id text (pid, tid) and the number the reader made of it: the
+ * number is kept with the string, and must be the same every time. */
+static uint32_t
+intern_id(struct bld *b, const char *s, int64_t num)
+{
+	uint32_t id;
+	struct str *x;
+
+	if (!s)
+		return NONE;
+	id = intern(b, s);
+	if (b->failed)
+		return NONE;
+	x = &b->strs[id];
+	if (x->has_num && x->num != num)
+		b->failed = 1;
+	x->has_num = 1;
+	x->num = num;
+	return id;
+}
+
+static void
+note_skips(struct bld *b)
+{
+	if (b->st->skipped == b->last_skipped)
+		return;
+	if (b->nskip == b->skcap) {
+		size_t nc = b->skcap ? b->skcap * 2 : 16;
+		struct skip *ns = realloc(b->skips, nc * sizeof *ns);
+		if (!ns) {
+			b->failed = 1;
+			return;
+		}
+		b->skips = ns;
+		b->skcap = nc;
+	}
+	b->skips[b->nskip++] = (struct skip){ b->nev,
+	    b->st->skipped - b->last_skipped };
+	b->last_skipped = b->st->skipped;
+}
+
+static int
+b_event(const struct pd_ev *ev, void *ctx)
+{
+	struct bld *b = ctx;
+	struct rec r;
+	int stop;
+
+	if (!b->failed) {
+		note_skips(b);
+		if (ev->index != b->nev || ev->args_len >= NONE ||
+		    ev->id_len >= NONE || ev->raw_len >= NONE)
+			b->failed = 1;
+	}
+	if (!b->failed) {
+		memset(&r, 0, sizeof r);
+		r.ts_ns = ev->ts_ns;
+		r.dur_ns = ev->dur_ns;
+		r.name = intern(b, ev->name ? ev->name : "");
+		r.cat = intern(b, ev->cat ? ev->cat : "");
+		r.pid = intern_id(b, ev->pid, ev->pid_num);
+		r.tid = intern_id(b, ev->tid, ev->tid_num);
+		r.args_len = ev->args ? (uint32_t)ev->args_len : 0;
+		r.id_len = ev->id ? (uint32_t)ev->id_len : 0;
+		r.raw_len = (uint32_t)ev->raw_len;
+		r.ph = (uint8_t)ev->ph;
+		r.flags = (uint8_t)((ev->has_ts ? F_TS : 0) |
+		    (ev->has_dur ? F_DUR : 0) |
+		    (ev->pid_is_num ? F_PIDNUM : 0) |
+		    (ev->tid_is_num ? F_TIDNUM : 0) |
+		    (ev->args ? F_ARGS : 0) | (ev->id ? F_ID : 0));
+		/* a name or cat the reader left NULL would come back "" */
+		if (!ev->name || !ev->cat || (!ev->pid && ev->pid_num) ||
+		    (!ev->tid && ev->tid_num) || (ev->pid_is_num && !ev->pid) ||
+		    (ev->tid_is_num && !ev->tid))
+			b->failed = 1;
+		wput(&b->w, &r, sizeof r);
+		if (ev->args)
+			wput(&b->w, ev->args, ev->args_len);
+		wput(&b->w, "", 1);
+		if (ev->id)
+			wput(&b->w, ev->id, ev->id_len);
+		wput(&b->w, "", 1);
+		wpad(&b->w);
+		wflush(&b->w, 0);
+		if (b->w.err)
+			b->failed = 1;
+	}
+	b->nev++;
+	stop = b->cb->on_event ? b->cb->on_event(ev, b->cb->ctx) : 0;
+	if (stop)
+		b->stopped = 1;
+	return stop;
+}
+
+static void
+b_meta(const char *key, json_t *v, void *ctx)
+{
+	struct bld *b = ctx;
+
+	if (!b->failed) {
+		char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+		json_t *back = s ? json_loads(s, JSON_DECODE_ANY, NULL) : NULL;
+		/* the replay parses the text again: it must give the same */
+		if (!back || !json_equal(back, v) || strlen(key) >= NONE ||
+		    strlen(s) >= NONE) {
+			b->failed = 1;
+		} else {
+			struct meta m = { b->nev, (uint32_t)strlen(key),
+			    (uint32_t)strlen(s) };
+			note_skips(b);
+			wput(&b->mw, &m, sizeof m);
+			wput(&b->mw, key, m.key_len + 1);
+			wput(&b->mw, s, m.val_len + 1);
+			wpad(&b->mw);
+			if (b->mw.err)
+				b->failed = 1;
+			b->nmeta++;
+		}
+		json_decref(back);
+		free(s);
+	}
+	if (b->cb->on_meta)
+		b->cb->on_meta(key, v, b->cb->ctx);
+}
+
+static void
+bld_free(struct bld *b)
+{
+	free(b->w.buf);
+	free(b->mw.buf);
+	free(b->tab);
+	free(b->strs);
+	free(b->sb);
+	free(b->skips);
+}
+
+/* After the source read: the rest of the entry and its header. Returns 0
+ * when the entry is complete (in memory: b->w.buf, wpos bytes). */
+static int
+bld_finish(struct bld *b, int rc, const struct pd_trace_stats *st,
+    const struct key *k)
+{
+	struct hdr h;
+	struct cs hc;
+	size_t i;
+
+	if (b->failed || b->stopped || (rc != 0 && rc != 1) ||
+	    st->events != b->nev)
+		return -1;
+	note_skips(b);
+	memset(&h, 0, sizeof h);
+	memcpy(h.magic, magic, sizeof magic);
+	h.version = VERSION;
+	h.hdr_size = sizeof h;
+	h.order = 0x0102030405060708ULL;
+	if (k)
+		h.key = *k;
+	h.rc = rc;
+	h.format = st->format;
+	h.truncated = st->truncated;
+	h.malformed = st->malformed;
+	h.err_line = st->err_line;
+	h.events = st->events;
+	h.skipped = st->skipped;
+	h.bytes = st->bytes;
+	memcpy(h.err, st->err, sizeof h.err);
+	h.err[sizeof h.err - 1] = 0;
+	h.ev_off = sizeof h;
+	h.ev_len = wpos(&b->w) - sizeof h;
+	h.nev = b->nev;
+	h.str_off = wpos(&b->w);
+	h.nstr = b->nstr;
+	wput(&b->w, b->strs, b->nstr * sizeof *b->strs);
+	h.sbytes_off = wpos(&b->w);
+	h.sbytes_len = b->sblen;
+	wput(&b->w, b->sb, b->sblen);
+	wpad(&b->w);
+	h.skip_off = wpos(&b->w);
+	h.nskip = b->nskip;
+	wput(&b->w, b->skips, b->nskip * sizeof *b->skips);
+	h.meta_off = wpos(&b->w);
+	h.meta_len = b->mw.len;
+	h.nmeta = b->nmeta;
+	wput(&b->w, b->mw.buf, b->mw.len);
+	h.file_size = wpos(&b->w);
+	if (b->w.fd >= 0) {
+		wflush(&b->w, 1);
+	} else if (!b->w.err) {
+		cs_add(&b->w.cs, b->w.buf + sizeof h, b->w.len - sizeof h);
+	}
+	if (b->w.err)
+		return -1;
+	hc = b->w.cs;
+	cs_add(&hc, &h, sizeof h);
+	h.sum = cs_end(&hc);
+	if (b->w.fd < 0) {
+		memcpy(b->w.buf, &h, sizeof h);
+		return 0;
+	}
+	for (i = 0; i < sizeof h;) {
+		ssize_t n = pwrite(b->w.fd, (char *)&h + i, sizeof h - i,
+		    (off_t)i);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		i += (size_t)n;
+	}
+	return 0;
+}
+
+/* Read the source through the recorder into w (fd, or memory when -1).
+ * Returns the source's result; *ok says whether the entry is complete. */
+static int
+bld_run(int fd, const char *path, const char *mem, size_t memlen,
+    const struct pd_trace_cb *cb, struct pd_trace_stats *st,
+    pd_tcache_source src, const struct key *k, struct bld *b, int *ok)
+{
+	static const struct hdr zero;
+	struct pd_trace_cb tcb;
+	int rc;
+
+	memset(b, 0, sizeof *b);
+	b->cb = cb;
+	b->st = st;
+	b->w.fd = fd;
+	b->mw.fd = -1;
+	cs_init(&b->w.cs);
+	wput(&b->w, &zero, sizeof zero);
+	if (fd >= 0) {
+		/* the header is summed last: only the body goes through cs */
+		if (write(fd, &zero, sizeof zero) != (ssize_t)sizeof zero)
+			b->w.err = 1;
+		b->w.off = sizeof zero;
+		b->w.len = 0;
+	}
+	tcb.ctx = b;
+	tcb.on_event = b_event;
+	tcb.on_meta = b_meta;
+	memset(st, 0, sizeof *st);
+	if (path)
+		rc = src(path, &tcb, st);
+	else
+		rc = pd_trace_read_mem(mem, memlen, &tcb, st);
+	*ok = bld_finish(b, rc, st, k) == 0;
+	return rc;
+}
+
+int
+pd_tcache_build_mem(const char *buf, size_t len, void **img, size_t *imglen)
+{
+	struct bld b;
+	struct pd_trace_cb cb = { NULL, NULL, NULL };
+	struct pd_trace_stats st;
+	int ok;
+
+	bld_run(-1, NULL, buf, len, &cb, &st, NULL, NULL, &b, &ok);
+	if (!ok) {
+		bld_free(&b);
+		return -1;
+	}
+	*img = b.w.buf;
+	*imglen = wpos(&b.w);
+	b.w.buf = NULL;
+	bld_free(&b);
+	return 0;
+}
+
+/* ---- replaying an entry ---- */
+
+struct img {
+	const char *p;
+	size_t len;
+	int mapped;
+	const struct hdr *h;
+	const struct str *strs;
+	const char *sb;
+};
+
+/* Drop the mapped pages of [base, upto) from the resident set (they come
+ * back from the page cache if touched again). */
+static void
+give_back(const char *base, const char *upto)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	uintptr_t a = (uintptr_t)base & ~(uintptr_t)(pg - 1);
+	uintptr_t b = (uintptr_t)upto & ~(uintptr_t)(pg - 1);
+
+	if (b > a)
+		madvise((void *)a, (size_t)(b - a), MADV_DONTNEED);
+}
+
+static int
+span_ok(uint64_t off, uint64_t len, uint64_t size)
+{
+	return off <= size && len <= size - off;
+}
+
+/* Size-independent checks of the header and of the small sections. */
+static int
+img_check(struct img *m, int verify)
+{
+	const struct hdr *h = (const void *)m->p;
+	uint64_t i, sum, nsk = 0, prev = 0;
+
+	if (m->len < sizeof *h || ((uintptr_t)m->p & 7))
+		return -1;
+	if (memcmp(h->magic, magic, sizeof magic) || h->version != VERSION ||
+	    h->hdr_size != sizeof *h || h->order != 0x0102030405060708ULL ||
+	    h->file_size != m->len)
+		return -1;
+	if ((h->rc != 0 && h->rc != 1) || h->format < 0 || h->format > 2 ||
+	    h->events != h->nev || memchr(h->err, 0, sizeof h->err) == NULL)
+		return -1;
+	if (h->ev_off != sizeof *h || !span_ok(h->ev_off, h->ev_len, m->len) ||
+	    h->nstr > (m->len / sizeof(struct str)) ||
+	    !span_ok(h->str_off, h->nstr * sizeof(struct str), m->len) ||
+	    !span_ok(h->sbytes_off, h->sbytes_len, m->len) ||
+	    h->nskip > m->len / sizeof(struct skip) ||
+	    !span_ok(h->skip_off, h->nskip * sizeof(struct skip), m->len) ||
+	    !span_ok(h->meta_off, h->meta_len, m->len) ||
+	    ((h->str_off | h->skip_off | h->meta_off | h->ev_len) & 7) ||
+	    h->nev > h->ev_len / sizeof(struct rec) || h->nstr >= NONE)
+		return -1;
+	if (verify) {
+		struct cs c;
+		struct hdr z;
+		size_t off = sizeof *h;
+
+		cs_init(&c);
+		while (off < m->len) {
+			size_t n = m->len - off < WINDOW ? m->len - off : WINDOW;
+			if (n & 7)
+				return -1;
+			cs_add(&c, m->p + off, n);
+			off += n;
+			if (m->mapped)	/* resident set: a window at a time */
+				give_back(m->p, m->p + off);
+		}
+		z = *h;
+		z.sum = 0;
+		cs_add(&c, &z, sizeof z);
+		sum = cs_end(&c);
+		if (sum != h->sum)
+			return -1;
+	}
+	m->h = h;
+	m->strs = (const void *)(m->p + h->str_off);
+	m->sb = m->p + h->sbytes_off;
+	for (i = 0; i < h->nstr; i++) {
+		const struct str *s = &m->strs[i];
+		if (!span_ok(s->off, (uint64_t)s->len + 1, h->sbytes_len) ||
+		    m->sb[s->off + s->len] != 0)
+			return -1;
+	}
+	for (i = 0; i < h->nskip; i++) {
+		const struct skip *s = (const void *)(m->p + h->skip_off +
+		    i * sizeof *s);
+		if (s->pos < prev || s->pos > h->nev || s->count == 0 ||
+		    s->count > h->skipped - nsk)
+			return -1;
+		prev = s->pos;
+		nsk += s->count;
+	}
+	if (nsk != h->skipped)
+		return -1;
+	for (i = 0, prev = 0; i < h->meta_len; ) {
+		const struct meta *x = (const void *)(m->p + h->meta_off + i);
+		uint64_t n;
+		if (h->meta_len - i < sizeof *x)
+			return -1;
+		n = sizeof *x + (uint64_t)x->key_len + x->val_len + 2;
+		if (n > h->meta_len - i || x->pos < prev || x->pos > h->nev ||
+		    ((const char *)(x + 1))[x->key_len] != 0 ||
+		    ((const char *)(x + 1))[x->key_len + 1 + x->val_len] != 0)
+			return -1;
+		prev = x->pos;
+		i += (n + 7) & ~(uint64_t)7;
+	}
+	return 0;
+}
+
+static uint64_t
+meta_call(const struct img *m, const struct pd_trace_cb *cb, uint64_t off,
+    uint64_t upto)
+{
+	const struct hdr *h = m->h;
+
+	while (off < h->meta_len) {
+		const struct meta *x = (const void *)(m->p + h->meta_off + off);
+		const char *k = (const char *)(x + 1);
+		uint64_t n = sizeof *x + (uint64_t)x->key_len + x->val_len + 2;
+
+		if (x->pos > upto)
+			break;
+		if (cb->on_meta) {
+			json_t *v = json_loadb(k + x->key_len + 1, x->val_len,
+			    JSON_DECODE_ANY, NULL);
+			if (v)
+				cb->on_meta(k, v, cb->ctx);
+			json_decref(v);
+		}
+		off += (n + 7) & ~(uint64_t)7;
+	}
+	return off;
+}
+
+static void
+bad_record(struct pd_trace_stats *st, uint64_t i)
+{
+	st->malformed = 1;
+	st->err_line = 0;
+	snprintf(st->err, sizeof st->err, "corrupt trace cache entry at "
+	    "event %" PRIu64, i);
+}
+
+static int
+replay(struct img *m, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
+{
+	const struct hdr *h = m->h;
+	const char *ev0 = m->p + h->ev_off, *p = ev0, *end = ev0 + h->ev_len;
+	const char *given = ev0;	/* mapped bytes before this are given back */
+	uint64_t i, moff = 0, nsk = 0, sk = 0;
+	struct pd_ev ev;
+
+	memset(st, 0, sizeof *st);
+	st->format = h->format;
+	for (i = 0; i < h->nev; i++) {
+		struct rec r;
+		const char *args;
+		size_t n;
+
+		moff = meta_call(m, cb, moff, i);
+		if ((size_t)(end - p) < sizeof r) {
+			bad_record(st, i);
+			return 1;
+		}
+		memcpy(&r, p, sizeof r);
+		args = p + sizeof r;
+		n = sizeof r + (size_t)r.args_len + r.id_len + 2;
+		if ((size_t)(end - p) < n || r.name >= h->nstr ||
+		    r.cat >= h->nstr || (r.pid != NONE && r.pid >= h->nstr) ||
+		    (r.tid != NONE && r.tid >= h->nstr) ||
+		    args[r.args_len] != 0 || args[r.args_len + 1 + r.id_len]) {
+			bad_record(st, i);
+			return 1;
+		}
+		memset(&ev, 0, sizeof ev);
+		ev.ph = (char)r.ph;
+		ev.name = m->sb + m->strs[r.name].off;
+		ev.cat = m->sb + m->strs[r.cat].off;
+		if (r.pid != NONE) {
+			ev.pid = m->sb + m->strs[r.pid].off;
+			ev.pid_num = m->strs[r.pid].num;
+		}
+		if (r.tid != NONE) {
+			ev.tid = m->sb + m->strs[r.tid].off;
+			ev.tid_num = m->strs[r.tid].num;
+		}
+		ev.pid_is_num = (r.flags & F_PIDNUM) != 0;
+		ev.tid_is_num = (r.flags & F_TIDNUM) != 0;
+		ev.ts_ns = r.ts_ns;
+		ev.dur_ns = r.dur_ns;
+		ev.has_ts = (r.flags & F_TS) != 0;
+		ev.has_dur = (r.flags & F_DUR) != 0;
+		if (r.flags & F_ARGS) {
+			ev.args = args;
+			ev.args_len = r.args_len;
+		}
+		if (r.flags & F_ID) {
+			ev.id = args + r.args_len + 1;
+			ev.id_len = r.id_len;
+		}
+		ev.raw_len = r.raw_len;
+		ev.index = i;
+		n = (n + 7) & ~(size_t)7;
+		p += (size_t)(end - p) < n ? (size_t)(end - p) : n;
+		st->events = i + 1;
+		if (cb->on_event && cb->on_event(&ev, cb->ctx)) {
+			/* stopped: the skips met before this event count */
+			const struct skip *s = (const void *)(m->p + h->skip_off);
+			for (; sk < h->nskip && s[sk].pos <= i; sk++)
+				nsk += s[sk].count;
+			st->skipped = nsk;
+			st->bytes = h->bytes;
+			return 0;
+		}
+		if (m->mapped && p - given >= WINDOW) {
+			/* the events handed out are done with */
+			give_back(given, p);
+			given = p;
+		}
+	}
+	meta_call(m, cb, moff, h->nev);
+	st->events = h->events;
+	st->skipped = h->skipped;
+	st->bytes = h->bytes;
+	st->truncated = h->truncated;
+	st->malformed = h->malformed;
+	st->err_line = (long)h->err_line;
+	memcpy(st->err, h->err, sizeof st->err);
+	return h->rc;
+}
+
+int
+pd_tcache_replay_mem(const void *img, size_t len, int verify,
+    const struct pd_trace_cb *cb, struct pd_trace_stats *st)
+{
+	struct img m;
+	void *copy = NULL;
+	int rc;
+
+	memset(&m, 0, sizeof m);
+	m.p = img;
+	m.len = len;
+	if ((uintptr_t)img & 7) {
+		if (!(copy = malloc(len ? len : 1)))
+			return -2;
+		memcpy(copy, img, len);
+		m.p = copy;
+	}
+	if (img_check(&m, verify) < 0) {
+		free(copy);
+		return -2;
+	}
+	rc = replay(&m, cb, st);
+	free(copy);
+	return rc;
+}
+
+/* ---- the cache directory ---- */
+
+static int dirfd_ = -2;	/* -2: not looked at yet; -1: no cache */
+
+static int
+mkdirs(char *path)
+{
+	char *s;
+	struct stat sb;
+
+	if (stat(path, &sb) == 0)
+		return S_ISDIR(sb.st_mode) ? 0 : -1;
+	for (s = path + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = 0;
+		if (mkdir(path, 0700) < 0 && errno != EEXIST) {
+			*s = '/';
+			return -1;
+		}
+		*s = '/';
+	}
+	return mkdir(path, 0700) < 0 && errno != EEXIST ? -1 : 0;
+}
+
+static int
+cache_dir(void)
+{
+	const char *e = getenv("PD_CACHE"), *d = getenv("PD_CACHE_DIR");
+	char path[PATH_MAX];
+	struct stat sb;
+	int fd;
+
+	if (dirfd_ != -2)
+		return dirfd_;
+	dirfd_ = -1;
+	if (e && strcmp(e, "0") == 0)
+		return -1;
+	if (d && *d)
+		snprintf(path, sizeof path, "%s", d);
+	else if ((d = getenv("XDG_CACHE_HOME")) && *d == '/')
+		snprintf(path, sizeof path, "%s/perfdiag", d);
+	else if ((d = getenv("HOME")) && *d == '/')
+		snprintf(path, sizeof path, "%s/.cache/perfdiag", d);
+	else
+		return -1;
+	if (mkdirs(path) < 0)
+		return -1;
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	/* ours, and only we may write there; or not used at all */
+	if (fstat(fd, &sb) < 0 || sb.st_uid != geteuid() ||
+	    (sb.st_mode & 022)) {
+		close(fd);
+		return -1;
+	}
+	return dirfd_ = fd;
+}
+
+/* The identity of the file a path names; -1 when it has none we can use
+ * (the source reader then says what is wrong). */
+static int
+key_of(const char *path, struct key *k)
+{
+	struct stat sb;
+	char *orig = pd_archive_unmap(path);	/* a member's private copy */
+	const char *s;
+	int rc;
+
+	memset(k, 0, sizeof *k);
+	if (orig) {
+		rc = key_of(orig, k);
+		free(orig);
+		return k->member_hash ? rc : -1;
+	}
+	if (stat(path, &sb) != 0) {
+		char arch[PATH_MAX];
+
+		if (errno != ENOENT && errno != ENOTDIR)
+			return -1;
+		/* ARCHIVE//MEMBER: the archive's identity and the name */
+		for (s = path;; s += 2) {
+			size_t n;
+			if (!(s = strstr(s, "//")))
+				return -1;
+			n = (size_t)(s - path);
+			if (n == 0 || n >= sizeof arch)
+				continue;
+			memcpy(arch, path, n);
+			arch[n] = 0;
+			if (pd_archive_name(arch) && stat(arch, &sb) == 0 &&
+			    S_ISREG(sb.st_mode))
+				break;
+		}
+		k->member_hash = fnv(s + 2, strlen(s + 2),
+		    1469598103934665603ULL) | 1;
+	}
+	if (!S_ISREG(sb.st_mode))
+		return -1;
+	k->dev = (uint64_t)sb.st_dev;
+	k->ino = (uint64_t)sb.st_ino;
+	k->size = (uint64_t)sb.st_size;
+	k->mtime_s = (int64_t)sb.st_mtim.tv_sec;
+	k->mtime_ns = (int64_t)sb.st_mtim.tv_nsec;
+	k->ctime_s = (int64_t)sb.st_ctim.tv_sec;
+	k->ctime_ns = (int64_t)sb.st_ctim.tv_nsec;
+	return 0;
+}
+
+/* Changed too recently for its times to tell a later change apart. */
+static int
+too_young(const struct key *k)
+{
+	struct timespec now;
+	int64_t t = k->mtime_s * 1000000000LL + k->mtime_ns,
+	    c = k->ctime_s * 1000000000LL + k->ctime_ns, n;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	n = (int64_t)now.tv_sec * 1000000000LL + now.tv_nsec;
+	if (c > t)
+		t = c;
+	return n - t < MIN_AGE_NS;
+}
+
+static int64_t
+mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+/* Open and map an entry; 0 with m set, -1 when absent or not valid. */
+static int
+entry_open(int dir, const char *name, const struct key *k, struct img *m)
+{
+	struct stat sb;
+	int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	void *p;
+
+	memset(m, 0, sizeof *m);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode) ||
+	    sb.st_uid != geteuid() || (size_t)sb.st_size < sizeof(struct hdr) ||
+	    (uint64_t)sb.st_size > SIZE_MAX) {
+		close(fd);
+		return -1;
+	}
+	p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (p == MAP_FAILED) {
+		close(fd);
+		return -1;
+	}
+	m->p = p;
+	m->len = (size_t)sb.st_size;
+	m->mapped = 1;
+	if (memcmp(&((const struct hdr *)p)->key, k, sizeof *k) != 0 ||
+	    img_check(m, 1) < 0) {
+		munmap(p, m->len);
+		close(fd);
+		return -1;
+	}
+	futimens(fd, NULL);	/* last use, for eviction */
+	close(fd);
+	return 0;
+}
+
+static int
+entry_replay(struct img *m, const struct pd_trace_cb *cb,
+    struct pd_trace_stats *st)
+{
+	int rc = replay(m, cb, st);
+
+	munmap((void *)m->p, m->len);
+	last = PD_TCACHE_HIT;
+	return rc;
+}
+
+struct ent {
+	char name[64];
+	int64_t t;
+	uint64_t size;
+};
+
+static int
+ent_cmp(const void *a, const void *b)
+{
+	const struct ent *x = a, *y = b;
+
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* Keep the directory under its bound: the least recently used entries
+ * go first; leftovers of dead builders and unused locks after an hour. */
+static void
+evict(int dir, const char *keep)
+{
+	const char *e = getenv("PD_CACHE_SIZE");
+	uint64_t bound = DEFAULT_MIB, total = 0;
+	struct ent *v = NULL;
+	size_t n = 0, cap = 0, i;
+	struct dirent *de;
+	struct timespec now;
+	DIR *d;
+	int fd;
+
+	if (e && *e) {
+		char *end;
+		unsigned long long x = strtoull(e, &end, 10);
+		if (*end == 0)
+			bound = x;
+	}
+	bound *= 1024 * 1024;
+	if ((fd = dup(dir)) < 0)
+		return;
+	if (!(d = fdopendir(fd))) {
+		close(fd);
+		return;
+	}
+	rewinddir(d);
+	clock_gettime(CLOCK_REALTIME, &now);
+	while ((de = readdir(d)) != NULL) {
+		struct stat sb;
+		size_t l = strlen(de->d_name);
+		if (l >= sizeof v->name || de->d_name[0] == '.' ||
+		    fstatat(dir, de->d_name, &sb, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISREG(sb.st_mode))
+			continue;
+		if (l > 4 && (strcmp(de->d_name + l - 4, ".tmp") == 0 ||
+		    strcmp(de->d_name + l - 5, ".lock") == 0)) {
+			if (now.tv_sec - sb.st_mtim.tv_sec > 3600)
+				unlinkat(dir, de->d_name, 0);
+			continue;
+		}
+		if (l < 5 || strcmp(de->d_name + l - 5, ".pdtc") != 0)
+			continue;
+		if (n == cap) {
+			struct ent *nv;
+			cap = cap ? cap * 2 : 64;
+			if (!(nv = realloc(v, cap * sizeof *v)))
+				break;
+			v = nv;
+		}
+		memcpy(v[n].name, de->d_name, l + 1);
+		v[n].t = (int64_t)sb.st_mtim.tv_sec * 1000000000LL +
+		    sb.st_mtim.tv_nsec;
+		v[n].size = (uint64_t)sb.st_size;
+		total += v[n].size;
+		n++;
+	}
+	closedir(d);
+	qsort(v, n, sizeof *v, ent_cmp);
+	for (i = 0; i < n && total > bound; i++) {
+		if (strcmp(v[i].name, keep) == 0)
+			continue;	/* the others go first */
+		unlinkat(dir, v[i].name, 0);
+		total -= v[i].size;
+	}
+	/* the one just written, when it alone is over the bound */
+	if (total > bound)
+		unlinkat(dir, keep, 0);
+	free(v);
+}
+
+/* Wait for the lock on the entry; 0 when held, -1 when the builder
+ * holding it stalled (its temporary file stopped growing). */
+static int
+lock_wait(int dir, int lk, const char *hex)
+{
+	int64_t seen = mono_ns();
+	off_t size = -1;
+	struct timespec nap = { 0, 20 * 1000 * 1000 };
+
+	for (;;) {
+		char pid[24], tmp[64];
+		ssize_t n;
+		struct stat sb;
+
+		if (flock(lk, LOCK_EX | LOCK_NB) == 0)
+			return 0;
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			return -1;
+		nanosleep(&nap, NULL);
+		n = pread(lk, pid, sizeof pid - 1, 0);
+		pid[n > 0 ? n : 0] = 0;
+		snprintf(tmp, sizeof tmp, "%s.%ld.tmp", hex, strtol(pid, NULL, 10));
+		if (fstatat(dir, tmp, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    sb.st_size != size) {
+			size = sb.st_size;
+			seen = mono_ns();
+		} else if (mono_ns() - seen > STALL_NS) {
+			return -1;
+		}
+	}
+}
+
+int
+pd_tcache_read(const char *path, const struct pd_trace_cb *cb,
+    struct pd_trace_stats *st, pd_tcache_source src)
+{
+	struct key k;
+	struct img m;
+	struct bld b;
+	char hex[24], name[64], lockn[64], tmp[80], pid[24];
+	struct stat sb;
+	int dir, lk, fd, rc, ok, err;
+	uint64_t h;
+
+	last = PD_TCACHE_OFF;
+	if (disabled || (dir = cache_dir()) < 0 || key_of(path, &k) < 0)
+		return src(path, cb, st);
+	h = fnv(&k, sizeof k, fnv("pd_tcache", 9, 1469598103934665603ULL) +
+	    VERSION);
+	snprintf(hex, sizeof hex, "%016" PRIx64, h);
+	snprintf(name, sizeof name, "%s.pdtc", hex);
+	if (entry_open(dir, name, &k, &m) == 0)
+		return entry_replay(&m, cb, st);
+	last = PD_TCACHE_SOURCE;
+	if (too_young(&k))
+		return src(path, cb, st);
+	snprintf(lockn, sizeof lockn, "%s.lock", hex);
+	lk = openat(dir, lockn, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (lk < 0 || fstat(lk, &sb) < 0 || !S_ISREG(sb.st_mode) ||
+	    sb.st_uid != geteuid() || lock_wait(dir, lk, hex) < 0) {
+		if (lk >= 0)
+			close(lk);
+		return src(path, cb, st);
+	}
+	/* someone else may have built it while we waited */
+	if (entry_open(dir, name, &k, &m) == 0) {
+		close(lk);
+		return entry_replay(&m, cb, st);
+	}
+	snprintf(pid, sizeof pid, "%ld", (long)getpid());
+	if (ftruncate(lk, 0) < 0 || pwrite(lk, pid, strlen(pid), 0) < 0) {
+		close(lk);
+		return src(path, cb, st);
+	}
+	snprintf(tmp, sizeof tmp, "%s.%s.tmp", hex, pid);
+	unlinkat(dir, tmp, 0);
+	fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0600);
+	if (fd < 0) {
+		close(lk);
+		return src(path, cb, st);
+	}
+	rc = bld_run(fd, path, NULL, 0, cb, st, src, &k, &b, &ok);
+	err = errno;
+	bld_free(&b);
+	if (close(fd) < 0)
+		ok = 0;
+	if (ok && renameat(dir, tmp, dir, name) == 0) {
+		last = PD_TCACHE_BUILT;
+		close(lk);
+		evict(dir, name);
+	} else {
+		unlinkat(dir, tmp, 0);
+		close(lk);
+	}
+	errno = err;
+	return rc;
+}

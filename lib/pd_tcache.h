@@ -1,0 +1,80 @@
+/* pd_tcache: each trace parsed once for the whole pipeline.
+ *
+ * The first pd_trace_read() of a trace file records the events it hands
+ * out in a compact binary form (fixed-width records, interned strings,
+ * args and id text verbatim) next to the read's result (pd_trace_stats,
+ * return code, the top-level keys given to on_meta); later reads of the
+ * same file, in this process or another one, replay that entry instead of
+ * parsing: the callbacks see the same events in the same order with the
+ * same contents and indexes, the same on_meta calls and the same stats.
+ * A gzip trace is thereby inflated once too.
+ *
+ * Entries live in $PD_CACHE_DIR, else $XDG_CACHE_HOME/perfdiag, else
+ * ~/.cache/perfdiag (a directory of mode 0700 owned by the user: one that
+ * is not is not used), one file of mode 0600 per trace, named from the
+ * trace's identity: device, inode, size, mtime and ctime of the file (of
+ * the archive, plus the member's name, for ARCHIVE//MEMBER). A changed
+ * trace has a new identity, so a stale entry is never read; old ones are
+ * evicted, oldest first (by last use), when the directory holds more than
+ * $PD_CACHE_SIZE MiB (default 4096). PD_CACHE=0, or pd_tcache_disable(),
+ * turns the cache off.
+ *
+ * Building: under an flock(2) on the entry's lock file the builder reads
+ * the trace (calling the caller's callbacks as it goes), writes the entry
+ * to a temporary file and renames it in place, so a half-written entry is
+ * never seen, and a builder that dies releases the lock. A concurrent
+ * reader of the same trace waits for the lock rather than parsing the
+ * trace again, as long as the builder's temporary file keeps growing; one
+ * stalled for 5 s is given up on and the trace read directly. Not cached:
+ * a read that could not open or read the file (-1), a read stopped early
+ * by the callback, a trace modified less than 2 s ago (its mtime could
+ * still repeat after a change), a trace with an event over 4 GiB.
+ *
+ * Checking: an entry starts with a magic, a version, its size and a
+ * 64-bit checksum of all its bytes, checked before its first event is
+ * handed out; every section and record is bounds-checked. An entry that
+ * fails is rebuilt. A cached replay differs from a parse in two places:
+ * ev->raw is NULL (raw_len is kept), and after a stop requested by the
+ * callback, stats.bytes is the size of the whole trace. */
+#ifndef PD_TCACHE_H
+#define PD_TCACHE_H
+
+#include <stddef.h>
+
+#include "pd_trace.h"
+
+/* The uncached reader (pd_trace.c's). */
+typedef int (*pd_tcache_source)(const char *path,
+    const struct pd_trace_cb *cb, struct pd_trace_stats *st);
+
+/* pd_trace_read() through the cache: the same return value, callbacks
+ * and stats as src(path, cb, st). */
+int pd_tcache_read(const char *path, const struct pd_trace_cb *cb,
+    struct pd_trace_stats *st, pd_tcache_source src);
+
+/* Turn the cache off for this process (the tools' --no-cache). */
+void pd_tcache_disable(void);
+
+/* What the last pd_tcache_read() of this process did (for tests). */
+enum {
+	PD_TCACHE_OFF = 0,	/* not used: off, or the trace not cacheable */
+	PD_TCACHE_HIT,		/* replayed an entry */
+	PD_TCACHE_BUILT,	/* parsed the trace and wrote its entry */
+	PD_TCACHE_SOURCE	/* parsed the trace, wrote nothing */
+};
+int pd_tcache_last(void);
+
+/* In memory (tests, fuzzing): the entry image of a trace held in buf
+ * (parsed with pd_trace_read_mem; *img is malloc'd, the caller frees it).
+ * Returns 0, or -1 when the trace is not cacheable. */
+int pd_tcache_build_mem(const char *buf, size_t len, void **img,
+    size_t *imglen);
+
+/* Replay an image: the return value of the read it records, or -2 when
+ * the image is not a valid entry (nothing was called then). With
+ * verify 0 the checksum is not checked (the fuzzer's way past it); a
+ * record found bad half way then ends the replay as a malformed read. */
+int pd_tcache_replay_mem(const void *img, size_t len, int verify,
+    const struct pd_trace_cb *cb, struct pd_trace_stats *st);
+
+#endif

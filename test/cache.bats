@@ -1,0 +1,272 @@
+#!/usr/bin/env bats
+# The trace cache (pd_tcache.h, pd(7) ENVIRONMENT and FILES): a read
+# through it hands out exactly what a parse does, and the tools' output is
+# the same bytes with the cache off, cold (built) and warm (replayed).
+# No number here is computed: each check compares a run with the cache
+# against the same run without it (PD_CACHE=0), and tcache-check prints
+# every pd_ev field, every on_meta call and every stats field of a read.
+load helper
+
+TC=$PD_TESTBIN/tcache-check
+KF=$FIX/kineto
+
+# A file changed under 2 s ago is never cached (its times could repeat
+# after another change, and ctime cannot be set back): the tests that need
+# a file they wrote cached wait that long.
+settle() { sleep 2.1; }
+
+dump3() {	# dump3 FILE: off, cold, warm dumps of FILE must be equal
+	PD_CACHE=0 "$TC" "$1" >"$BATS_TEST_TMPDIR/off" 2>"$BATS_TEST_TMPDIR/off.e"
+	"$TC" "$1" >"$BATS_TEST_TMPDIR/cold" 2>"$BATS_TEST_TMPDIR/cold.e"
+	"$TC" "$1" >"$BATS_TEST_TMPDIR/warm" 2>"$BATS_TEST_TMPDIR/warm.e"
+	cmp "$BATS_TEST_TMPDIR/off" "$BATS_TEST_TMPDIR/cold"
+	cmp "$BATS_TEST_TMPDIR/off" "$BATS_TEST_TMPDIR/warm"
+	[ "$(cat "$BATS_TEST_TMPDIR/off.e")" = "cache: off" ]
+	[ "$(cat "$BATS_TEST_TMPDIR/cold.e")" = "cache: built" ]
+	[ "$(cat "$BATS_TEST_TMPDIR/warm.e")" = "cache: hit" ]
+}
+
+entry() { ls "$PD_CACHE_DIR"/*.pdtc; }
+
+@test "cache: every kineto fixture reads the same off, cold and warm" {
+	local f n=0
+	for f in "$KF"/*.json; do
+		dump3 "$f" || { echo "differs: $f" >&2; return 1; }
+		n=$((n + 1))
+	done
+	[ "$n" -ge 20 ]
+	[ "$(ls "$PD_CACHE_DIR"/*.pdtc | wc -l)" -eq "$n" ]
+}
+
+@test "cache: corpus traces (gzip, bare array, truncated) read the same" {
+	require_corpus
+	local f
+	for f in "$CORPUS"/pytorch/hta-critical-path-a100/alexnet_trace.json.gz \
+	    "$CORPUS"/pytorch/hta-misc-format-variants/*.json.gz \
+	    "$CORPUS"/pytorch/hta-nccl-2rank-a100/nccl_data.json.gz \
+	    "$CORPUS"/ascend/pta_1rank_level0_text/*/ASCEND_PROFILER_OUTPUT/trace_view.json; do
+		[ -f "$f" ] || { echo "missing: $f" >&2; return 1; }
+		dump3 "$f" || { echo "differs: $f" >&2; return 1; }
+	done
+}
+
+@test "cache: a truncated and a malformed trace replay their diagnostics" {
+	local f
+	for f in "$KF"/sum-cut.json "$FIX"/lib/missing-comma.json; do
+		dump3 "$f"
+		# the reader's verdict is in the replayed stats line
+		tail -n 1 "$BATS_TEST_TMPDIR/warm" | grep -E 'rc=1 .*(truncated=1|malformed=1)'
+	done
+}
+
+@test "cache: an image built in memory replays as the parse" {
+	local f
+	for f in "$KF"/sum-kineto.json "$KF"/sum-autograd.json "$KF"/sum-cut.json; do
+		run_pd 0 "$TC" -m "$f"
+		[ "$output" = "$(PD_CACHE=0 "$TC" "$f" 2>/dev/null)" ]
+	done
+}
+
+# t.json: metas before and after the events, an entry that is not an
+# object and one with a bad ts between events (skipped), a pid written
+# "+5" (its number is 5, but it is not all digits), an id and args.
+mkskips() {
+	printf '%s' '{"a":{"x":[1,2.5,"s"]},"traceEvents":[{"ph":"X","name":"a","ts":1},1,{"ts":"bad"},{"ph":"X","name":"b","pid":"+5","tid":7,"ts":2,"id":"0x1","args":{"k":"v"}},2,{"ph":"X","ts":3}],"z":[true,null]}' >"$1"
+}
+
+@test "cache: a read stopped by the callback sees the same events, skips and metas" {
+	local t=$BATS_TEST_TMPDIR/t.json s
+	mkskips "$t"
+	settle
+	run_pd 0 "$TC" "$t"
+	[ "$stderr" = "cache: built" ]
+	# the whole read: 3 events, 3 skipped, both metas
+	[ "$(printf '%s\n' "$output" | grep -c '^meta')" -eq 2 ]
+	printf '%s\n' "$output" | tail -n 1 | grep 'events=3 skipped=3'
+	for s in 1 2 3; do
+		run_pd 0 "$TC" -s "$s" "$t"
+		[ "$stderr" = "cache: hit" ]
+		[ "$output" = "$(PD_CACHE=0 "$TC" -s "$s" "$t" 2>/dev/null)" ]
+	done
+	# stopped after event 1: the two skipped entries before event 1
+	# counted, the meta after the events not called
+	run_pd 0 "$TC" -s 2 "$t"
+	printf '%s\n' "$output" | tail -n 1 | grep 'events=2 skipped=2'
+	[ "$(printf '%s\n' "$output" | grep -c '^meta')" -eq 1 ]
+}
+
+@test "cache: a stopped read writes no entry" {
+	local t=$BATS_TEST_TMPDIR/t.json
+	mkskips "$t"
+	settle
+	run_pd 0 "$TC" -s 1 "$t"
+	[ "$stderr" = "cache: source" ]
+	run ls "$PD_CACHE_DIR"/*.pdtc
+	[ "$status" -ne 0 ]
+}
+
+@test "cache: a trace changed under 2 s ago is parsed, and a changed trace is never replayed stale" {
+	local t=$BATS_TEST_TMPDIR/t.json
+	printf '[{"ph":"X","name":"aaa","ts":1}]' >"$t"
+	run_pd 0 "$TC" "$t"
+	[ "$stderr" = "cache: source" ]
+	settle
+	run_pd 0 "$TC" "$t"
+	[ "$stderr" = "cache: built" ]
+	# the same size, rewritten in place
+	printf '[{"ph":"X","name":"bbb","ts":1}]' >"$t"
+	run_pd 0 "$TC" "$t"
+	[ "$stderr" = "cache: source" ]
+	printf '%s\n' "$output" | grep 'name=3:bbb'
+}
+
+@test "cache: a corrupt, cut or foreign entry is rebuilt, never used" {
+	local f=$KF/sum-kineto.json e
+	dump3 "$f"
+	e=$(entry)
+	# one byte flipped in the middle (an event's ts or args)
+	python3 -c 'import sys; p=sys.argv[1]; b=bytearray(open(p,"rb").read()); b[len(b)//2]^=1; open(p,"wb").write(b)' "$e"
+	run_pd 0 "$TC" "$f"
+	[ "$stderr" = "cache: built" ]
+	[ "$output" = "$(cat "$BATS_TEST_TMPDIR/off")" ]
+	# cut short
+	head -c 1000 "$e" >"$e.x" && mv "$e.x" "$e"
+	run_pd 0 "$TC" "$f"
+	[ "$stderr" = "cache: built" ]
+	[ "$output" = "$(cat "$BATS_TEST_TMPDIR/off")" ]
+	# another file's entry under this name
+	cp "$(ls "$PD_CACHE_DIR"/*.pdtc | head -n 1)" "$BATS_TEST_TMPDIR/keep"
+	"$TC" "$KF/sum-2021.json" >/dev/null 2>&1
+	for x in "$PD_CACHE_DIR"/*.pdtc; do
+		[ "$x" = "$e" ] || cp "$x" "$e"
+	done
+	run_pd 0 "$TC" "$f"
+	[ "$stderr" = "cache: built" ]
+	[ "$output" = "$(cat "$BATS_TEST_TMPDIR/off")" ]
+}
+
+@test "cache: a symlinked entry is not followed" {
+	local f=$KF/sum-kineto.json e
+	dump3 "$f"
+	e=$(entry)
+	mv "$e" "$BATS_TEST_TMPDIR/real.pdtc"
+	ln -s "$BATS_TEST_TMPDIR/real.pdtc" "$e"
+	run_pd 0 "$TC" "$f"
+	[ "$stderr" = "cache: built" ]
+	[ ! -L "$e" ] && [ -f "$e" ]
+}
+
+@test "cache: the directory is made 0700, entries 0600; one others may write to is not used" {
+	dump3 "$KF/sum-kineto.json"
+	[ "$(stat -c %a "$PD_CACHE_DIR")" = 700 ]
+	[ "$(stat -c %a "$(entry)")" = 600 ]
+	chmod 0777 "$PD_CACHE_DIR"
+	run_pd 0 "$TC" "$KF/sum-kineto.json"
+	[ "$stderr" = "cache: off" ]
+}
+
+@test "cache: the default place is \$XDG_CACHE_HOME/perfdiag, else ~/.cache/perfdiag" {
+	unset PD_CACHE_DIR
+	XDG_CACHE_HOME=$BATS_TEST_TMPDIR/xdg run_pd 0 "$TC" "$KF/sum-kineto.json"
+	[ "$stderr" = "cache: built" ]
+	ls "$BATS_TEST_TMPDIR"/xdg/perfdiag/*.pdtc
+	HOME=$BATS_TEST_TMPDIR/home run_pd 0 "$TC" "$KF/sum-kineto.json"
+	[ "$stderr" = "cache: built" ]
+	ls "$BATS_TEST_TMPDIR"/home/.cache/perfdiag/*.pdtc
+}
+
+@test "cache: PD_CACHE=0 and --no-cache turn it off" {
+	PD_CACHE=0 run_pd 0 "$TC" "$KF/sum-kineto.json"
+	[ "$stderr" = "cache: off" ]
+	PD_CACHE=0 run_pd 0 pd-sum-step "$KF/sum-kineto.json"
+	run_pd 0 pd-sum-step --no-cache "$KF/sum-kineto.json"
+	[ ! -e "$PD_CACHE_DIR" ] || [ -z "$(ls "$PD_CACHE_DIR")" ]
+	run_pd 0 pd-sum-step "$KF/sum-kineto.json"
+	entry
+}
+
+@test "cache: PD_CACHE_SIZE bounds the directory, least recently used first" {
+	mkdir -m 0700 "$PD_CACHE_DIR"
+	# an old entry of 1 MiB and a dead builder's leftover
+	head -c 1048576 /dev/zero >"$PD_CACHE_DIR/0000000000000000.pdtc"
+	: >"$PD_CACHE_DIR/0000000000000000.999.tmp"
+	touch -d '2000-01-01' "$PD_CACHE_DIR"/0000000000000000.*
+	PD_CACHE_SIZE=1 run_pd 0 "$TC" "$KF/sum-kineto.json"
+	[ "$stderr" = "cache: built" ]
+	[ "$(ls "$PD_CACHE_DIR" | grep -c '^0000000000000000')" -eq 0 ]
+	entry
+	# an entry larger than the bound is not kept
+	PD_CACHE_SIZE=0 run_pd 0 "$TC" "$KF/sum-2021.json"
+	[ "$stderr" = "cache: built" ]
+	[ "$(ls "$PD_CACHE_DIR"/*.pdtc | wc -l)" -eq 0 ]
+}
+
+@test "cache: concurrent readers wait for one builder" {
+	require_corpus
+	local f=$CORPUS/pytorch/hta-nccl-2rank-a100/nccl_data.json.gz i
+	PD_CACHE=0 "$TC" "$f" >"$BATS_TEST_TMPDIR/off" 2>/dev/null
+	for i in 1 2 3 4; do
+		"$TC" "$f" >"$BATS_TEST_TMPDIR/o$i" 2>"$BATS_TEST_TMPDIR/e$i" &
+	done
+	wait
+	for i in 1 2 3 4; do
+		cmp "$BATS_TEST_TMPDIR/off" "$BATS_TEST_TMPDIR/o$i"
+	done
+	[ "$(cat "$BATS_TEST_TMPDIR"/e? | sort | uniq -c | tr -s ' ')" = " 1 cache: built
+ 3 cache: hit" ]
+}
+
+@test "cache: a builder that stalls is given up on; one that dies leaves no entry" {
+	local f=$KF/sum-kineto.json pid
+	PD_CACHE=0 "$TC" "$f" >"$BATS_TEST_TMPDIR/off" 2>/dev/null
+	# a builder slowed to 1 s an event, then stopped
+	"$TC" -w 1000 "$f" >/dev/null 2>&1 &
+	pid=$!
+	while ! ls "$PD_CACHE_DIR"/*.tmp >/dev/null 2>&1; do sleep 0.1; done
+	kill -STOP "$pid"
+	run_pd 0 "$TC" "$f"
+	[ "$stderr" = "cache: source" ]
+	[ "$output" = "$(cat "$BATS_TEST_TMPDIR/off")" ]
+	kill -KILL "$pid"
+	wait "$pid" || true
+	run ls "$PD_CACHE_DIR"/*.pdtc
+	[ "$status" -ne 0 ]
+	# its lock died with it
+	run_pd 0 "$TC" "$f"
+	[ "$stderr" = "cache: built" ]
+	[ "$output" = "$(cat "$BATS_TEST_TMPDIR/off")" ]
+}
+
+pipeline() {	# pipeline DIR: the evidence pipeline's stdout, then its
+	# stderr sorted (the stages run at once: their messages interleave)
+	{ pd-locate "$1" | pd-sum-step | pd-sum-comm | pd-sum-mem |
+	    pd-sum-input | pd-sum-gaps | pd-hotspots | pd-profile; } \
+	    2>"$BATS_TEST_TMPDIR/stderr"
+	sort "$BATS_TEST_TMPDIR/stderr"
+}
+
+@test "cache: the pipeline's output is the same bytes off, cold and warm" {
+	require_corpus
+	local d
+	for d in pytorch/hta-critical-path-a100 pytorch/hta-misc-format-variants \
+	    pytorch/hta-sampled-2of128rank archives/two-jobs-ascend-pta-and-kineto \
+	    nsys/nsysai-mfu-train-h100-2gpu-before-after; do
+		rm -rf "$PD_CACHE_DIR"
+		PD_CACHE=0 pipeline "$CORPUS/$d" >"$BATS_TEST_TMPDIR/off"
+		pipeline "$CORPUS/$d" >"$BATS_TEST_TMPDIR/cold"
+		pipeline "$CORPUS/$d" >"$BATS_TEST_TMPDIR/warm"
+		cmp "$BATS_TEST_TMPDIR/off" "$BATS_TEST_TMPDIR/cold"
+		cmp "$BATS_TEST_TMPDIR/off" "$BATS_TEST_TMPDIR/warm"
+		grep -q '"type":"pd.profile"' "$BATS_TEST_TMPDIR/off"
+		case $d in nsys/*) ;; *) entry >/dev/null ;; esac
+	done
+}
+
+@test "cache: the fixtures' pipeline is the same bytes off, cold and warm" {
+	PD_CACHE=0 pipeline "$KF" >"$BATS_TEST_TMPDIR/off"
+	pipeline "$KF" >"$BATS_TEST_TMPDIR/cold"
+	pipeline "$KF" >"$BATS_TEST_TMPDIR/warm"
+	cmp "$BATS_TEST_TMPDIR/off" "$BATS_TEST_TMPDIR/cold"
+	cmp "$BATS_TEST_TMPDIR/off" "$BATS_TEST_TMPDIR/warm"
+	[ "$(grep -c '"type":"pd.step"' "$BATS_TEST_TMPDIR/off")" -ge 10 ]
+}
