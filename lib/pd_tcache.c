@@ -1178,7 +1178,7 @@ int
 pd_tcache_read(const char *path, const struct pd_trace_cb *cb,
     struct pd_trace_stats *st, pd_tcache_source src)
 {
-	struct key k;
+	struct key k, k2;
 	struct img m;
 	struct bld b;
 	char hex[24], name[64], lockn[64], tmp[80], pid[24];
@@ -1228,6 +1228,9 @@ pd_tcache_read(const char *path, const struct pd_trace_cb *cb,
 	err = errno;
 	bld_free(&b);
 	if (close(fd) < 0)
+		ok = 0;
+	/* changed while it was read: the entry may hold some of each */
+	if (ok && (key_of(path, &k2) < 0 || memcmp(&k, &k2, sizeof k) != 0))
 		ok = 0;
 	if (ok && renameat(dir, tmp, dir, name) == 0) {
 		last = PD_TCACHE_BUILT;
