@@ -8,9 +8,14 @@
  *   skips:    struct skip: how many entries were skipped before event pos
  *   metas:    struct meta, then the key, a NUL, the value as compact JSON,
  *             a NUL, padded to 8 bytes
+ *   windows:  the checksum of each WIN bytes of the events
  * Names, categories, pid and tid texts are interned: a record holds their
- * numbers in the string table. The checksum covers every byte after the
- * header, then the header with its sum field 0. */
+ * numbers in the string table. The header's checksum covers every byte
+ * after the events, then the header with its sum field 0; it is checked
+ * before anything is handed out. The events are checked a window at a
+ * time, just before their first record is replayed, so that the replay
+ * reads them once, from the processor's cache; a window found bad half
+ * way hands the read over to the trace itself, from the next event. */
 #include "pd_tcache.h"
 
 #include <errno.h>
@@ -29,13 +34,14 @@
 
 #include "pd_archive.h"
 
-#define VERSION		1
+#define VERSION		2
 #define NONE		UINT32_MAX
 #define MIN_AGE_NS	2000000000LL	/* a trace younger is not cached */
 #define STALL_NS	5000000000LL	/* a builder silent this long: read */
 #define DEFAULT_MIB	4096
 #define FLUSH		(1 << 20)
 #define WINDOW		(16 << 20)	/* mapped bytes given back per step */
+#define WIN		(1 << 20)	/* events checked a window at a time */
 
 enum {
 	F_TS = 1, F_DUR = 2, F_PIDNUM = 4, F_TIDNUM = 8, F_ARGS = 16, F_ID = 32
@@ -62,6 +68,7 @@ struct hdr {
 	uint64_t str_off, nstr, sbytes_off, sbytes_len;
 	uint64_t skip_off, nskip;
 	uint64_t meta_off, meta_len, nmeta;
+	uint64_t win_off, nwin;
 };
 
 struct rec {
@@ -182,7 +189,11 @@ struct wr {
 	char *buf;
 	size_t len, cap;
 	uint64_t off;		/* bytes before buf (written out) */
-	struct cs cs;
+	int tail;		/* past the events: summed in cs, not windows */
+	struct cs cs;		/* the sections after the events */
+	struct cs wcs;		/* the window being filled */
+	uint64_t wfill, *wins;
+	size_t nwins, wcap;
 	int err;
 };
 
@@ -208,6 +219,8 @@ wreserve(struct wr *w, size_t n)
 static void
 wput(struct wr *w, const void *p, size_t n)
 {
+	if (n == 0)
+		return;
 	wreserve(w, n);
 	if (w->err)
 		return;
@@ -230,8 +243,57 @@ wpos(const struct wr *w)
 	return w->off + w->len;
 }
 
+/* The events' bytes into their windows' checksums (len a multiple of 8). */
+static void
+win_add(struct wr *w, const char *p, size_t len)
+{
+	while (len > 0) {
+		size_t take = WIN - w->wfill < len ? WIN - w->wfill : len;
+		cs_add(&w->wcs, p, take);
+		w->wfill += take;
+		p += take;
+		len -= take;
+		if (w->wfill == WIN) {
+			if (w->nwins == w->wcap) {
+				size_t nc = w->wcap ? w->wcap * 2 : 64;
+				uint64_t *nw = realloc(w->wins, nc * sizeof *nw);
+				if (!nw) {
+					w->err = 1;
+					return;
+				}
+				w->wins = nw;
+				w->wcap = nc;
+			}
+			w->wins[w->nwins++] = cs_end(&w->wcs);
+			cs_init(&w->wcs);
+			w->wfill = 0;
+		}
+	}
+}
+
+/* The last, partial window. */
+static void
+win_end(struct wr *w)
+{
+	if (w->wfill > 0) {
+		if (w->nwins == w->wcap) {
+			size_t nc = w->wcap ? w->wcap * 2 : 64;
+			uint64_t *nw = realloc(w->wins, nc * sizeof *nw);
+			if (!nw) {
+				w->err = 1;
+				return;
+			}
+			w->wins = nw;
+			w->wcap = nc;
+		}
+		w->wins[w->nwins++] = cs_end(&w->wcs);
+		cs_init(&w->wcs);
+		w->wfill = 0;
+	}
+}
+
 /* Out with what is buffered (at an 8-byte boundary); in memory, only the
- * checksum moves on: the buffer is the image. */
+ * checksums move on: the buffer is the image. */
 static void
 wflush(struct wr *w, int force)
 {
@@ -239,7 +301,10 @@ wflush(struct wr *w, int force)
 
 	if (w->err || w->fd < 0 || (!force && w->len < FLUSH))
 		return;
-	cs_add(&w->cs, w->buf, w->len);
+	if (w->tail)
+		cs_add(&w->cs, w->buf, w->len);
+	else
+		win_add(w, w->buf, w->len);
 	while (done < w->len) {
 		ssize_t n = write(w->fd, w->buf + done, w->len - done);
 		if (n < 0 && errno == EINTR)
@@ -472,6 +537,7 @@ static void
 bld_free(struct bld *b)
 {
 	free(b->w.buf);
+	free(b->w.wins);
 	free(b->mw.buf);
 	free(b->tab);
 	free(b->strs);
@@ -487,7 +553,7 @@ bld_finish(struct bld *b, int rc, const struct pd_trace_stats *st,
 {
 	struct hdr h;
 	struct cs hc;
-	size_t i;
+	size_t i, tail;
 
 	if (b->failed || b->stopped || (rc != 0 && rc != 1) ||
 	    st->events != b->nev)
@@ -513,6 +579,14 @@ bld_finish(struct bld *b, int rc, const struct pd_trace_stats *st,
 	h.ev_off = sizeof h;
 	h.ev_len = wpos(&b->w) - sizeof h;
 	h.nev = b->nev;
+	/* the events are all in: close their windows */
+	if (b->w.fd >= 0)
+		wflush(&b->w, 1);
+	else if (!b->w.err)
+		win_add(&b->w, b->w.buf + sizeof h, b->w.len - sizeof h);
+	win_end(&b->w);
+	b->w.tail = 1;
+	tail = b->w.len;
 	h.str_off = wpos(&b->w);
 	h.nstr = b->nstr;
 	wput(&b->w, b->strs, b->nstr * sizeof *b->strs);
@@ -527,11 +601,14 @@ bld_finish(struct bld *b, int rc, const struct pd_trace_stats *st,
 	h.meta_len = b->mw.len;
 	h.nmeta = b->nmeta;
 	wput(&b->w, b->mw.buf, b->mw.len);
+	h.win_off = wpos(&b->w);
+	h.nwin = b->w.nwins;
+	wput(&b->w, b->w.wins, b->w.nwins * sizeof *b->w.wins);
 	h.file_size = wpos(&b->w);
 	if (b->w.fd >= 0) {
 		wflush(&b->w, 1);
 	} else if (!b->w.err) {
-		cs_add(&b->w.cs, b->w.buf + sizeof h, b->w.len - sizeof h);
+		cs_add(&b->w.cs, b->w.buf + tail, b->w.len - tail);
 	}
 	if (b->w.err)
 		return -1;
@@ -571,6 +648,7 @@ bld_run(int fd, const char *path, const char *mem, size_t memlen,
 	b->w.fd = fd;
 	b->mw.fd = -1;
 	cs_init(&b->w.cs);
+	cs_init(&b->w.wcs);
 	wput(&b->w, &zero, sizeof zero);
 	if (fd >= 0) {
 		/* the header is summed last: only the body goes through cs */
@@ -616,10 +694,13 @@ pd_tcache_build_mem(const char *buf, size_t len, void **img, size_t *imglen)
 struct img {
 	const char *p;
 	size_t len;
-	int mapped;
+	int mapped, verify;
 	const struct hdr *h;
 	const struct str *strs;
 	const char *sb;
+	const uint64_t *wins;
+	uint64_t checked;	/* event bytes whose window was checked */
+	uint64_t stop_ev, stop_meta;	/* where a bad window stopped it */
 };
 
 /* Drop the mapped pages of [base, upto) from the resident set (they come
@@ -664,24 +745,20 @@ img_check(struct img *m, int verify)
 	    h->nskip > m->len / sizeof(struct skip) ||
 	    !span_ok(h->skip_off, h->nskip * sizeof(struct skip), m->len) ||
 	    !span_ok(h->meta_off, h->meta_len, m->len) ||
-	    ((h->str_off | h->skip_off | h->meta_off | h->ev_len) & 7) ||
+	    h->nwin != (h->ev_len + WIN - 1) / WIN ||
+	    !span_ok(h->win_off, h->nwin * 8, m->len) ||
+	    ((h->str_off | h->skip_off | h->meta_off | h->win_off |
+	    h->ev_len | m->len) & 7) ||
 	    h->nev > h->ev_len / sizeof(struct rec) || h->nstr >= NONE)
 		return -1;
+	m->verify = verify;
 	if (verify) {
 		struct cs c;
 		struct hdr z;
-		size_t off = sizeof *h;
+		size_t off = sizeof *h + h->ev_len;
 
 		cs_init(&c);
-		while (off < m->len) {
-			size_t n = m->len - off < WINDOW ? m->len - off : WINDOW;
-			if (n & 7)
-				return -1;
-			cs_add(&c, m->p + off, n);
-			off += n;
-			if (m->mapped)	/* resident set: a window at a time */
-				give_back(m->p, m->p + off);
-		}
+		cs_add(&c, m->p + off, m->len - off);
 		z = *h;
 		z.sum = 0;
 		cs_add(&c, &z, sizeof z);
@@ -692,6 +769,8 @@ img_check(struct img *m, int verify)
 	m->h = h;
 	m->strs = (const void *)(m->p + h->str_off);
 	m->sb = m->p + h->sbytes_off;
+	m->wins = (const void *)(m->p + h->win_off);
+	m->checked = 0;
 	for (i = 0; i < h->nstr; i++) {
 		const struct str *s = &m->strs[i];
 		if (!span_ok(s->off, (uint64_t)s->len + 1, h->sbytes_len) ||
@@ -727,7 +806,7 @@ img_check(struct img *m, int verify)
 
 static uint64_t
 meta_call(const struct img *m, const struct pd_trace_cb *cb, uint64_t off,
-    uint64_t upto)
+    uint64_t upto, uint64_t *ncalled)
 {
 	const struct hdr *h = m->h;
 
@@ -738,6 +817,7 @@ meta_call(const struct img *m, const struct pd_trace_cb *cb, uint64_t off,
 
 		if (x->pos > upto)
 			break;
+		++*ncalled;
 		if (cb->on_meta) {
 			json_t *v = json_loadb(k + x->key_len + 1, x->val_len,
 			    JSON_DECODE_ANY, NULL);
@@ -759,13 +839,37 @@ bad_record(struct pd_trace_stats *st, uint64_t i)
 	    "event %" PRIu64, i);
 }
 
+/* Check the windows of the events up to byte upto (from the events'
+ * start); -1 when one is bad. */
+static int
+check_upto(struct img *m, uint64_t upto)
+{
+	const struct hdr *h = m->h;
+
+	while (m->verify && m->checked < upto && m->checked < h->ev_len) {
+		uint64_t k = m->checked / WIN, end = (k + 1) * WIN;
+		struct cs c;
+
+		if (end > h->ev_len)
+			end = h->ev_len;
+		cs_init(&c);
+		cs_add(&c, m->p + h->ev_off + m->checked, end - m->checked);
+		if (cs_end(&c) != m->wins[k])
+			return -1;
+		m->checked = end;
+	}
+	return 0;
+}
+
+/* The replay: the read's return code, or -3 when a bad window stopped it
+ * before event m->stop_ev (m->stop_meta on_meta calls made). */
 static int
 replay(struct img *m, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
 {
 	const struct hdr *h = m->h;
 	const char *ev0 = m->p + h->ev_off, *p = ev0, *end = ev0 + h->ev_len;
 	const char *given = ev0;	/* mapped bytes before this are given back */
-	uint64_t i, moff = 0, nsk = 0, sk = 0;
+	uint64_t i, moff = 0, nsk = 0, sk = 0, nmeta = 0;
 	struct pd_ev ev;
 
 	memset(st, 0, sizeof *st);
@@ -775,20 +879,25 @@ replay(struct img *m, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
 		const char *args;
 		size_t n;
 
-		moff = meta_call(m, cb, moff, i);
-		if ((size_t)(end - p) < sizeof r) {
-			bad_record(st, i);
-			return 1;
-		}
+		moff = meta_call(m, cb, moff, i, &nmeta);
+		if ((size_t)(end - p) < sizeof r ||
+		    check_upto(m, (uint64_t)(p - ev0) + sizeof r) < 0)
+			goto bad;
 		memcpy(&r, p, sizeof r);
 		args = p + sizeof r;
 		n = sizeof r + (size_t)r.args_len + r.id_len + 2;
+		if ((size_t)(end - p) >= n &&
+		    check_upto(m, (uint64_t)(p - ev0) + n) < 0)
+			goto bad;
 		if ((size_t)(end - p) < n || r.name >= h->nstr ||
 		    r.cat >= h->nstr || (r.pid != NONE && r.pid >= h->nstr) ||
 		    (r.tid != NONE && r.tid >= h->nstr) ||
 		    args[r.args_len] != 0 || args[r.args_len + 1 + r.id_len]) {
-			bad_record(st, i);
-			return 1;
+			if (!m->verify) {
+				bad_record(st, i);
+				return 1;
+			}
+			goto bad;	/* a checked entry that is not sound */
 		}
 		memset(&ev, 0, sizeof ev);
 		ev.ph = (char)r.ph;
@@ -836,7 +945,7 @@ replay(struct img *m, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
 			given = p;
 		}
 	}
-	meta_call(m, cb, moff, h->nev);
+	meta_call(m, cb, moff, h->nev, &nmeta);
 	st->events = h->events;
 	st->skipped = h->skipped;
 	st->bytes = h->bytes;
@@ -845,6 +954,10 @@ replay(struct img *m, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
 	st->err_line = (long)h->err_line;
 	memcpy(st->err, h->err, sizeof st->err);
 	return h->rc;
+bad:
+	m->stop_ev = i;
+	m->stop_meta = nmeta;
+	return -3;
 }
 
 int
@@ -870,6 +983,12 @@ pd_tcache_replay_mem(const void *img, size_t len, int verify,
 	}
 	rc = replay(&m, cb, st);
 	free(copy);
+	if (rc == -3 && m.stop_ev == 0 && m.stop_meta == 0)
+		return -2;
+	if (rc == -3) {	/* no trace to go on with */
+		bad_record(st, m.stop_ev);
+		return 1;
+	}
 	return rc;
 }
 
@@ -1043,14 +1162,48 @@ entry_open(int dir, const char *name, const struct key *k, struct img *m)
 	return 0;
 }
 
+/* Going on from the trace itself, past what a bad entry handed out. */
+struct resume {
+	const struct pd_trace_cb *cb;
+	uint64_t ev, meta, nmeta;
+};
+
 static int
-entry_replay(struct img *m, const struct pd_trace_cb *cb,
-    struct pd_trace_stats *st)
+res_event(const struct pd_ev *ev, void *ctx)
+{
+	struct resume *r = ctx;
+
+	if (ev->index < r->ev || !r->cb->on_event)
+		return 0;
+	return r->cb->on_event(ev, r->cb->ctx);
+}
+
+static void
+res_meta(const char *key, json_t *v, void *ctx)
+{
+	struct resume *r = ctx;
+
+	if (r->nmeta++ >= r->meta && r->cb->on_meta)
+		r->cb->on_meta(key, v, r->cb->ctx);
+}
+
+static int
+entry_replay(struct img *m, const char *path, const struct pd_trace_cb *cb,
+    struct pd_trace_stats *st, pd_tcache_source src, int dir,
+    const char *name)
 {
 	int rc = replay(m, cb, st);
 
 	munmap((void *)m->p, m->len);
 	last = PD_TCACHE_HIT;
+	if (rc == -3) {
+		struct resume r = { cb, m->stop_ev, m->stop_meta, 0 };
+		struct pd_trace_cb rcb = { &r, res_event, res_meta };
+
+		unlinkat(dir, name, 0);
+		last = PD_TCACHE_SOURCE;
+		rc = src(path, &rcb, st);
+	}
 	return rc;
 }
 
@@ -1194,7 +1347,7 @@ pd_tcache_read(const char *path, const struct pd_trace_cb *cb,
 	snprintf(hex, sizeof hex, "%016" PRIx64, h);
 	snprintf(name, sizeof name, "%s.pdtc", hex);
 	if (entry_open(dir, name, &k, &m) == 0)
-		return entry_replay(&m, cb, st);
+		return entry_replay(&m, path, cb, st, src, dir, name);
 	last = PD_TCACHE_SOURCE;
 	if (too_young(&k))
 		return src(path, cb, st);
@@ -1209,7 +1362,7 @@ pd_tcache_read(const char *path, const struct pd_trace_cb *cb,
 	/* someone else may have built it while we waited */
 	if (entry_open(dir, name, &k, &m) == 0) {
 		close(lk);
-		return entry_replay(&m, cb, st);
+		return entry_replay(&m, path, cb, st, src, dir, name);
 	}
 	snprintf(pid, sizeof pid, "%ld", (long)getpid());
 	if (ftruncate(lk, 0) < 0 || pwrite(lk, pid, strlen(pid), 0) < 0) {

@@ -31,9 +31,14 @@
  * still repeat after a change), a trace with an event over 4 GiB.
  *
  * Checking: an entry starts with a magic, a version, its size and a
- * 64-bit checksum of all its bytes, checked before its first event is
- * handed out; every section and record is bounds-checked. An entry that
- * fails is rebuilt. A cached replay differs from a parse in two places:
+ * 64-bit checksum of its header and small sections, checked when it is
+ * opened; its events are checked a 1 MiB window at a time (each window
+ * has its checksum), before the window's first event is handed out, so
+ * that a replay reads them once. Every section and record is bounds-
+ * checked. An entry that fails when opened is rebuilt; one whose window
+ * fails half way is removed and the read goes on from the trace itself,
+ * past the events already handed out (the caller sees one whole read).
+ * A cached replay differs from a parse in two places:
  * ev->raw is NULL (raw_len is kept), and after a stop requested by the
  * callback, stats.bytes is the size of the whole trace. */
 #ifndef PD_TCACHE_H
@@ -71,9 +76,10 @@ int pd_tcache_build_mem(const char *buf, size_t len, void **img,
     size_t *imglen);
 
 /* Replay an image: the return value of the read it records, or -2 when
- * the image is not a valid entry (nothing was called then). With
- * verify 0 the checksum is not checked (the fuzzer's way past it); a
- * record found bad half way then ends the replay as a malformed read. */
+ * the image is not a valid entry (nothing was called then). A window or
+ * record found bad half way ends the replay as a malformed read ("corrupt
+ * trace cache entry at event N"). With verify 0 no checksum is checked
+ * (the fuzzer's way past them). */
 int pd_tcache_replay_mem(const void *img, size_t len, int verify,
     const struct pd_trace_cb *cb, struct pd_trace_stats *st);
 

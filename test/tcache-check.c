@@ -6,7 +6,8 @@
  *                              return code and every stats field; on
  *                              stderr, what the cache did (off, hit,
  *                              built, source). -s N: stop after N events;
- *                              -w MS: sleep MS ms at each event.
+ *                              -w MS: sleep MS ms at each event;
+ *                              -q: the stats line only.
  *   tcache-check -m [-s N] FILE  the same, from an entry image built in
  *                              memory and replayed (pd_tcache_*_mem) */
 #include <inttypes.h>
@@ -20,6 +21,7 @@
 #include "pd_trace.h"
 
 static long stop_after = -1, wait_ms;
+static int quiet;
 
 static void
 text(const char *what, const char *s, size_t n)
@@ -41,6 +43,8 @@ ev(const struct pd_ev *e, void *ctx)
 		struct timespec t = { wait_ms / 1000, wait_ms % 1000 * 1000000L };
 		nanosleep(&t, NULL);
 	}
+	if (quiet)
+		return 0;
 	printf("%" PRIu64 " ph=%d", e->index, e->ph);
 	text("name", e->name, strlen(e->name));
 	text("cat", e->cat, strlen(e->cat));
@@ -62,7 +66,8 @@ meta(const char *key, json_t *v, void *ctx)
 	char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
 
 	(void)ctx;
-	printf("meta %s %s\n", key, s ? s : "?");
+	if (!quiet)
+		printf("meta %s %s\n", key, s ? s : "?");
 	free(s);
 }
 
@@ -95,9 +100,11 @@ main(int argc, char **argv)
 	struct pd_trace_stats st;
 	int c, mem = 0, rc;
 
-	while ((c = getopt(argc, argv, "ms:w:")) != -1) {
+	while ((c = getopt(argc, argv, "mqs:w:")) != -1) {
 		if (c == 'm')
 			mem = 1;
+		else if (c == 'q')
+			quiet = 1;
 		else if (c == 'w')
 			wait_ms = atol(optarg);
 		else if (c == 's')
@@ -106,7 +113,7 @@ main(int argc, char **argv)
 			return 2;
 	}
 	if (optind != argc - 1) {
-		fprintf(stderr, "usage: tcache-check [-m] [-s N] [-w MS] FILE\n");
+		fprintf(stderr, "usage: tcache-check [-mq] [-s N] [-w MS] FILE\n");
 		return 2;
 	}
 	if (mem) {
