@@ -13,7 +13,7 @@ dir=build/fuzz/corpus-$t log=build/fuzz/fuzz-$t.log
 # Which files seed which target: find(1) name tests, and extra places.
 extra=
 case $t in
-trace|jscan)	names="-name *.json" ;;
+trace|jscan|tcache)	names="-name *.json" ;;
 kineto|flops)	names="-name *.json -o -name *.json.gz" ;;
 csv)		names="-name *.csv" ;;
 smi)		names="-name *smi* -o -name lscpu* -o -path *pd-audit-limits/n*"
