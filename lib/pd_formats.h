@@ -10,6 +10,16 @@
 #ifndef PD_FORMATS_H
 #define PD_FORMATS_H
 
+#include <jansson.h>
+
+struct pd_trace_cb;
+struct pd_trace_stats;
+struct pd_kineto_info;
+
+/* A format is one row here, its recogniser in pd-locate (lib/pd_locate_*.c
+ * of its family) and, per evidence tool, the reader of its family
+ * (tools/pd-x/<family>.c); a pytorch-family format that is not a JSON
+ * trace brings its one reader of events instead (read_events). */
 struct pd_format {
 	const char *name;	/* pd.root "format" */
 	const char *family;	/* "ascend" or "pytorch": which readers */
@@ -17,6 +27,20 @@ struct pd_format {
 	const char *framework;	/* "torch", "torch_npu", "mindspore"; NULL */
 	const char *device;	/* "npu", "gpu"; NULL: by the dump's content */
 	const char *found;	/* how pd-locate recognises it */
+	/* pytorch family, a dump that is not a JSON trace: the export kind
+	 * that holds it (also the records' "source"), and its reader as
+	 * trace events (pd_kineto_read's contract, pd_kineto.h); NULL: the
+	 * JSON trace of export kind "kineto_trace", read by pd_trace */
+	const char *trace_export;
+	int (*read_events)(json_t *root, const char *path,
+	    const struct pd_trace_cb *cb, struct pd_kineto_info *info,
+	    struct pd_trace_stats *st);
+	/* the capture spans the whole process (start-up, exit): without
+	 * step markers, its one step is the device's active span */
+	int whole_process;
+	/* one root of the whole cluster (its "covers" lists the ranks' roots
+	 * of the same run), not of one rank */
+	int cluster;
 };
 
 /* The format of that name, or NULL. */

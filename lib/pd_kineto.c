@@ -9,9 +9,9 @@
 
 #include "pd_diag.h"
 #include "pd_file.h"
+#include "pd_formats.h"
 #include "pd_locate.h"
 #include "pd_num.h"
-#include "pd_nsys.h"
 #include "pd_rec.h"
 
 static int
@@ -193,9 +193,12 @@ const char *
 pd_kineto_trace_path(json_t *root)
 {
 	const char *p = pd_root_export(root, "kineto_trace", 0);
+	const struct pd_format *f = pd_format_get(pd_rec_str(root, "format"));
 	struct stat st;
 
-	if (p || (p = pd_root_export(root, "nsys_sqlite", 0)))
+	if (!p && f && f->trace_export)
+		p = pd_root_export(root, f->trace_export, 0);
+	if (p)
 		return p;
 	if (json_array_size(json_object_get(root, "exports")) > 0)
 		return NULL;	/* other kinds only (memory_timeline_raw) */
@@ -247,24 +250,14 @@ pd_kineto_read(json_t *root, const char *path, const struct pd_trace_cb *cb,
 {
 	struct rdctx c = { cb, info };
 	struct pd_trace_cb tcb = { &c, tramp_event, tramp_meta };
-	const char *f = root ? pd_rec_str(root, "format") : NULL;
+	const struct pd_format *f = root ?
+	    pd_format_get(pd_rec_str(root, "format")) : NULL;
 	int rc;
 
 	memset(info, 0, sizeof *info);
 	info->rank = -1;
-	if (f && strcmp(f, "nsys") == 0) {
-		/* one process of an Nsight Systems export (pd_nsys.h) */
-		rc = pd_nsys_read(path, pd_rec_int(root, "process", -1), cb,
-		    info, st);
-		if (rc < 0)
-			return -1;
-		if (st->skipped) {
-			pd_warn(path, 0, "%" PRIu64 " rows skipped (end before "
-			    "start)", st->skipped);
-			pd_diag_status(PD_EXIT_INPUT);
-		}
-		return st->truncated ? 1 : 0;
-	}
+	if (f && f->read_events)
+		return f->read_events(root, path, cb, info, st);
 	rc = pd_trace_read(path, &tcb, st);
 	if (rc < 0) {
 		pd_error(path, 0, "%s", pd_file_strerror(errno));
@@ -314,12 +307,13 @@ pd_kineto_rec(const char *type, json_t *root,
     const struct pd_kineto_info *info, const char *source)
 {
 	json_t *r = pd_rec_new(type, 1, root);
-	const char *f = pd_rec_str(root, "format");
+	const struct pd_format *f = pd_format_get(pd_rec_str(root, "format"));
 
 	if (json_is_null(json_object_get(r, "rank")) && info->rank >= 0)
 		pd_set_int(r, "rank", info->rank);
-	if (f && strcmp(f, "nsys") == 0 && strcmp(source, "kineto_trace") == 0)
-		source = "nsys_sqlite";	/* read as its trace (pd_nsys.h) */
+	/* a dump read as its trace names its own source */
+	if (f && f->trace_export && strcmp(source, "kineto_trace") == 0)
+		source = f->trace_export;
 	pd_set_str(r, "source", source);
 	return r;
 }

@@ -1450,9 +1450,9 @@ by_cover(const void *a, const void *b)
 static int
 is_cluster(json_t *rec)
 {
-	const char *f = pd_rec_str(rec, "format");
+	const struct pd_format *f = pd_format_get(pd_rec_str(rec, "format"));
 
-	return f && strcmp(f, "cluster_analysis") == 0;
+	return f && f->cluster;
 }
 
 /* Add an export to a record, keeping the exports sorted by path. */

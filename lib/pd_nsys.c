@@ -20,6 +20,7 @@
 #include "pd_diag.h"
 #include "pd_file.h"
 #include "pd_i64map.h"
+#include "pd_rec.h"
 #include "pd_sqlite.h"
 
 #define PID_OF(col)	"((" col " >> 24) & 16777215)"
@@ -572,6 +573,21 @@ pd_nsys_read(const char *path, int64_t pid, const struct pd_trace_cb *cb,
 	pd_i64map_free(&r.syncapi);
 	sqlite3_close(r.db);
 	return 0;
+}
+
+int
+pd_nsys_events(json_t *root, const char *path, const struct pd_trace_cb *cb,
+    struct pd_kineto_info *info, struct pd_trace_stats *st)
+{
+	if (pd_nsys_read(path, pd_rec_int(root, "process", -1), cb, info,
+	    st) < 0)
+		return -1;
+	if (st->skipped) {
+		pd_warn(path, 0, "%" PRIu64 " rows skipped (end before start)",
+		    st->skipped);
+		pd_diag_status(PD_EXIT_INPUT);
+	}
+	return st->truncated ? 1 : 0;
 }
 
 /* ---- the processes ---- */

@@ -56,6 +56,14 @@ int pd_nsys_processes(const char *path, struct pd_nsys_proc **out);
 int pd_nsys_read(const char *path, int64_t pid, const struct pd_trace_cb *cb,
     struct pd_kineto_info *info, struct pd_trace_stats *st);
 
+/* The process of the pd.root root (its "process") read as trace events:
+ * pd_kineto_read for a root of format "nsys" (pd_formats.h). Rows skipped
+ * are said (exit 3). Returns 0, 1 when cut short, -1 when the file cannot
+ * be read. */
+int pd_nsys_events(json_t *root, const char *path,
+    const struct pd_trace_cb *cb, struct pd_kineto_info *info,
+    struct pd_trace_stats *st);
+
 /* "cudaLaunchKernel_v7000" -> "cudaLaunchKernel" (in place). */
 void pd_nsys_api_name(char *name);
 

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "pd_diag.h"
+#include "pd_formats.h"
 #include "pd_ivl.h"
 #include "pd_kineto.h"
 #include "pd_patterns.h"
@@ -217,15 +218,15 @@ emit(json_t *root, struct acc *a, const struct pd_kineto_info *info,
 	struct pd_summary sm;
 	int64_t v[V_N], sum[V_N] = { 0 };
 	int gpu = a->gpu > 0, cpu = a->u[C_CPU].n > 0, k;
-	const char *f = pd_rec_str(root, "format");
+	const struct pd_format *f = pd_format_get(pd_rec_str(root, "format"));
 	int64_t gs, ge;
 	size_t i, slow = 0;
 
 	pd_ksteps_sort(&a->steps);
-	/* one step: the trace; an Nsight Systems capture also holds the
-	 * process's start-up and exit (context creation, MPI_Init), so
-	 * there the step is the device's active span */
-	if (a->steps.n == 0 && f && strcmp(f, "nsys") == 0 &&
+	/* one step: the trace; a capture of the whole process (Nsight
+	 * Systems) also holds its start-up and exit (context creation,
+	 * MPI_Init), so there the step is the device's active span */
+	if (a->steps.n == 0 && f && f->whole_process &&
 	    gpu_hull(a, &gs, &ge))
 		pd_ksteps_add(&a->steps, -1, gs, ge);
 	else if (a->steps.n == 0 && a->lo <= a->hi)
