@@ -1,0 +1,346 @@
+/* pd-sum-comm for Ascend roots: the pd.comm record of a rank's sums. */
+#include "ascend.h"
+
+#include "sum_comm.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pd_csv.h"
+#include "pd_diag.h"
+#include "pd_jscan.h"
+#include "pd_locate.h"
+#include "pd_sqlite.h"
+#include "pd_num.h"
+#include "pd_rec.h"
+#include "pd_trace.h"
+
+/* ---- the record ---- */
+
+static double
+us(double ms)
+{
+	return ms * 1e3;
+}
+
+static void
+set_ms_as_us(json_t *o, const char *key, double ms, int ok)
+{
+	if (ok)
+		pd_set_real(o, key, us(ms), 3);
+	else
+		pd_set_null(o, key);
+}
+
+static void
+set_ratio(json_t *o, const char *key, double x, double tr, int ok)
+{
+	if (ok && x + tr > 0)
+		pd_set_real(o, key, x / (x + tr), 4);
+	else
+		pd_set_null(o, key);
+}
+
+/* GB/s from MB and ms: MB/ms = 10^6 B / 10^-3 s = GB/s. */
+static void
+set_bw(json_t *o, const char *key, double mb, double ms)
+{
+	if (ms > 0)
+		pd_set_real(o, key, mb / ms, 3);
+	else
+		pd_set_null(o, key);
+}
+
+static int
+cmp_op_type(const void *x, const void *y)
+{
+	const struct op_type_sum *a = x, *b = y;
+
+	if (a->el != b->el)
+		return a->el > b->el ? -1 : 1;
+	return strcmp(a->type, b->type);
+}
+
+static int
+cmp_transport(const void *x, const void *y)
+{
+	const struct transport *a = x, *b = y;
+
+	if (a->mb != b->mb)
+		return a->mb > b->mb ? -1 : 1;
+	if (a->ms != b->ms)
+		return a->ms > b->ms ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+static int
+cmp_link(const void *x, const void *y)
+{
+	const struct link *a = x, *b = y;
+	int c;
+
+	if (a->mb != b->mb)
+		return a->mb > b->mb ? -1 : 1;
+	if ((c = strcmp(a->src, b->src)))
+		return c;
+	if ((c = strcmp(a->dst, b->dst)))
+		return c;
+	if ((c = strcmp(a->transport, b->transport)))
+		return c;
+	return strcmp(a->group ? a->group : "", b->group ? b->group : "");
+}
+
+static int
+cmp_op_call(const void *x, const void *y)
+{
+	const struct op_call *a = x, *b = y;
+
+	if (a->el != b->el)
+		return a->el > b->el ? -1 : 1;
+	if (a->has_step != b->has_step)
+		return a->has_step ? -1 : 1;
+	if (a->step != b->step)
+		return a->step < b->step ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+static json_t *
+ops_json(struct agg *a, double *tot)
+{
+	json_t *arr = json_array(), *o;
+	struct op_type_sum *p;
+	size_t i;
+
+	memset(tot, 0, 6 * sizeof *tot);
+	if (a->nops)
+		qsort(a->ops, a->nops, sizeof *a->ops, cmp_op_type);
+	for (i = 0; i < a->nops; i++) {
+		p = &a->ops[i];
+		o = json_object();
+		pd_set_str(o, "op_type", p->type);
+		pd_set_int(o, "count", p->count);
+		pd_set_real(o, "total_us", us(p->el), 3);
+		set_ms_as_us(o, "transit_us", p->tr, p->has_tr);
+		set_ms_as_us(o, "wait_us", p->wa, p->has_wa);
+		set_ms_as_us(o, "sync_us", p->sy, p->has_sy);
+		set_ms_as_us(o, "idle_us", p->id, p->has_id);
+		set_ratio(o, "wait_ratio", p->wa, p->tr, p->has_wa && p->has_tr);
+		set_ratio(o, "sync_ratio", p->sy, p->tr, p->has_sy && p->has_tr);
+		if (p->has_mb) {
+			pd_set_int(o, "bytes", (int64_t)(p->mb * 1e6 + 0.5));
+			set_bw(o, "algbw_gb_per_s", p->mb, p->el);
+		} else {
+			pd_set_null(o, "bytes");
+			pd_set_null(o, "algbw_gb_per_s");
+		}
+		json_array_append_new(arr, o);
+		tot[0] += p->el;
+		tot[1] += p->tr;
+		tot[2] += p->wa;
+		tot[3] += p->sy;
+		tot[4] += p->has_tr && p->has_wa;
+		tot[5] += p->has_wa;
+	}
+	return arr;
+}
+
+static json_t *
+transports_json(struct agg *a)
+{
+	json_t *arr = json_array(), *o;
+	struct transport *t;
+	size_t i;
+
+	if (a->ntransports)
+		qsort(a->transports, a->ntransports, sizeof *a->transports,
+		    cmp_transport);
+	for (i = 0; i < a->ntransports; i++) {
+		t = &a->transports[i];
+		if (t->mb == 0 && t->ms == 0)
+			continue;	/* listed in every file, unused */
+		o = json_object();
+		pd_set_str(o, "transport", t->name);
+		pd_set_int(o, "bytes", (int64_t)(t->mb * 1e6 + 0.5));
+		pd_set_real(o, "time_us", us(t->ms), 3);
+		set_bw(o, "bandwidth_gb_per_s", t->mb, t->ms);
+		if (t->nops)
+			pd_set_real(o, "small_packet_ratio",
+			    (double)t->nsmall / (double)t->nops, 4);
+		else
+			pd_set_null(o, "small_packet_ratio");
+		pd_set_int(o, "ops", t->nops);
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
+/* A rank number as an integer, anything else as the string. */
+static void
+set_rank(json_t *o, const char *key, const char *s)
+{
+	int64_t r;
+
+	if (pd_num_int(s, strlen(s), &r) == PD_NUM_OK && !strchr(s, '.'))
+		pd_set_int(o, key, r);
+	else
+		pd_set_str(o, key, s);
+}
+
+static json_t *
+links_json(struct agg *a)
+{
+	json_t *arr = json_array(), *o;
+	struct link *l;
+	size_t i;
+
+	if (a->nlinks)
+		qsort(a->links, a->nlinks, sizeof *a->links, cmp_link);
+	for (i = 0; i < a->nlinks; i++) {
+		l = &a->links[i];
+		o = json_object();
+		set_rank(o, "src", l->src);
+		set_rank(o, "dst", l->dst);
+		if (l->group)
+			pd_set_str(o, "group", l->group);
+		pd_set_str(o, "transport", l->transport);
+		pd_set_int(o, "bytes", (int64_t)(l->mb * 1e6 + 0.5));
+		pd_set_real(o, "time_us", us(l->ms), 3);
+		set_bw(o, "bandwidth_gb_per_s", l->mb, l->ms);
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
+static json_t *
+slowest_json(struct agg *a, int topn)
+{
+	json_t *arr = json_array(), *o;
+	size_t i;
+
+	if (a->ncalls)
+		qsort(a->calls, a->ncalls, sizeof *a->calls, cmp_op_call);
+	for (i = 0; i < a->ncalls && i < (size_t)topn; i++) {
+		o = json_object();
+		pd_set_str(o, "name", a->calls[i].name);
+		pd_set_real(o, "elapse_us", us(a->calls[i].el), 3);
+		if (a->calls[i].has_step)
+			pd_set_int(o, "step", a->calls[i].step);
+		else
+			pd_set_null(o, "step");
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
+static int
+cmp_unaligned(const void *x, const void *y)
+{
+	const struct op_call *a = *(const struct op_call *const *)x;
+	const struct op_call *b = *(const struct op_call *const *)y;
+
+	if (a->un_ms != b->un_ms)
+		return a->un_ms > b->un_ms ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+/* The byte-alignment check over the ops with a Size Distribution, or null
+ * when no op has one (Level0, legacy and cluster exports). */
+static json_t *
+alignment_json(struct agg *a, int topn)
+{
+	json_t *o, *arr;
+	struct op_call **un;
+	size_t i, n = 0;
+	long checked = 0, any = 0;
+	double ms = 0, un_ms = 0;
+
+	un = pd_xcalloc(a->ncalls + 1, sizeof *un);
+	for (i = 0; i < a->ncalls; i++) {
+		struct op_call *u = &a->calls[i];
+
+		any += u->has_al;
+		if (u->al_ms <= 0 && u->al_bytes <= 0)
+			continue;
+		checked++;
+		ms += u->al_ms;
+		un_ms += u->un_ms;
+		if (u->un_ms > 0)
+			un[n++] = u;
+	}
+	if (!any) {
+		free(un);
+		return json_null();
+	}
+	if (n)
+		qsort(un, n, sizeof *un, cmp_unaligned);
+	o = json_object();
+	pd_set_int(o, "checked_ops", checked);
+	pd_set_int(o, "unaligned_ops", (int64_t)n);
+	pd_set_real(o, "sdma_us", us(ms), 3);
+	pd_set_real(o, "unaligned_us", us(un_ms), 3);
+	if (ms > 0)
+		pd_set_real(o, "unaligned_ratio", un_ms / ms, 4);
+	else
+		pd_set_null(o, "unaligned_ratio");
+	arr = json_array();
+	for (i = 0; i < n && i < (size_t)topn; i++) {
+		json_t *e = json_object();
+
+		pd_set_str(e, "name", un[i]->name);
+		if (un[i]->has_step)
+			pd_set_int(e, "step", un[i]->step);
+		else
+			pd_set_null(e, "step");
+		pd_set_int(e, "bytes", (int64_t)un[i]->al_bytes);
+		pd_set_real(e, "time_us", us(un[i]->al_ms), 4);
+		pd_set_real(e, "unaligned_us", us(un[i]->un_ms), 4);
+		if (un[i]->al_ms > 0)
+			pd_set_real(e, "bandwidth_gb_per_s", un[i]->al_bytes /
+			    1e6 / un[i]->al_ms, 4);
+		else
+			pd_set_null(e, "bandwidth_gb_per_s");
+		json_array_append_new(arr, e);
+	}
+	pd_set(o, "ops", arr);
+	free(un);
+	return o;
+}
+
+void
+emit_rank(json_t *root, struct agg *a, const struct pd_tool *t)
+{
+	json_t *rec = pd_rec_new("pd.comm", 1, root), *ops;
+	double tot[6];
+
+	if (a->has_rank)
+		pd_set_int(rec, "rank", a->rank);
+	pd_set_str(rec, "source", a->source);
+	ops = ops_json(a, tot);
+	if (a->nops)
+		pd_set_real(rec, "total_us", us(tot[0]), 3);
+	else if (a->has_raw)
+		pd_set_real(rec, "total_us", us(a->raw_ms), 3);
+	else
+		pd_set_null(rec, "total_us");
+	set_ratio(rec, "wait_ratio", tot[2], tot[1], tot[4] > 0);
+	set_ratio(rec, "sync_ratio", tot[3], tot[1], tot[4] > 0);
+	pd_set_null(rec, "small_ratio");	/* per transport here */
+	pd_set(rec, "ops", ops);
+	pd_set(rec, "transports", transports_json(a));
+	pd_set(rec, "links", links_json(a));
+	pd_set(rec, "groups", a->groups ? json_incref(a->groups) : json_null());
+	pd_set(rec, "alignment", alignment_json(a, t->topn));
+	pd_set(rec, "slowest", slowest_json(a, t->topn));
+	if (a->has_raw && !a->nops)
+		pd_set_real(rec, "wait_us", us(a->raw_wait_ms), 3);
+	else
+		set_ms_as_us(rec, "wait_us", tot[2], tot[5] > 0);
+	pd_set_int(rec, "op_count", (int64_t)a->ncalls);
+	pd_set_int(rec, "skipped", a->skipped);
+	pd_set_bool(rec, "truncated", a->truncated);
+	pd_rec_emit(rec);
+}
