@@ -16,9 +16,19 @@
 #include "pd_num.h"
 #include "pd_tcache.h"
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 enum { OK = 0, MORE = 1, BAD = -1 };
 
 #define CHUNK (1 << 20)
+
+#if defined(__GNUC__) || defined(__clang__)
+#define INLINE inline __attribute__((always_inline))
+#else
+#define INLINE inline
+#endif
 
 struct rd {
 	struct pd_zfile *z;	/* NULL when reading from memory */
@@ -32,6 +42,63 @@ struct rd {
 	size_t scap, slen;
 };
 
+/* The scanners below look at 16 bytes at a time where SSE2 is there (the
+ * x86-64 baseline) and at least 16 bytes are left before the end they were
+ * given; they never read past that end. Elsewhere, and for the tail, a
+ * byte at a time. */
+#ifdef __SSE2__
+static unsigned
+mask16(__m128i v, char c)
+{
+	return (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v,
+	    _mm_set1_epi8(c)));
+}
+
+#define LOAD16(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
+#endif
+
+static long
+count_nl(const char *p, const char *e)
+{
+	long n = 0;
+
+#ifdef __SSE2__
+	const __m128i nl = _mm_set1_epi8('\n'), zero = _mm_setzero_si128();
+
+	while (e - p >= 16) {
+		__m128i acc = zero, s;
+		int i;
+		/* per-byte counters: at most 255 blocks before summing */
+		for (i = 0; i < 255 && e - p >= 16; i++, p += 16)
+			acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(LOAD16(p), nl));
+		s = _mm_sad_epu8(acc, zero);
+		n += _mm_cvtsi128_si32(s) + _mm_cvtsi128_si32(
+		    _mm_srli_si128(s, 8));
+	}
+#endif
+	for (; p < e; p++)
+		n += *p == '\n';
+	return n;
+}
+
+/* The first '"' or '\\' in [p, end), or end. */
+static INLINE const char *
+find_qb(const char *p, const char *end)
+{
+#ifdef __SSE2__
+	while (end - p >= 16) {
+		__m128i v = LOAD16(p);
+		unsigned m = mask16(v, '"') | mask16(v, '\\');
+		if (m)
+			return p + __builtin_ctz(m);
+		p += 16;
+	}
+#endif
+	while (p < end && *p != '"' && *p != '\\')
+		p++;
+	return p;
+}
+
 static int
 fill(struct rd *r)
 {
@@ -40,9 +107,7 @@ fill(struct rd *r)
 	if (r->eof)
 		return 0;
 	if (r->pos > 0) {
-		const char *p = r->buf, *e = r->buf + r->pos;
-		while ((p = memchr(p, '\n', (size_t)(e - p))) != NULL)
-			r->lines_before++, p++;
+		r->lines_before += count_nl(r->buf, r->buf + r->pos);
 		memmove(r->buf, r->buf + r->pos, r->len - r->pos);
 		r->len -= r->pos;
 		r->pos = 0;
@@ -79,30 +144,26 @@ ws(const char *p, const char *end)
 	return p;
 }
 
-/* p at the opening quote; *q set after the closing one. */
-static int
+/* p at the opening quote; *q set after the closing one; *esc when the
+ * string holds a backslash. */
+static INLINE int
 str_end(const char *p, const char *end, const char **q, int *esc)
 {
 	const char *s = p + 1;
 
 	*esc = 0;
 	for (;;) {
-		const char *x = memchr(s, '"', (size_t)(end - s));
-		const char *b;
-		if (!x)
+		s = find_qb(s, end);
+		if (s >= end)
 			return MORE;
-		b = x;
-		while (b > s && b[-1] == '\\')
-			b--;
-		if (b != x)
-			*esc = 1;
-		if (((x - b) & 1) == 0) {
-			if (!*esc && memchr(p + 1, '\\', (size_t)(x - p - 1)))
-				*esc = 1;
-			*q = x + 1;
+		if (*s == '"') {
+			*q = s + 1;
 			return OK;
 		}
-		s = x + 1;
+		*esc = 1;
+		s += 2;		/* the backslash and the byte it escapes */
+		if (s > end)
+			return MORE;
 	}
 }
 
@@ -122,10 +183,67 @@ scalar_end(const char *p, const char *end, const char **q)
 	return MORE;
 }
 
+/* One byte of a container being skipped: strings are passed over (a
+ * backslash in one hides the next byte), brackets counted. Returns 1 when
+ * the container closed at this byte. */
+#define SKIP_BYTE(c, skip_next)						\
+	do {								\
+		if (instr) {						\
+			if ((c) == '\\')				\
+				skip_next;				\
+			else if ((c) == '"')				\
+				instr = 0;				\
+		} else if ((c) == '"') {				\
+			instr = 1;					\
+		} else if ((c) == '{' || (c) == '[') {			\
+			depth++;					\
+		} else if ((c) == '}' || (c) == ']') {			\
+			if (--depth == 0)				\
+				closed = 1;				\
+		}							\
+	} while (0)
+
+/* p at '{' or '['. */
+static int
+skip_container(const char *p, const char *end, const char **q)
+{
+	int depth = 0, instr = 0, closed = 0;
+
+#ifdef __SSE2__
+	while (end - p >= 16) {
+		__m128i v = LOAD16(p);
+		/* '[' ']' '{' '}' are 0x5B 0x5D 0x7B 0x7D: or 0x20 folds them */
+		__m128i f = _mm_or_si128(v, _mm_set1_epi8(0x20));
+		unsigned m = mask16(v, '"') | mask16(v, '\\') |
+		    mask16(f, '{') | mask16(f, '}');
+		int i = 0, skip = 0;
+
+		while (m) {
+			i = __builtin_ctz(m);
+			m &= m - 1;
+			SKIP_BYTE(p[i], (skip = i + 2, m &= ~(1u << (i + 1))));
+			if (closed) {
+				*q = p + i + 1;
+				return OK;
+			}
+		}
+		p += skip > 16 ? skip : 16;
+	}
+#endif
+	for (; p < end; p++) {
+		SKIP_BYTE(*p, p++);
+		if (closed) {
+			*q = p + 1;
+			return OK;
+		}
+	}
+	return MORE;
+}
+
 static int
 skip_value(const char *p, const char *end, const char **q)
 {
-	int depth = 0, esc, rc;
+	int esc, rc;
 
 	if (p >= end)
 		return MORE;
@@ -137,39 +255,28 @@ skip_value(const char *p, const char *end, const char **q)
 			return BAD;
 		return rc;
 	}
-	while (p < end) {
-		char c = *p;
-		if (c == '"') {
-			rc = str_end(p, end, &p, &esc);
-			if (rc != OK)
-				return rc;
-			continue;
-		}
-		if (c == '{' || c == '[')
-			depth++;
-		else if (c == '}' || c == ']') {
-			if (--depth == 0) {
-				*q = p + 1;
-				return OK;
-			}
-		}
-		p++;
-	}
-	return MORE;
+	return skip_container(p, end, q);
 }
 
 static void
+sgrow(struct rd *r, size_t need)
+{
+	size_t nc = (r->scap ? r->scap : 256);
+
+	while (nc < need)
+		nc *= 2;
+	r->scr = realloc(r->scr, nc);
+	if (!r->scr)
+		pd_oom();
+	r->scap = nc;
+}
+
+/* Leaves room for one more byte (the NUL). */
+static INLINE void
 sput(struct rd *r, const char *s, size_t n)
 {
-	if (r->slen + n + 1 > r->scap) {
-		size_t nc = (r->scap ? r->scap : 256);
-		while (nc < r->slen + n + 1)
-			nc *= 2;
-		r->scr = realloc(r->scr, nc);
-		if (!r->scr)
-			pd_oom();
-		r->scap = nc;
-	}
+	if (r->slen + n + 1 > r->scap)
+		sgrow(r, r->slen + n + 1);
 	memcpy(r->scr + r->slen, s, n);
 	r->slen += n;
 }
@@ -232,7 +339,7 @@ unescape(struct rd *r, const char *s, const char *e, int esc)
 
 	if (!esc) {
 		sput(r, s, (size_t)(e - s));
-		sput(r, "", 1);
+		r->scr[r->slen++] = 0;
 		return off;
 	}
 	while (s < e) {
@@ -277,12 +384,6 @@ unescape(struct rd *r, const char *s, const char *e, int esc)
 	return off;
 }
 
-static int
-keyis(const char *k, size_t n, const char *lit)
-{
-	return strlen(lit) == n && memcmp(k, lit, n) == 0;
-}
-
 /* A string or a number as text into scratch; for a number, *isnum. */
 static int
 text_value(struct rd *r, const char *p, const char *end, const char **q,
@@ -315,6 +416,109 @@ all_digits(const char *s, int64_t *v)
 	    strspn(s, "-0123456789") == strlen(s);
 }
 
+/* A plain number, -?DIGITS(.DIGITS)?, at p and ending at a delimiter:
+ * its value scaled by 10^shift (3 for µs to ns, 0 for an integer), as
+ * pd_num_us_to_ns and pd_num_int compute it (the first dropped fraction
+ * digit rounds half up), in one pass. Returns OK (*q at the delimiter),
+ * MORE (the buffer ends inside it) or BAD for anything else (an exponent,
+ * a sign '+', too many digits, no fraction allowed...), which the caller
+ * then reads the general way. */
+static int
+plain_num(const char *p, const char *end, int shift, int frac,
+    const char **q, int64_t *out)
+{
+	const char *s = p;
+	uint64_t u = 0;
+	int neg = 0, nd = 0, fd = 0, round = 0;
+
+	if (s < end && *s == '-')
+		neg = 1, s++;
+	for (; s < end && (unsigned)(*s - '0') < 10; s++, nd++)
+		u = u * 10 + (uint64_t)(*s - '0');
+	if (nd == 0 || nd > 16)
+		return s >= end && nd <= 16 ? MORE : BAD;
+	if (s < end && *s == '.') {
+		if (!frac)
+			return BAD;
+		for (s++; s < end && (unsigned)(*s - '0') < 10; s++, fd++) {
+			if (fd < shift)
+				u = u * 10 + (uint64_t)(*s - '0');
+			else if (fd == shift)
+				round = *s >= '5';
+		}
+		if (fd == 0)
+			return s >= end ? MORE : BAD;
+	}
+	if (s >= end)
+		return MORE;
+	if (*s != ',' && *s != '}' && *s != ']' && !isws((unsigned char)*s))
+		return BAD;
+	for (; fd < shift; fd++)
+		u *= 10;
+	/* at most 19 digits: below 9e18, nothing pd_num refuses overflowed */
+	if (u >= 9000000000000000000ULL)
+		return BAD;
+	u += (uint64_t)round;
+	*out = neg ? -(int64_t)u : (int64_t)u;
+	*q = s;
+	return OK;
+}
+
+enum { K_OTHER, K_PH, K_NAME, K_CAT, K_PID, K_TID, K_TS, K_DUR, K_ARGS,
+	K_ID };
+
+static int
+key_kind(const char *k, size_t n)
+{
+	switch (n) {
+	case 2:
+		if (k[0] == 'p' && k[1] == 'h')
+			return K_PH;
+		if (k[0] == 't' && k[1] == 's')
+			return K_TS;
+		if (k[0] == 'i' && k[1] == 'd')
+			return K_ID;
+		break;
+	case 3:
+		if (memcmp(k, "pid", 3) == 0)
+			return K_PID;
+		if (memcmp(k, "tid", 3) == 0)
+			return K_TID;
+		if (memcmp(k, "cat", 3) == 0)
+			return K_CAT;
+		if (memcmp(k, "dur", 3) == 0)
+			return K_DUR;
+		break;
+	case 4:
+		if (memcmp(k, "name", 4) == 0)
+			return K_NAME;
+		if (memcmp(k, "args", 4) == 0)
+			return K_ARGS;
+		break;
+	}
+	return K_OTHER;
+}
+
+/* pid or tid: a plain integer is read at once, else as text (the
+ * number, when there is one, is found at the end of the event). */
+static int
+id_value(struct rd *r, const char *p, const char *end, const char **q,
+    size_t *off, int *known, int64_t *num)
+{
+	int quoted, rc;
+
+	*known = 0;
+	rc = plain_num(p, end, 0, 0, q, num);
+	if (rc == OK) {
+		*off = unescape(r, p, *q, 0);
+		*known = 1;
+		return OK;
+	}
+	if (rc == MORE)
+		return MORE;
+	return text_value(r, p, end, q, off, &quoted);
+}
+
 /* Parse one event object at p. */
 static int
 parse_event(struct rd *r, const char *p, const char *end, const char **q,
@@ -323,7 +527,8 @@ parse_event(struct rd *r, const char *p, const char *end, const char **q,
 	const char *start = p, *k, *ke;
 	size_t name_off = SIZE_MAX, cat_off = SIZE_MAX, pid_off = SIZE_MAX,
 	    tid_off = SIZE_MAX;
-	int esc, rc, quoted;
+	int esc, rc, quoted, pid_known = 0, tid_known = 0;
+	int64_t pid_num = 0, tid_num = 0;
 
 	memset(ev, 0, sizeof *ev);
 	r->slen = 0;
@@ -353,51 +558,80 @@ parse_event(struct rd *r, const char *p, const char *end, const char **q,
 		if (p >= end)
 			return MORE;
 		const char *v = p;
-		if (keyis(k, kn, "ph")) {
+		switch (key_kind(k, kn)) {
+		case K_PH:
+			if (end - p > 2 && p[0] == '"' && p[2] == '"' &&
+			    p[1] != '\\' && p[1] != '"') {
+				ev->ph = p[1];
+				p += 3;
+				rc = OK;
+				break;
+			}
 			rc = skip_value(p, end, &p);
 			if (rc == OK && *v == '"' && p - v > 2)
 				ev->ph = v[1];
-		} else if (keyis(k, kn, "name")) {
+			break;
+		case K_NAME:
 			rc = text_value(r, p, end, &p, &name_off, &quoted);
 			if (rc == BAD) {	/* name as object: ignore */
 				rc = skip_value(v, end, &p);
 				name_off = SIZE_MAX;
 			}
-		} else if (keyis(k, kn, "cat")) {
+			break;
+		case K_CAT:
 			rc = text_value(r, p, end, &p, &cat_off, &quoted);
 			if (rc == BAD) {
 				rc = skip_value(v, end, &p);
 				cat_off = SIZE_MAX;
 			}
-		} else if (keyis(k, kn, "pid")) {
-			rc = text_value(r, p, end, &p, &pid_off, &quoted);
-		} else if (keyis(k, kn, "tid")) {
-			rc = text_value(r, p, end, &p, &tid_off, &quoted);
-		} else if (keyis(k, kn, "ts") || keyis(k, kn, "dur")) {
-			rc = skip_value(p, end, &p);
+			break;
+		case K_PID:
+			rc = id_value(r, p, end, &p, &pid_off, &pid_known,
+			    &pid_num);
+			break;
+		case K_TID:
+			rc = id_value(r, p, end, &p, &tid_off, &tid_known,
+			    &tid_num);
+			break;
+		case K_TS:
+		case K_DUR: {
+			int64_t ns;
+			int isdur = kn == 3, x;
+
+			rc = plain_num(p, end, 3, 1, &p, &ns);
 			if (rc == OK) {
-				int64_t ns;
-				const char *s = v, *e = p;
-				int isdur = kn == 3;
+				x = PD_NUM_OK;
+			} else if (rc == MORE) {
+				break;
+			} else {
+				const char *s = v, *e;
+
+				rc = skip_value(v, end, &p);
+				if (rc != OK)
+					break;
+				e = p;
 				if (*s == '"')
 					s++, e--;
-				int x = pd_num_us_to_ns(s, (size_t)(e - s), &ns);
-				if (x == PD_NUM_OK || x == PD_NUM_INEXACT) {
-					if (isdur)
-						ev->dur_ns = ns, ev->has_dur = 1;
-					else
-						ev->ts_ns = ns, ev->has_ts = 1;
-				} else if (*v != 'n') {	/* null is absent */
-					*badts = 1;
-				}
+				x = pd_num_us_to_ns(s, (size_t)(e - s), &ns);
 			}
-		} else if (keyis(k, kn, "args")) {
+			if (x == PD_NUM_OK || x == PD_NUM_INEXACT) {
+				if (isdur)
+					ev->dur_ns = ns, ev->has_dur = 1;
+				else
+					ev->ts_ns = ns, ev->has_ts = 1;
+			} else if (*v != 'n') {	/* null is absent */
+				*badts = 1;
+			}
+			break;
+		}
+		case K_ARGS:
 			rc = skip_value(p, end, &p);
 			if (rc == OK && *v == '{') {
 				ev->args = v;
 				ev->args_len = (size_t)(p - v);
 			}
-		} else if (keyis(k, kn, "id")) {
+			break;
+		case K_ID:
 			rc = skip_value(p, end, &p);
 			if (rc == OK) {
 				ev->id = v;
@@ -405,8 +639,10 @@ parse_event(struct rd *r, const char *p, const char *end, const char **q,
 				if (*v == '"' && ev->id_len >= 2)
 					ev->id++, ev->id_len -= 2;
 			}
-		} else {
+			break;
+		default:
 			rc = skip_value(p, end, &p);
+			break;
 		}
 		if (rc != OK)
 			return rc;
@@ -430,11 +666,17 @@ parse_event(struct rd *r, const char *p, const char *end, const char **q,
 	ev->cat = cat_off == SIZE_MAX ? "" : r->scr + cat_off;
 	if (pid_off != SIZE_MAX) {
 		ev->pid = r->scr + pid_off;
-		ev->pid_is_num = all_digits(ev->pid, &ev->pid_num);
+		if (pid_known)
+			ev->pid_is_num = 1, ev->pid_num = pid_num;
+		else
+			ev->pid_is_num = all_digits(ev->pid, &ev->pid_num);
 	}
 	if (tid_off != SIZE_MAX) {
 		ev->tid = r->scr + tid_off;
-		ev->tid_is_num = all_digits(ev->tid, &ev->tid_num);
+		if (tid_known)
+			ev->tid_is_num = 1, ev->tid_num = tid_num;
+		else
+			ev->tid_is_num = all_digits(ev->tid, &ev->tid_num);
 	}
 	return OK;
 }
