@@ -65,12 +65,19 @@ count_nl(const char *p, const char *e)
 #ifdef __SSE2__
 	const __m128i nl = _mm_set1_epi8('\n'), zero = _mm_setzero_si128();
 
-	while (e - p >= 16) {
+	while (e - p >= 64) {
 		__m128i acc = zero, s;
 		int i;
-		/* per-byte counters: at most 255 blocks before summing */
-		for (i = 0; i < 255 && e - p >= 16; i++, p += 16)
+		/* per-byte counters: at most 255 newlines before summing */
+		for (i = 0; i < 63 && e - p >= 64; i++, p += 64) {
 			acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(LOAD16(p), nl));
+			acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(LOAD16(p + 16),
+			    nl));
+			acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(LOAD16(p + 32),
+			    nl));
+			acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(LOAD16(p + 48),
+			    nl));
+		}
 		s = _mm_sad_epu8(acc, zero);
 		n += _mm_cvtsi128_si32(s) + _mm_cvtsi128_si32(
 		    _mm_srli_si128(s, 8));
@@ -136,9 +143,14 @@ isws(int c)
 	return c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
 
-static const char *
+static INLINE const char *
 ws(const char *p, const char *end)
 {
+	/* most tokens follow no blank or one space */
+	if (p < end && (unsigned char)*p > ' ')
+		return p;
+	if (end - p > 1 && *p == ' ' && (unsigned char)p[1] > ' ')
+		return p + 1;
 	while (p < end && isws((unsigned char)*p))
 		p++;
 	return p;
@@ -529,8 +541,9 @@ parse_event(struct rd *r, const char *p, const char *end, const char **q,
 	    tid_off = SIZE_MAX;
 	int esc, rc, quoted, pid_known = 0, tid_known = 0;
 	int64_t pid_num = 0, tid_num = 0;
+	static const struct pd_ev ev0;
 
-	memset(ev, 0, sizeof *ev);
+	*ev = ev0;	/* a copy, not memset: "rep stos" is slow to start */
 	r->slen = 0;
 	*badts = 0;
 	p++;	/* '{' */
