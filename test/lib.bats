@@ -100,6 +100,35 @@ L6 n=2: 6|7' ]
 	[[ "${lines[11]}" == "rc=0 events=8 skipped=2 "* ]]
 }
 
+# scan-paths.json (written for this test) holds values that take each path
+# of the scanner: escapes at and across its 16-byte blocks, long strings,
+# nested args with brackets and quotes inside strings, exponents, ns
+# digits, negative values, string pids, 16-digit values at the int64 edge.
+# trace-check compares every field with jansson; the ns values below are
+# the input text scaled by hand (the first digit past 1 ns rounds half up).
+@test "trace: each scanner path agrees with jansson; ns exact at the rounding digit and the int64 edge" {
+	run_pd "$PD_TESTBIN/trace-check" "$L/scan-paths.json"
+	[ "$output" = "ok 16 events" ]
+	run_pd "$PD_TESTBIN/trace-dump" "$L/scan-paths.json"
+	[ "${lines[1]}" = '0 X 1 2 1000 1000 cpu_op|aaaaaaaaaaaaaaa\' ]
+	[ "${lines[2]}" = '1 X 1 2 1000 1000 cpu_op|bbbbbbbbbbbbbb"cccccccccccccccccccc' ]
+	# ts 1669783687464181, dur 0
+	[ "${lines[6]}" = "4 X 1 2 1669783687464181000 0 cpu_op|nums" ]
+	# 4458676522690.6554 -> ...690655 (4 drops); dur 0.0005 -> 1
+	[ "${lines[7]}" = "5 X 1 2 4458676522690655 1 cpu_op|ns" ]
+	# 4458676522690.6545 -> ...690655 (5 rounds up); dur 0.0004 -> 0
+	[ "${lines[8]}" = "6 X 1 2 4458676522690655 0 cpu_op|ns2" ]
+	# 1.5e3 -> 1500000; 2E-3 -> 2
+	[ "${lines[9]}" = "7 X 1 2 1500000 2 cpu_op|exp" ]
+	# -12.25 -> -12250; -0.0015 -> -2 (half away from zero); tid -0
+	[ "${lines[10]}" = "8 X -3 0 -12250 -2 cpu_op|neg" ]
+	# "1736408883688177.930" and "2.5" as strings
+	[ "${lines[11]}" = "9 X 7 stream 7 1736408883688177930 2500 cpu_op|str-ts" ]
+	# 9000000000000000.123 and 8999999999999999.9995: below INT64_MAX
+	[ "${lines[12]}" = "10 X 1234567890123456 12345678901234567 9000000000000000123 9000000000000000000 cpu_op|edge-ts-big-ids" ]
+	[[ "${lines[${#lines[@]} - 1]}" == "rc=0 events=16 skipped=0 "* ]]
+}
+
 @test "trace: gzip input gives the same events" {
 	diff <("$PD_TESTBIN/trace-dump" "$L/ts-forms.json" | sed '$d') \
 	    <("$PD_TESTBIN/trace-dump" "$L/ts-forms.json.gz" | sed '$d')

@@ -1,7 +1,9 @@
 /* trace-check: cross-check the streaming reader against jansson.
  * Loads the whole (plain or gzip) trace with jansson and compares, event by
- * event, ph, name, cat, pid, tid exactly and ts/dur within the precision a
- * double keeps (jansson parses numbers as doubles). Prints "ok N events"
+ * event, ph, name, cat, pid, tid exactly, an integer pid/tid's number, ts/dur
+ * within the precision a double keeps (jansson parses numbers as doubles),
+ * the raw "id", and every top-level key of "args" as pd_ev_arg_raw finds it
+ * (its text parsed again must equal jansson's value). Prints "ok N events"
  * or the first difference; exit 0 / 1. A test tool, not for big files. */
 #include <inttypes.h>
 #include <math.h>
@@ -43,6 +45,74 @@ near(int has, int64_t ns, json_t *v)
 	return has && fabs((double)ns - want) <= fabs(want) * 1e-15 + 1.0;
 }
 
+/* An integer pid/tid is a number to the reader too, with that value. */
+static int
+same_num(int is_num, int64_t num, json_t *v)
+{
+	if (!json_is_integer(v))
+		return 1;
+	return is_num && num == json_integer_value(v);
+}
+
+/* The raw "id" text (quotes stripped) reads back as jansson's value. */
+static int
+same_id(const struct pd_ev *e, json_t *v)
+{
+	json_t *r;
+	int ok;
+
+	if (!v)
+		return e->id == NULL;
+	if (!e->id)
+		return 0;
+	r = json_is_string(v) ? json_loadb(e->id - 1, e->id_len + 2,
+	    JSON_DECODE_ANY, NULL) : json_loadb(e->id, e->id_len,
+	    JSON_DECODE_ANY, NULL);
+	ok = r && json_equal(r, v);
+	json_decref(r);
+	return ok;
+}
+
+/* Each top-level key of an args object is found by pd_ev_arg_raw, and its
+ * raw text is the same value. Keys that needed escapes are left out (the
+ * lookup compares raw key text). */
+static int
+same_args(const struct pd_ev *e, json_t *args)
+{
+	const char *key, *v;
+	json_t *val, *r;
+	size_t n;
+	int ok;
+
+	if (!json_is_object(args))
+		return json_is_object(args) == (e->args != NULL);
+	if (!e->args) {
+		printf("event %" PRIu64 ": args missed\n", e->index);
+		return 0;
+	}
+	json_object_foreach(args, key, val) {
+		if (strpbrk(key, "\"\\/") || strlen(key) != strcspn(key,
+		    "\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d"
+		    "\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a"
+		    "\x1b\x1c\x1d\x1e\x1f"))
+			continue;
+		if (!pd_ev_arg_raw(e, key, &v, &n)) {
+			printf("event %" PRIu64 ": args key '%s' not found\n",
+			    e->index, key);
+			return 0;
+		}
+		r = json_loadb(v, n, JSON_DECODE_ANY, NULL);
+		ok = r && json_equal(r, val);
+		json_decref(r);
+		if (!ok) {
+			printf("event %" PRIu64 ": args '%s' differs\n",
+			    e->index, key);
+			return 0;
+		}
+	}
+	return 1;
+}
+
 static int
 cmp(const struct pd_ev *e, void *ctx)
 {
@@ -79,6 +149,22 @@ cmp(const struct pd_ev *e, void *ctx)
 		printf("event %" PRIu64 ": tid differs\n", e->index);
 		bad = 1;
 	}
+	s = json_string_value(json_object_get(j, "ph"));
+	if (e->ph != (s ? s[0] : 0)) {
+		printf("event %" PRIu64 ": ph differs\n", e->index);
+		bad = 1;
+	}
+	if (!same_num(e->pid_is_num, e->pid_num, json_object_get(j, "pid")) ||
+	    !same_num(e->tid_is_num, e->tid_num, json_object_get(j, "tid"))) {
+		printf("event %" PRIu64 ": pid/tid number differs\n", e->index);
+		bad = 1;
+	}
+	if (!same_id(e, json_object_get(j, "id"))) {
+		printf("event %" PRIu64 ": id differs\n", e->index);
+		bad = 1;
+	}
+	if (!same_args(e, json_object_get(j, "args")))
+		bad = 1;
 	if (!near(e->has_ts, e->ts_ns, json_object_get(j, "ts")) ||
 	    !near(e->has_dur, e->dur_ns, json_object_get(j, "dur"))) {
 		printf("event %" PRIu64 ": ts/dur differ (%" PRId64 ")\n",
