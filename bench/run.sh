@@ -10,7 +10,8 @@
 # merged into one file). It is generated once under bench/out/
 # (gitignored). Environment: PD_CORPUS (default ../shared/corpus),
 # BENCH_GIB (size, default 1), BENCH_TOOLS (default: the pd-sum-* tools
-# and pd-hotspots), BIN (default bin/).
+# and pd-hotspots), BIN (default bin/), TESTBIN (default build/test/, for
+# the bare reader trace-dump).
 #
 # The rows of each tool alone run with the trace cache off (PD_CACHE=0):
 # they measure the parse. The pipeline rows run the whole evidence
@@ -119,6 +120,25 @@ row tool input wall_s cpu_s "MiB/s" rss_MiB x_base note
 row cat plain "$W" "$C" "$(rate "$C")" "$(mib "$R")" 1.00 "baseline for plain"
 measure gzip -dc "$BIG.gz"; GZC=$C
 row "gzip -dc" gzip "$W" "$C" "$(rate "$C")" "$(mib "$R")" 1.00 "baseline for gzip"
+# The bare reader (trace-dump -c: every event parsed, nothing done with
+# it): what the scanner alone costs, next to cat and gzip -dc.
+SCAN=${TESTBIN:-$TOP/build/test}/trace-dump
+if [ -x "$SCAN" ]; then
+	for in in plain gzip; do
+		f=$BIG base=$CATC
+		if [ $in = gzip ]; then f=$BIG.gz base=$GZC; fi
+		measure "$SCAN" -c "$f"
+		note=""
+		[ "$RC" -ne 0 ] && note="exit $RC"
+		[ $in = plain ] && [ "$(rate "$C")" -lt 1024 ] && note="$note <1GiB/s"
+		[ $in = plain ] && [ "$(ratio "$C" "$base" | tr -d .)" -gt 500 ] &&
+		    note="$note >5x cat"
+		row "scan" $in "$W" "$C" "$(rate "$C")" "$(mib "$R")" \
+		    "$(ratio "$C" "$base")" "$note"
+	done
+else
+	echo "bench: $SCAN missing (make builds it); scan rows skipped"
+fi
 for t in $TOOLS; do
 	if [ ! -x "$BIN/$t" ]; then
 		echo "bench: $BIN/$t missing; skipped"
@@ -301,4 +321,4 @@ fi
 done
 T3=$(awk -v n="$RANKS" 'BEGIN { printf "%.0f", 8 + n * 64 / 1024 }')
 TL=$(awk -v n="$RANKS" -v s="$LONG" 'BEGIN { printf "%.0f", 8 + n * (64 * 1024 + 128 * (s - 3)) / 1048576 }')
-echo "bench: targets: the whole pipeline, cache cold or warm, <= 1.5 x the CPU of one tool alone (x_one, x_max); >= 400 MiB/s per core on plain input; gzip limited by inflate (x_base near 1 + plain cost); rss <= 32 MiB; the reduce of $RANKS ranks (150 collectives a rank): rss <= $T3 MiB each at 3 steps, <= $TL MiB at $LONG (8 MiB, then 64 KiB a rank and 128 bytes a rank a step: the summaries held as trimmed JSON trees, their per-step arrays packed, the collectives compact)"
+echo "bench: targets: the whole pipeline, cache cold or warm, <= 1.5 x the CPU of one tool alone (x_one, x_max); the bare scan >= 1 GiB/s per core on plain input and <= 5x cat; each tool >= 400 MiB/s per core on plain input; gzip limited by inflate (x_base near 1 + plain cost); rss <= 32 MiB; the reduce of $RANKS ranks (150 collectives a rank): rss <= $T3 MiB each at 3 steps, <= $TL MiB at $LONG (8 MiB, then 64 KiB a rank and 128 bytes a rank a step: the summaries held as trimmed JSON trees, their per-step arrays packed, the collectives compact)"
