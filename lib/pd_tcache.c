@@ -243,6 +243,28 @@ wpos(const struct wr *w)
 	return w->off + w->len;
 }
 
+/* Close the window being summed: its checksum joins the list (w->err and
+ * -1 when the list cannot grow). */
+static int
+win_close(struct wr *w)
+{
+	if (w->nwins == w->wcap) {
+		size_t nc = w->wcap ? w->wcap * 2 : 64;
+		uint64_t *nw = realloc(w->wins, nc * sizeof *nw);
+
+		if (!nw) {
+			w->err = 1;
+			return -1;
+		}
+		w->wins = nw;
+		w->wcap = nc;
+	}
+	w->wins[w->nwins++] = cs_end(&w->wcs);
+	cs_init(&w->wcs);
+	w->wfill = 0;
+	return 0;
+}
+
 /* The events' bytes into their windows' checksums (len a multiple of 8). */
 static void
 win_add(struct wr *w, const char *p, size_t len)
@@ -253,21 +275,8 @@ win_add(struct wr *w, const char *p, size_t len)
 		w->wfill += take;
 		p += take;
 		len -= take;
-		if (w->wfill == WIN) {
-			if (w->nwins == w->wcap) {
-				size_t nc = w->wcap ? w->wcap * 2 : 64;
-				uint64_t *nw = realloc(w->wins, nc * sizeof *nw);
-				if (!nw) {
-					w->err = 1;
-					return;
-				}
-				w->wins = nw;
-				w->wcap = nc;
-			}
-			w->wins[w->nwins++] = cs_end(&w->wcs);
-			cs_init(&w->wcs);
-			w->wfill = 0;
-		}
+		if (w->wfill == WIN && win_close(w) != 0)
+			return;
 	}
 }
 
@@ -275,21 +284,8 @@ win_add(struct wr *w, const char *p, size_t len)
 static void
 win_end(struct wr *w)
 {
-	if (w->wfill > 0) {
-		if (w->nwins == w->wcap) {
-			size_t nc = w->wcap ? w->wcap * 2 : 64;
-			uint64_t *nw = realloc(w->wins, nc * sizeof *nw);
-			if (!nw) {
-				w->err = 1;
-				return;
-			}
-			w->wins = nw;
-			w->wcap = nc;
-		}
-		w->wins[w->nwins++] = cs_end(&w->wcs);
-		cs_init(&w->wcs);
-		w->wfill = 0;
-	}
+	if (w->wfill > 0)
+		win_close(w);
 }
 
 /* Out with what is buffered (at an 8-byte boundary); in memory, only the
