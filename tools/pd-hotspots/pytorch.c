@@ -19,6 +19,7 @@
 #include "critpath.h"
 #include "sequences.h"
 #include "flops.h"
+#include "counters.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -98,6 +99,7 @@ struct hot {
 	struct copies copies;
 	struct seqs *seqs;
 	struct flops *fl;	/* shapes recorded: FLOPs (flops.c) */
+	struct counters *ctr;	/* CUPTI range counters (counters.c) */
 };
 
 static struct agg *
@@ -367,6 +369,8 @@ on_event(const struct pd_ev *ev, void *ctx)
 		return 0;
 	if (!h->cpu_pass && ev->has_ts && ev->has_dur)
 		flops_event(h->fl, ev, kc);
+	if (!h->cpu_pass && kc == PD_KC_OTHER)
+		counters_event(h->ctr, ev);
 	if (!pd_kineto_is_gpu(kc) && kc != PD_KC_RUNTIME && kc != PD_KC_CPU_OP)
 		return 0;
 	if (!ev->has_ts || !ev->has_dur) {
@@ -645,6 +649,7 @@ hot_free(struct hot *h)
 	seqs_free(h->seqs);
 	cp_free(h->cp);
 	flops_free(h->fl);
+	counters_free(h->ctr);
 }
 
 /* Some thread's ops came out of start order: read the file again for the
@@ -716,6 +721,7 @@ hotspots_pytorch(json_t *root, const struct pd_tool *t)
 		h.cp = cp_new(h.comm, cp_max_events());
 	h.seqs = seqs_new(seq_min_count());
 	h.fl = flops_new();
+	h.ctr = counters_new();
 	cb.ctx = &h;
 	rc = pd_kineto_read(root, h.path, &cb, &info, &st);
 	if (rc < 0) {
@@ -733,6 +739,7 @@ hotspots_pytorch(json_t *root, const struct pd_tool *t)
 	pd_set(rec, "critical_path", h.cp ? cp_json(h.cp, h.path, t->topn) :
 	    json_null());
 	pd_set(rec, "flops", flops_json(h.fl, &info, h.total_ns, t->topn));
+	pd_set(rec, "counters", counters_json(h.ctr, t->topn));
 	pd_set_int(rec, "events", (int64_t)st.events);
 	pd_set_int(rec, "skipped_events", (int64_t)(st.skipped + h.missing));
 	pd_set_bool(rec, "truncated", rc == 1);
