@@ -84,3 +84,21 @@ S=smsp__sass_thread_inst_executed_op_
 	[ "$(jqr pd.hotspot '.counters.kernels[0]|[.name,.count,.flops_fp64,.flops_fp32,.flops_fp16,.flops,.means]')" = \
 	    '["ampere_sgemm_32x32_sliced1x4_tn",6,0,30160191488,0,30160191488,{}]' ]
 }
+
+# Bad ranges, written here: a negative count (unreadable), a count too
+# large for 64 bits (the sum saturates at 2^63 - 1, as every count of the
+# record does), args that are an array or absent, a range without a name.
+@test "pd-hotspots (counters): bad counter values are counted, not fatal" {
+	f=$BATS_TEST_TMPDIR/bad.json
+	cat >"$f" <<-JSON
+	{"traceEvents": [
+	{"ph": "X", "cat": "cuda_profiler_range", "name": "k", "pid": 0, "tid": 0, "ts": 1, "dur": 1, "args": {"${S}ffma_pred_on.sum": -5, "${S}fadd_pred_on.sum": 1e30, "${S}hadd_pred_on.sum": 3}},
+	{"ph": "X", "cat": "cuda_profiler_range", "name": "k", "pid": 0, "tid": 0, "ts": 2, "dur": 1, "args": [1, 2]},
+	{"ph": "X", "cat": "cuda_profiler_range", "pid": 0, "tid": 0, "ts": 3, "dur": 1}
+	]}
+	JSON
+	hot "$f"
+	[ "$(jqr pd.hotspot '.counters|[.ranges,.unreadable,[.kernels[]|[.name,.count,.flops_fp16]],(.metrics|length)]')" = \
+	    '[3,1,[["k",2,3],["",1,0]],3]' ]
+	[[ "$output" == *'"flops_fp64":0,"flops_fp32":9223372036854775807,"flops_fp16":3,"flops":9223372036854775807,"means":{}}'* ]]
+}
