@@ -100,15 +100,19 @@ check-deps:
 	  for c in /usr/sbin/sshd ssh parallel; do \
 	  command -v $$c >/dev/null || printf ' %s' $${c##*/}; done,$(TESTDEBS))
 
-# The bats files run PROVE_JOBS at a time; each one's TAP is kept under
-# $(OBJ)/check-tap/ so that the summary can say how many tests were
-# skipped and why.
+# The bats files run PROVE_JOBS at a time, the longest first (real
+# training runs, the browser) so that no long one is left alone at the
+# end; each one's TAP is kept under $(OBJ)/check-tap/ so that the summary
+# can say how many tests were skipped and why.
 PROVE_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
+SLOW_TESTS = test/pd-audit-limits.bats test/report-browser.bats \
+	test/pd-classify.bats test/pd-collect.bats test/cache.bats
+CHECK_TESTS = $(SLOW_TESTS) $(filter-out $(SLOW_TESTS),$(sort $(wildcard test/*.bats)))
 check: all check-deps
 	@rm -rf $(OBJ)/check-tap && mkdir -p $(OBJ)/check-tap
 	PD_BIN=$(CURDIR)/$(BIN) PD_TESTBIN=$(CURDIR)/$(OBJ)/test \
 	  PD_TAPLOG=$(CURDIR)/$(OBJ)/check-tap \
-	  prove -j$(PROVE_JOBS) --exec "bash test/tap-log" test/*.bats; \
+	  prove -j$(PROVE_JOBS) --exec "bash test/tap-log" $(CHECK_TESTS); \
 	  rc=$$?; cat $(OBJ)/check-tap/*.tap | sh test/skips.sh; exit $$rc
 
 SANFLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
