@@ -39,27 +39,19 @@ pd_cpuload_free(struct pd_cpuload *c)
 	free(c);
 }
 
-static double
-num(json_t *rec, const char *key)
-{
-	json_t *v = json_object_get(rec, key);
-
-	return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
 void
 pd_cpuload_add(struct pd_cpuload *c, json_t *rec)
 {
-	const char *t = pd_rec_str(rec, "type"), *r = pd_rec_str(rec, "resource");
+	const char *r = pd_rec_str(rec, "resource");
 	const char *run = pd_rec_str(rec, "run");
 	double avail, job, wait, other;
 
-	if (!t || strcmp(t, "pd.sample") || !r || strcmp(r, "cpu"))
+	if (!pd_rec_is(rec, "pd.sample") || !r || strcmp(r, "cpu"))
 		return;
-	avail = num(rec, "available_cpus");
-	job = num(rec, "process_cpus");
-	wait = num(rec, "job_wait_cpus");
-	other = num(rec, "other_cpus");
+	avail = pd_rec_num(rec, "available_cpus", NAN);
+	job = pd_rec_num(rec, "process_cpus", NAN);
+	wait = pd_rec_num(rec, "job_wait_cpus", NAN);
+	other = pd_rec_num(rec, "other_cpus", NAN);
 	if (!isfinite(job) || job < 0)
 		return;
 	if (!c->seen) {
