@@ -513,3 +513,163 @@ pd_ksteps_free(struct pd_ksteps *a)
 	free(a->v);
 	memset(a, 0, sizeof *a);
 }
+
+json_t *
+pd_kineto_gpu_json(const struct pd_kineto_info *info)
+{
+	json_t *d, *first = NULL, *o;
+	const char *name = NULL;
+	int64_t major = -1, minor = -1;
+	size_t i;
+
+	if (!info->devices || !json_is_array(info->devices))
+		return json_null();
+	json_array_foreach(info->devices, i, d) {
+		const char *n = json_string_value(json_object_get(d, "name"));
+		json_t *ma = json_object_get(d, "computeMajor");
+		json_t *mi = json_object_get(d, "computeMinor");
+		int64_t a = json_is_integer(ma) ? json_integer_value(ma) : -1;
+		int64_t b = json_is_integer(mi) ? json_integer_value(mi) : -1;
+
+		if (!n || !*n)
+			return json_null();
+		if (!first) {
+			first = d;
+			name = n;
+			major = a;
+			minor = b;
+		} else if (strcmp(n, name) || a != major || b != minor) {
+			return json_null();
+		}
+	}
+	if (!first)
+		return json_null();
+	o = json_object();
+	pd_set_str(o, "name", name);
+	if (major >= 0 && major < 100 && minor >= 0 && minor < 10)
+		pd_set_real(o, "compute_capability",
+		    (double)major + (double)minor / 10.0, 1);
+	else
+		pd_set_null(o, "compute_capability");
+	return o;
+}
+
+/* Runtime and driver calls by what they do, first match wins: exact
+ * names, then prefixes ('*' at the end), then parts ('*' at both ends).
+ * Set-up holds only what a program pays once (context, device, stream,
+ * event, module); per-launch queries (occupancy, attributes, capture
+ * state, errors) are other. */
+static const struct {
+	const char *pat;
+	enum pd_api_kind kind;
+} api_kinds[] = {
+	{ "*Synchronize*", PD_API_SYNC },
+	{ "cudaStreamQuery", PD_API_SYNC }, { "cudaEventQuery", PD_API_SYNC },
+	{ "hipStreamQuery", PD_API_SYNC }, { "hipEventQuery", PD_API_SYNC },
+	{ "cuStreamQuery", PD_API_SYNC }, { "cuEventQuery", PD_API_SYNC },
+	{ "*Memcpy*", PD_API_COPY },
+	{ "cudaMemset", PD_API_COPY }, { "hipMemset", PD_API_COPY },
+	{ "cudaLaunch*", PD_API_LAUNCH }, { "cuLaunch*", PD_API_LAUNCH },
+	{ "hipLaunch*", PD_API_LAUNCH }, { "hipExtLaunch*", PD_API_LAUNCH },
+	{ "hipModuleLaunch*", PD_API_LAUNCH },
+	{ "cudaGraphLaunch", PD_API_LAUNCH }, { "hipGraphLaunch", PD_API_LAUNCH },
+	{ "*MemsetAsync*", PD_API_LAUNCH }, { "*MemsetD*Async", PD_API_LAUNCH },
+	{ "cudaEventRecord*", PD_API_LAUNCH }, { "hipEventRecord*", PD_API_LAUNCH },
+	{ "cuEventRecord*", PD_API_LAUNCH },
+	{ "cudaStreamWaitEvent", PD_API_LAUNCH },
+	{ "hipStreamWaitEvent", PD_API_LAUNCH },
+	{ "cuStreamWaitEvent", PD_API_LAUNCH },
+	{ "cudaMalloc*", PD_API_ALLOC }, { "cudaFree*", PD_API_ALLOC },
+	{ "cudaHostAlloc", PD_API_ALLOC }, { "cudaHostRegister", PD_API_ALLOC },
+	{ "cudaHostUnregister", PD_API_ALLOC },
+	{ "cuMemAlloc*", PD_API_ALLOC }, { "cuMemFree*", PD_API_ALLOC },
+	{ "cuMemHostAlloc", PD_API_ALLOC }, { "cuMemCreate", PD_API_ALLOC },
+	{ "cuMemRelease", PD_API_ALLOC }, { "cuMemMap", PD_API_ALLOC },
+	{ "cuMemUnmap", PD_API_ALLOC }, { "cuMemAddressReserve", PD_API_ALLOC },
+	{ "cuMemAddressFree", PD_API_ALLOC }, { "cuMemSetAccess", PD_API_ALLOC },
+	{ "hipMalloc*", PD_API_ALLOC }, { "hipFree*", PD_API_ALLOC },
+	{ "hipHostMalloc", PD_API_ALLOC }, { "hipHostFree", PD_API_ALLOC },
+	{ "hipExtMallocWithFlags", PD_API_ALLOC },
+	{ "cudaDeviceGetStreamPriorityRange", PD_API_SETUP },
+	{ "cudaGetDeviceCount", PD_API_SETUP },
+	{ "cudaGetDeviceProperties*", PD_API_SETUP },
+	{ "cudaSetDevice", PD_API_SETUP }, { "cudaDeviceReset", PD_API_SETUP },
+	{ "cudaDeviceSetLimit", PD_API_SETUP },
+	{ "cudaDeviceEnablePeerAccess", PD_API_SETUP },
+	{ "cudaStreamCreate*", PD_API_SETUP }, { "cudaStreamDestroy", PD_API_SETUP },
+	{ "cudaEventCreate*", PD_API_SETUP }, { "cudaEventDestroy", PD_API_SETUP },
+	{ "cudaIpcOpenMemHandle", PD_API_SETUP },
+	{ "cudaGraphInstantiate*", PD_API_SETUP },
+	{ "cuInit", PD_API_SETUP }, { "cuDevicePrimaryCtx*", PD_API_SETUP },
+	{ "cuCtxCreate*", PD_API_SETUP }, { "cuCtxDestroy*", PD_API_SETUP },
+	{ "cuModuleLoad*", PD_API_SETUP }, { "cuModuleUnload", PD_API_SETUP },
+	{ "cuLibraryLoad*", PD_API_SETUP }, { "cuLibraryUnload", PD_API_SETUP },
+	{ "cuStreamCreate*", PD_API_SETUP }, { "cuStreamDestroy*", PD_API_SETUP },
+	{ "cuEventCreate", PD_API_SETUP }, { "cuEventDestroy*", PD_API_SETUP },
+	{ "hipInit", PD_API_SETUP }, { "hipSetDevice", PD_API_SETUP },
+	{ "hipGetDeviceCount", PD_API_SETUP },
+	{ "hipGetDeviceProperties*", PD_API_SETUP },
+	{ "hipDeviceGetStreamPriorityRange", PD_API_SETUP },
+	{ "hipStreamCreate*", PD_API_SETUP }, { "hipStreamDestroy", PD_API_SETUP },
+	{ "hipEventCreate*", PD_API_SETUP }, { "hipEventDestroy", PD_API_SETUP },
+	{ "hipModuleLoad*", PD_API_SETUP }, { "hipModuleUnload", PD_API_SETUP },
+};
+
+/* pat against name: "x" exact, "x*" prefix, "*x*" part, "*x*y" part
+ * then suffix (one inner '*' at most after the leading one). */
+static int
+api_match(const char *pat, const char *name)
+{
+	size_t n = strlen(pat);
+	const char *star;
+
+	if (pat[0] == '*') {
+		char part[48];
+		const char *p;
+
+		if (n < 2 || n - 1 >= sizeof part)
+			return 0;
+		memcpy(part, pat + 1, n - 1);
+		part[n - 1] = '\0';
+		if (part[n - 2] == '*') {
+			part[n - 2] = '\0';
+			if ((star = strchr(part, '*')) == NULL)
+				return strstr(name, part) != NULL;
+		} else if ((star = strchr(part, '*')) == NULL) {
+			return 0;
+		}
+		/* "*a*b": a somewhere, then b at the end */
+		part[star - part] = '\0';
+		p = strstr(name, part);
+		if (!p)
+			return 0;
+		p += strlen(part);
+		n = strlen(star + 1);
+		return strlen(p) >= n && strcmp(p + strlen(p) - n, star + 1) == 0;
+	}
+	if (pat[n - 1] == '*')
+		return strncmp(pat, name, n - 1) == 0;
+	return strcmp(pat, name) == 0;
+}
+
+enum pd_api_kind
+pd_kineto_api_kind(const char *name)
+{
+	size_t i;
+
+	if (!name)
+		return PD_API_OTHER;
+	for (i = 0; i < sizeof api_kinds / sizeof api_kinds[0]; i++)
+		if (api_match(api_kinds[i].pat, name))
+			return api_kinds[i].kind;
+	return PD_API_OTHER;
+}
+
+const char *
+pd_kineto_api_kind_name(enum pd_api_kind k)
+{
+	static const char *const names[PD_API_NKINDS] = { "launch", "sync",
+	    "copy", "alloc", "setup", "other" };
+
+	return k >= 0 && k < PD_API_NKINDS ? names[k] : "other";
+}

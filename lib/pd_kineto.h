@@ -81,6 +81,27 @@ void pd_kineto_info_free(struct pd_kineto_info *info);
 /* totalGlobalMem of device id from deviceProperties, -1 when unknown. */
 int64_t pd_kineto_device_mem(const struct pd_kineto_info *info, int64_t id);
 
+/* The GPU the trace ran on, from deviceProperties (Kineto) or the
+ * export's GPU table (Nsight Systems): {name, compute_capability} (the
+ * capability as major + minor / 10, e.g. 7.5; null when unknown). When
+ * the devices listed differ in name or capability, or none is listed:
+ * json null. New reference. */
+json_t *pd_kineto_gpu_json(const struct pd_kineto_info *info);
+
+/* What a host runtime call (CUDA runtime or driver, HIP) does, for the
+ * time the host spends in each kind: launch (kernels, async copies and
+ * memsets queued), sync (waits for the device), copy (synchronous
+ * copies), alloc (device and pinned memory allocation and release),
+ * setup (context, device, stream, event and module creation and queries:
+ * what a program pays once at start-up) or other. */
+enum pd_api_kind {
+	PD_API_LAUNCH, PD_API_SYNC, PD_API_COPY, PD_API_ALLOC, PD_API_SETUP,
+	PD_API_OTHER, PD_API_NKINDS
+};
+enum pd_api_kind pd_kineto_api_kind(const char *name);
+/* "launch", "sync", ... for the record keys (launch_us, ...). */
+const char *pd_kineto_api_kind_name(enum pd_api_kind k);
+
 /* A new record (see pd_rec_new) for a trace: rank from distributedInfo
  * when the root has none, then "source" (e.g. "kineto_trace"). New
  * reference. */

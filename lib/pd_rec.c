@@ -64,7 +64,8 @@ static const char *const shape_hotspot[] = { "type", "v", "root", "rank",
 	"op_state", "cpu_ops", "kernels", "short_threshold_us",
 	"linked_kernels", "host_checks", "top_rest", "cpu_ops_rest",
 	"critical_path", "flops", "counters", "events", "skipped_events",
-	"skipped_rows", "copy_overlap", "kernel_sequences", "truncated", NULL };
+	"skipped_rows", "copy_overlap", "kernel_sequences", "gpu",
+	"host_api_kinds", "truncated", NULL };
 static const char *const shape_input[] = { "type", "v", "root", "rank",
 	"source", "steps", "input_us_mean", "input_ratio", "class",
 	"queue_empty_ratio", "slowest_op", "dataloader_spans",

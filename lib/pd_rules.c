@@ -1051,6 +1051,8 @@ op_name(char *buf, size_t n, const char *s)
 		if (a > 8 && letters && t[cut + 1 + a] == '>')
 			cut += a + 2;
 	}
+	while (cut > 0 && t[cut - 1] == ' ')	/* "Memcpy DtoD (...)" */
+		cut--;
 	if (cut >= n)
 		cut = n - 1;
 	memcpy(buf, t, cut);

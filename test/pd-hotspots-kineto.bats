@@ -204,3 +204,33 @@ hot() {
 	[[ "$stderr" == *"pd-hotspots: warning: name 'k\\xFFa' is not valid UTF-8"* ]]
 	[[ "$stderr" == *"name 'k\\xED\\xA0\\x80b' is not valid UTF-8"* ]]
 }
+
+# What the host's runtime calls do, by kind (hand-made fixture, durations
+# in us): set-up cudaDeviceGetStreamPriorityRange 100 + cudaStreamCreate-
+# WithFlags 10 = 110; alloc cudaMalloc 20 + cudaFree 5 = 25; launch
+# cudaLaunchKernel 3 + cudaMemsetAsync 2 + cuMemsetD32Async 1 = 6; copy
+# cudaMemcpyAsync 7; sync cudaStreamSynchronize 4 + cuCtxSynchronize 6 =
+# 10; other: the occupancy query, 1. Two identical devices name the GPU
+# (compute capability 7.5); two different ones do not.
+@test "pd-hotspots (kineto): host runtime time by kind, and the GPU" {
+	hot "$K/api-kinds.json"
+	[ "$(jqr pd.hotspot '.host_api_kinds')" = \
+	    '{"launch_us":6,"sync_us":10,"copy_us":7,"alloc_us":25,"setup_us":110,"other_us":1}' ]
+	[ "$(jqr pd.hotspot '.gpu')" = '{"name":"NVIDIA GeForce RTX 2080 Ti","compute_capability":7.5}' ]
+	hot "$K/api-kinds-mixed.json"
+	[ "$(jqr pd.hotspot '.gpu')" = null ]
+}
+
+# alexnet (HTA critical-path test trace, A100): the set-up calls are
+# cudaDeviceGetStreamPriorityRange 29927381 + cudaStreamCreateWithFlags
+# 734880 + cudaGetDeviceProperties 5950 = 30668211 us, allocations
+# cudaFree 6553827 + cudaMalloc 1956700 + cudaHostAlloc 3498 = 8514025 us
+# (sums of the trace's cuda_runtime durations by name, python3); the
+# V100 of hta-trace-diff/test is compute capability 7.0 (deviceProperties).
+@test "pd-hotspots (kineto): corpus start-up calls and GPU generation" {
+	require_corpus
+	hot "$CORPUS/pytorch/hta-critical-path-a100/alexnet_trace.json.gz"
+	[ "$(jqr pd.hotspot '[.host_api_kinds.setup_us,.host_api_kinds.alloc_us,.gpu.compute_capability]')" = '[30668211,8514025,8]' ]
+	hot "$CORPUS/pytorch/hta-trace-diff/test/test.json.gz"
+	[ "$(jqr pd.hotspot '.gpu')" = '{"name":"Tesla V100-SXM2-16GB","compute_capability":7}' ]
+}

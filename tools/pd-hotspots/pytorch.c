@@ -598,6 +598,29 @@ fill(struct hot *h, json_t *rec, int topn)
 	    "self_us") : json_null());
 }
 
+/* The host's runtime time by what the calls do (pd_kineto_api_kind),
+ * over every call, not only the listed ones; null without calls. */
+static json_t *
+api_kinds_json(const struct table *api)
+{
+	int64_t ns[PD_API_NKINDS] = { 0 };
+	char key[24];
+	json_t *o;
+	size_t i;
+	int k;
+
+	if (!api->n)
+		return json_null();
+	for (i = 0; i < api->n; i++)
+		ns[pd_kineto_api_kind(api->a[i].name)] += api->a[i].total_ns;
+	o = json_object();
+	for (k = 0; k < PD_API_NKINDS; k++) {
+		snprintf(key, sizeof key, "%s_us", pd_kineto_api_kind_name(k));
+		pd_set_real(o, key, us(ns[k]), 3);
+	}
+	return o;
+}
+
 static int
 is_nsys(json_t *root)
 {
@@ -740,6 +763,8 @@ hotspots_pytorch(json_t *root, const struct pd_tool *t)
 	    json_null());
 	pd_set(rec, "flops", flops_json(h.fl, &info, h.total_ns, t->topn));
 	pd_set(rec, "counters", counters_json(h.ctr, t->topn));
+	pd_set(rec, "gpu", pd_kineto_gpu_json(&info));
+	pd_set(rec, "host_api_kinds", api_kinds_json(&h.api));
 	pd_set_int(rec, "events", (int64_t)st.events);
 	pd_set_int(rec, "skipped_events", (int64_t)(st.skipped + h.missing));
 	pd_set_bool(rec, "truncated", rc == 1);
