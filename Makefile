@@ -16,6 +16,10 @@ SHAREDIR = $(PREFIX)/share/perfdiag
 MANDIR = $(PREFIX)/share/man
 
 PKGS = jansson yaml-0.1 zlib libarchive sqlite3
+# Linked at build time: libarchive is loaded when an archive is first read
+# (lib/pd_archive.c), so that a tool's start-up does not map it and the
+# eleven libraries it needs.
+LINK_PKGS = $(filter-out libarchive,$(PKGS))
 DEBS = build-essential pkg-config libjansson-dev libyaml-dev zlib1g-dev libarchive-dev libsqlite3-dev bats jq mandoc
 CC ?= cc
 CFLAGS ?= -O2 -g
@@ -69,7 +73,7 @@ $(OBJ)/config.mk: Makefile
 	@$(call need,build dependencies,for p in $(PKGS); do \
 	  $(PKG_CONFIG) --exists $$p 2>/dev/null || printf ' %s' $$p; done,$(DEBS))
 	@{ echo "PKG_CFLAGS = $$($(PKG_CONFIG) --cflags $(PKGS))"; \
-	  echo "PKG_LIBS = $$($(PKG_CONFIG) --libs $(PKGS))"; } >$@.tmp
+	  echo "PKG_LIBS = $$($(PKG_CONFIG) --libs $(LINK_PKGS))"; } >$@.tmp
 	@mv $@.tmp $@
 
 deps: $(OBJ)/config.mk

@@ -3,6 +3,7 @@
 
 #include <archive.h>
 #include <archive_entry.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -199,6 +200,69 @@ parents(const char *dir, const char *rel)
 	return 0;
 }
 
+/* libarchive is loaded when the first archive is read, not at start-up:
+ * with its compression and XML libraries it is 12 of a tool's 19 shared
+ * objects, a few ms at every start of every tool, while most runs read
+ * no archive. The headers still check every call against the library's
+ * declarations; SONAME 13 is libarchive 3's. */
+static struct {
+	void *h;
+	struct archive *(*read_new)(void);
+	int (*filter_all)(struct archive *);
+	int (*format_all)(struct archive *);
+	int (*open_fd)(struct archive *, int, size_t);
+	int (*next_header)(struct archive *, struct archive_entry **);
+	la_ssize_t (*data_block)(struct archive *, const void **, size_t *,
+	    la_int64_t *);
+	int (*read_free)(struct archive *);
+	const char *(*error_string)(struct archive *);
+	const char *(*pathname)(struct archive_entry *);
+	__LA_MODE_T (*filetype)(struct archive_entry *);
+	const char *(*hardlink)(struct archive_entry *);
+	int (*mtime_is_set)(struct archive_entry *);
+	time_t (*mtime)(struct archive_entry *);
+	long (*mtime_nsec)(struct archive_entry *);
+} la;
+
+#define LA_SYM(f, name) \
+	(*(void **)&la.f = dlsym(la.h, name)) != NULL
+
+/* 0 when loaded; -1 with *why set when it cannot be. */
+static int
+la_load(const char **why)
+{
+	static char err[256];
+	const char *e;
+
+	if (la.h)
+		return 0;
+	if (!(la.h = dlopen("libarchive.so.13", RTLD_NOW | RTLD_LOCAL)))
+		la.h = dlopen("libarchive.so", RTLD_NOW | RTLD_LOCAL);
+	if (la.h && LA_SYM(read_new, "archive_read_new") &&
+	    LA_SYM(filter_all, "archive_read_support_filter_all") &&
+	    LA_SYM(format_all, "archive_read_support_format_all") &&
+	    LA_SYM(open_fd, "archive_read_open_fd") &&
+	    LA_SYM(next_header, "archive_read_next_header") &&
+	    LA_SYM(data_block, "archive_read_data_block") &&
+	    LA_SYM(read_free, "archive_read_free") &&
+	    LA_SYM(error_string, "archive_error_string") &&
+	    LA_SYM(pathname, "archive_entry_pathname") &&
+	    LA_SYM(filetype, "archive_entry_filetype") &&
+	    LA_SYM(hardlink, "archive_entry_hardlink") &&
+	    LA_SYM(mtime_is_set, "archive_entry_mtime_is_set") &&
+	    LA_SYM(mtime, "archive_entry_mtime") &&
+	    LA_SYM(mtime_nsec, "archive_entry_mtime_nsec"))
+		return 0;
+	e = dlerror();
+	snprintf(err, sizeof err, "libarchive could not be loaded (%s); "
+	    "install libarchive13", e ? e : "symbol missing");
+	*why = err;
+	if (la.h)
+		dlclose(la.h);
+	memset(&la, 0, sizeof la);
+	return -1;
+}
+
 static int
 copy_data(struct archive *a, int fd, const char **why)
 {
@@ -208,11 +272,11 @@ copy_data(struct archive *a, int fd, const char **why)
 	int r;
 
 	for (;;) {
-		r = archive_read_data_block(a, &buf, &len, &off);
+		r = la.data_block(a, &buf, &len, &off);
 		if (r == ARCHIVE_EOF)
 			return 0;
 		if (r < ARCHIVE_WARN) {
-			*why = archive_error_string(a);
+			*why = la.error_string(a);
 			return -1;
 		}
 		if (lseek(fd, (off_t)off, SEEK_SET) < 0) {
@@ -238,20 +302,27 @@ copy_data(struct archive *a, int fd, const char **why)
 static void
 unpack(const char *archive, const char *dir)
 {
-	struct archive *a = archive_read_new();
+	struct archive *a;
 	struct archive_entry *e;
 	char rel[PATH_MAX], p[PATH_MAX];
+	const char *lwhy = NULL;
 	int fd, r, st;
 
-	archive_read_support_filter_all(a);
-	archive_read_support_format_all(a);
+	if (la_load(&lwhy) < 0 || !(a = la.read_new())) {
+		pd_warn(archive, 0, "cannot read archives: %s",
+		    lwhy ? lwhy : "out of memory");
+		pd_diag_status(PD_EXIT_SYSTEM);
+		return;
+	}
+	la.filter_all(a);
+	la.format_all(a);
 	fd = pd_file_open(archive, NULL);
-	if (fd < 0 || archive_read_open_fd(a, fd, 65536) != ARCHIVE_OK) {
+	if (fd < 0 || la.open_fd(a, fd, 65536) != ARCHIVE_OK) {
 		pd_warn(archive, 0, "not a readable archive: %s",
 		    fd < 0 ? pd_file_strerror(errno) :
-		    archive_error_string(a) ? archive_error_string(a) : "?");
+		    la.error_string(a) ? la.error_string(a) : "?");
 		pd_diag_status(PD_EXIT_INPUT);
-		archive_read_free(a);
+		la.read_free(a);
 		if (fd >= 0)
 			close(fd);
 		return;
@@ -259,19 +330,19 @@ unpack(const char *archive, const char *dir)
 	for (;;) {
 		const char *name, *why = NULL;
 
-		r = archive_read_next_header(a, &e);
+		r = la.next_header(a, &e);
 		if (r == ARCHIVE_EOF)
 			break;
 		if (r < ARCHIVE_WARN) {
 			pd_warn(archive, 0, "archive cut short or broken after "
 			    "%zu members: %s; the members before it are read",
-			    nfiles, archive_error_string(a) ?
-			    archive_error_string(a) : "?");
+			    nfiles, la.error_string(a) ?
+			    la.error_string(a) : "?");
 			pd_diag_status(PD_EXIT_INPUT);
 			break;
 		}
-		name = archive_entry_pathname(e);
-		st = archive_entry_filetype(e);
+		name = la.pathname(e);
+		st = la.filetype(e);
 		if (!name)
 			continue;
 		if (st == AE_IFDIR)
@@ -283,7 +354,7 @@ unpack(const char *archive, const char *dir)
 			pd_diag_status(PD_EXIT_INPUT);
 			continue;
 		}
-		if (st != AE_IFREG || archive_entry_hardlink(e)) {
+		if (st != AE_IFREG || la.hardlink(e)) {
 			pd_warn(archive, 0, "member %s: not a regular file; "
 			    "skipped", pd_diag_quote(name, strlen(name)));
 			pd_diag_status(PD_EXIT_INPUT);
@@ -315,17 +386,17 @@ unpack(const char *archive, const char *dir)
 			close(fd);
 			break;
 		}
-		if (archive_entry_mtime_is_set(e)) {
+		if (la.mtime_is_set(e)) {
 			/* the member's own time, for pd-locate --best */
 			struct timespec ts[2];
 
-			ts[0].tv_sec = ts[1].tv_sec = archive_entry_mtime(e);
-			ts[0].tv_nsec = ts[1].tv_nsec = archive_entry_mtime_nsec(e);
+			ts[0].tv_sec = ts[1].tv_sec = la.mtime(e);
+			ts[0].tv_nsec = ts[1].tv_nsec = la.mtime_nsec(e);
 			futimens(fd, ts);
 		}
 		close(fd);
 	}
-	archive_read_free(a);
+	la.read_free(a);
 }
 
 const char *
