@@ -160,3 +160,37 @@ for r in range(1024):
 		grep -qF "<h1>perfdiag report: $n</h1>" "$dom"
 	done
 }
+
+# The device's work where it explains the verdict (corpus): the roofline
+# and the kernel sequences of Qwen on an H100, the counters of the range
+# profiler trace; each page renders without a console message, with its
+# points, bars and table in the DOM (values in pd-report-compute.bats).
+@test "report-browser: roofline, kernel sequences and counters render" {
+	require_corpus
+	local c
+	for c in tracelens-h100-inference/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz \
+	    hta-misc-format-variants/cupti_profiler_counters_trace.json.gz; do
+		pd-locate "$CORPUS/pytorch/$c" | pd-sum-step -q | pd-sum-gaps -q \
+		    | pd-hotspots -q | pd-profile | pd-classify \
+		    | pd-report -o "$D/r" >/dev/null 2>"$D/err"
+		echo "case $c" >&2
+		case $c in
+		*Qwen*)
+			check_page "$D/r/report.html"
+			grep -q '<svg id="chart-roofline"' "$dom"
+			[ "$(grep -o '<g class="op"><circle ' "$dom" | wc -l)" = 6 ]
+			[ "$(grep -o '<line class="roof"' "$dom" | wc -l)" = 3 ]
+			grep -q '<svg id="chart-sequences"' "$dom"
+			[ "$(grep -o '<g class="seq">' "$dom" | wc -l)" = 5 ]
+			grep -q '<table id="sequences-top">' "$dom"
+			# the parsed DOM keeps the escaped template brackets
+			grep -qF 'title="void at::native::vectorized_elementwise_kernel&lt;4, ' "$dom"
+			;;
+		*)
+			check_page "$D/r/report.html" 1 0
+			[ "$(sed -n '/<table id="counters">/,/<\/table>/p' "$dom" | grep -c '<code title=')" = 10 ]
+			;;
+		esac
+		cp "$D/shot.png" "${REPORT_SHOT:-$D/x.png}.${c##*/}.png"
+	done
+}

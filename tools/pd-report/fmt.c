@@ -336,3 +336,10 @@ is_fix_action(json_t *r, const char *action)
 	return ch && action && strncmp(action, pre, sizeof pre - 1) == 0 &&
 	    strcmp(action + sizeof pre - 1, ch) == 0;
 }
+
+/* x to three significant digits, then unit (sig3 for the other files). */
+const char *
+fmt_dsig(double x, const char *unit)
+{
+	return isfinite(x) ? sig3(x, unit) : "-";
+}

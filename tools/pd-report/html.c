@@ -810,6 +810,574 @@ hotspots(json_t *r, FILE *f)
 	fputs("</svg>\n", f);
 }
 
+#define FLOP_ROWS 10	/* operators of the roofline and its table */
+#define SEQ_ROWS 5	/* kernel sequences drawn */
+#define COUNTER_ROWS 10	/* kernels of the counters table */
+
+static const char *
+dtype_color(const char *d)
+{
+	static const struct {
+		const char *dtype, *color;
+	} k[] = {
+		{ "fp32", "#e67e22" }, { "tf32", "#b9770e" },
+		{ "bf16", "#3b6fd8" }, { "fp16", "#16a085" },
+		{ "fp8", "#8e44ad" }, { "fp64", "#c0392b" },
+	};
+	size_t i;
+
+	for (i = 0; d && i < sizeof k / sizeof k[0]; i++)
+		if (!strcmp(d, k[i].dtype))
+			return k[i].color;
+	return "#5b6475";
+}
+
+/* A decade's label: "0.01", "1", "1000". */
+static const char *
+decade(int p)
+{
+	static char b[4][32];
+	static int s;
+
+	s = (s + 1) % 4;
+	snprintf(b[s], sizeof b[s], "%.*f", p < 0 ? -p : 0, pow(10, p));
+	return b[s];
+}
+
+/* An operator of flops.top, for a tooltip: name dtype shape. */
+static void
+op_tip(FILE *f, json_t *e, size_t i)
+{
+	fprintf(f, "%zu. ", i + 1);
+	esc(f, str(e, "name"));
+	fputs(" ", f);
+	esc(f, str(e, "dtype"));
+	fputs(" [", f);
+	esc(f, str(e, "shape"));
+	fputs("]", f);
+}
+
+struct roof {
+	double peak;		/* TFLOP/s */
+	char name[40];		/* its dtypes: "fp16/bf16" */
+	const char *color;
+};
+
+/* The compute roofs of the dtypes the operators use (by_dtype), one per
+ * peak. */
+static int
+roofs(json_t *fl, struct roof *rf, int max)
+{
+	json_t *d;
+	size_t i;
+	int n = 0, k;
+
+	json_array_foreach(get(fl, "by_dtype"), i, d) {
+		double p = num(d, "peak_tflops");
+		const char *dt = str(d, "dtype");
+
+		if (!(p > 0) || !isfinite(p) || !dt)
+			continue;
+		for (k = 0; k < n && rf[k].peak != p; k++)
+			;
+		if (k < n) {
+			size_t l = strlen(rf[k].name);
+
+			if (l + strlen(dt) + 2 < sizeof rf[k].name)
+				snprintf(rf[k].name + l, sizeof rf[k].name - l,
+				    "/%s", dt);
+			continue;
+		}
+		if (n == max)
+			continue;
+		rf[n].peak = p;
+		snprintf(rf[n].name, sizeof rf[n].name, "%.30s", dt);
+		rf[n].color = dtype_color(dt);
+		n++;
+	}
+	return n;
+}
+
+/* A point's label, placed where it covers no label placed before
+ * (right above the point, else right below, left above, left below);
+ * boxes (x0, y0, x1, y1) of the labels placed, n of them. */
+static void
+label_at(FILE *f, double x, double y, const char *lab, double box[][4],
+    int *n)
+{
+	static const double off[4][2] = { { 7, -5 }, { 7, 15 }, { -7, -5 },
+	    { -7, 15 } };
+	double w = 7.0 * (double)strlen(lab), bx = 0, by = 0;
+	int k, j, clear = 0;
+
+	for (k = 0; k < 4 && !clear; k++) {
+		bx = off[k][0] > 0 ? x + off[k][0] : x + off[k][0] - w;
+		by = y + off[k][1];
+		for (clear = 1, j = 0; j < *n && clear; j++)
+			clear = bx + w < box[j][0] || bx > box[j][2] ||
+			    by < box[j][1] || by - 12 > box[j][3];
+	}
+	if (!clear) {	/* nowhere clear: the first place */
+		bx = x + off[0][0];
+		by = y + off[0][1];
+	}
+	box[*n][0] = bx;
+	box[*n][1] = by - 12;
+	box[*n][2] = bx + w;
+	box[*n][3] = by;
+	(*n)++;
+	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">%s</text>", bx, by, lab);
+}
+
+/* x = FLOPs per byte, y = achieved TFLOP/s, both log; the bandwidth roof
+ * and a compute roof per dtype; an operator group per point, numbered as
+ * in the table. 0 when there is nothing to place (no peak, no point). */
+static int
+roofline(json_t *fl, FILE *f)
+{
+	json_t *e;
+	struct roof rf[6];
+	double bw = num(fl, "mem_bw_tb_per_s"), xlo = INFINITY, xhi = 0;
+	double ylo = INFINITY, yhi = 0, pmax = 0, x0 = 64, y0 = 14;
+	double pw = W - 64 - 170, ph = 250, xs, ly[6];
+	double px[FLOP_ROWS], py[FLOP_ROWS], lb[FLOP_ROWS][4];
+	int h = 310, n = 0, nr = roofs(fl, rf, 6), k, lx0, lx1, ly0, ly1;
+	int nlb = 0;
+	size_t i, j;
+
+	for (i = 0; i < FLOP_ROWS; i++)
+		px[i] = py[i] = NAN;
+
+#define RX(v) (x0 + (log10(v) - lx0) / (lx1 - lx0) * pw)
+#define RY(v) (y0 + ph - (log10(v) - ly0) / (ly1 - ly0) * ph)
+	json_array_foreach(get(fl, "top"), i, e) {
+		double x = num(e, "intensity_flop_per_byte");
+		double y = num(e, "tflop_per_s");
+
+		if (i == FLOP_ROWS)
+			break;
+		if (!(x > 0) || !(y > 0) || !isfinite(x * y))
+			continue;
+		n++;
+		xlo = x < xlo ? x : xlo;
+		xhi = x > xhi ? x : xhi;
+		ylo = y < ylo ? y : ylo;
+		yhi = y > yhi ? y : yhi;
+	}
+	if (n == 0 || nr == 0 || !(bw > 0) || !isfinite(bw))
+		return 0;
+	for (k = 0; k < nr; k++) {
+		double ridge = rf[k].peak / bw;
+
+		xlo = ridge < xlo ? ridge : xlo;
+		xhi = ridge > xhi ? ridge : xhi;
+		pmax = rf[k].peak > pmax ? rf[k].peak : pmax;
+	}
+	yhi = pmax > yhi ? pmax : yhi;
+	lx0 = (int)floor(log10(xlo));
+	lx1 = (int)ceil(log10(xhi * 1.5));
+	ly0 = (int)floor(log10(ylo));
+	ly1 = (int)ceil(log10(yhi * 1.5));
+	if (lx1 - lx0 > 12 || ly1 - ly0 > 12)
+		return 0;	/* not a chart one can read */
+	svg_open(f, "chart-roofline", h, "roofline: achieved TFLOP/s by "
+	    "arithmetic intensity");
+	for (k = lx0; k <= lx1; k++)
+		fprintf(f, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" "
+		    "x2=\"%.1f\" y2=\"%.1f\"/><text x=\"%.1f\" y=\"%.1f\" "
+		    "text-anchor=\"middle\">%s</text>\n", RX(pow(10, k)), y0,
+		    RX(pow(10, k)), y0 + ph, RX(pow(10, k)), y0 + ph + 16,
+		    decade(k));
+	for (k = ly0; k <= ly1; k++)
+		fprintf(f, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" "
+		    "x2=\"%.1f\" y2=\"%.1f\"/><text x=\"%.1f\" y=\"%.1f\" "
+		    "text-anchor=\"end\">%s</text>\n", x0, RY(pow(10, k)),
+		    x0 + pw, RY(pow(10, k)), x0 - 6, RY(pow(10, k)) + 4,
+		    decade(k));
+	fprintf(f, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+	    "y2=\"%.1f\"/><line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" "
+	    "x2=\"%.1f\" y2=\"%.1f\"/>\n", x0, y0 + ph, x0 + pw, y0 + ph, x0,
+	    y0, x0, y0 + ph);
+	/* the bandwidth roof, from the chart's edge to the highest ridge */
+	xs = pow(10, lx0) > pow(10, ly0) / bw ? pow(10, lx0) : pow(10, ly0) / bw;
+	fprintf(f, "<line class=\"roof\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+	    "y2=\"%.1f\" stroke=\"#1d2330\" stroke-width=\"2\"><title>memory "
+	    "bandwidth %s TB/s</title></line>\n<text x=\"%.1f\" y=\"%.1f\" "
+	    "text-anchor=\"end\">%s TB/s</text>\n", RX(xs), RY(bw * xs),
+	    RX(pmax / bw), RY(pmax), fmt_dsig(bw, ""), RX(pmax / bw) - 8,
+	    RY(pmax) + 14, fmt_dsig(bw, ""));
+	for (k = 0; k < nr; k++) {
+		double y = RY(rf[k].peak);
+
+		/* a label clear of the one above it */
+		ly[k] = y + 4;
+		for (j = 0; j < (size_t)k; j++)
+			if (fabs(ly[k] - ly[j]) < 13)
+				ly[k] = ly[j] + 13;
+
+		fprintf(f, "<line class=\"roof\" x1=\"%.1f\" y1=\"%.1f\" "
+		    "x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\">"
+		    "<title>%s peak %s TFLOP/s, ridge %s FLOP/byte</title>"
+		    "</line>\n<text x=\"%.1f\" y=\"%.1f\">%s %s TFLOP/s</text>\n",
+		    RX(rf[k].peak / bw), y, x0 + pw, y, rf[k].color,
+		    rf[k].name, fmt_dsig(rf[k].peak, ""), fmt_dsig(rf[k].peak /
+		    bw, ""), x0 + pw + 6, ly[k], rf[k].name,
+		    fmt_dsig(rf[k].peak, ""));
+	}
+	json_array_foreach(get(fl, "top"), i, e) {
+		double x = num(e, "intensity_flop_per_byte");
+		double y = num(e, "tflop_per_s");
+
+		if (i == FLOP_ROWS)
+			break;
+		if (!(x > 0) || !(y > 0) || !isfinite(x * y))
+			continue;
+		px[i] = RX(x);
+		py[i] = RY(y);
+		fprintf(f, "<g class=\"op\"><circle cx=\"%.1f\" cy=\"%.1f\" "
+		    "r=\"5\" fill=\"%s\" stroke=\"#fff\"/>", px[i], py[i],
+		    dtype_color(str(e, "dtype")));
+		/* points on top of each other share one label: "1, 4" */
+		for (j = 0; j < i && !(hypot(px[j] - px[i], py[j] - py[i]) < 8);
+		    j++)
+			;
+		if (j == i) {
+			char lab[64];
+			int len = snprintf(lab, sizeof lab, "%zu", i + 1);
+
+			for (j = i + 1; j < FLOP_ROWS; j++) {
+				json_t *o = json_array_get(get(fl, "top"), j);
+				double ox = num(o, "intensity_flop_per_byte");
+				double oy = num(o, "tflop_per_s");
+
+				if (ox > 0 && oy > 0 && isfinite(ox * oy) &&
+				    hypot(RX(ox) - px[i], RY(oy) - py[i]) < 8)
+					len += snprintf(lab + len, sizeof lab -
+					    (size_t)len, ", %zu", j + 1);
+			}
+			label_at(f, px[i], py[i], lab, lb, &nlb);
+		}
+		fputs("<title>", f);
+		op_tip(f, e, i);
+		fprintf(f, ": %s TFLOP/s, %s FLOP/byte, MFU %s, %s</title>"
+		    "</g>\n", fmt_sig(get(e, "tflop_per_s")),
+		    fmt_sig(get(e, "intensity_flop_per_byte")),
+		    fmt_ratio(get(e, "mfu_ratio")), fmt_us(get(e, "device_us")));
+	}
+	fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">FLOPs "
+	    "per byte (arithmetic intensity)</text><text x=\"14\" y=\"%.1f\" "
+	    "text-anchor=\"middle\" transform=\"rotate(-90 14 %.1f)\">achieved "
+	    "TFLOP/s</text>\n</svg>\n", x0 + pw / 2, h - 6, y0 + ph / 2,
+	    y0 + ph / 2);
+#undef RX
+#undef RY
+	return 1;
+}
+
+/* Without peaks: the achieved TFLOP/s of each operator group. */
+static void
+flops_bars(json_t *fl, FILE *f)
+{
+	json_t *e;
+	double max = 0;
+	size_t i, n = 0;
+	int h;
+
+	json_array_foreach(get(fl, "top"), i, e) {
+		if (i == FLOP_ROWS)
+			break;
+		n++;
+		if (num(e, "tflop_per_s") > max)
+			max = num(e, "tflop_per_s");
+	}
+	if (!(max > 0))
+		return;
+	h = 20 + (int)n * ROW;
+	svg_open(f, "chart-flops", h, "achieved TFLOP/s per operator group");
+	json_array_foreach(get(fl, "top"), i, e) {
+		double y = 10 + (double)i * ROW, v = num(e, "tflop_per_s");
+		char val[48];
+
+		if (i == FLOP_ROWS)
+			break;
+		fprintf(f, "<text x=\"8\" y=\"%.1f\">%zu. ", y + 15, i + 1);
+		esc_cut(f, str(e, "name"), 30);
+		fputs(" ", f);
+		esc(f, str(e, "dtype"));
+		fputs("<title>", f);
+		op_tip(f, e, i);
+		fputs("</title></text>\n", f);
+		snprintf(val, sizeof val, "%s TFLOP/s", fmt_sig(get(e,
+		    "tflop_per_s")));
+		if (v > 0) {
+			bar(f, 2 * LABEL, y + 2, v / max * (W - 2 * LABEL - 150),
+			    ROW - 6, dtype_color(str(e, "dtype")), str(e, "name"),
+			    val);
+			fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">%s</text>\n",
+			    2 * LABEL + v / max * (W - 2 * LABEL - 150) + 6,
+			    y + 15, val);
+		}
+	}
+	fputs("</svg>\n", f);
+}
+
+/* FLOPs, MFU and roofline (report.json flops), where they explain the
+ * verdict (report_shows_flops): the totals, the roofline of the first
+ * operator groups (bars of TFLOP/s without the device's peaks), the
+ * table. */
+static void
+flops(json_t *r, FILE *f)
+{
+	json_t *fl = get(r, "flops"), *e, *d;
+	size_t i;
+
+	if (!report_shows_flops(r))
+		return;
+	fputs("<h2>FLOPs and roofline</h2>\n<p id=\"flops-what\">", f);
+	if (json_is_integer(get(fl, "rank")))
+		fprintf(f, "Rank %s: ", fmt_num(get(fl, "rank")));
+	fprintf(f, "%s in %s matmul, convolution and attention operators "
+	    "with recorded shapes", fmt_dflop(num(fl, "flops")),
+	    fmt_num(get(fl, "ops")));
+	if (str(fl, "device")) {
+		fputs(" on ", f);
+		esc(f, str(fl, "device"));
+	}
+	fprintf(f, ": <b>%s TFLOP/s</b> over the device's busy time (MFU "
+	    "<b>%s</b>)", fmt_sig(get(fl, "busy_tflop_per_s")),
+	    fmt_ratio(get(fl, "mfu_busy_ratio")));
+	if (json_is_number(get(fl, "step_us")))
+		fprintf(f, ", %s TFLOP/s over the step time (MFU %s)",
+		    fmt_sig(get(fl, "step_tflop_per_s")),
+		    fmt_ratio(get(fl, "mfu_step_ratio")));
+	fputs(".", f);
+	if (!str(fl, "peak_key"))
+		fputs(" The device has no entry in the peak table: no MFU, "
+		    "no roofline.", f);
+	fputs("</p>\n", f);
+	if (!str(fl, "peak_key") || !roofline(fl, f))
+		flops_bars(fl, f);
+	else {
+		fputs("<p class=\"legend\">", f);
+		json_array_foreach(get(fl, "by_dtype"), i, d)
+			fprintf(f, "<span><i style=\"background:%s\"></i>%s "
+			    "%s</span>", dtype_color(str(d, "dtype")),
+			    str(d, "dtype") && strlen(str(d, "dtype")) < 16 ?
+			    str(d, "dtype") : "-", fmt_ratio(get(d,
+			    "device_ratio")));
+		fputs(" <span class=\"muted\">(share of device time)</span>"
+		    "</p>\n", f);
+	}
+	fputs("<table id=\"flops-top\"><tr><th class=\"n\">#</th>"
+	    "<th>operator</th><th>dtype</th><th>shapes</th><th class=\"n\">"
+	    "count</th><th class=\"n\">device time</th><th class=\"n\">"
+	    "TFLOP/s</th><th class=\"n\">MFU</th><th class=\"n\">FLOP/byte"
+	    "</th><th>bound</th></tr>\n", f);
+	json_array_foreach(get(fl, "top"), i, e) {
+		if (i == FLOP_ROWS)
+			break;
+		fprintf(f, "<tr><td class=\"n\">%zu</td><td><code>", i + 1);
+		esc(f, str(e, "name"));
+		fputs("</code></td><td>", f);
+		esc(f, str(e, "dtype"));
+		fputs("</td><td>", f);
+		esc(f, str(e, "shape"));
+		fprintf(f, "</td><td class=\"n\">%s</td><td class=\"n\">%s</td>"
+		    "<td class=\"n\">%s</td><td class=\"n\">%s</td>"
+		    "<td class=\"n\">%s</td><td style=\"white-space:nowrap\">",
+		    fmt_num(get(e, "count")), fmt_us(get(e, "device_us")),
+		    fmt_sig(get(e, "tflop_per_s")),
+		    fmt_ratio(get(e, "mfu_ratio")),
+		    fmt_sig(get(e, "intensity_flop_per_byte")));
+		esc(f, str(e, "bound"));
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
+/* A sequence's kernels, shortened, arrows between them (for a tooltip). */
+static void
+seq_tip(FILE *f, json_t *e)
+{
+	json_t *k;
+	size_t j;
+
+	json_array_foreach(get(e, "kernels"), j, k) {
+		fputs(j ? " &#8594; " : "", f);
+		esc(f, kernel_short(str(k, "name")));
+	}
+}
+
+/* The operators that launched a sequence's kernels, without "aten::"
+ * (a kernel without one: its name), arrows between them (a static
+ * buffer). */
+static const char *
+seq_ops(json_t *e)
+{
+	static char b[256];
+	json_t *k;
+	const char *op;
+	size_t j, len = 0;
+
+	b[0] = 0;
+	json_array_foreach(get(e, "kernels"), j, k) {
+		op = str(k, "op") ? str(k, "op") : kernel_short(str(k,
+		    "name"));
+		if (!strncmp(op, "aten::", 6))
+			op += 6;
+		if (len + strlen(op) + 8 >= sizeof b)
+			break;
+		len += (size_t)snprintf(b + len, sizeof b - len, "%s%s",
+		    j ? " \xe2\x86\x92 " : "", op);
+	}
+	return b;
+}
+
+/* Repeated kernel sequences (report.json kernel_sequences), where short
+ * kernels or launches are a finding: bars by time, then each sequence's
+ * kernels with the operators that launched them. */
+static void
+sequences(json_t *r, FILE *f)
+{
+	json_t *ks = get(r, "kernel_sequences"), *a = get(ks, "top"), *e, *k;
+	size_t i, j, n = json_array_size(a);
+	double max = 0;
+	int h;
+
+	if (!report_shows_sequences(r))
+		return;
+	if (n > SEQ_ROWS)
+		n = SEQ_ROWS;
+	fputs("<h2>Repeated kernel sequences</h2>\n<p id=\"sequences-what\">",
+	    f);
+	if (json_is_integer(get(ks, "rank")))
+		fprintf(f, "Rank %s: ", fmt_num(get(ks, "rank")));
+	fprintf(f, "%s distinct runs of up to %s kernels repeat %s times or "
+	    "more on one stream. The first by time are the candidates for "
+	    "fusion: one kernel instead of several, fewer launches and fewer "
+	    "trips through memory.</p>\n", fmt_num(get(ks, "repeated")),
+	    fmt_num(get(ks, "max_length")), fmt_num(get(ks, "min_count")));
+	json_array_foreach(a, i, e)
+		if (i < n && num(e, "total_us") > max)
+			max = num(e, "total_us");
+	h = 20 + (int)n * ROW;
+	svg_open(f, "chart-sequences", h, "repeated kernel sequences by time");
+	json_array_foreach(a, i, e) {
+		double y = 10 + (double)i * ROW, w = max > 0 ?
+		    num(e, "total_us") / max * (W - 2 * LABEL - 230) : 0;
+
+		if (i == n)
+			break;
+		fprintf(f, "<g class=\"seq\"><title>%zu. ", i + 1);
+		seq_tip(f, e);
+		fprintf(f, ": %s</title><text x=\"8\" y=\"%.1f\">%zu. ",
+		    fmt_us(get(e, "total_us")), y + 15, i + 1);
+		esc_cut(f, seq_ops(e), 40);
+		fputs("</text>\n", f);
+		if (w > 0 && isfinite(w))
+			fprintf(f, "<rect x=\"%d\" y=\"%.1f\" width=\"%.1f\" "
+			    "height=\"%d\" fill=\"#8e44ad\"/>", 2 * LABEL,
+			    y + 2, w, ROW - 6);
+		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">%s &#183; %s &#183; "
+		    "%s &#215; %s kernels</text></g>\n", 2 * LABEL + (w > 0 &&
+		    isfinite(w) ? w : 0) + 6, y + 15, fmt_us(get(e, "total_us")),
+		    fmt_ratio(get(e, "ratio")), fmt_num(get(e, "count")),
+		    fmt_num(get(e, "length")));
+	}
+	fputs("</svg>\n<table id=\"sequences-top\"><tr><th class=\"n\">#</th>"
+	    "<th>kernels, in order (launched by)</th><th class=\"n\">stream"
+	    "</th><th class=\"n\">count</th><th class=\"n\">time</th>"
+	    "<th class=\"n\">per kernel</th><th class=\"n\">share</th></tr>\n",
+	    f);
+	json_array_foreach(a, i, e) {
+		if (i == n)
+			break;
+		fprintf(f, "<tr><td class=\"n\">%zu</td><td><ol style=\""
+		    "margin:0;padding-left:22px\">", i + 1);
+		json_array_foreach(get(e, "kernels"), j, k) {
+			fputs("<li><code title=\"", f);
+			esc(f, str(k, "name"));
+			fputs("\">", f);
+			esc(f, kernel_short(str(k, "name")));
+			fputs("</code>", f);
+			if (str(k, "op")) {
+				fputs(" <span class=\"muted\">", f);
+				esc(f, str(k, "op"));
+				fputs("</span>", f);
+			}
+			fputs("</li>", f);
+		}
+		fprintf(f, "</ol></td><td class=\"n\">%s</td><td class=\"n\">%s"
+		    "</td><td class=\"n\">%s</td><td class=\"n\">%s</td>"
+		    "<td class=\"n\">%s</td></tr>\n", fmt_num(get(e, "stream")),
+		    fmt_num(get(e, "count")), fmt_us(get(e, "total_us")),
+		    fmt_us(get(e, "kernel_mean_us")), fmt_ratio(get(e, "ratio")));
+	}
+	fputs("</table>\n", f);
+}
+
+/* Range profiler counters (report.json counters), where they explain the
+ * verdict: FLOPs per kernel and precision, the mean of the other
+ * counters. */
+static void
+counters(json_t *r, FILE *f)
+{
+	static const char *const prec[] = { "flops_fp64", "flops_fp32",
+	    "flops_fp16", "flops" };
+	json_t *c = get(r, "counters"), *t = get(c, "totals"), *e, *v;
+	const char *k;
+	size_t i;
+	int means = 0, p;
+
+	if (!report_shows_counters(r))
+		return;
+	json_array_foreach(get(c, "kernels"), i, e)
+		means |= json_object_size(get(e, "means")) > 0;
+	fputs("<h2>Hardware counters</h2>\n<p id=\"counters-what\">", f);
+	if (json_is_integer(get(c, "rank")))
+		fprintf(f, "Rank %s: ", fmt_num(get(c, "rank")));
+	fprintf(f, "the CUPTI range profiler counted %s ranges: <b>%s</b> in "
+	    "all (fp64 %s, fp32 %s, fp16 %s). No rate: a range's duration "
+	    "includes the profiler's replays.</p>\n<table id=\"counters\">"
+	    "<tr><th>kernel</th><th class=\"n\">ranges</th><th class=\"n\">"
+	    "fp64</th><th class=\"n\">fp32</th><th class=\"n\">fp16</th>"
+	    "<th class=\"n\">FLOPs</th>%s</tr>\n", fmt_num(get(c, "ranges")),
+	    fmt_dflop(num(t, "flops")), fmt_dflop(num(t, "flops_fp64")),
+	    fmt_dflop(num(t, "flops_fp32")), fmt_dflop(num(t, "flops_fp16")),
+	    means ? "<th>mean counters</th>" : "");
+	json_array_foreach(get(c, "kernels"), i, e) {
+		if (i == COUNTER_ROWS)
+			break;
+		fputs("<tr><td><code title=\"", f);
+		esc(f, str(e, "name"));
+		fputs("\">", f);
+		esc(f, kernel_short(str(e, "name")));
+		fprintf(f, "</code></td><td class=\"n\">%s</td>",
+		    fmt_num(get(e, "count")));
+		for (p = 0; p < 4; p++)
+			fprintf(f, "<td class=\"n\">%s</td>",
+			    fmt_dflop(num(e, prec[p])));
+		if (means) {
+			fputs("<td>", f);
+			p = 0;
+			json_object_foreach(get(e, "means"), k, v) {
+				fputs(p++ ? "<br>" : "", f);
+				fputs("<code>", f);
+				esc(f, k);
+				fprintf(f, "</code> %s", fmt_num(v));
+			}
+			fputs(p ? "</td>" : "-</td>", f);
+		}
+		fputs("</tr>\n", f);
+	}
+	if (json_array_size(get(c, "kernels")) > COUNTER_ROWS)
+		fprintf(f, "<tr><td colspan=\"%d\" class=\"muted\">the first %d "
+		    "of %zu kernels by FLOPs (all are in report.json)</td>"
+		    "</tr>\n", means ? 7 : 6, COUNTER_ROWS,
+		    json_array_size(get(c, "kernels")));
+	fputs("</table>\n", f);
+}
+
 #define PATH_ROWS 10	/* events of the critical path listed */
 
 /* The critical path: one bar of its bound types, then the events on it. */
@@ -1315,6 +1883,9 @@ report_html(json_t *r, FILE *f)
 	step_series(r, f);
 	strip(r, f);
 	critical_path(r, f);
+	flops(r, f);
+	sequences(r, f);
+	counters(r, f);
 	candidates(r, f);
 	hotspots(r, f);
 	memory(r, f);

@@ -374,19 +374,11 @@ sig(double x)
 static void
 flops(json_t *r, FILE *f)
 {
-	json_t *fl = get(r, "flops"), *e, *b;
-	const char *dom = str(get(r, "dominant"), "domain");
-	int show = dom && (!strcmp(dom, "compute") ||
-	    !strcmp(dom, "operator_hotspot"));
+	json_t *fl = get(r, "flops"), *e;
 	size_t i;
 	double x;
 
-	json_array_foreach(get(r, "bottlenecks"), i, b)
-		if (str(b, "rule") && !strcmp(str(b, "rule"),
-		    "perfdiag.compute.fp32_matmul"))
-			show = 1;
-	if (!show || !json_is_object(fl) ||
-	    json_integer_value(get(fl, "ops")) <= 0)
+	if (!report_shows_flops(r))
 		return;
 	fputs("## FLOPs and roofline\n\n", f);
 	if (json_is_integer(get(fl, "rank")))
@@ -429,6 +421,117 @@ flops(json_t *r, FILE *f)
 		    fmt_sig(get(e, "intensity_flop_per_byte")),
 		    str(e, "bound") ? str(e, "bound") : "-");
 	}
+	fputc('\n', f);
+}
+
+#define SEQ_ROWS 5	/* kernel sequences listed */
+
+/* Repeated kernel sequences (pd.hotspot kernel_sequences), where short
+ * kernels or launches are a finding: the fusion candidates by time. */
+static void
+sequences(json_t *r, FILE *f)
+{
+	json_t *ks = get(r, "kernel_sequences"), *e, *k;
+	size_t i, j;
+
+	if (!report_shows_sequences(r))
+		return;
+	fputs("## Repeated kernel sequences\n\n", f);
+	if (json_is_integer(get(ks, "rank")))
+		fprintf(f, "Rank %s: ", fmt_num(get(ks, "rank")));
+	fprintf(f, "%s distinct runs of up to %s kernels repeat %s times or "
+	    "more on one stream. The first by time are the candidates for "
+	    "fusion: one kernel instead of several, fewer launches and fewer "
+	    "trips through memory.\n\n| # | kernels (launched by) | stream | "
+	    "count | time | per kernel | share |\n"
+	    "|---:|---|---:|---:|---:|---:|---:|\n", fmt_num(get(ks,
+	    "repeated")), fmt_num(get(ks, "max_length")), fmt_num(get(ks,
+	    "min_count")));
+	json_array_foreach(get(ks, "top"), i, e) {
+		if (i == SEQ_ROWS)
+			break;
+		fprintf(f, "| %zu | ", i + 1);
+		json_array_foreach(get(e, "kernels"), j, k) {
+			fputs(j ? " \xe2\x86\x92 " : "", f);
+			md_text(f, kernel_short(str(k, "name")));
+			if (str(k, "op")) {
+				fputs(" (", f);
+				md_text(f, str(k, "op"));
+				fputs(")", f);
+			}
+		}
+		fprintf(f, " | %s | %s | %s | %s | %s |\n",
+		    fmt_num(get(e, "stream")), fmt_num(get(e, "count")),
+		    fmt_us(get(e, "total_us")), fmt_us(get(e, "kernel_mean_us")),
+		    fmt_ratio(get(e, "ratio")));
+	}
+	fputc('\n', f);
+}
+
+#define COUNTER_ROWS 10	/* kernels of the counters table */
+
+/* Whether a kernel of counters has mean counters. */
+static int
+has_means(json_t *c)
+{
+	json_t *e;
+	size_t i;
+
+	json_array_foreach(get(c, "kernels"), i, e)
+		if (json_object_size(get(e, "means")) > 0)
+			return 1;
+	return 0;
+}
+
+/* Range profiler counters (pd.hotspot counters): FLOPs per kernel and
+ * precision, and the mean of each other counter. */
+static void
+counters(json_t *r, FILE *f)
+{
+	json_t *c = get(r, "counters"), *t = get(c, "totals"), *e, *v;
+	const char *k;
+	size_t i;
+	int means = has_means(c), n;
+
+	if (!report_shows_counters(r))
+		return;
+	fputs("## Hardware counters\n\n", f);
+	if (json_is_integer(get(c, "rank")))
+		fprintf(f, "Rank %s: ", fmt_num(get(c, "rank")));
+	fprintf(f, "the CUPTI range profiler counted %s ranges: %s in all "
+	    "(fp64 %s, fp32 %s, fp16 %s). No rate: a range's duration "
+	    "includes the profiler's replays.\n\n| kernel | ranges | fp64 | "
+	    "fp32 | fp16 | FLOPs |%s\n|---|---:|---:|---:|---:|---:|%s\n",
+	    fmt_num(get(c, "ranges")), fmt_dflop(json_number_value(get(t,
+	    "flops"))), fmt_dflop(json_number_value(get(t, "flops_fp64"))),
+	    fmt_dflop(json_number_value(get(t, "flops_fp32"))),
+	    fmt_dflop(json_number_value(get(t, "flops_fp16"))),
+	    means ? " mean counters |" : "", means ? "---|" : "");
+	json_array_foreach(get(c, "kernels"), i, e) {
+		if (i == COUNTER_ROWS)
+			break;
+		fputs("| ", f);
+		md_text(f, kernel_short(str(e, "name")));
+		fprintf(f, " | %s | %s | %s | %s | %s |", fmt_num(get(e,
+		    "count")), fmt_dflop(json_number_value(get(e,
+		    "flops_fp64"))), fmt_dflop(json_number_value(get(e,
+		    "flops_fp32"))), fmt_dflop(json_number_value(get(e,
+		    "flops_fp16"))), fmt_dflop(json_number_value(get(e,
+		    "flops"))));
+		if (means) {
+			n = 0;
+			json_object_foreach(get(e, "means"), k, v) {
+				fputs(n++ ? ", " : " ", f);
+				md_text(f, k);
+				fprintf(f, " %s", fmt_num(v));
+			}
+			fputs(n ? " |" : " - |", f);
+		}
+		fputc('\n', f);
+	}
+	if (json_array_size(get(c, "kernels")) > COUNTER_ROWS)
+		fprintf(f, "\nThe first %d of %zu kernels by FLOPs.\n",
+		    COUNTER_ROWS, json_array_size(get(c, "kernels")));
 	fputc('\n', f);
 }
 
@@ -758,6 +861,8 @@ report_md(json_t *r, FILE *f)
 	strip(r, f);
 	critical_path(r, f);
 	flops(r, f);
+	sequences(r, f);
+	counters(r, f);
 	candidates(r, f);
 	hotspots(r, f);
 	memory(r, f);

@@ -1401,6 +1401,10 @@ report_build(struct report_in *in, struct pd_run *run,
 	json_object_set_new(r, "critical_path", of_rank(run, "hotspot",
 	    "critical_path", dom));
 	json_object_set_new(r, "flops", of_rank(run, "hotspot", "flops", dom));
+	json_object_set_new(r, "kernel_sequences", of_rank(run, "hotspot",
+	    "kernel_sequences", dom));
+	json_object_set_new(r, "counters", of_rank(run, "hotspot", "counters",
+	    dom));
 	json_object_set_new(r, "hotspots", hotspots(run, o->topn));
 	mem = memory(run);
 	ints(mem);

@@ -136,4 +136,23 @@ extern const struct report_seg report_segs[];
  * drawing order, with names for people and colours (key NULL ends). */
 extern const struct report_seg report_bounds[];
 
+/* compute.c: whether the pages show report.json's flops (a compute or
+ * operator verdict, or the fp32 matmul finding), kernel_sequences (the
+ * findings of short kernels and launches, or an operator verdict) and
+ * counters (a compute or operator verdict, or a trace without device
+ * activity). */
+int report_shows_flops(json_t *report);
+int report_shows_sequences(json_t *report);
+int report_shows_counters(json_t *report);
+/* A kernel's name for people: no "void ", templates or parameters, the
+ * last "::" part (a template's first argument where that part is only
+ * "Kernel2"), at most KERNEL_SHORT bytes then "..." (static buffers,
+ * rotate 8). */
+#define KERNEL_SHORT 48
+const char *kernel_short(const char *name);
+/* "10.6 GFLOP", "8.11 kFLOP", "48 FLOP", "0". */
+const char *fmt_dflop(double flop);
+/* x to three significant digits, then unit when not "". */
+const char *fmt_dsig(double x, const char *unit);
+
 #endif
