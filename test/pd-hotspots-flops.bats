@@ -139,14 +139,56 @@ EOF
 # (h100-sxm5 bf16) = 0.6171; its intensity 2475914428416 / 3573940224 =
 # 692.77 flop/B >= ridge 989.4 / 3.35 = 295.3: compute; the SDPA's 279.5
 # is below it: memory.
+# The SDPA calls are causal (Concrete Inputs[5] "True" on all 24, read by
+# a second python3 one-off over the aten::scaled_dot_product_attention
+# events: json.load, 2*B*H*Sq*Sk*(D+Dv) halved when is_causal is "True"):
+# their FLOPs count half, 245745057792; the total 6006686256064 -
+# 491490115584 + 245745057792 = 5760941198272; the SDPA's intensity half
+# of 279.5, 139.75; 245745057792 / 2722.705 us = 90.258 TFLOP/s.
 @test "pd-hotspots (flops): Qwen on H100 (corpus) matches the independent computation" {
 	require_corpus
 	flops "$CORPUS/pytorch/tracelens-h100-inference/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"
-	[ "$(jqr pd.hotspot '.flops|[.ops,.flops,.bytes,.device_us,.peak_key]')" = '[193,6006686256064,10837844156,11723.979,"h100-sxm5"]' ]
+	[ "$(jqr pd.hotspot '.flops|[.ops,.causal_ops,.causal_unknown_ops,.flops,.bytes,.device_us,.peak_key]')" = '[193,24,0,5760941198272,10837844156,11723.979,"h100-sxm5"]' ]
 	[ "$(jqr pd.hotspot '.flops.top[0]|[.name,.dtype,.shape,.count,.flops,.device_us,.tflop_per_s,.mfu_ratio,.intensity_flop_per_byte,.bound]')" = \
 	    '["aten::linear","bf16","16x559x1024, 2816x1024",48,2475914428416,4055.251,610.545,0.6171,692.77,"compute"]' ]
-	[ "$(jqr pd.hotspot '.flops.top[1]|[.name,.count,.flops,.device_us,.intensity_flop_per_byte,.bound]')" = \
-	    '["aten::scaled_dot_product_attention",24,491490115584,2722.705,279.5,"memory"]' ]
+	[ "$(jqr pd.hotspot '.flops.top[1]|[.name,.count,.flops,.device_us,.tflop_per_s,.intensity_flop_per_byte,.bound]')" = \
+	    '["aten::scaled_dot_product_attention",24,245745057792,2722.705,90.258,139.75,"memory"]' ]
+}
+
+# Causal attention, by hand (bf16, one tid, one after the other):
+#  SDPA [2,8,512,64] is_causal "True" (Concrete Inputs[5]): 4*2*8*512*512*64
+#    = 1073741824, halved: 536870912
+#  SDPA [1,8,512,64] is_causal "False": 536870912, in full
+#  SDPA [4,8,512,64] without Concrete Inputs: causality unknown, in full:
+#    2147483648
+#  _flash_attention_forward q [2,512,8,64] k = v [2,1024,8,64], is_causal
+#    (8) "True": 2*2*8*512*1024*128 = 2147483648, halved: 1073741824
+#  _efficient_attention_forward [1,256,4,32], custom_mask_type (9) "1":
+#    2*1*4*256*256*64 = 33554432, halved: 16777216
+#  _scaled_dot_product_flash_attention_backward dO = Q = K = V
+#    [2,8,512,64], is_causal (11) "True": twice the forward, 2147483648,
+#    halved: 1073741824
+#  flash_attn::_flash_attn_forward [1,128,2,64], causal (5) "maybe":
+#    unknown, in full: 2*1*2*128*128*128 = 8388608
+# causal 4, unknown 2; bytes are not halved (every operand is read).
+@test "pd-hotspots (flops): causal attention counts half" {
+	cat >"$BATS_TEST_TMPDIR/t.json" <<'EOF2'
+{"traceEvents": [
+{"ph":"X","cat":"cpu_op","name":"aten::scaled_dot_product_attention","pid":1,"tid":1,"ts":0,"dur":5,"args":{"Input type":["c10::BFloat16","c10::BFloat16","c10::BFloat16","","Scalar","Scalar","Scalar","Scalar"],"Input Dims":[[2,8,512,64],[2,8,512,64],[2,8,512,64],[],[],[],[],[]],"Concrete Inputs":["","","","","0.","True","0.125","False"]}},
+{"ph":"X","cat":"cpu_op","name":"aten::scaled_dot_product_attention","pid":1,"tid":1,"ts":10,"dur":5,"args":{"Input type":["c10::BFloat16","c10::BFloat16","c10::BFloat16","","Scalar","Scalar","Scalar","Scalar"],"Input Dims":[[1,8,512,64],[1,8,512,64],[1,8,512,64],[],[],[],[],[]],"Concrete Inputs":["","","","","0.","False","0.125","False"]}},
+{"ph":"X","cat":"cpu_op","name":"aten::scaled_dot_product_attention","pid":1,"tid":1,"ts":20,"dur":5,"args":{"Input type":["c10::BFloat16","c10::BFloat16","c10::BFloat16"],"Input Dims":[[4,8,512,64],[4,8,512,64],[4,8,512,64]]}},
+{"ph":"X","cat":"cpu_op","name":"aten::_flash_attention_forward","pid":1,"tid":1,"ts":30,"dur":5,"args":{"Input type":["c10::BFloat16","c10::BFloat16","c10::BFloat16","","","Scalar","Scalar","Scalar","Scalar","Scalar","Scalar"],"Input Dims":[[2,512,8,64],[2,1024,8,64],[2,1024,8,64],[],[],[],[],[],[],[],[]],"Concrete Inputs":["","","","","","512","1024","0.","True","False","0.125"]}},
+{"ph":"X","cat":"cpu_op","name":"aten::_efficient_attention_forward","pid":1,"tid":1,"ts":40,"dur":5,"args":{"Input type":["c10::BFloat16","c10::BFloat16","c10::BFloat16","","","","","","Scalar","Scalar","Scalar"],"Input Dims":[[1,256,4,32],[1,256,4,32],[1,256,4,32],[],[],[],[],[],[],[],[]],"Concrete Inputs":["","","","","","","","","0.","1","False"]}},
+{"ph":"X","cat":"cpu_op","name":"aten::_scaled_dot_product_flash_attention_backward","pid":1,"tid":1,"ts":50,"dur":5,"args":{"Input type":["c10::BFloat16","c10::BFloat16","c10::BFloat16","c10::BFloat16","c10::BFloat16","float","","","Scalar","Scalar","Scalar","Scalar","","",""],"Input Dims":[[2,8,512,64],[2,8,512,64],[2,8,512,64],[2,8,512,64],[2,8,512,64],[2,8,512],[],[],[],[],[],[],[],[],[]],"Concrete Inputs":["","","","","","","","","512","512","0.","True","","",""]}},
+{"ph":"X","cat":"cpu_op","name":"flash_attn::_flash_attn_forward","pid":1,"tid":1,"ts":60,"dur":5,"args":{"Input type":["c10::BFloat16","c10::BFloat16","c10::BFloat16","Scalar","Scalar","Scalar"],"Input Dims":[[1,128,2,64],[1,128,2,64],[1,128,2,64],[],[],[]],"Concrete Inputs":["","","","0.","0.125","maybe"]}}
+]}
+EOF2
+	flops "$BATS_TEST_TMPDIR/t.json"
+	[ "$(jqr pd.hotspot '.flops|[.ops,.unreadable,.causal_ops,.causal_unknown_ops]')" = '[7,0,4,2]' ]
+	[ "$(jqr pd.hotspot '[.flops.top[]|[.name,.shape[0:11],.flops]]|sort')" = \
+	    '[["aten::_efficient_attention_forward","1x256x4x32,",16777216],["aten::_flash_attention_forward","2x512x8x64,",1073741824],["aten::_scaled_dot_product_flash_attention_backward","2x8x512x64,",1073741824],["aten::scaled_dot_product_attention","1x8x512x64,",536870912],["aten::scaled_dot_product_attention","2x8x512x64,",536870912],["aten::scaled_dot_product_attention","4x8x512x64,",2147483648],["flash_attn::_flash_attn_forward","1x128x2x64,",8388608]]' ]
+	# bytes as without the mask: (Q + K + V + O) * 2 = 4 * 524288 * 2
+	[ "$(jqr pd.hotspot '.flops.top[]|select(.shape|startswith("2x8x512x64, 2x8x512x64, 2x8x512x64"))|select(.name=="aten::scaled_dot_product_attention")|.bytes')" = 4194304 ]
 }
 
 # Corpus, HTA's trace-diff "test" trace (V100-SXM2-16GB, training with

@@ -39,47 +39,54 @@ static const struct famdef {
 	const char *name;
 	int fam, arg;		/* arg: attention layout, conv transposed */
 	struct convargs c;
+	int causal;		/* attention: 1 + the position of is_causal
+				 * in "Concrete Inputs", or -(1 + that of an
+				 * int custom_mask_type); 0: none */
 } fams[] = {
-	{ "aten::mm", F_MM, 0, { 0 } },
-	{ "aten::addmm", F_ADDMM, 0, { 0 } },
-	{ "aten::bmm", F_BMM, 0, { 0 } },
-	{ "aten::baddbmm", F_BADDBMM, 0, { 0 } },
-	{ "aten::matmul", F_MATMUL, 0, { 0 } },
-	{ "aten::linear", F_LINEAR, 0, { 0 } },
-	{ "aten::conv1d", F_CONV, 0, { 3, 4, 5, 6, -1, -1 } },
-	{ "aten::conv2d", F_CONV, 0, { 3, 4, 5, 6, -1, -1 } },
-	{ "aten::conv3d", F_CONV, 0, { 3, 4, 5, 6, -1, -1 } },
-	{ "aten::convolution", F_CONV, 0, { 3, 4, 5, 8, 6, 7 } },
-	{ "aten::_convolution", F_CONV, 0, { 3, 4, 5, 8, 6, 7 } },
-	{ "aten::cudnn_convolution", F_CONV, 0, { 3, 2, 4, 5, -1, -1 } },
-	{ "aten::mkldnn_convolution", F_CONV, 0, { 4, 3, 5, 6, -1, -1 } },
-	{ "aten::miopen_convolution", F_CONV, 0, { 4, 3, 5, 6, -1, -1 } },
-	{ "aten::conv_transpose1d", F_CONV, 1, { 3, 4, 7, 6, -1, 5 } },
-	{ "aten::conv_transpose2d", F_CONV, 1, { 3, 4, 7, 6, -1, 5 } },
-	{ "aten::conv_transpose3d", F_CONV, 1, { 3, 4, 7, 6, -1, 5 } },
+	{ "aten::mm", F_MM, 0, { 0 }, 0 },
+	{ "aten::addmm", F_ADDMM, 0, { 0 }, 0 },
+	{ "aten::bmm", F_BMM, 0, { 0 }, 0 },
+	{ "aten::baddbmm", F_BADDBMM, 0, { 0 }, 0 },
+	{ "aten::matmul", F_MATMUL, 0, { 0 }, 0 },
+	{ "aten::linear", F_LINEAR, 0, { 0 }, 0 },
+	{ "aten::conv1d", F_CONV, 0, { 3, 4, 5, 6, -1, -1 }, 0 },
+	{ "aten::conv2d", F_CONV, 0, { 3, 4, 5, 6, -1, -1 }, 0 },
+	{ "aten::conv3d", F_CONV, 0, { 3, 4, 5, 6, -1, -1 }, 0 },
+	{ "aten::convolution", F_CONV, 0, { 3, 4, 5, 8, 6, 7 }, 0 },
+	{ "aten::_convolution", F_CONV, 0, { 3, 4, 5, 8, 6, 7 }, 0 },
+	{ "aten::cudnn_convolution", F_CONV, 0, { 3, 2, 4, 5, -1, -1 }, 0 },
+	{ "aten::mkldnn_convolution", F_CONV, 0, { 4, 3, 5, 6, -1, -1 }, 0 },
+	{ "aten::miopen_convolution", F_CONV, 0, { 4, 3, 5, 6, -1, -1 }, 0 },
+	{ "aten::conv_transpose1d", F_CONV, 1, { 3, 4, 7, 6, -1, 5 }, 0 },
+	{ "aten::conv_transpose2d", F_CONV, 1, { 3, 4, 7, 6, -1, 5 }, 0 },
+	{ "aten::conv_transpose3d", F_CONV, 1, { 3, 4, 7, 6, -1, 5 }, 0 },
 	{ "aten::cudnn_convolution_transpose", F_CONV, 1,
-	    { 4, 2, 5, 6, -1, 3 } },
-	{ "aten::convolution_backward", F_CONV_BWD, 0, { 4, 5, 6, 9, 7, 8 } },
-	{ "aten::scaled_dot_product_attention", F_ATTN, L_BHSD, { 0 } },
-	{ "aten::_scaled_dot_product_flash_attention", F_ATTN, L_BHSD, { 0 } },
+	    { 4, 2, 5, 6, -1, 3 }, 0 },
+	{ "aten::convolution_backward", F_CONV_BWD, 0, { 4, 5, 6, 9, 7, 8 },
+	    0 },
+	{ "aten::scaled_dot_product_attention", F_ATTN, L_BHSD, { 0 }, 6 },
+	{ "aten::_scaled_dot_product_flash_attention", F_ATTN, L_BHSD, { 0 },
+	    5 },
 	{ "aten::_scaled_dot_product_flash_attention_for_cpu", F_ATTN, L_BHSD,
-	    { 0 } },
+	    { 0 }, 5 },
 	{ "aten::_scaled_dot_product_efficient_attention", F_ATTN, L_BHSD,
-	    { 0 } },
-	{ "aten::_scaled_dot_product_cudnn_attention", F_ATTN, L_BHSD, { 0 } },
-	{ "aten::_flash_attention_forward", F_ATTN, L_BSHD, { 0 } },
-	{ "aten::_efficient_attention_forward", F_ATTN, L_BSHD, { 0 } },
-	{ "flash_attn::_flash_attn_forward", F_ATTN, L_BSHD, { 0 } },
+	    { 0 }, 7 },
+	{ "aten::_scaled_dot_product_cudnn_attention", F_ATTN, L_BHSD, { 0 },
+	    7 },
+	{ "aten::_flash_attention_forward", F_ATTN, L_BSHD, { 0 }, 9 },
+	{ "aten::_efficient_attention_forward", F_ATTN, L_BSHD, { 0 }, -10 },
+	{ "flash_attn::_flash_attn_forward", F_ATTN, L_BSHD, { 0 }, 6 },
 	{ "aten::_scaled_dot_product_flash_attention_backward", F_ATTN_BWD,
-	    L_BHSD, { 0 } },
+	    L_BHSD, { 0 }, 12 },
 	{ "aten::_scaled_dot_product_efficient_attention_backward",
-	    F_ATTN_BWD, L_BHSD, { 0 } },
+	    F_ATTN_BWD, L_BHSD, { 0 }, 12 },
 	{ "aten::_scaled_dot_product_cudnn_attention_backward", F_ATTN_BWD,
-	    L_BHSD, { 0 } },
-	{ "aten::_flash_attention_backward", F_ATTN_BWD, L_BSHD, { 0 } },
-	{ "aten::_efficient_attention_backward", F_ATTN_BWD, L_BSHD, { 0 } },
-	{ "flash_attn::_flash_attn_backward", F_ATTN_BWD, L_BSHD, { 0 } },
-	{ NULL, 0, 0, { 0 } }
+	    L_BHSD, { 0 }, 15 },
+	{ "aten::_flash_attention_backward", F_ATTN_BWD, L_BSHD, { 0 }, 12 },
+	{ "aten::_efficient_attention_backward", F_ATTN_BWD, L_BSHD, { 0 },
+	    -15 },
+	{ "flash_attn::_flash_attn_backward", F_ATTN_BWD, L_BSHD, { 0 }, 12 },
+	{ NULL, 0, 0, { 0 }, 0 }
 };
 
 #define MAXD 8			/* tensor rank read */
@@ -102,7 +109,7 @@ struct group {
 struct op {
 	int64_t ts, end, flops, bytes, dev_ns;
 	uint32_t th, seq, group;
-	int inner;
+	int inner, mask;
 };
 
 struct link {
@@ -302,9 +309,12 @@ boolarg(json_t *concrete, int pos, int dflt)
 	return dflt;
 }
 
+enum { A_NONE, A_CAUSAL, A_FULL, A_UNKNOWN };	/* attention masks */
+
 struct cost {
 	int64_t flops, bytes;	/* bytes in elements until scaled */
 	int first;		/* index of the operand giving the dtype */
+	int mask;		/* attention: A_CAUSAL, A_FULL, A_UNKNOWN */
 };
 
 /* a[..., M, K] x b[..., K, N] as torch.matmul broadcasts them (a 1-D a
@@ -475,10 +485,31 @@ conv_bwd_cost(const struct famdef *fd, json_t *dims, json_t *concrete,
 	return 1;
 }
 
-/* Attention: 2 x B x H x Sq x Sk x (D + Dv) forward (Q K^T and P V);
- * the backward twice that (torch.utils.flop_counter). */
+/* Whether an attention is causal, as its "Concrete Inputs" say: is_causal
+ * "True" or "False", or custom_mask_type "0" (none), "1" or "2" (causal,
+ * from the top left or the bottom right); anything else is unknown. */
 static int
-attn_cost(const struct famdef *fd, json_t *dims, struct cost *c)
+attn_mask(const struct famdef *fd, json_t *concrete)
+{
+	int pos = fd->causal > 0 ? fd->causal - 1 : -fd->causal - 1;
+	const char *v = pos < 0 ? NULL : json_string_value(json_array_get(
+	    concrete, (size_t)pos));
+
+	if (!v)
+		return A_UNKNOWN;
+	if (fd->causal > 0)
+		return !strcmp(v, "True") ? A_CAUSAL : !strcmp(v, "False") ?
+		    A_FULL : A_UNKNOWN;
+	return !strcmp(v, "0") ? A_FULL : !strcmp(v, "1") || !strcmp(v, "2") ?
+	    A_CAUSAL : A_UNKNOWN;
+}
+
+/* Attention: 2 x B x H x Sq x Sk x (D + Dv) forward (Q K^T and P V);
+ * the backward twice that (torch.utils.flop_counter); a causal one half
+ * of it (the FlashAttention benchmarks' convention). */
+static int
+attn_cost(const struct famdef *fd, json_t *dims, json_t *concrete,
+    struct cost *c)
 {
 	struct tensor q, k, v;
 	int64_t b, h, sq, sk, d, dv, o;
@@ -510,6 +541,9 @@ attn_cost(const struct famdef *fd, json_t *dims, struct cost *c)
 		return 0;
 	if (base && !mul(&c->bytes, 2))
 		return 0;
+	c->mask = attn_mask(fd, concrete);
+	if (c->mask == A_CAUSAL)
+		c->flops /= 2;	/* even: 2 x ... */
 	return 1;
 }
 
@@ -520,6 +554,7 @@ cost_of(const struct famdef *fd, json_t *dims, json_t *concrete,
 	struct tensor a, b, x;
 
 	c->first = 0;
+	c->mask = A_NONE;
 	switch (fd->fam) {
 	case F_MM:
 	case F_BMM:
@@ -555,7 +590,7 @@ cost_of(const struct famdef *fd, json_t *dims, json_t *concrete,
 	case F_CONV_BWD:
 		return conv_bwd_cost(fd, dims, concrete, c);
 	default:
-		return attn_cost(fd, dims, c);
+		return attn_cost(fd, dims, concrete, c);
 	}
 }
 
@@ -644,6 +679,7 @@ on_op(struct flops *f, const struct pd_ev *ev, const struct famdef *fd)
 	o->end = pd_num_add_sat(ev->ts_ns, ev->dur_ns > 0 ? ev->dur_ns : 0);
 	o->flops = c.flops;
 	o->bytes = c.bytes;
+	o->mask = c.mask;
 	o->th = thread_of(f, ev);
 	o->seq = (uint32_t)ev->index;
 	o->group = group_of(f, ev->name, dtype_of(tname), shape_text(dims),
@@ -1003,7 +1039,8 @@ flops_json(struct flops *f, const struct pd_kineto_info *info,
 	json_t *rec, *peak, *pk, *top, *rest;
 	const char *dev = device_name(f, info);
 	int64_t flops = 0, bytes = 0, dev_ns = 0, ops = 0, sflops = 0;
-	int64_t step_ns = 0, rn = 0, rflops = 0, rdev = 0;
+	int64_t step_ns = 0, rn = 0, rflops = 0, rdev = 0, causal = 0;
+	int64_t unknown = 0;
 	double t_busy = 0, t_step = 0, bw;	/* seconds at peak */
 	int known = 1;
 	size_t i, *v;
@@ -1020,6 +1057,8 @@ flops_json(struct flops *f, const struct pd_kineto_info *info,
 
 		if (o->inner)
 			continue;
+		causal += o->mask == A_CAUSAL;
+		unknown += o->mask == A_UNKNOWN;
 		g->count++;
 		SADD(g->flops, o->flops);
 		SADD(g->bytes, o->bytes);
@@ -1057,6 +1096,8 @@ flops_json(struct flops *f, const struct pd_kineto_info *info,
 	rec = json_object();
 	pd_set_int(rec, "ops", ops);
 	pd_set_int(rec, "unreadable", f->unreadable);
+	pd_set_int(rec, "causal_ops", causal);
+	pd_set_int(rec, "causal_unknown_ops", unknown);
 	pd_set_int(rec, "flops", flops);
 	pd_set_int(rec, "bytes", bytes);
 	pd_set_real(rec, "device_us", (double)dev_ns / 1e3, 3);
