@@ -112,6 +112,40 @@ JSON
 	! grep -q 'id="counters"' "$D/out2/report.html"
 }
 
+# The roofline of kineto/flops-basic.json (written by hand; its numbers
+# are worked out in pd-hotspots-flops.bats): an A100 (fp32 19.5, tf32 156,
+# fp16 and bf16 312 TFLOP/s, 2.039 TB/s), the fp32 matmul finding among
+# the candidates. Seven groups, the first aten::mm fp32 at 2147483648 /
+# 12582912 = 170.67 FLOP/byte and 10.737 TFLOP/s. Roofs: the bandwidth's
+# and one per peak of the dtypes used (fp16 and bf16 share 312: one roof).
+# The point's place, with awk: intensities 4.57 (the bmm, 32768 / 7168)
+# to 256 (the SDPA) * 1.5 and ridges 9.56 to 153: decades 10^0 .. 10^3;
+# TFLOP/s 0.033 (the bmm) to 312 * 1.5: 10^-2 .. 10^3; the plot 526 x
+# 250 px at (64, 14).
+@test "pd-report (compute): roofline of a hand-made trace" {
+	mkdir -p "$D/fp"
+	cp "$FIX/kineto/flops-basic.json" "$D/fp/"
+	pipe "$D/fp" "$D/out"
+	h=$D/out/report.html
+	grep -qF '<svg id="chart-roofline"' "$h"
+	[ "$(grep -o '<g class="op">' "$h" | wc -l)" = 7 ]
+	[ "$(grep -o '<line class="roof"' "$h" | wc -l)" = 4 ]
+	xy=$(awk 'BEGIN { l = log(10);
+	    printf "cx=\"%.1f\" cy=\"%.1f\"", 64 + log(2147483648 / 12582912) / l / 3 * 526,
+	        14 + 250 - (log(10.737) / l + 2) / 5 * 250 }')
+	grep -qF "<g class=\"op\"><circle $xy r=\"5\" fill=\"#e67e22\"" "$h"
+	grep -qF '<title>1. aten::mm fp32 [1024x1024, 1024x1024]: 10.7 TFLOP/s, 171 FLOP/byte, MFU 55.1 %, 200 µs</title>' "$h"
+	xy=$(awk 'BEGIN { l = log(10);
+	    printf "x1=\"%.1f\" y1=\"%.1f\"", 64 + log(312 / 2.039) / l / 3 * 526,
+	        14 + 250 - (log(312) / l + 2) / 5 * 250 }')
+	grep -qF "<line class=\"roof\" $xy" "$h"
+	grep -qF '>bf16/fp16 312 TFLOP/s</text>' "$h"
+	grep -qF '>tf32 156 TFLOP/s</text>' "$h"
+	grep -qF '>2.04 TB/s</text>' "$h"
+	# the legend: each dtype's share of device time (353 us busy)
+	grep -qF '<i style="background:#e67e22"></i>fp32 56.7 %</span>' "$h"
+}
+
 # Qwen1.5-0.5B on an H100 (corpus): the verdict is compute-bound and a
 # small-launch finding is among the candidates, so the roofline and the
 # sequences are drawn. Values from the pd.hotspot record, pinned in

@@ -161,6 +161,20 @@ for r in range(1024):
 	done
 }
 
+# The roofline of kineto/flops-basic.json (hand-made, see
+# pd-report-compute.bats): its 7 points and 4 roofs are in the DOM.
+@test "report-browser: the roofline of a hand-made trace renders" {
+	mkdir -p "$D/fp"
+	cp "$FIX/kineto/flops-basic.json" "$D/fp/"
+	pd-locate "$D/fp" | pd-sum-step -q | pd-sum-gaps -q | pd-hotspots -q \
+	    | pd-profile | pd-classify | pd-report -o "$D/r" >/dev/null
+	check_page "$D/r/report.html"
+	grep -q '<svg id="chart-roofline"' "$dom"
+	[ "$(grep -o '<g class="op"><circle ' "$dom" | wc -l)" = 7 ]
+	[ "$(grep -o '<line class="roof"' "$dom" | wc -l)" = 4 ]
+	grep -q '<table id="flops-top">' "$dom"
+}
+
 # The device's work where it explains the verdict (corpus): the roofline
 # and the kernel sequences of Qwen on an H100, the counters of the range
 # profiler trace; each page renders without a console message, with its

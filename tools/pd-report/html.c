@@ -940,7 +940,7 @@ roofline(json_t *fl, FILE *f)
 	double bw = num(fl, "mem_bw_tb_per_s"), xlo = INFINITY, xhi = 0;
 	double ylo = INFINITY, yhi = 0, pmax = 0, x0 = 64, y0 = 14;
 	double pw = W - 64 - 170, ph = 250, xs, ly[6];
-	double px[FLOP_ROWS], py[FLOP_ROWS], lb[FLOP_ROWS][4];
+	double px[FLOP_ROWS], py[FLOP_ROWS], lb[2 * FLOP_ROWS][4];
 	int h = 310, n = 0, nr = roofs(fl, rf, 6), k, lx0, lx1, ly0, ly1;
 	int nlb = 0;
 	size_t i, j;
@@ -974,6 +974,8 @@ roofline(json_t *fl, FILE *f)
 		pmax = rf[k].peak > pmax ? rf[k].peak : pmax;
 	}
 	yhi = pmax > yhi ? pmax : yhi;
+	for (k = 0; k < nr; k++)	/* every roof in sight */
+		ylo = rf[k].peak < ylo ? rf[k].peak : ylo;
 	lx0 = (int)floor(log10(xlo));
 	lx1 = (int)ceil(log10(xhi * 1.5));
 	ly0 = (int)floor(log10(ylo));
@@ -1004,8 +1006,9 @@ roofline(json_t *fl, FILE *f)
 	    "y2=\"%.1f\" stroke=\"#1d2330\" stroke-width=\"2\"><title>memory "
 	    "bandwidth %s TB/s</title></line>\n<text x=\"%.1f\" y=\"%.1f\" "
 	    "text-anchor=\"end\">%s TB/s</text>\n", RX(xs), RY(bw * xs),
-	    RX(pmax / bw), RY(pmax), fmt_dsig(bw, ""), RX(pmax / bw) - 8,
-	    RY(pmax) + 14, fmt_dsig(bw, ""));
+	    RX(pmax / bw), RY(pmax), fmt_dsig(bw, ""), (RX(xs) +
+	    RX(pmax / bw)) / 2 - 4, (RY(bw * xs) + RY(pmax)) / 2 - 8,
+	    fmt_dsig(bw, ""));
 	for (k = 0; k < nr; k++) {
 		double y = RY(rf[k].peak);
 
@@ -1017,12 +1020,13 @@ roofline(json_t *fl, FILE *f)
 
 		fprintf(f, "<line class=\"roof\" x1=\"%.1f\" y1=\"%.1f\" "
 		    "x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\">"
-		    "<title>%s peak %s TFLOP/s, ridge %s FLOP/byte</title>"
-		    "</line>\n<text x=\"%.1f\" y=\"%.1f\">%s %s TFLOP/s</text>\n",
-		    RX(rf[k].peak / bw), y, x0 + pw, y, rf[k].color,
-		    rf[k].name, fmt_dsig(rf[k].peak, ""), fmt_dsig(rf[k].peak /
-		    bw, ""), x0 + pw + 6, ly[k], rf[k].name,
-		    fmt_dsig(rf[k].peak, ""));
+		    "<title>", RX(rf[k].peak / bw), y, x0 + pw, y, rf[k].color);
+		esc(f, rf[k].name);
+		fprintf(f, " peak %s TFLOP/s, ridge %s FLOP/byte</title></line>\n"
+		    "<text x=\"%.1f\" y=\"%.1f\">", fmt_dsig(rf[k].peak, ""),
+		    fmt_dsig(rf[k].peak / bw, ""), x0 + pw + 6, ly[k]);
+		esc(f, rf[k].name);
+		fprintf(f, " %s TFLOP/s</text>\n", fmt_dsig(rf[k].peak, ""));
 	}
 	json_array_foreach(get(fl, "top"), i, e) {
 		double x = num(e, "intensity_flop_per_byte");
@@ -1034,6 +1038,17 @@ roofline(json_t *fl, FILE *f)
 			continue;
 		px[i] = RX(x);
 		py[i] = RY(y);
+		/* the points are in the way of the labels */
+		lb[nlb][0] = px[i] - 5;
+		lb[nlb][1] = py[i] - 5;
+		lb[nlb][2] = px[i] + 5;
+		lb[nlb++][3] = py[i] + 5;
+	}
+	json_array_foreach(get(fl, "top"), i, e) {
+		if (i == FLOP_ROWS)
+			break;
+		if (isnan(px[i]))
+			continue;
 		fprintf(f, "<g class=\"op\"><circle cx=\"%.1f\" cy=\"%.1f\" "
 		    "r=\"5\" fill=\"%s\" stroke=\"#fff\"/>", px[i], py[i],
 		    dtype_color(str(e, "dtype")));
@@ -1159,12 +1174,13 @@ flops(json_t *r, FILE *f)
 		flops_bars(fl, f);
 	else {
 		fputs("<p class=\"legend\">", f);
-		json_array_foreach(get(fl, "by_dtype"), i, d)
-			fprintf(f, "<span><i style=\"background:%s\"></i>%s "
-			    "%s</span>", dtype_color(str(d, "dtype")),
-			    str(d, "dtype") && strlen(str(d, "dtype")) < 16 ?
-			    str(d, "dtype") : "-", fmt_ratio(get(d,
+		json_array_foreach(get(fl, "by_dtype"), i, d) {
+			fprintf(f, "<span><i style=\"background:%s\"></i>",
+			    dtype_color(str(d, "dtype")));
+			esc(f, str(d, "dtype"));
+			fprintf(f, " %s</span>", fmt_ratio(get(d,
 			    "device_ratio")));
+		}
 		fputs(" <span class=\"muted\">(share of device time)</span>"
 		    "</p>\n", f);
 	}
