@@ -88,7 +88,7 @@ PKG_LIBS = -lpdfake" ]
 	local o=$BATS_TEST_TMPDIR/demo
 	run_pd 0 env PD_BIN="$PD_BIN" sh "$TOP/share/examples/demo.sh" "$o"
 	[[ "$output" == *"  diagnosis  Highly input-bound (data loading stalls the steps): impact 81.6 % (torch on cpu)"* ]]
-	[[ "$output" == *"  fix        Load data in parallel and ahead of the step: DataLoader workers"* ]]
+	[[ "$output" == *"  fix        Load data in worker processes: the DataLoader runs in the training process (num_workers=0)"* ]]
 	[[ "$output" == *"  after fix  step time 32.4 ms -> 11.5 ms (-64.6 %, improved)"* ]]
 	[[ "$output" == *"  report     $o/report/report.html"* ]]
 	[[ "$output" != *domain* ]]

@@ -870,6 +870,9 @@ advisor_findings() {
 	# 11407304 = 54.9 % of the time: input-bound in steady state too.
 	[ "$(jqr pd.bottleneck 'select(.dominant) | .evidence')" = \
 	    '"data loading takes 51.7 % of step time (273.50 ms per step); the first of 30 _MultiProcessingDataLoaderIter calls takes 1938.87 ms"' ]
+	# the DataLoader already has workers (_MultiProcessingDataLoaderIter):
+	# the fix is more of them or cheaper samples, not "num_workers>0"
+	[ "$(dominant_fix resnet_kineto.json.gz | jq -r '.[0]')" = workers ]
 	[ "$(jqr pd.bottleneck 'select(.position == 2) | [.rule,.impact]')" = '["msprof.overall.free",0.1899]' ]
 	# pd.step totals: free 11438230 of 16172052 us (one "step": the trace
 	# has no ProfilerStep); pd.gaps launch: p90 delay 81450.2 us (>= 10 ms
@@ -1057,6 +1060,10 @@ samples() {
 @test "pd-classify: a dump directory operand is diagnosed" {
 	run_pd pd-classify "$TOP/share/examples/demo/prof/before"
 	[ "$(jqr pd.bottleneck 'select(.dominant) | [.rule,.impact]')" = '["tb.input.highly_bound",0.8159]' ]
+	# its DataLoader has no workers (_SingleProcessDataLoaderIter) and the
+	# run is on the CPU: workers are the fix, pin_memory is not
+	[ "$(jqr pd.bottleneck 'select(.dominant) | .variant')" = '"single-process-cpu"' ]
+	[[ "$(jqr pd.bottleneck 'select(.dominant) | .fix.change')" != *pin_memory* ]]
 	[ "$(jqr pd.profile '.symptom')" = '"dataloader_stall"' ]
 }
 
