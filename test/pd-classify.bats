@@ -1022,6 +1022,39 @@ samples() {
 	[ "$(jqr pd.bottleneck 'select(.rule == "perfdiag.host_cpu_contention") | .rule')" = "" ]
 }
 
+# With pd-collect's samples, host_compute_bound's fix follows how many CPUs
+# the job keeps busy (medians of the hand-made samples): 1.9 of 2 is all
+# of them, so not "more threads" but less arithmetic; 0.9 of 4 leaves
+# cores idle, so threads. fixtures/pd-classify/cpu-bound.json: three
+# ProfilerSteps of 10 ms, each with aten::mm 7 ms and aten::relu 2 ms and
+# no device: operators 0.9 of the step.
+cpu_samples() {
+	local avail=$1 job=$2 i
+	for i in 1 2 3; do
+		printf '{"type":"pd.sample","v":1,"root":null,"rank":null,"run":"c","t_s":%s,"resource":"cpu","available_cpus":%s,"process_cpus":%s,"job_wait_cpus":0,"other_cpus":0}\n' \
+		    "$i" "$avail" "$job"
+	done
+}
+
+@test "pd-classify: a CPU-bound run's fix follows the CPUs the job keeps busy" {
+	d=$BATS_TEST_TMPDIR
+	pd-locate "$CF/cpu-bound.json" | pd-sum-step -q | pd-sum-comm -q | pd-sum-mem -q \
+	    | pd-sum-input -q | pd-sum-gaps -q | pd-hotspots -q >"$d/ev.jsonl"
+	cpu_samples 2 1.9 >"$d/busy.jsonl"
+	run_pd bash -c "cat '$d/busy.jsonl' '$d/ev.jsonl' | pd-profile | pd-classify"
+	[ "$(jqr pd.bottleneck 'select(.dominant) | [.rule,.impact]')" = '["perfdiag.host_compute_bound",0.9]' ]
+	[ "$(jqr pd.bottleneck 'select(.rule == "perfdiag.host_compute_bound") | .variant')" = '"cores-busy"' ]
+	[[ "$(jqr pd.bottleneck 'select(.rule == "perfdiag.host_compute_bound") | .fix.proposal')" == *"keeps 1.9 of the 2 CPUs busy, so more threads will not help"* ]]
+	cpu_samples 4 0.9 >"$d/idle.jsonl"
+	run_pd bash -c "cat '$d/idle.jsonl' '$d/ev.jsonl' | pd-profile | pd-classify"
+	[ "$(jqr pd.bottleneck 'select(.rule == "perfdiag.host_compute_bound") | .variant')" = '"cores-idle"' ]
+	[[ "$(jqr pd.bottleneck 'select(.rule == "perfdiag.host_compute_bound") | .fix.proposal')" == *"keeps 0.9 of the 4 CPUs busy"* ]]
+	# no samples: the rule's own texts
+	run_pd bash -c "pd-profile <'$d/ev.jsonl' | pd-classify"
+	[ "$(jqr pd.bottleneck 'select(.rule == "perfdiag.host_compute_bound") | .variant')" = null ]
+	[[ "$(jqr pd.bottleneck 'select(.rule == "perfdiag.host_compute_bound") | .fix.proposal')" == '"Give the CPU operators more compute'* ]]
+}
+
 # The same real run, pinned to CPU 0 with a busy loop pinned there too:
 # the kernel shares that CPU between the two, so the job's thread waits in
 # the run queue about half of its runnable time (pd-collect reads the wait
