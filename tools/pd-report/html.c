@@ -373,23 +373,35 @@ rank_heatmap(json_t *r, FILE *f)
 	    fmt_us(get(st, "median_us")));
 }
 
+/* A colour by name from a table of n {name, colour} pairs; dflt for a
+ * name not in it (or NULL). */
+struct name_color {
+	const char *name, *color;
+};
+
+static const char *
+pick_color(const struct name_color *k, size_t n, const char *name,
+    const char *dflt)
+{
+	size_t i;
+
+	for (i = 0; name && i < n; i++)
+		if (!strcmp(name, k[i].name))
+			return k[i].color;
+	return dflt;
+}
+
 /* The strip's lanes: colour by kind. */
 static const char *
 lane_color(const char *kind)
 {
-	static const struct {
-		const char *kind, *color;
-	} k[] = {
+	static const struct name_color k[] = {
 		{ "input", "#e67e22" }, { "host", "#7f8c8d" },
 		{ "launch", "#5d6d7e" }, { "sync", "#c0392b" },
 		{ "communication", "#8e44ad" }, { "device", "#2e86c1" },
 	};
-	size_t i;
 
-	for (i = 0; kind && i < sizeof k / sizeof k[0]; i++)
-		if (!strcmp(kind, k[i].kind))
-			return k[i].color;
-	return "#95a5a6";
+	return pick_color(k, sizeof k / sizeof k[0], kind, "#95a5a6");
 }
 
 #define STRIP_ROW 22	/* a lane's height */
@@ -817,19 +829,13 @@ hotspots(json_t *r, FILE *f)
 static const char *
 dtype_color(const char *d)
 {
-	static const struct {
-		const char *dtype, *color;
-	} k[] = {
+	static const struct name_color k[] = {
 		{ "fp32", "#e67e22" }, { "tf32", "#b9770e" },
 		{ "bf16", "#3b6fd8" }, { "fp16", "#16a085" },
 		{ "fp8", "#8e44ad" }, { "fp64", "#c0392b" },
 	};
-	size_t i;
 
-	for (i = 0; d && i < sizeof k / sizeof k[0]; i++)
-		if (!strcmp(d, k[i].dtype))
-			return k[i].color;
-	return "#5b6475";
+	return pick_color(k, sizeof k / sizeof k[0], d, "#5b6475");
 }
 
 /* A decade's label: "0.01", "1", "1000". */
