@@ -78,6 +78,18 @@ pipeline() {
 	    <(jq 'del(.run, .evidence_sources, .name)' "$D/out/jobs_jobA/report.json")
 }
 
+@test "pd-report ARCHIVE: two archives that differ only in their ending keep it" {
+	# "job x.tar.gz" and "job x.zip" side by side hold the same jobs: the
+	# archive's name without its ending tells no run apart, so it keeps
+	# it (before, the second of each pair was only "-2")
+	tar -C "$J" -czf "$D/job x.tar.gz" jobA
+	(cd "$J" && zip -qr "$D/job x.zip" jobA)
+	run_pd pd-report -o "$D/out" "$D/job x.tar.gz" "$D/job x.zip"
+	[ "$(jq -r '[.runs[].name] | join(" ")' "$D/out/index.json")" = \
+	    "job_x.tar.gz_jobA job_x.zip_jobA" ]
+	[ "$(head -1 "$D/out/job_x.zip_jobA/report.md")" = "# perfdiag report: job x.zip/jobA" ]
+}
+
 @test "pd-report DIR: single-process traces of one directory are named by their files" {
 	# two Kineto traces without distributedInfo side by side are two
 	# single-process runs, both of job "jobC": each is named

@@ -493,10 +493,10 @@ counts_of(struct ctx *c, struct pd_run *run)
 	return v;
 }
 
-/* The name of the directory (or archive, without its ending) that holds
- * the last component of id, or NULL. Caller frees. */
+/* The name of the directory (or archive, without its ending unless
+ * ending) that holds the last component of id, or NULL. Caller frees. */
 static char *
-parent_name(const char *id)
+parent_name(const char *id, int ending)
 {
 	const char *b, *e = strchr(id, '#') ? strchr(id, '#') :
 	    id + strlen(id);
@@ -516,9 +516,27 @@ parent_name(const char *id)
 	t = pd_xmalloc((size_t)(e - b) + 1);
 	memcpy(t, b, (size_t)(e - b));
 	t[e - b] = 0;
-	if ((k = pd_archive_name(t)) > 0 && (size_t)k < strlen(t))
+	if (!ending && (k = pd_archive_name(t)) > 0 && (size_t)k < strlen(t))
 		t[strlen(t) - (size_t)k] = 0;
 	return t;
+}
+
+/* Level 3 of display_names: where "parent/job" still leaves several runs
+ * (two_jobs.tar.gz and two_jobs.zip beside each other), the archive's
+ * name keeps its ending. NULL when that changes nothing. */
+static json_t *
+parent_with_ending(const char *id, const char *cur)
+{
+	char *stem = parent_name(id, 0), *full = parent_name(id, 1);
+	json_t *v = NULL;
+	size_t n = stem ? strlen(stem) : 0;
+
+	if (stem && full && strcmp(stem, full) && !strncmp(cur, stem, n) &&
+	    cur[n] == '/')
+		v = json_sprintf("%s%s", full, cur + n);
+	free(stem);
+	free(full);
+	return v;
 }
 
 /* How many runs have each name of names (an object: name -> count). */
@@ -540,8 +558,9 @@ name_counts(json_t *names)
  * Where several runs would have the same one: a run that is one trace
  * file is "job/stem" (report_trace_name), a run of a directory by world
  * size "job#world_size=N"; where that still leaves several, the name of
- * the directory or archive holding the job goes first ("parent/job...").
- * An array of strings, one per run, in run order. */
+ * the directory or archive holding the job goes first ("parent/job..."),
+ * with the archive's ending when two archives differ only in it. An
+ * array of strings, one per run, in run order. */
 static json_t *
 display_names(struct pd_runs *runs, size_t nruns)
 {
@@ -557,7 +576,7 @@ display_names(struct pd_runs *runs, size_t nruns)
 		json_array_append_new(names, json_string(t ? t : ""));
 		free(t);
 	}
-	for (level = 1; level <= 2; level++) {
+	for (level = 1; level <= 3; level++) {
 		json_t *cand = json_array(), *ccount;
 
 		count = name_counts(names);
@@ -577,10 +596,11 @@ display_names(struct pd_runs *runs, size_t nruns)
 				free(t);
 			} else if (level == 1 && (h = strchr(id, '#')))
 				v = json_sprintf("%s%s", cur, h);
-			else if (level == 2 && (t = parent_name(id))) {
+			else if (level == 2 && (t = parent_name(id, 0))) {
 				v = json_sprintf("%s/%s", t, cur);
 				free(t);
-			}
+			} else if (level == 3)
+				v = parent_with_ending(id, cur);
 			json_array_append_new(cand, v ? v : json_string(""));
 		}
 		/* a new name is taken where it tells the run apart */
@@ -588,7 +608,7 @@ display_names(struct pd_runs *runs, size_t nruns)
 		for (i = 0; i < nruns; i++) {
 			json_t *v = json_array_get(cand, i);
 
-			if (*json_string_value(v) && (level == 2 ||
+			if (*json_string_value(v) && (level >= 2 ||
 			    json_integer_value(json_object_get(ccount,
 			    json_string_value(v))) == 1))
 				json_array_set(names, i, v);
