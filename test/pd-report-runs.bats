@@ -204,3 +204,21 @@ pipeline() {
 	[ "$(jq -r '[.runs[].status] | join(" ")' "$D/o2/index.json")" = "failed reported" ]
 	[ "$(cat "$D/o2/jobA/notes.txt")" = keep ]
 }
+
+# A sweep with a comparison: pd-compare's record names the demo's before
+# and after runs, so their reports show it and a third run's does not
+# (before, every run of the index got the first comparison of the
+# stream).
+@test "pd-report -A: a comparison goes to the runs it names, not to every run" {
+	E=$TOP/share/examples/demo/prof
+	{ pd-classify "$E/before"; pd-classify "$E/after"; pd-compare -b "$E/before" -a "$E/after"
+	  pd-classify "$FIX/pd-classify/cpu-bound.json"; } >"$D/s.jsonl" 2>/dev/null
+	run_pd pd-report -A -o "$D/out" <"$D/s.jsonl"
+	[ "$(jq -r '[.runs[].name] | join(" ")' "$D/out/index.json")" = "after before pd-classify" ]
+	[ "$(jq -r '.comparison.verdict' "$D/out/after/report.json")" = improved ]
+	[ "$(jq -r '.comparison.verdict' "$D/out/before/report.json")" = improved ]
+	[ -f "$D/out/after/meta/validation-comparison.json" ]
+	[ "$(jq -r '.comparison' "$D/out/pd-classify/report.json")" = null ]
+	[ ! -e "$D/out/pd-classify/meta/validation-comparison.json" ]
+	! grep -q 'Before / after' "$D/out/pd-classify/report.md"
+}

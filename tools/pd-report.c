@@ -335,9 +335,8 @@ build_set(struct ctx *c, struct pd_run *run, json_t *report,
 	doc = report_meta_verdict(report);
 	bad |= add_doc(p, &n, "meta/performance-verdict.json", doc);
 	json_decref(doc);
-	if (json_array_size(c->in.comparisons) > 0)
-		bad |= add_doc(p, &n, "meta/validation-comparison.json",
-		    json_array_get(c->in.comparisons, 0));
+	if ((doc = report_comparison_of(&c->in, run)))
+		bad |= add_doc(p, &n, "meta/validation-comparison.json", doc);
 	add_page(p, &n, "report.md", report, report_md);
 	add_page(p, &n, "report.html", report, report_html);
 	bad |= add_doc(p, &n, "report.json", report);

@@ -890,10 +890,35 @@ findings(struct report_in *in)
 	return a;
 }
 
-static json_t *
-comparison(struct report_in *in)
+/* The pd.comparison of a run: with one run, the first of the stream; with
+ * several, the one whose after (else before) run is this run, so that a
+ * sweep's comparison is not shown in every run's report. Borrowed; NULL
+ * when none. */
+json_t *
+report_comparison_of(struct report_in *in, struct pd_run *run)
 {
-	json_t *c = json_array_get(in->comparisons, 0), *o;
+	static const char *const side[] = { "after", "before" };
+	const char *id = json_string_value(run->id);
+	json_t *c;
+	size_t i, k;
+
+	if (in->nruns <= 1)
+		return json_array_get(in->comparisons, 0);
+	for (k = 0; k < 2; k++)
+		json_array_foreach(in->comparisons, i, c) {
+			const char *r = json_string_value(json_object_get(
+			    json_object_get(c, side[k]), "run"));
+
+			if (id && r && !strcmp(id, r))
+				return c;
+		}
+	return NULL;
+}
+
+static json_t *
+comparison(struct report_in *in, struct pd_run *run)
+{
+	json_t *c = report_comparison_of(in, run), *o;
 
 	if (!c)
 		return json_null();
@@ -1347,7 +1372,7 @@ report_build(struct report_in *in, struct pd_run *run,
 	json_t *cands = candidates(run), *dom = dominant_of(cands), *a, *b;
 	json_t *mem, *util;
 	char *name;
-	int compared = json_array_size(in->comparisons) > 0;
+	int compared = report_comparison_of(in, run) != NULL;
 	size_t i;
 
 	pd_set_str(r, "schema", "perfdiag.report");
@@ -1412,7 +1437,7 @@ report_build(struct report_in *in, struct pd_run *run,
 		ints(b);
 	json_object_set_new(r, "memory", mem);
 	json_object_set_new(r, "findings", findings(in));
-	json_object_set_new(r, "comparison", comparison(in));
+	json_object_set_new(r, "comparison", comparison(in, run));
 	json_object_set_new(r, "limits", limits(in));
 	util = utilization(in, run);
 	json_object_set_new(r, "utilization", util);

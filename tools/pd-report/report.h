@@ -32,6 +32,8 @@ struct report_in {
 	size_t nruns;		/* runs grouped from the stream */
 };
 
+/* model.c: the pd.comparison shown for run (borrowed, NULL if none). */
+json_t *report_comparison_of(struct report_in *in, struct pd_run *run);
 /* model.c: report.json (new reference) for the chosen run. */
 json_t *report_build(struct report_in *in, struct pd_run *run,
     const struct report_opts *o);
