@@ -141,3 +141,62 @@ hta_bound() {
 	got=$(cp_of "$F")
 	[ "$(jq -c '[.window,.step]' <<<"$got")" = '["step",2]' ]
 }
+
+# cp-ops: aten::outer [10,40] holds aten::inner [12,30], which launches k1
+# [20,80] at [14,18] on an empty stream; a launch at [50,54] outside any op
+# sends k2 [85,125] (5 us after k1: a kernel-kernel gap, k1's);
+# cudaStreamSynchronize [60,130] waits for k2; aten::after [140,150].
+# (The ProfilerStep annotation makes no node.) Path: outer 2 -> inner 2 ->
+# launch 6 -> k1 60 -> gap 5 -> k2 40 -> sync 0 -> after 10 = 125. By
+# operator: inner 2 + 6 + 60 + 5 = 73 (its own span, the launch and kernel
+# it launched, the gap after that kernel), after 10, outer 2; k2 was
+# launched outside any op: 40 unattributed.
+@test "pd-hotspots (critical path): the operators that bound the path" {
+	got=$(cp_of "$K/cp-ops.json")
+	[ "$(jq -c '[.total_us,.unattributed_us,.operators_rest]' <<<"$got")" = '[125,40,{"count":0,"us":0}]' ]
+	[ "$(jq -c '[.operators[]|[.name,.us,.ratio,.bound]]' <<<"$got")" = \
+	    '[["aten::inner",73,0.584,"gpu_compute_bound"],["aten::after",10,0.08,"cpu_bound"],["aten::outer",2,0.016,"cpu_bound"]]' ]
+	[ "$(jq -c '.operators[0].bound_us' <<<"$got")" = '{"cpu_bound":2,"data_loading":0,"gpu_compute_bound":60,"gpu_communication_bound":0,"gpu_kernel_kernel_overhead":5,"gpu_kernel_launch_overhead":6}' ]
+	# the hotspot lists carry the same times: cpu_ops by op, top by kernel
+	run_pd pd-hotspots "$K/cp-ops.json"
+	[ "$(jqr pd.hotspot '[.cpu_ops[]|[.name,.critical_us,.critical_ratio]]')" = \
+	    '[["aten::inner",73,0.584],["aten::outer",2,0.016],["aten::after",10,0.08]]' ]
+	[ "$(jqr pd.hotspot '[.top[]|[.name,.critical_us,.critical_ratio]]')" = '[["k1",60,0.48],["k2",40,0.32]]' ]
+	# cut at one: the other two are counted in operators_rest
+	run_pd pd-hotspots -n 1 "$K/cp-ops.json"
+	[ "$(jqr pd.hotspot '.critical_path|[[.operators[].name],.operators_rest]')" = '[["aten::inner"],{"count":2,"us":12}]' ]
+	# cp-basic: op1 holds the launch of k1: 5 + 10 + 30; op2 10
+	got=$(cp_of "$K/cp-basic.json")
+	[ "$(jq -c '[[.operators[]|[.name,.us]],.unattributed_us]' <<<"$got")" = '[[["aten::op1",45],["aten::op2",10]],0]' ]
+}
+
+@test "pd-hotspots (critical path): critical_us is null without a path" {
+	"$PD_TESTBIN/sqlite-make" "$BATS_TEST_TMPDIR/two.sqlite" <"$FIX/nsys/two-proc.sql"
+	run_pd 0 pd-hotspots "$BATS_TEST_TMPDIR/two.sqlite"
+	[ "$(jqr pd.hotspot '(.top,.cpu_ops)[]?|[.critical_us,.critical_ratio]' | sort -u)" = '[null,null]' ]
+	run_pd 0 pd-hotspots < <(root_line /r msprof 0 kernel_details=$FIX/pd-hotspots/pmu.csv)
+	[ "$(jqr pd.hotspot '[.top[]|has("critical_us"),.critical_us]|unique')" = '[null,true]' ]
+}
+
+# HTA 0.6.1's path attributed to operators by test/fixtures/pd-hotspots/
+# cp-ops.py (its method is described there) against ours without the
+# launch delays (the CSV does not say which kernel a launch delay is
+# for); all operators (-n 100000), sorted by name. The operators and
+# unattributed_us make up total_us, and every operator's share is at most 1.
+@test "pd-hotspots (critical path): operators agree with HTA's path on alexnet and simple_add" {
+	require_corpus
+	[ -d "$PEER/critical_path_alexnet" ] || skip "peer outputs not found"
+	command -v python3 >/dev/null || skip "python3 not found"
+	for c in alexnet:alexnet_trace simple_add_trace:simple_add_trace; do
+		peer=${c%%:*} trace=${c#*:}
+		want=$(python3 "$FIX/pd-hotspots/cp-ops.py" "$CP/$trace.json.gz" \
+		    "$PEER/critical_path_$peer/breakdown_edges.csv")
+		[ "$(printf '%s\n' "$want" | wc -l)" -gt 20 ]
+		run_pd 0 pd-hotspots -n 100000 "$CP/$trace.json.gz"
+		got=$(jqr pd.hotspot '.critical_path.operators[]|[.name,.us - .bound_us.gpu_kernel_launch_overhead]|select(.[1] > 0)|"\(.[0])\t\(.[1])"' | jq -r . | sort)
+		[ "$got" = "$want" ]
+		[ "$(jqr pd.hotspot '.critical_path|[.operators_rest.count, ((([.operators[].us]|add) + .unattributed_us) - .total_us|fabs < 0.01), ([.operators[].us]|add) <= .total_us, all(.operators[]; .ratio <= 1)]')" = '[0,true,true,true]' ]
+		# cpu_ops carry the same time as operators, by name
+		[ "$(jqr pd.hotspot '(.critical_path.operators|map({(.name): .us})|add) as $m|[.cpu_ops[]|.critical_us == ($m[.name] // 0)]|all')" = true ]
+	done
+}

@@ -18,6 +18,7 @@
  * from CANN_API (api_statistic.csv and the CANN lane of trace_view.json).
  * Writes one pd.hotspot per root with any of these; streams every file. */
 #include "hotspots.h"
+#include "critpath.h"
 
 #include <errno.h>
 #include <math.h>
@@ -1163,6 +1164,8 @@ emit(struct hot *h, json_t *root, const struct pd_tool *t, int have_api,
 	    "total_us") : json_null());
 	pd_set(r, "cpu_ops_rest", have_cpu ? rest_json(&h->cpu, n, "self_us") :
 	    json_null());
+	cp_annotate(NULL, json_object_get(r, "top"), 0);
+	cp_annotate(NULL, json_object_get(r, "cpu_ops"), 1);
 	pd_set_null(r, "critical_path");	/* a Kineto analysis */
 	pd_set_int(r, "skipped_rows", h->skipped);
 	pd_set_bool(r, "truncated", h->truncated);

@@ -115,6 +115,12 @@ struct cp {
 	struct cedge *edge;
 	size_t nedge, capedge;
 	uint64_t negative;
+
+	/* the path by name, kept after cp_json (have: a path was built) */
+	int have;
+	int64_t total;
+	int64_t *kns;		/* name -> time of its GPU activities' spans */
+	int64_t (*opb)[NBOUND];	/* name -> time of the CPU op, by bound */
 };
 
 static const char *const launch_names[] = {
@@ -1224,6 +1230,104 @@ us(int64_t ns)
 	return (double)ns / 1000.0;
 }
 
+
+/* The CPU op a path edge's time belongs to, -1 none: an op's own span is
+ * its own; a launch or runtime call belongs to the innermost op around
+ * it on its call stack; a GPU activity (its span, the gap after it, the
+ * launch delay before it) to the op around the call that launched it. */
+static int32_t
+op_of(const struct cp *c, int32_t a)
+{
+	if (a >= 0 && c->ev[a].kind == K_GPU) {
+		a = c->xcorr[a];
+		if (a >= 0 && c->ev[a].kind != K_RT)
+			return -1;
+	}
+	if (a >= 0 && c->ev[a].kind == K_RT)
+		for (a = c->parent[a]; a >= 0 && c->ev[a].kind != K_OP;)
+			a = c->parent[a];
+	return a >= 0 && c->ev[a].kind == K_OP ? a : -1;
+}
+
+static int32_t
+edge_event(const struct cp *c, const struct cedge *e)
+{
+	if (e->type == E_LAUNCH)
+		return (int32_t)c->node[e->v].ev;
+	return e->type == E_OP || e->type == E_KK ? e->attr : -1;
+}
+
+
+struct opent {
+	uint32_t name;
+	int64_t ns;
+};
+
+static int
+op_cmp(const void *x, const void *y)
+{
+	const struct opent *a = x, *b = y;
+
+	if (a->ns != b->ns)
+		return a->ns > b->ns ? -1 : 1;
+	return strcmp(top_cp->names[a->name], top_cp->names[b->name]);
+}
+
+/* operators (the CPU ops that bound the path, by their time on it),
+ * operators_rest (those past topn) and unattributed_us (the rest). */
+static void
+operators_json(struct cp *c, json_t *o, int topn)
+{
+	struct opent *v = pd_xcalloc(c->nnames + 1, sizeof *v);
+	json_t *arr = json_array(), *rest = json_object();
+	int64_t on = 0, rn = 0, rns = 0;
+	size_t i, n = 0;
+	int b, best;
+
+	for (i = 0; i < c->nnames; i++) {
+		int64_t ns = 0;
+
+		for (b = 0; b < NBOUND; b++)
+			ns += c->opb[i][b];
+		if (ns > 0)
+			v[n++] = (struct opent){ (uint32_t)i, ns };
+		on += ns;
+	}
+	top_cp = c;
+	qsort(v, n, sizeof *v, op_cmp);
+	for (i = 0; i < n; i++) {
+		json_t *x, *bus;
+
+		if ((int)i >= topn) {
+			rn++;
+			rns += v[i].ns;
+			continue;
+		}
+		x = json_object();
+		bus = json_object();
+		best = 0;
+		for (b = 0; b < NBOUND; b++) {
+			pd_set_real(bus, bound_name[b],
+			    us(c->opb[v[i].name][b]), 3);
+			if (c->opb[v[i].name][b] > c->opb[v[i].name][best])
+				best = b;
+		}
+		pd_set_str(x, "name", c->names[v[i].name]);
+		pd_set_real(x, "us", us(v[i].ns), 3);
+		pd_set_real(x, "ratio", c->total > 0 ? (double)v[i].ns /
+		    (double)c->total : 0, 4);
+		pd_set_str(x, "bound", bound_name[best]);
+		pd_set(x, "bound_us", bus);
+		json_array_append_new(arr, x);
+	}
+	pd_set(o, "operators", arr);
+	pd_set_int(rest, "count", rn);
+	pd_set_real(rest, "us", us(rns), 3);
+	pd_set(o, "operators_rest", rest);
+	pd_set_real(o, "unattributed_us", us(c->total - on), 3);
+	free(v);
+}
+
 static json_t *
 result_json(struct cp *c, const int32_t *path, long len, int topn)
 {
@@ -1238,12 +1342,19 @@ result_json(struct cp *c, const int32_t *path, long len, int topn)
 		t[i].name = (uint32_t)i;
 		t[i].ev = -1;
 	}
+	c->kns = pd_xcalloc(c->nnames + 1, sizeof *c->kns);
+	c->opb = pd_xcalloc(c->nnames + 1, sizeof *c->opb);
 	for (i = 0; i < (size_t)len; i++) {
 		const struct cedge *e = &c->edge[path[i]];
+		int32_t a = edge_event(c, e), op = op_of(c, a);
 
 		total += e->w;
 		if ((b = bound_of(c, e)) >= 0)
 			bns[b] += e->w;
+		if (op >= 0 && b >= 0)
+			c->opb[c->ev[op].name][b] += e->w;
+		if (e->type == E_OP && a >= 0 && c->ev[a].kind == K_GPU)
+			c->kns[c->ev[a].name] += e->w;
 		if (e->type == E_OP && e->attr >= 0) {
 			struct topent *x = &t[c->ev[e->attr].name];
 
@@ -1283,6 +1394,9 @@ result_json(struct cp *c, const int32_t *path, long len, int topn)
 		json_array_append_new(top, x);
 	}
 	pd_set(o, "top", top);
+	c->have = 1;
+	c->total = total;
+	operators_json(c, o, topn);
 	pd_set_int(o, "nodes", (int64_t)c->nnode);
 	pd_set_int(o, "edges", (int64_t)c->nedge);
 	pd_set_int(o, "path_edges", len);
@@ -1364,6 +1478,40 @@ cp_json(struct cp *c, const char *path, int topn)
 	return o;
 }
 
+/* critical_us and critical_ratio of the entries of a pd.hotspot list:
+ * ops (1) or GPU activities (0) by name; null without a path. */
+void
+cp_annotate(const struct cp *c, json_t *list, int ops)
+{
+	size_t i;
+	json_t *x;
+
+	json_array_foreach(list, i, x) {
+		json_t *v = c && c->have ? json_object_get(c->index,
+		    pd_rec_str(x, "name") ? pd_rec_str(x, "name") : "") : NULL;
+		int64_t ns = 0;
+		int b;
+
+		if (!c || !c->have) {
+			pd_set_null(x, "critical_us");
+			pd_set_null(x, "critical_ratio");
+			continue;
+		}
+		if (v) {
+			size_t k = (size_t)json_integer_value(v);
+
+			if (ops)
+				for (b = 0; b < NBOUND; b++)
+					ns += c->opb[k][b];
+			else
+				ns = c->kns[k];
+		}
+		pd_set_real(x, "critical_us", us(ns), 3);
+		pd_set_real(x, "critical_ratio", c->total > 0 ? (double)ns /
+		    (double)c->total : 0, 4);
+	}
+}
+
 void
 cp_free(struct cp *c)
 {
@@ -1372,6 +1520,8 @@ cp_free(struct cp *c)
 	if (!c)
 		return;
 	graph_free(c);
+	free(c->kns);
+	free(c->opb);
 	for (i = 0; i < c->nnames; i++)
 		free(c->names[i]);
 	free(c->names);

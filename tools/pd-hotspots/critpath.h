@@ -28,6 +28,12 @@ int cp_restart(struct cp *c);
  * path). */
 json_t *cp_json(struct cp *c, const char *path, int topn);
 
+/* After cp_json: to each entry of list (a pd.hotspot list of ops when
+ * ops, else of GPU activities; entries with "name"), critical_us and
+ * critical_ratio, its time on the path and its share of total_us (null
+ * when no path was built or c is NULL). */
+void cp_annotate(const struct cp *c, json_t *list, int ops);
+
 void cp_free(struct cp *c);
 
 #endif

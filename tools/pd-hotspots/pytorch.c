@@ -728,7 +728,7 @@ hotspots_pytorch(json_t *root, const struct pd_tool *t)
 	struct pd_kineto_info info;
 	struct pd_trace_stats st;
 	struct hot h;
-	json_t *rec;
+	json_t *rec, *cpj;
 	int rc;
 
 	memset(&h, 0, sizeof h);
@@ -759,8 +759,10 @@ hotspots_pytorch(json_t *root, const struct pd_tool *t)
 		reread_cp(&h, &cb);
 	rec = pd_kineto_rec("pd.hotspot", root, &info, "kineto_trace");
 	fill(&h, rec, t->topn);
-	pd_set(rec, "critical_path", h.cp ? cp_json(h.cp, h.path, t->topn) :
-	    json_null());
+	cpj = h.cp ? cp_json(h.cp, h.path, t->topn) : json_null();
+	cp_annotate(h.cp, json_object_get(rec, "top"), 0);
+	cp_annotate(h.cp, json_object_get(rec, "cpu_ops"), 1);
+	pd_set(rec, "critical_path", cpj);
 	pd_set(rec, "flops", flops_json(h.fl, &info, h.total_ns, t->topn));
 	pd_set(rec, "counters", counters_json(h.ctr, t->topn));
 	pd_set(rec, "gpu", pd_kineto_gpu_json(&info));
