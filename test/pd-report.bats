@@ -888,6 +888,32 @@ stripped() {
 	! grep -q 'Critical path' "$D/out2/report.md"
 }
 
+# The operators that bound the step, from pd-hotspots on the Kineto
+# fixture kineto/cp-ops.json (its path of 125 us is worked out in
+# test/pd-hotspots-critpath.bats: aten::inner 73 = 58.4 %, mostly its
+# kernel k1; aten::after 10 = 8.0 %; aten::outer 2 = 1.6 %; 40 us, the
+# kernel k2 launched outside any op, 32.0 %, in no operator). The hotspots
+# are the kernels: k1 60 us of 100 (60.0 %), 60 on the path (48.0 %); k2
+# 40 us (40.0 %), all of it on the path (32.0 %). Without a path (the
+# hand-written stream) the table has no "on path" column.
+@test "pd-report: the operators that bound the step and each hotspot's share of the path" {
+	run_pd bash -c "pd-hotspots '$FIX/kineto/cp-ops.json' | pd-report -o '$D/out'"
+	[ "$(jq -c '.hotspots.top | map([.name, .critical_us, .critical_ratio])' "$D/out/report.json")" = '[["k1",60,0.48],["k2",40,0.32]]' ]
+	[ "$(jq -c '.critical_path.operators | map([.name, .ratio])' "$D/out/report.json")" = '[["aten::inner",0.584],["aten::after",0.08],["aten::outer",0.016]]' ]
+	grep -qxF 'The whole trace: the operators that bound it, by their share of its 125 µs critical path: aten::inner 58.4 % (chiefly device compute), aten::after 8.0 % (chiefly host (CPU) work), aten::outer 1.6 % (chiefly host (CPU) work); 32.0 % in no operator.' "$D/out/report.md"
+	grep -qxF '| operator | type | count | time | share | on path |' "$D/out/report.md"
+	grep -qxF '| k1 | compute | 1 | 60 µs | 60.0 % | 48.0 % |' "$D/out/report.md"
+	grep -qxF '| k2 | compute | 1 | 40 µs | 40.0 % | 32.0 % |' "$D/out/report.md"
+	grep -qF '<p id="path-ops">The whole trace: the operators that bound it, by their share of its 125 µs critical path: <code>aten::inner</code> 58.4 % (chiefly device compute),' "$D/out/report.html"
+	grep -qF '60 µs &#183; 60.0 % &#183; 48.0 % on path</text>' "$D/out/report.html"
+	# no path: no sentence, no column
+	run_pd pd-report -o "$D/out2" <"$S"
+	grep -qxF '| operator | type | count | time | share |' "$D/out2/report.md"
+	! grep -q 'operators that bound it' "$D/out2/report.md"
+	! grep -q 'path-ops\|on path' "$D/out2/report.html"
+	[ "$(jq -c '[.hotspots.top[] | .critical_ratio] | unique' "$D/out2/report.json")" = '[null]' ]
+}
+
 # A Kineto pd.mem (written for this test) keeps its timeline per device as
 # [ts_ns, allocated, reserved]: device 1 peaks at 3 GiB (the record's
 # peak), device 0 at 1 GiB. The report takes device 1's timeline and

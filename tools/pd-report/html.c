@@ -785,12 +785,43 @@ candidates(json_t *r, FILE *f)
 	}
 }
 
+#define BOUND_OPS 5	/* operators named as bounding the step */
+
+/* The operators that bound the step, by their time on the critical path. */
+static void
+path_ops(json_t *r, FILE *f)
+{
+	json_t *cp = get(r, "critical_path"), *e;
+	size_t i;
+
+	if (json_array_size(get(cp, "operators")) == 0 ||
+	    !(num(cp, "total_us") > 0))
+		return;
+	fputs("<p id=\"path-ops\">", f);
+	esc(f, path_what(cp));
+	fprintf(f, ": the operators that bound it, by their share of its %s "
+	    "critical path:", fmt_us(get(cp, "total_us")));
+	json_array_foreach(get(cp, "operators"), i, e) {
+		if (i == BOUND_OPS)
+			break;
+		fputs(i ? ", <code>" : " <code>", f);
+		esc(f, str(e, "name"));
+		fprintf(f, "</code> %s (chiefly ", fmt_ratio(get(e, "ratio")));
+		esc(f, bound_label(str(e, "bound")));
+		fputc(')', f);
+	}
+	if (num(cp, "unattributed_us") > 0)
+		fprintf(f, "; %s in no operator", fmt_dratio(num(cp,
+		    "unattributed_us") / num(cp, "total_us")));
+	fputs(".</p>\n", f);
+}
+
 static void
 hotspots(json_t *r, FILE *f)
 {
 	json_t *h = get(r, "hotspots"), *a = get(h, "top"), *e;
 	size_t i, n = json_array_size(a);
-	double max = 0;
+	double max = 0, pad = 150;
 	int ht;
 
 	if (n == 0)
@@ -798,15 +829,19 @@ hotspots(json_t *r, FILE *f)
 	fputs("<h2>Top hotspots (", f);
 	esc(f, str(h, "kind"));
 	fputs(" operators)</h2>\n", f);
-	json_array_foreach(a, i, e)
+	json_array_foreach(a, i, e) {
 		if (num(e, "total_us") > max)
 			max = num(e, "total_us");
+		if (json_is_number(get(e, "critical_ratio")))
+			pad = 230;	/* room for "on path" */
+	}
+	path_ops(r, f);
 	ht = 20 + (int)n * ROW;
 	svg_open(f, "chart-hotspots", ht, "top hotspots by time");
 	json_array_foreach(a, i, e) {
 		double y = 10 + (double)i * ROW;
 		double w = max > 0 ? num(e, "total_us") / max *
-		    (W - 2 * LABEL - 150) : 0;
+		    (W - 2 * LABEL - pad) : 0;
 
 		fprintf(f, "<text x=\"8\" y=\"%.1f\">", y + 15);
 		esc_cut(f, str(e, "name"), 36);
@@ -815,9 +850,13 @@ hotspots(json_t *r, FILE *f)
 		fputs("</title></text>\n", f);
 		bar(f, 2 * LABEL, y + 2, w, ROW - 6, "#3b6fd8",
 		    str(e, "name"), fmt_us(get(e, "total_us")));
-		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">%s &#183; %s</text>\n",
+		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">%s &#183; %s",
 		    2 * LABEL + w + 6, y + 15, fmt_us(get(e, "total_us")),
 		    fmt_ratio(get(e, "ratio")));
+		if (json_is_number(get(e, "critical_ratio")))
+			fprintf(f, " &#183; %s on path",
+			    fmt_ratio(get(e, "critical_ratio")));
+		fputs("</text>\n", f);
 	}
 	fputs("</svg>\n", f);
 }

@@ -585,24 +585,61 @@ candidates(json_t *r, FILE *f)
 	}
 }
 
+#define BOUND_OPS 5	/* operators named as bounding the step */
+
+/* The operators that bound the step: those on the critical path, by their
+ * time on it (critical_path operators). */
+static void
+bounding_ops(json_t *r, FILE *f)
+{
+	json_t *cp = get(r, "critical_path"), *e;
+	double total = json_number_value(get(cp, "total_us"));
+	double rest = json_number_value(get(cp, "unattributed_us"));
+	size_t i;
+
+	if (json_array_size(get(cp, "operators")) == 0 || !(total > 0))
+		return;
+	fprintf(f, "%s: the operators that bound it, by their share of its "
+	    "%s critical path:", path_what(cp), fmt_us(get(cp, "total_us")));
+	json_array_foreach(get(cp, "operators"), i, e) {
+		if (i == BOUND_OPS)
+			break;
+		fputs(i ? ", " : " ", f);
+		md_text(f, str(e, "name"));
+		fprintf(f, " %s (chiefly %s)", fmt_ratio(get(e, "ratio")),
+		    bound_label(str(e, "bound")));
+	}
+	if (rest > 0)
+		fprintf(f, "; %s in no operator", fmt_dratio(rest / total));
+	fputs(".\n\n", f);
+}
+
 static void
 hotspots(json_t *r, FILE *f)
 {
 	json_t *h = get(r, "hotspots"), *e;
 	size_t i;
+	int crit = 0;
 
 	if (json_array_size(get(h, "top")) == 0)
 		return;
-	fprintf(f, "## Top hotspots (%s operators)\n\n"
-	    "| operator | type | count | time | share |\n"
-	    "|---|---|---:|---:|---:|\n", str(h, "kind"));
+	json_array_foreach(get(h, "top"), i, e)
+		crit |= json_is_number(get(e, "critical_ratio"));
+	fprintf(f, "## Top hotspots (%s operators)\n\n", str(h, "kind"));
+	bounding_ops(r, f);
+	fprintf(f, "| operator | type | count | time | share |%s\n"
+	    "|---|---|---:|---:|---:|%s\n", crit ? " on path |" : "",
+	    crit ? "---:|" : "");
 	json_array_foreach(get(h, "top"), i, e) {
 		fputs("| ", f);
 		md_text(f, str(e, "name"));
 		fputs(" | ", f);
 		md_text(f, str(e, "type"));
-		fprintf(f, " | %s | %s | %s |\n", fmt_num(get(e, "count")),
+		fprintf(f, " | %s | %s | %s |", fmt_num(get(e, "count")),
 		    fmt_us(get(e, "total_us")), fmt_ratio(get(e, "ratio")));
+		if (crit)
+			fprintf(f, " %s |", fmt_ratio(get(e, "critical_ratio")));
+		fputc('\n', f);
 	}
 	fputc('\n', f);
 }

@@ -652,7 +652,7 @@ hotspots(struct pd_run *run, int topn)
 	json_t *h = json_object(), *recs = per_root(run, "hotspot"), *r, *e;
 	json_t *by = json_object(), *top = json_array();
 	const char *list = "top", *tkey = "total_us", *name;
-	double total = 0;
+	double total = 0, ptotal = 0;
 	size_t i, j, n;
 	json_t **tmp;
 
@@ -667,6 +667,8 @@ found:
 	json_array_foreach(recs, i, r) {
 		if (strcmp(list, "top") == 0 && !isnan(num(r, "total_us")))
 			total += num(r, "total_us");
+		if (!isnan(num(get(r, "critical_path"), "total_us")))
+			ptotal += num(get(r, "critical_path"), "total_us");
 		json_array_foreach(json_object_get(r, list), j, e) {
 			json_t *m;
 
@@ -681,6 +683,10 @@ found:
 				pd_set_real(m, "total_us", 0, 3);
 				json_object_set_new(by, name, m);
 			}
+			if (!isnan(num(e, "critical_us")))
+				pd_set_real(m, "critical_us", (isnan(num(m,
+				    "critical_us")) ? 0 : num(m, "critical_us")) +
+				    num(e, "critical_us"), 3);
 			pd_set_int(m, "count", pd_num_add_sat(pd_rec_int(m,
 			    "count", 0), pd_rec_int(e, "count", 0)));
 			if (!isnan(num(e, tkey)))
@@ -697,8 +703,15 @@ found:
 		tmp[i++] = e;
 	qsort(tmp, n, sizeof *tmp, hot_cmp);
 	for (i = 0; i < n && (int)i < topn; i++) {
+		double cus = num(tmp[i], "critical_us");
+
+		json_object_del(tmp[i], "critical_us");
 		pd_set_real(tmp[i], "ratio", total > 0 ?
 		    num(tmp[i], "total_us") / total : NAN, 4);
+		/* of the summed critical paths of the roots that have one */
+		pd_set_real(tmp[i], "critical_us", cus, 3);
+		pd_set_real(tmp[i], "critical_ratio", ptotal > 0 ?
+		    cus / ptotal : NAN, 4);
 		json_array_append(top, tmp[i]);
 	}
 	free(tmp);
