@@ -466,6 +466,7 @@ free_rule(struct pd_rule *r)
 		free_texts(x->hints, x->nhints);
 	}
 	free(r->variants);
+	free(r->path_share);
 	free(r->file);
 	memset(r, 0, sizeof *r);
 }
@@ -733,7 +734,10 @@ load_rule(struct ld *l, yaml_node_t *n, struct pd_rule *r)
 				bad(l, v, "'confidence_max' must be a number "
 				    "within 0..1%s", NULL);
 		}
-		else if (!strcmp(ks, "enabled")) {
+		else if (!strcmp(ks, "path_share")) {
+			free(r->path_share);
+			r->path_share = want_field(l, v, ks);
+		} else if (!strcmp(ks, "enabled")) {
 			const char *s = scalar(v);
 
 			if (s && !strcmp(s, "false"))
@@ -802,6 +806,17 @@ load_doc(struct ld *l, struct pd_rules *rs)
 			if (!scalar(v) || strcmp(scalar(v), "1"))
 				bad(l, v, "unsupported rules version '%s'",
 				    scalar(v));
+		} else if (ks && !strcmp(ks, "path_when")) {
+			free_conds(rs->path_when, rs->npath_when);
+			rs->path_when = load_conds(l, v, ks, &rs->npath_when);
+		} else if (ks && !strcmp(ks, "dominant_evidence")) {
+			char *t = want_str(l, v, ks);
+
+			if (t) {	/* a later file's replaces it */
+				check_template(l, v, ks, t);
+				free(rs->dominant_evidence);
+				rs->dominant_evidence = t;
+			}
 		} else
 			bad(l, k, "unknown top-level key '%s'", ks);
 	}
@@ -888,6 +903,8 @@ pd_rules_free(struct pd_rules *rs)
 	for (i = 0; i < rs->n; i++)
 		free_rule(&rs->v[i]);
 	free(rs->v);
+	free(rs->dominant_evidence);
+	free_conds(rs->path_when, rs->npath_when);
 	memset(rs, 0, sizeof *rs);
 }
 

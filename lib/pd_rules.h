@@ -74,6 +74,8 @@ struct pd_rule {
 	int explains_line, explains_col;
 	int fallback;		/* evaluated only when no other rule fires */
 	double confidence_max;	/* cap on the finding's confidence */
+	char *path_share;	/* field: the share of the critical path its
+				 * bound type covers, or NULL */
 	int enabled;
 	char *file;
 	int line;
@@ -82,6 +84,10 @@ struct pd_rule {
 struct pd_rules {
 	struct pd_rule *v;
 	size_t n, cap;
+	char *dominant_evidence;	/* appended to the dominant finding's
+					 * evidence, or NULL */
+	struct pd_cond *path_when;	/* when the critical path is used */
+	size_t npath_when;
 };
 
 /* Load (or override from) a rules file. 0, or PD_EXIT_CONFIG/SYSTEM. */

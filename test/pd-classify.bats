@@ -1296,3 +1296,74 @@ pd-classify: error: $f:17:15: rule 'site.b' explains itself" ]
 		[[ "$output" != *perfdiag-archive* ]]
 	done
 }
+
+# path_share and dominant_evidence (pd-rules(5)) on a hand-written run: its
+# pd.hotspot critical path is 60 % launch delay, 30 % data loading, 10 %
+# device compute, 0 host, with 2 cuda_sync events. Five rules fire, by
+# impact a .5, b .3, d .25, c .2, e .1; the dominant a stays first and d
+# (no path_share) keeps its place; b, c and e take the other places by
+# their path shares: c .6, e .3, b .1. The dominant's evidence ends with
+# the operators the template names. When b explains e, e never passes b.
+# Without sync events (path_when fails) the order is the impacts' and the
+# evidence has no suffix.
+@test "pd-classify: findings after the dominant one ordered by their share of the critical path" {
+	T=$BATS_TEST_TMPDIR
+	cat >"$T/s.jsonl" <<'EOF2'
+{"type":"pd.step","v":1,"root":"/r","rank":0,"source":"x","shares":{"computing_ratio":0.5}}
+{"type":"pd.hotspot","v":1,"root":"/r","rank":0,"source":"kineto_trace","critical_path":{"window":"trace","step":null,"total_us":1000,"shares":{"cpu_bound":0,"data_loading":0.3,"gpu_compute_bound":0.1,"gpu_communication_bound":0,"gpu_kernel_kernel_overhead":0,"gpu_kernel_launch_overhead":0.6},"operators":[{"name":"aten::mm","us":700,"ratio":0.7},{"name":"aten::add","us":200,"ratio":0.2}],"sync_events":2}}
+EOF2
+	w='when: [ { field: step.shares.computing_ratio, op: ">", value: 0 } ]'
+	s=hotspot.critical_path.shares
+	cat >"$T/r.yaml" <<EOF2
+version: 1
+path_when:
+  - { field: hotspot.critical_path.sync_events, op: ">", value: 0 }
+dominant_evidence: "<<; bound by {hotspot.critical_path.operators[0].name|op} ({hotspot.critical_path.operators[0].ratio|pct})>><<, {hotspot.critical_path.operators[1].name|op}>><<, {hotspot.critical_path.operators[2].name|op}>>"
+rules:
+  - { id: site.a, title: a, domain: compute, source: me, impact: 0.5, evidence: "a", fix: { proposal: p }, path_share: $s.cpu_bound, $w }
+  - { id: site.b, title: b, domain: compute, source: me, impact: 0.3, evidence: "b", fix: { proposal: p }, path_share: $s.gpu_compute_bound, $w }
+  - { id: site.c, title: c, domain: compute, source: me, impact: 0.2, evidence: "c", fix: { proposal: p }, path_share: $s.gpu_kernel_launch_overhead, $w }
+  - { id: site.d, title: d, domain: compute, source: me, impact: 0.25, evidence: "d", fix: { proposal: p }, $w }
+  - { id: site.e, title: e, domain: compute, source: me, impact: 0.1, evidence: "e", fix: { proposal: p }, path_share: $s.data_loading, $w }
+EOF2
+	run_pd bash -c "pd-profile '$T/s.jsonl' | pd-classify -R -r '$T/r.yaml'"
+	[ "$(jqr pd.bottleneck '[.position,.rule,.impact,.path_share]' | tr '\n' ' ')" = \
+	    '[1,"site.a",0.5,0] [2,"site.c",0.2,0.6] [3,"site.d",0.25,null] [4,"site.e",0.1,0.3] [5,"site.b",0.3,0.1] ' ]
+	# only the dominant finding's evidence names the operators (no third)
+	[ "$(jqr pd.bottleneck '.evidence' | tr '\n' ' ')" = '"a; bound by aten::mm (70.0 %), aten::add" "c" "d" "e" "b" ' ]
+	# b explains e: e stays behind b
+	printf '  - { id: site.b, title: b, domain: compute, source: me, impact: 0.3, evidence: "b", fix: { proposal: p }, path_share: %s.gpu_compute_bound, explains: [site.e], %s }\n' "$s" "$w" >"$T/b.yaml"
+	printf 'version: 1\nrules:\n' | cat - "$T/b.yaml" >"$T/b2.yaml"
+	run_pd bash -c "pd-profile '$T/s.jsonl' | pd-classify -R -r '$T/r.yaml' -r '$T/b2.yaml'"
+	[ "$(jqr pd.bottleneck '.rule' | tr '\n' ' ')" = '"site.a" "site.c" "site.d" "site.b" "site.e" ' ]
+	# a later file's dominant_evidence replaces the earlier one
+	printf 'version: 1\ndominant_evidence: "<< (path {hotspot.critical_path.total_us|us})>>"\nrules: []\n' >"$T/d.yaml"
+	run_pd bash -c "pd-profile '$T/s.jsonl' | pd-classify -R -r '$T/r.yaml' -r '$T/d.yaml'"
+	[ "$(jqr pd.bottleneck 'select(.dominant) | .evidence')" = '"a (path 1000.0 us)"' ]
+	# no sync event: the path is not used
+	sed -i 's/"sync_events":2/"sync_events":0/' "$T/s.jsonl"
+	run_pd bash -c "pd-profile '$T/s.jsonl' | pd-classify -R -r '$T/r.yaml'"
+	[ "$(jqr pd.bottleneck '[.rule,.path_share]' | tr '\n' ' ')" = \
+	    '["site.a",null] ["site.b",null] ["site.d",null] ["site.c",null] ["site.e",null] ' ]
+	[ "$(jqr pd.bottleneck 'select(.dominant) | .evidence')" = '"a"' ]
+}
+
+@test "pd-classify: a bad dominant_evidence or path_share is exit 4 with file:line:col" {
+	printf 'version: 1\ndominant_evidence: "{hotspot.x|bogus}"\nrules:\n  - { id: site.z, title: z, domain: compute, source: me, impact: 0.5, evidence: "z", fix: { proposal: p }, path_share: "nothing.x", when: [ { field: step.shares.computing_ratio, op: ">", value: 0 } ] }\n' >"$BATS_TEST_TMPDIR/bad.yaml"
+	run_pd 4 pd-classify -R -r "$BATS_TEST_TMPDIR/bad.yaml" </dev/null
+	[[ "$stderr" == *"bad.yaml:2:20: unknown filter 'bogus' in dominant_evidence"* ]]
+	[[ "$stderr" == *"bad.yaml:4:120: field 'nothing.x' does not start with a record name"* ]]
+}
+
+# The default rules on the Kineto fixture kineto/cp-ops.json (one cuda_sync
+# event, a Stream Sync: path_when holds): the dominant finding's
+# evidence ends with the operators that bound the step, as pd-hotspots
+# finds them (test/pd-hotspots-critpath.bats works out 125 us: aten::inner
+# 58.4 %, aten::after 8.0 %, aten::outer 1.6 %); the others' do not.
+@test "pd-classify: the dominant finding names the operators on the critical path" {
+	run_pd bash -c "pd-locate '$FIX/kineto/cp-ops.json' | pd-sum-step -q | pd-sum-gaps -q | pd-hotspots -q | pd-profile | pd-classify"
+	[[ "$(jqr pd.bottleneck 'select(.dominant) | .evidence')" == *"; on the step's critical path (125.0 us) the operators that bound it are aten::inner (58.4 %), aten::after (8.0 %), aten::outer (1.6 %)\"" ]]
+	[ "$(jqr pd.bottleneck 'select(.dominant | not) | .evidence' | grep -c 'critical path')" = 0 ]
+	# every finding whose rule has a path_share carries its value
+	[ "$(jqr pd.bottleneck 'select(.rule == "perfdiag.operator_hotspot") | .path_share')" = 0.8 ]
+}

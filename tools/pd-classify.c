@@ -51,6 +51,7 @@ struct hit {
 	json_t *obj;		/* evaluation object of the worst root */
 	json_t *root;		/* a record carrying root/rank, or NULL */
 	double impact, margin;
+	double path;		/* its rule's path_share on obj, or NaN */
 	int fired, checked;
 	const char *explained_by;	/* id of a fired rule that explains it */
 };
@@ -261,6 +262,53 @@ causes_first(struct hit *h, size_t n)
 	}
 }
 
+/* Whether h[b] may move just ahead of h[a] (a < b): no finding from a to
+ * b explains h[b], and h[a] explains none up to b. */
+static int
+can_pass(const struct hit *h, size_t a, size_t b)
+{
+	size_t k;
+
+	for (k = a; k < b; k++)
+		if (explains(h[k].rule, h[b].rule))
+			return 0;
+	for (k = a + 1; k <= b; k++)
+		if (explains(h[a].rule, h[k].rule))
+			return 0;
+	return 1;
+}
+
+/* After causes_first: among the findings after the dominant one, those
+ * whose rule has a path_share with a value are ordered by it, most first
+ * (how much of the step's critical path their bound type covers); ties
+ * and the findings without one keep their places, and no finding moves
+ * ahead of one that explains it. */
+static void
+path_order(struct hit *h, size_t n)
+{
+	size_t *at = pd_xrealloc(NULL, (n + 1) * sizeof *at), m = 0, k;
+	int moved = 1;
+
+	for (k = 1; k < n; k++)
+		if (!isnan(h[k].path))
+			at[m++] = k;
+	while (moved) {
+		moved = 0;
+		for (k = 0; k + 1 < m; k++) {
+			struct hit t;
+
+			if (!(h[at[k + 1]].path > h[at[k]].path) ||
+			    !can_pass(h, at[k], at[k + 1]))
+				continue;
+			t = h[at[k]];
+			h[at[k]] = h[at[k + 1]];
+			h[at[k + 1]] = t;
+			moved = 1;
+		}
+	}
+	free(at);
+}
+
 /* Set key to text t with its {field} placeholders rendered from o (null
  * when t is NULL): no text of a finding reaches the reader unrendered. */
 static void
@@ -418,14 +466,38 @@ level(double conf)
 	return conf >= 0.7 ? "high" : conf >= 0.4 ? "medium" : "low";
 }
 
+/* The evidence text; the dominant finding's ends with the rules'
+ * dominant_evidence (dtmpl), rendered on the same records. */
+static char *
+evidence(const struct hit *h, const char *dtmpl)
+{
+	const struct pd_variant *x = h->var;
+	char *ev = pd_rules_render(x && x->evidence ? x->evidence :
+	    h->rule->evidence, h->obj), *more, *all;
+
+	if (!dtmpl)
+		return ev;
+	more = pd_rules_render(dtmpl, h->obj);
+	if (!*more) {
+		free(more);
+		return ev;
+	}
+	all = pd_xrealloc(NULL, strlen(ev) + strlen(more) + 1);
+	strcpy(all, ev);
+	strcat(all, more);
+	free(ev);
+	free(more);
+	return all;
+}
+
 static void
-emit(const struct hit *h, struct pd_run *u, const struct evq *e, int pos)
+emit(const struct hit *h, struct pd_run *u, const struct evq *e, int pos,
+    const char *dtmpl)
 {
 	const struct pd_rule *r = h->rule;
 	const struct pd_variant *x = h->var;
 	json_t *b = pd_rec_new("pd.bottleneck", 1, NULL), *fix, *factors;
-	char *ev = pd_rules_render(x && x->evidence ? x->evidence :
-	    r->evidence, h->obj), *basis;
+	char *ev = evidence(h, pos == 1 ? dtmpl : NULL), *basis;
 	double conf = confidence(h, e, &factors, &basis);
 	int off = r->handoff && holds(r->handoff_if, r->nhandoff_if, h->obj,
 	    NULL);
@@ -478,6 +550,7 @@ emit(const struct hit *h, struct pd_run *u, const struct evq *e, int pos)
 	pd_set_str(b, "operator", off && json_is_string(subj) ?
 	    json_string_value(subj) : NULL);
 	pd_set_str(b, "explained_by", h->explained_by);
+	pd_set_real(b, "path_share", h->path, 4);
 	free(ev);
 	free(basis);
 	pd_rec_emit(b);
@@ -524,6 +597,7 @@ emit_none(struct pd_run *u)
 	pd_set_null(b, "handoff");
 	pd_set_null(b, "operator");
 	pd_set_null(b, "explained_by");
+	pd_set_null(b, "path_share");
 	pd_rec_emit(b);
 }
 
@@ -544,6 +618,9 @@ eval_kind(struct ctx *c, struct pd_run *u, json_t *stack, int fallback,
 		eval_rule(r, u, &h[n]);
 		if (h[n].fired) {
 			h[n].var = pd_rules_variant(r, stack, h[n].obj);
+			h[n].path = r->path_share && holds(c->rules.path_when,
+			    c->rules.npath_when, h[n].obj, NULL) ?
+			    pd_path_num(h[n].obj, r->path_share) : NAN;
 			n++;
 		} else
 			json_decref(h[n].obj);
@@ -570,8 +647,11 @@ classify(struct ctx *c, struct pd_run *u)
 		n = eval_kind(c, u, stack, 1, h);
 	qsort(h, n, sizeof *h, cmp_hit);
 	causes_first(h, n);
+	path_order(h, n);
 	for (i = 0; i < n; i++) {
-		emit(&h[i], u, &e, (int)i + 1);
+		emit(&h[i], u, &e, (int)i + 1, holds(c->rules.path_when,
+		    c->rules.npath_when, h[i].obj, NULL) ?
+		    c->rules.dominant_evidence : NULL);
 		json_decref(h[i].obj);
 	}
 	if (n == 0)
