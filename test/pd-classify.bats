@@ -724,7 +724,9 @@ advisor_findings() {
 # path is cpu_bound. event_sync_trace (3.15 ms) stays host-bound on the
 # launch cost; event_sync_multi_stream's operators cover 1.07 ms of its
 # 19.93 ms (0.054): the host is outside the operators, so the fix is to
-# find that work, not CUDA graphs. CUDA traces: the texts speak CUDA (no
+# find that work, not CUDA graphs. alexnet's critical path (pd-hotspots-
+# critpath.bats) runs 69.1 % in aten::empty_strided: the first allocation,
+# where the context is created. CUDA traces: the texts speak CUDA (no
 # TASK_QUEUE_ENABLE); no step markers: low confidence.
 @test "pd-classify corpus: hta-critical-path-a100 is start-up or host-bound" {
 	diagnose pytorch/hta-critical-path-a100
@@ -733,7 +735,7 @@ advisor_findings() {
 	[ "$(dominant event_sync_trace.json.gz)" = '["msprof.overall.free",0.9838]' ]
 	[ "$(dominant event_sync_multi_stream_trace.json.gz)" = '["msprof.overall.free",0.9813]' ]
 	[ "$(jqr pd.bottleneck 'select(.dominant and (.run | endswith("alexnet_trace.json.gz"))) | .evidence')" = \
-	    '"CUDA set-up calls (context, streams, modules) hold the host for 30668.21 ms of the 43425.36 ms traced, allocations 8514.02 ms; the largest call is cudaDeviceGetStreamPriorityRange, 29927.38 ms in 11 calls; the device computes 10.63 ms"' ]
+	    "\"CUDA set-up calls (context, streams, modules) hold the host for 30668.21 ms of the 43425.36 ms traced, allocations 8514.02 ms; the largest call is cudaDeviceGetStreamPriorityRange, 29927.38 ms in 11 calls; the device computes 10.63 ms; on the step's critical path (43355.49 ms) the operators that bound it are aten::empty_strided (69.1 %), aten::cudnn_convolution (27.5 %), aten::max_pool2d_with_indices (1.9 %)\"" ]
 	[ "$(dominant_fix alexnet_trace.json.gz)" = '[null,"Profile steady-state steps after warm-up: leave start-up and the first iterations out of the capture"]' ]
 	# the idle finding is still there, explained by the start-up
 	[ "$(jqr pd.bottleneck 'select((.run | endswith("alexnet_trace.json.gz")) and .rule == "msprof.overall.free") | .explained_by')" = '"perfdiag.evidence.startup"' ]
