@@ -2,20 +2,29 @@
  *
  * An entry, in native byte order (it never leaves the machine):
  *   header (struct hdr), then
- *   events:   per event a struct rec, then its args text, a NUL, its id
- *             text, a NUL, padded to 8 bytes
+ *   events:   chunks of up to CHUNK_REC events: a struct chunk, its
+ *             struct rec records, then the args and id texts of those
+ *             events in their order (each args text and id text followed
+ *             by a NUL), padded to 8 bytes
+ *   shapes:   nshp struct shape: what an event's filter may look at
  *   strings:  nstr struct str, then their bytes (each NUL-terminated)
  *   skips:    struct skip: how many entries were skipped before event pos
  *   metas:    struct meta, then the key, a NUL, the value as compact JSON,
  *             a NUL, padded to 8 bytes
- *   windows:  the checksum of each WIN bytes of the events
- * Names, categories, pid and tid texts are interned: a record holds their
- * numbers in the string table. The header's checksum covers every byte
- * after the events, then the header with its sum field 0; it is checked
- * before anything is handed out. The events are checked a window at a
- * time, just before their first record is replayed, so that the replay
- * reads them once, from the processor's cache; a window found bad half
- * way hands the read over to the trace itself, from the next event. */
+ * Names, categories, pid and tid texts are interned: a record holds the
+ * number of its shape (ph, name, cat, pid) and of its tid. A filter
+ * (pd_trace_cb.want) is asked once per shape; the events it declines are
+ * passed over by their record alone, their args never touched.
+ *
+ * Checking: the header's checksum covers every byte after the events,
+ * then the header with its sum field 0; it is checked before anything is
+ * handed out. A chunk's checksum covers its header and records; it is
+ * checked when the replay comes to it, so that the replay reads them once,
+ * from the processor's cache. A record holds a checksum of its args and id
+ * bytes (with their NULs), checked when the event is handed out, so that
+ * the bytes of the events a filter declines are not read at all. A chunk
+ * or record found bad half way hands the read over to the trace itself,
+ * from that event on. */
 #include "pd_tcache.h"
 
 #include <errno.h>
@@ -34,17 +43,18 @@
 
 #include "pd_archive.h"
 
-#define VERSION		2
+#define VERSION		3
 #define NONE		UINT32_MAX
 #define MIN_AGE_NS	2000000000LL	/* a trace younger is not cached */
 #define STALL_NS	5000000000LL	/* a builder silent this long: read */
 #define DEFAULT_MIB	4096
 #define FLUSH		(1 << 20)
-#define WINDOW		(16 << 20)	/* mapped bytes given back per step */
-#define WIN		(1 << 20)	/* events checked a window at a time */
+#define WINDOW		(4 << 20)	/* mapped bytes given back per step */
+#define CHUNK_REC	4096		/* events a chunk */
+#define CHUNK_ARGS	(1 << 20)	/* args bytes that end a chunk early */
 
 enum {
-	F_TS = 1, F_DUR = 2, F_PIDNUM = 4, F_TIDNUM = 8, F_ARGS = 16, F_ID = 32
+	F_TS = 1, F_DUR = 2, F_TIDNUM = 4, F_ARGS = 8, F_ID = 16
 };
 
 struct key {
@@ -65,17 +75,29 @@ struct hdr {
 	uint64_t events, skipped, bytes;
 	char err[160];
 	uint64_t ev_off, ev_len, nev;
+	uint64_t shp_off, nshp;
 	uint64_t str_off, nstr, sbytes_off, sbytes_len;
 	uint64_t skip_off, nskip;
 	uint64_t meta_off, meta_len, nmeta;
-	uint64_t win_off, nwin;
+};
+
+struct chunk {
+	uint32_t nrec, pad;
+	uint64_t arg_len;	/* the args and ids, padding not counted */
+	uint64_t sum;		/* of the chunk (sum 0) and its records */
 };
 
 struct rec {
 	int64_t ts_ns, dur_ns;
-	uint32_t name, cat, pid, tid;
-	uint32_t args_len, id_len, raw_len;
-	uint8_t ph, flags;
+	uint32_t shape, tid;
+	uint32_t args_len, id_len;
+	uint32_t raw_len, flags;
+	uint64_t sum;		/* of args, NUL, id, NUL */
+};
+
+struct shape {
+	uint32_t name, cat, pid;
+	uint8_t ph, pid_is_num;
 	uint16_t pad;
 };
 
@@ -109,7 +131,7 @@ pd_tcache_last(void)
 	return last;
 }
 
-/* ---- checksum: four lanes of multiply-xor over 8-byte words ---- */
+/* ---- checksums: multiply-xor over 8-byte words ---- */
 
 struct cs {
 	uint64_t h[4];
@@ -172,6 +194,33 @@ cs_end(const struct cs *c)
 	return x;
 }
 
+/* The sum of one event's args and id bytes (any length, any alignment),
+ * in two lanes: every step is one-to-one in its lane's value, and so is
+ * their sum in each, so that any one word changed changes the sum. */
+static uint64_t
+asum(const char *p, size_t n)
+{
+	uint64_t a = 0x452821E638D01377ULL ^ n, b = 0xBE5466CF34E90C6CULL, w, v;
+
+	for (; n >= 16; n -= 16, p += 16) {
+		memcpy(&w, p, 8);
+		memcpy(&v, p + 8, 8);
+		a = (a ^ w) * CS_P;
+		b = (b ^ v) * CS_P;
+	}
+	if (n >= 8) {
+		memcpy(&w, p, 8);
+		a = (a ^ w) * CS_P;
+		p += 8;
+		n -= 8;
+	}
+	w = 0;
+	memcpy(&w, p, n);
+	b = (b ^ w) * CS_P;
+	a ^= a >> 31;
+	return a + b;
+}
+
 static uint64_t
 fnv(const void *p, size_t n, uint64_t x)
 {
@@ -189,11 +238,8 @@ struct wr {
 	char *buf;
 	size_t len, cap;
 	uint64_t off;		/* bytes before buf (written out) */
-	int tail;		/* past the events: summed in cs, not windows */
+	int tail;		/* past the events: summed in cs */
 	struct cs cs;		/* the sections after the events */
-	struct cs wcs;		/* the window being filled */
-	uint64_t wfill, *wins;
-	size_t nwins, wcap;
 	int err;
 };
 
@@ -243,53 +289,8 @@ wpos(const struct wr *w)
 	return w->off + w->len;
 }
 
-/* Close the window being summed: its checksum joins the list (w->err and
- * -1 when the list cannot grow). */
-static int
-win_close(struct wr *w)
-{
-	if (w->nwins == w->wcap) {
-		size_t nc = w->wcap ? w->wcap * 2 : 64;
-		uint64_t *nw = realloc(w->wins, nc * sizeof *nw);
-
-		if (!nw) {
-			w->err = 1;
-			return -1;
-		}
-		w->wins = nw;
-		w->wcap = nc;
-	}
-	w->wins[w->nwins++] = cs_end(&w->wcs);
-	cs_init(&w->wcs);
-	w->wfill = 0;
-	return 0;
-}
-
-/* The events' bytes into their windows' checksums (len a multiple of 8). */
-static void
-win_add(struct wr *w, const char *p, size_t len)
-{
-	while (len > 0) {
-		size_t take = WIN - w->wfill < len ? WIN - w->wfill : len;
-		cs_add(&w->wcs, p, take);
-		w->wfill += take;
-		p += take;
-		len -= take;
-		if (w->wfill == WIN && win_close(w) != 0)
-			return;
-	}
-}
-
-/* The last, partial window. */
-static void
-win_end(struct wr *w)
-{
-	if (w->wfill > 0)
-		win_close(w);
-}
-
-/* Out with what is buffered (at an 8-byte boundary); in memory, only the
- * checksums move on: the buffer is the image. */
+/* Out with what is buffered (at an 8-byte boundary); in memory, nothing:
+ * the buffer is the image. */
 static void
 wflush(struct wr *w, int force)
 {
@@ -299,8 +300,6 @@ wflush(struct wr *w, int force)
 		return;
 	if (w->tail)
 		cs_add(&w->cs, w->buf, w->len);
-	else
-		win_add(w, w->buf, w->len);
 	while (done < w->len) {
 		ssize_t n = write(w->fd, w->buf + done, w->len - done);
 		if (n < 0 && errno == EINTR)
@@ -322,17 +321,30 @@ struct ient {
 	uint32_t id;
 };
 
+/* An open-addressing table of numbers 1.. (0: empty) by hash. */
+struct itab {
+	struct ient *t;
+	size_t cap, n;
+};
+
 struct bld {
 	const struct pd_trace_cb *cb;	/* the caller's */
 	struct pd_trace_stats *st;	/* the source's, as it fills */
+	int filter;			/* cb's filter is on */
 	struct wr w;
-	/* interned strings */
-	struct ient *tab;
-	size_t tcap, nstr;
+	/* the chunk being filled */
+	struct rec *recs;
+	size_t nrec;
+	char *ab;
+	size_t ablen, abcap;
+	/* interned strings and shapes */
+	struct itab stab, htab;
 	struct str *strs;
-	size_t scap;
+	size_t nstr, scap;
 	char *sb;
 	size_t sblen, sbcap;
+	struct shape *shps;
+	size_t nshp, hcap;
 	/* skips and metas, small */
 	struct skip *skips;
 	size_t nskip, skcap;
@@ -342,65 +354,102 @@ struct bld {
 	int failed, stopped;
 };
 
-static uint32_t
-intern(struct bld *b, const char *s)
+static void *
+grow(void *p, size_t *cap, size_t need, size_t size, size_t first, int *failed)
 {
-	size_t n = strlen(s), i;
-	uint64_t h = fnv(s, n, 1469598103934665603ULL);
+	size_t nc = *cap ? *cap : first;
+	void *np;
 
-	if (b->nstr * 2 >= b->tcap) {
-		size_t nc = b->tcap ? b->tcap * 2 : 1024, j;
+	if (need <= *cap)
+		return p;
+	while (nc < need)
+		nc *= 2;
+	if (nc > SIZE_MAX / size || !(np = realloc(p, nc * size))) {
+		*failed = 1;
+		return NULL;
+	}
+	*cap = nc;
+	return np;
+}
+
+/* The slot of hash h in t (its id, or 0 where it would go): eq(id) says
+ * whether id is the one looked for. Grows t first; NULL when it cannot. */
+static struct ient *
+itab_find(struct itab *t, uint64_t h, int (*eq)(struct bld *, uint32_t,
+    const void *), struct bld *b, const void *key)
+{
+	size_t i;
+
+	if (t->n * 2 >= t->cap) {
+		size_t nc = t->cap ? t->cap * 2 : 1024, j;
 		struct ient *nt = calloc(nc, sizeof *nt);
-		if (!nt || b->nstr >= NONE - 1) {
+		if (!nt || t->n >= NONE - 1) {
 			free(nt);
 			b->failed = 1;
-			return 0;
+			return NULL;
 		}
-		for (j = 0; j < b->tcap; j++) {
-			struct ient e = b->tab[j];
+		for (j = 0; j < t->cap; j++) {
+			struct ient e = t->t[j];
 			if (!e.id)
 				continue;
 			for (i = e.hash & (nc - 1); nt[i].id; i = (i + 1) & (nc - 1))
 				;
 			nt[i] = e;
 		}
-		free(b->tab);
-		b->tab = nt;
-		b->tcap = nc;
+		free(t->t);
+		t->t = nt;
+		t->cap = nc;
 	}
-	for (i = h & (b->tcap - 1); b->tab[i].id; i = (i + 1) & (b->tcap - 1)) {
-		struct str *x = &b->strs[b->tab[i].id - 1];
-		if (b->tab[i].hash == h && x->len == n &&
-		    memcmp(b->sb + x->off, s, n) == 0)
-			return b->tab[i].id - 1;
-	}
-	if (b->nstr == b->scap) {
-		size_t nc = b->scap ? b->scap * 2 : 256;
-		struct str *ns = realloc(b->strs, nc * sizeof *ns);
-		if (!ns) {
-			b->failed = 1;
-			return 0;
-		}
-		b->strs = ns;
-		b->scap = nc;
-	}
-	if (b->sblen + n + 1 > b->sbcap) {
-		size_t nc = b->sbcap ? b->sbcap : 4096;
-		char *nb;
-		while (nc < b->sblen + n + 1)
-			nc *= 2;
-		if (!(nb = realloc(b->sb, nc))) {
-			b->failed = 1;
-			return 0;
-		}
-		b->sb = nb;
-		b->sbcap = nc;
-	}
-	memcpy(b->sb + b->sblen, s, n + 1);
-	b->strs[b->nstr] = (struct str){ b->sblen, (uint32_t)n, 0, 0 };
-	b->sblen += n + 1;
-	b->tab[i] = (struct ient){ h, (uint32_t)++b->nstr };
-	return (uint32_t)(b->nstr - 1);
+	for (i = h & (t->cap - 1); t->t[i].id; i = (i + 1) & (t->cap - 1))
+		if (t->t[i].hash == h && eq(b, t->t[i].id - 1, key))
+			break;
+	t->t[i].hash = h;
+	return &t->t[i];
+}
+
+struct skey {
+	const char *s;
+	size_t n;
+};
+
+static int
+str_eq(struct bld *b, uint32_t id, const void *key)
+{
+	const struct skey *k = key;
+	const struct str *x = &b->strs[id];
+
+	return x->len == k->n && memcmp(b->sb + x->off, k->s, k->n) == 0;
+}
+
+static uint32_t
+intern(struct bld *b, const char *s)
+{
+	struct skey k = { s, strlen(s) };
+	struct ient *e;
+	size_t need;
+	char *nb;
+	struct str *ns;
+
+	e = itab_find(&b->stab, fnv(s, k.n, 1469598103934665603ULL), str_eq,
+	    b, &k);
+	if (!e)
+		return 0;
+	if (e->id)
+		return e->id - 1;
+	if ((ns = grow(b->strs, &b->scap, b->nstr + 1, sizeof *ns, 256,
+	    &b->failed)) == NULL)
+		return 0;
+	b->strs = ns;
+	need = b->sblen + k.n + 1;
+	if ((nb = grow(b->sb, &b->sbcap, need, 1, 4096, &b->failed)) == NULL)
+		return 0;
+	b->sb = nb;
+	memcpy(b->sb + b->sblen, s, k.n + 1);
+	b->strs[b->nstr] = (struct str){ b->sblen, (uint32_t)k.n, 0, 0 };
+	b->sblen += k.n + 1;
+	e->id = (uint32_t)++b->nstr;
+	b->stab.n++;
+	return e->id - 1;
 }
 
 /* An id text (pid, tid) and the number the reader made of it: the
@@ -424,74 +473,148 @@ intern_id(struct bld *b, const char *s, int64_t num)
 	return id;
 }
 
+static int
+shp_eq(struct bld *b, uint32_t id, const void *key)
+{
+	return memcmp(&b->shps[id], key, sizeof(struct shape)) == 0;
+}
+
+static uint32_t
+intern_shape(struct bld *b, const struct shape *s)
+{
+	struct ient *e = itab_find(&b->htab, fnv(s, sizeof *s,
+	    1469598103934665603ULL), shp_eq, b, s);
+	struct shape *ns;
+
+	if (!e)
+		return 0;
+	if (e->id)
+		return e->id - 1;
+	if ((ns = grow(b->shps, &b->hcap, b->nshp + 1, sizeof *ns, 256,
+	    &b->failed)) == NULL)
+		return 0;
+	b->shps = ns;
+	b->shps[b->nshp] = *s;
+	e->id = (uint32_t)++b->nshp;
+	b->htab.n++;
+	return e->id - 1;
+}
+
 static void
 note_skips(struct bld *b)
 {
+	struct skip *ns;
+
 	if (b->st->skipped == b->last_skipped)
 		return;
-	if (b->nskip == b->skcap) {
-		size_t nc = b->skcap ? b->skcap * 2 : 16;
-		struct skip *ns = realloc(b->skips, nc * sizeof *ns);
-		if (!ns) {
-			b->failed = 1;
-			return;
-		}
-		b->skips = ns;
-		b->skcap = nc;
-	}
+	if ((ns = grow(b->skips, &b->skcap, b->nskip + 1, sizeof *ns, 16,
+	    &b->failed)) == NULL)
+		return;
+	b->skips = ns;
 	b->skips[b->nskip++] = (struct skip){ b->nev,
 	    b->st->skipped - b->last_skipped };
 	b->last_skipped = b->st->skipped;
+}
+
+/* The chunk filled so far out to the entry. */
+static void
+chunk_out(struct bld *b)
+{
+	struct chunk c = { (uint32_t)b->nrec, 0, b->ablen, 0 };
+	struct cs s;
+
+	if (b->nrec == 0)
+		return;
+	cs_init(&s);
+	cs_add(&s, &c, sizeof c);
+	cs_add(&s, b->recs, b->nrec * sizeof *b->recs);
+	c.sum = cs_end(&s);
+	wput(&b->w, &c, sizeof c);
+	wput(&b->w, b->recs, b->nrec * sizeof *b->recs);
+	wput(&b->w, b->ab, b->ablen);
+	wpad(&b->w);
+	wflush(&b->w, 0);
+	if (b->w.err)
+		b->failed = 1;
+	b->nrec = 0;
+	b->ablen = 0;
+}
+
+static void
+abput(struct bld *b, const char *s, size_t n)
+{
+	char *nb = grow(b->ab, &b->abcap, b->ablen + n + 1, 1, CHUNK_ARGS +
+	    4096, &b->failed);
+
+	if (!nb)
+		return;
+	b->ab = nb;
+	if (n)
+		memcpy(b->ab + b->ablen, s, n);
+	b->ab[b->ablen + n] = 0;
+	b->ablen += n + 1;
+}
+
+static void
+record(struct bld *b, const struct pd_ev *ev)
+{
+	struct shape sh;
+	struct rec *r;
+	size_t a0 = b->ablen;
+
+	/* a name or cat the reader left NULL would come back "" */
+	if (ev->index != b->nev || ev->args_len >= NONE ||
+	    ev->id_len >= NONE || ev->raw_len >= NONE || !ev->name ||
+	    !ev->cat || (!ev->pid && ev->pid_num) ||
+	    (!ev->tid && ev->tid_num) || (ev->pid_is_num && !ev->pid) ||
+	    (ev->tid_is_num && !ev->tid)) {
+		b->failed = 1;
+		return;
+	}
+	memset(&sh, 0, sizeof sh);
+	sh.name = intern(b, ev->name);
+	sh.cat = intern(b, ev->cat);
+	sh.pid = intern_id(b, ev->pid, ev->pid_num);
+	sh.ph = (uint8_t)ev->ph;
+	sh.pid_is_num = ev->pid_is_num != 0;
+	if (!b->recs && !(b->recs = malloc(CHUNK_REC * sizeof *b->recs)))
+		b->failed = 1;
+	if (b->failed)
+		return;
+	r = &b->recs[b->nrec];
+	memset(r, 0, sizeof *r);
+	r->shape = intern_shape(b, &sh);
+	r->tid = intern_id(b, ev->tid, ev->tid_num);
+	r->ts_ns = ev->ts_ns;
+	r->dur_ns = ev->dur_ns;
+	r->args_len = ev->args ? (uint32_t)ev->args_len : 0;
+	r->id_len = ev->id ? (uint32_t)ev->id_len : 0;
+	r->raw_len = (uint32_t)ev->raw_len;
+	r->flags = (ev->has_ts ? F_TS : 0) | (ev->has_dur ? F_DUR : 0) |
+	    (ev->tid_is_num ? F_TIDNUM : 0) | (ev->args ? F_ARGS : 0) |
+	    (ev->id ? F_ID : 0);
+	abput(b, ev->args, r->args_len);
+	abput(b, ev->id, r->id_len);
+	if (b->failed)
+		return;
+	r->sum = asum(b->ab + a0, b->ablen - a0);
+	if (++b->nrec == CHUNK_REC || b->ablen >= CHUNK_ARGS)
+		chunk_out(b);
 }
 
 static int
 b_event(const struct pd_ev *ev, void *ctx)
 {
 	struct bld *b = ctx;
-	struct rec r;
 	int stop;
 
 	if (!b->failed) {
 		note_skips(b);
-		if (ev->index != b->nev || ev->args_len >= NONE ||
-		    ev->id_len >= NONE || ev->raw_len >= NONE)
-			b->failed = 1;
-	}
-	if (!b->failed) {
-		memset(&r, 0, sizeof r);
-		r.ts_ns = ev->ts_ns;
-		r.dur_ns = ev->dur_ns;
-		r.name = intern(b, ev->name ? ev->name : "");
-		r.cat = intern(b, ev->cat ? ev->cat : "");
-		r.pid = intern_id(b, ev->pid, ev->pid_num);
-		r.tid = intern_id(b, ev->tid, ev->tid_num);
-		r.args_len = ev->args ? (uint32_t)ev->args_len : 0;
-		r.id_len = ev->id ? (uint32_t)ev->id_len : 0;
-		r.raw_len = (uint32_t)ev->raw_len;
-		r.ph = (uint8_t)ev->ph;
-		r.flags = (uint8_t)((ev->has_ts ? F_TS : 0) |
-		    (ev->has_dur ? F_DUR : 0) |
-		    (ev->pid_is_num ? F_PIDNUM : 0) |
-		    (ev->tid_is_num ? F_TIDNUM : 0) |
-		    (ev->args ? F_ARGS : 0) | (ev->id ? F_ID : 0));
-		/* a name or cat the reader left NULL would come back "" */
-		if (!ev->name || !ev->cat || (!ev->pid && ev->pid_num) ||
-		    (!ev->tid && ev->tid_num) || (ev->pid_is_num && !ev->pid) ||
-		    (ev->tid_is_num && !ev->tid))
-			b->failed = 1;
-		wput(&b->w, &r, sizeof r);
-		if (ev->args)
-			wput(&b->w, ev->args, ev->args_len);
-		wput(&b->w, "", 1);
-		if (ev->id)
-			wput(&b->w, ev->id, ev->id_len);
-		wput(&b->w, "", 1);
-		wpad(&b->w);
-		wflush(&b->w, 0);
-		if (b->w.err)
-			b->failed = 1;
+		record(b, ev);
 	}
 	b->nev++;
+	if (b->filter && !pd_trace_wants(b->cb, ev))
+		return 0;
 	stop = b->cb->on_event ? b->cb->on_event(ev, b->cb->ctx) : 0;
 	if (stop)
 		b->stopped = 1;
@@ -533,11 +656,14 @@ static void
 bld_free(struct bld *b)
 {
 	free(b->w.buf);
-	free(b->w.wins);
 	free(b->mw.buf);
-	free(b->tab);
+	free(b->recs);
+	free(b->ab);
+	free(b->stab.t);
+	free(b->htab.t);
 	free(b->strs);
 	free(b->sb);
+	free(b->shps);
 	free(b->skips);
 }
 
@@ -555,6 +681,9 @@ bld_finish(struct bld *b, int rc, const struct pd_trace_stats *st,
 	    st->events != b->nev)
 		return -1;
 	note_skips(b);
+	chunk_out(b);
+	if (b->failed)
+		return -1;
 	memset(&h, 0, sizeof h);
 	memcpy(h.magic, magic, sizeof magic);
 	h.version = VERSION;
@@ -575,14 +704,13 @@ bld_finish(struct bld *b, int rc, const struct pd_trace_stats *st,
 	h.ev_off = sizeof h;
 	h.ev_len = wpos(&b->w) - sizeof h;
 	h.nev = b->nev;
-	/* the events are all in: close their windows */
-	if (b->w.fd >= 0)
-		wflush(&b->w, 1);
-	else if (!b->w.err)
-		win_add(&b->w, b->w.buf + sizeof h, b->w.len - sizeof h);
-	win_end(&b->w);
+	/* the events are all in: what follows is summed as it goes out */
+	wflush(&b->w, 1);
 	b->w.tail = 1;
 	tail = b->w.len;
+	h.shp_off = wpos(&b->w);
+	h.nshp = b->nshp;
+	wput(&b->w, b->shps, b->nshp * sizeof *b->shps);
 	h.str_off = wpos(&b->w);
 	h.nstr = b->nstr;
 	wput(&b->w, b->strs, b->nstr * sizeof *b->strs);
@@ -597,15 +725,11 @@ bld_finish(struct bld *b, int rc, const struct pd_trace_stats *st,
 	h.meta_len = b->mw.len;
 	h.nmeta = b->nmeta;
 	wput(&b->w, b->mw.buf, b->mw.len);
-	h.win_off = wpos(&b->w);
-	h.nwin = b->w.nwins;
-	wput(&b->w, b->w.wins, b->w.nwins * sizeof *b->w.wins);
 	h.file_size = wpos(&b->w);
-	if (b->w.fd >= 0) {
+	if (b->w.fd >= 0)
 		wflush(&b->w, 1);
-	} else if (!b->w.err) {
+	else if (!b->w.err)
 		cs_add(&b->w.cs, b->w.buf + tail, b->w.len - tail);
-	}
 	if (b->w.err)
 		return -1;
 	hc = b->w.cs;
@@ -641,18 +765,19 @@ bld_run(int fd, const char *path, const char *mem, size_t memlen,
 	memset(b, 0, sizeof *b);
 	b->cb = cb;
 	b->st = st;
+	b->filter = pd_trace_filters(cb);
 	b->w.fd = fd;
 	b->mw.fd = -1;
 	cs_init(&b->w.cs);
-	cs_init(&b->w.wcs);
 	wput(&b->w, &zero, sizeof zero);
 	if (fd >= 0) {
-		/* the header is summed last: only the body goes through cs */
+		/* the header is written last */
 		if (write(fd, &zero, sizeof zero) != (ssize_t)sizeof zero)
 			b->w.err = 1;
 		b->w.off = sizeof zero;
 		b->w.len = 0;
 	}
+	memset(&tcb, 0, sizeof tcb);
 	tcb.ctx = b;
 	tcb.on_event = b_event;
 	tcb.on_meta = b_meta;
@@ -669,10 +794,11 @@ int
 pd_tcache_build_mem(const char *buf, size_t len, void **img, size_t *imglen)
 {
 	struct bld b;
-	struct pd_trace_cb cb = { NULL, NULL, NULL };
+	struct pd_trace_cb cb;
 	struct pd_trace_stats st;
 	int ok;
 
+	memset(&cb, 0, sizeof cb);
 	bld_run(-1, NULL, buf, len, &cb, &st, NULL, NULL, &b, &ok);
 	if (!ok) {
 		bld_free(&b);
@@ -692,11 +818,10 @@ struct img {
 	size_t len;
 	int mapped, verify;
 	const struct hdr *h;
+	const struct shape *shps;
 	const struct str *strs;
 	const char *sb;
-	const uint64_t *wins;
-	uint64_t checked;	/* event bytes whose window was checked */
-	uint64_t stop_ev, stop_meta;	/* where a bad window stopped it */
+	uint64_t stop_ev, stop_meta;	/* where a bad chunk stopped it */
 };
 
 /* Drop the mapped pages of [base, upto) from the resident set (they come
@@ -735,17 +860,19 @@ img_check(struct img *m, int verify)
 	    h->events != h->nev || memchr(h->err, 0, sizeof h->err) == NULL)
 		return -1;
 	if (h->ev_off != sizeof *h || !span_ok(h->ev_off, h->ev_len, m->len) ||
-	    h->nstr > (m->len / sizeof(struct str)) ||
+	    h->shp_off != h->ev_off + h->ev_len ||
+	    h->nshp > m->len / sizeof(struct shape) ||
+	    !span_ok(h->shp_off, h->nshp * sizeof(struct shape), m->len) ||
+	    h->nstr > m->len / sizeof(struct str) ||
 	    !span_ok(h->str_off, h->nstr * sizeof(struct str), m->len) ||
 	    !span_ok(h->sbytes_off, h->sbytes_len, m->len) ||
 	    h->nskip > m->len / sizeof(struct skip) ||
 	    !span_ok(h->skip_off, h->nskip * sizeof(struct skip), m->len) ||
 	    !span_ok(h->meta_off, h->meta_len, m->len) ||
-	    h->nwin != (h->ev_len + WIN - 1) / WIN ||
-	    !span_ok(h->win_off, h->nwin * 8, m->len) ||
-	    ((h->str_off | h->skip_off | h->meta_off | h->win_off |
+	    ((h->shp_off | h->str_off | h->skip_off | h->meta_off |
 	    h->ev_len | m->len) & 7) ||
-	    h->nev > h->ev_len / sizeof(struct rec) || h->nstr >= NONE)
+	    h->nev > h->ev_len / sizeof(struct rec) || h->nstr >= NONE ||
+	    h->nshp >= NONE)
 		return -1;
 	m->verify = verify;
 	if (verify) {
@@ -763,14 +890,19 @@ img_check(struct img *m, int verify)
 			return -1;
 	}
 	m->h = h;
+	m->shps = (const void *)(m->p + h->shp_off);
 	m->strs = (const void *)(m->p + h->str_off);
 	m->sb = m->p + h->sbytes_off;
-	m->wins = (const void *)(m->p + h->win_off);
-	m->checked = 0;
 	for (i = 0; i < h->nstr; i++) {
 		const struct str *s = &m->strs[i];
 		if (!span_ok(s->off, (uint64_t)s->len + 1, h->sbytes_len) ||
 		    m->sb[s->off + s->len] != 0)
+			return -1;
+	}
+	for (i = 0; i < h->nshp; i++) {
+		const struct shape *s = &m->shps[i];
+		if (s->name >= h->nstr || s->cat >= h->nstr ||
+		    (s->pid != NONE && s->pid >= h->nstr))
 			return -1;
 	}
 	for (i = 0; i < h->nskip; i++) {
@@ -835,112 +967,150 @@ bad_record(struct pd_trace_stats *st, uint64_t i)
 	    "event %" PRIu64, i);
 }
 
-/* Check the windows of the events up to byte upto (from the events'
- * start); -1 when one is bad. */
-static int
-check_upto(struct img *m, uint64_t upto)
+/* The chunk at p (before end), checked: its records and its args' bounds
+ * in *recs, *args, *aend; NULL when it is not sound (or, verified, its
+ * sum is wrong), else where the next chunk starts. */
+static const char *
+chunk_at(const struct img *m, const char *p, const char *end, uint64_t left,
+    const struct rec **recs, const char **args, const char **aend,
+    uint32_t *nrec)
 {
-	const struct hdr *h = m->h;
+	struct chunk c;
+	uint64_t room = (uint64_t)(end - p), rb, ab;
 
-	while (m->verify && m->checked < upto && m->checked < h->ev_len) {
-		uint64_t k = m->checked / WIN, end = (k + 1) * WIN;
-		struct cs c;
+	if (room < sizeof c)
+		return NULL;
+	memcpy(&c, p, sizeof c);
+	if (c.nrec == 0 || c.nrec > CHUNK_REC || c.nrec > left || c.pad)
+		return NULL;
+	rb = (uint64_t)c.nrec * sizeof(struct rec);
+	if (rb > room - sizeof c || c.arg_len > room - sizeof c - rb)
+		return NULL;
+	ab = (c.arg_len + 7) & ~(uint64_t)7;
+	if (ab > room - sizeof c - rb)
+		return NULL;
+	if (m->verify) {
+		struct cs s;
+		struct chunk z = c;
 
-		if (end > h->ev_len)
-			end = h->ev_len;
-		cs_init(&c);
-		cs_add(&c, m->p + h->ev_off + m->checked, end - m->checked);
-		if (cs_end(&c) != m->wins[k])
-			return -1;
-		m->checked = end;
+		z.sum = 0;
+		cs_init(&s);
+		cs_add(&s, &z, sizeof z);
+		cs_add(&s, p + sizeof c, rb);
+		if (cs_end(&s) != c.sum)
+			return NULL;
 	}
-	return 0;
+	*recs = (const void *)(p + sizeof c);
+	*args = p + sizeof c + rb;
+	*aend = *args + c.arg_len;
+	*nrec = c.nrec;
+	/* the padding is part of no event: it must be zero */
+	for (p = *aend; p < *args + ab; p++)
+		if (*p)
+			return NULL;
+	return *args + ab;
 }
 
-/* The replay: the read's return code, or -3 when a bad window stopped it
- * before event m->stop_ev (m->stop_meta on_meta calls made). */
+/* The replay: the read's return code, or -3 when a bad chunk or record
+ * stopped it before event m->stop_ev (m->stop_meta on_meta calls made). */
 static int
 replay(struct img *m, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
 {
 	const struct hdr *h = m->h;
-	const char *ev0 = m->p + h->ev_off, *p = ev0, *end = ev0 + h->ev_len;
-	const char *given = ev0;	/* mapped bytes before this are given back */
+	const char *p = m->p + h->ev_off, *end = p + h->ev_len;
+	const char *given = p;	/* mapped bytes before this are given back */
+	const char *args = NULL, *aend = NULL;
+	const struct rec *recs = NULL;
+	unsigned char *memo = NULL;	/* per shape: 0 unknown, 1 yes, 2 no */
+	uint32_t nrec = 0, j = 0;
 	uint64_t i, moff = 0, nsk = 0, sk = 0, nmeta = 0;
 	struct pd_ev ev;
+	static const struct pd_ev ev0;
 
 	memset(st, 0, sizeof *st);
 	st->format = h->format;
-	for (i = 0; i < h->nev; i++) {
-		struct rec r;
-		const char *args;
+	if (pd_trace_filters(cb) && h->nshp &&
+	    !(memo = calloc((size_t)h->nshp, 1)))
+		return -3;	/* stop_ev 0: the trace read instead */
+	for (i = 0; i < h->nev; i++, j++) {
+		const struct rec *r;
+		const struct shape *s;
 		size_t n;
 
 		moff = meta_call(m, cb, moff, i, &nmeta);
-		if ((size_t)(end - p) < sizeof r ||
-		    check_upto(m, (uint64_t)(p - ev0) + sizeof r) < 0)
-			goto bad;
-		memcpy(&r, p, sizeof r);
-		args = p + sizeof r;
-		n = sizeof r + (size_t)r.args_len + r.id_len + 2;
-		if ((size_t)(end - p) >= n &&
-		    check_upto(m, (uint64_t)(p - ev0) + n) < 0)
-			goto bad;
-		if ((size_t)(end - p) < n || r.name >= h->nstr ||
-		    r.cat >= h->nstr || (r.pid != NONE && r.pid >= h->nstr) ||
-		    (r.tid != NONE && r.tid >= h->nstr) ||
-		    args[r.args_len] != 0 || args[r.args_len + 1 + r.id_len]) {
-			if (!m->verify) {
-				bad_record(st, i);
-				return 1;
+		if (j == nrec) {
+			if (m->mapped && p - given >= WINDOW) {
+				/* the events handed out are done with */
+				give_back(given, p);
+				given = p;
 			}
-			goto bad;	/* a checked entry that is not sound */
+			if (!(p = chunk_at(m, p, end, h->nev - i, &recs, &args,
+			    &aend, &nrec)))
+				goto bad;
+			j = 0;
 		}
-		memset(&ev, 0, sizeof ev);
-		ev.ph = (char)r.ph;
-		ev.name = m->sb + m->strs[r.name].off;
-		ev.cat = m->sb + m->strs[r.cat].off;
-		if (r.pid != NONE) {
-			ev.pid = m->sb + m->strs[r.pid].off;
-			ev.pid_num = m->strs[r.pid].num;
+		r = &recs[j];
+		n = (size_t)r->args_len + r->id_len + 2;
+		if (r->shape >= h->nshp || (size_t)(aend - args) < n)
+			goto bad;
+		s = &m->shps[r->shape];
+		ev = ev0;
+		ev.ph = (char)s->ph;
+		ev.name = m->sb + m->strs[s->name].off;
+		ev.cat = m->sb + m->strs[s->cat].off;
+		if (s->pid != NONE) {
+			ev.pid = m->sb + m->strs[s->pid].off;
+			ev.pid_num = m->strs[s->pid].num;
 		}
-		if (r.tid != NONE) {
-			ev.tid = m->sb + m->strs[r.tid].off;
-			ev.tid_num = m->strs[r.tid].num;
+		ev.pid_is_num = s->pid_is_num;
+		if (memo) {
+			if (!memo[r->shape])
+				memo[r->shape] = cb->want(&ev) ? 1 : 2;
+			if (memo[r->shape] == 2) {
+				args += n;
+				continue;
+			}
 		}
-		ev.pid_is_num = (r.flags & F_PIDNUM) != 0;
-		ev.tid_is_num = (r.flags & F_TIDNUM) != 0;
-		ev.ts_ns = r.ts_ns;
-		ev.dur_ns = r.dur_ns;
-		ev.has_ts = (r.flags & F_TS) != 0;
-		ev.has_dur = (r.flags & F_DUR) != 0;
-		if (r.flags & F_ARGS) {
+		/* only now are its args read */
+		if ((m->verify && asum(args, n) != r->sum) ||
+		    args[r->args_len] != 0 || args[n - 1] != 0 ||
+		    (r->tid != NONE && r->tid >= h->nstr))
+			goto bad;
+		if (r->tid != NONE) {
+			ev.tid = m->sb + m->strs[r->tid].off;
+			ev.tid_num = m->strs[r->tid].num;
+		}
+		ev.tid_is_num = (r->flags & F_TIDNUM) != 0;
+		ev.ts_ns = r->ts_ns;
+		ev.dur_ns = r->dur_ns;
+		ev.has_ts = (r->flags & F_TS) != 0;
+		ev.has_dur = (r->flags & F_DUR) != 0;
+		if (r->flags & F_ARGS) {
 			ev.args = args;
-			ev.args_len = r.args_len;
+			ev.args_len = r->args_len;
 		}
-		if (r.flags & F_ID) {
-			ev.id = args + r.args_len + 1;
-			ev.id_len = r.id_len;
+		if (r->flags & F_ID) {
+			ev.id = args + r->args_len + 1;
+			ev.id_len = r->id_len;
 		}
-		ev.raw_len = r.raw_len;
+		ev.raw_len = r->raw_len;
 		ev.index = i;
-		n = (n + 7) & ~(size_t)7;
-		p += (size_t)(end - p) < n ? (size_t)(end - p) : n;
+		args += n;
 		st->events = i + 1;
 		if (cb->on_event && cb->on_event(&ev, cb->ctx)) {
 			/* stopped: the skips met before this event count */
-			const struct skip *s = (const void *)(m->p + h->skip_off);
-			for (; sk < h->nskip && s[sk].pos <= i; sk++)
-				nsk += s[sk].count;
+			const struct skip *x = (const void *)(m->p + h->skip_off);
+			for (; sk < h->nskip && x[sk].pos <= i; sk++)
+				nsk += x[sk].count;
 			st->skipped = nsk;
 			st->bytes = h->bytes;
+			free(memo);
 			return 0;
 		}
-		if (m->mapped && p - given >= WINDOW) {
-			/* the events handed out are done with */
-			give_back(given, p);
-			given = p;
-		}
 	}
+	if (j != nrec || p != end)
+		goto bad;	/* records left over */
+	free(memo);
 	meta_call(m, cb, moff, h->nev, &nmeta);
 	st->events = h->events;
 	st->skipped = h->skipped;
@@ -951,6 +1121,11 @@ replay(struct img *m, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
 	memcpy(st->err, h->err, sizeof st->err);
 	return h->rc;
 bad:
+	free(memo);
+	if (!m->verify) {	/* unchecked (the fuzzer): no trace behind it */
+		bad_record(st, i);
+		return 1;
+	}
 	m->stop_ev = i;
 	m->stop_meta = nmeta;
 	return -3;
@@ -1194,7 +1369,7 @@ entry_replay(struct img *m, const char *path, const struct pd_trace_cb *cb,
 	last = PD_TCACHE_HIT;
 	if (rc == -3) {
 		struct resume r = { cb, m->stop_ev, m->stop_meta, 0 };
-		struct pd_trace_cb rcb = { &r, res_event, res_meta };
+		struct pd_trace_cb rcb = { &r, res_event, res_meta, cb->want };
 
 		unlinkat(dir, name, 0);
 		last = PD_TCACHE_SOURCE;

@@ -30,14 +30,20 @@
  * by the callback, a trace modified less than 2 s ago (its mtime could
  * still repeat after a change), a trace with an event over 4 GiB.
  *
+ * A filter (pd_trace_cb.want) is asked once per distinct (ph, name, cat,
+ * pid) of the entry; the events it declines are passed over by their
+ * fixed-width record alone: their args and id text is not read.
+ *
  * Checking: an entry starts with a magic, a version, its size and a
  * 64-bit checksum of its header and small sections, checked when it is
- * opened; its events are checked a 1 MiB window at a time (each window
- * has its checksum), before the window's first event is handed out, so
- * that a replay reads them once. Every section and record is bounds-
- * checked. An entry that fails when opened is rebuilt; one whose window
- * fails half way is removed and the read goes on from the trace itself,
- * past the events already handed out (the caller sees one whole read).
+ * opened; its records are checked a chunk of 4096 at a time (each chunk
+ * has its checksum), before the chunk's first event is handed out, so
+ * that a replay reads them once; each record holds the checksum of its
+ * event's args and id text, checked when that event is handed out. Every
+ * section and record is bounds-checked. An entry that fails when opened
+ * is rebuilt; one whose chunk or record fails half way is removed and the
+ * read goes on from the trace itself, past the events already handed out
+ * (the caller sees one whole read).
  * A cached replay differs from a parse in two places:
  * ev->raw is NULL (raw_len is kept), and after a stop requested by the
  * callback, stats.bytes is the size of the whole trace. */
@@ -76,10 +82,10 @@ int pd_tcache_build_mem(const char *buf, size_t len, void **img,
     size_t *imglen);
 
 /* Replay an image: the return value of the read it records, or -2 when
- * the image is not a valid entry (nothing was called then). A window or
+ * the image is not a valid entry (nothing was called then). A chunk or
  * record found bad half way ends the replay as a malformed read ("corrupt
  * trace cache entry at event N"). With verify 0 no checksum is checked
- * (the fuzzer's way past them). */
+ * (the fuzzer's way past them). cb's filter applies. */
 int pd_tcache_replay_mem(const void *img, size_t len, int verify,
     const struct pd_trace_cb *cb, struct pd_trace_stats *st);
 

@@ -749,7 +749,7 @@ static int
 events(struct rd *r, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
 {
 	struct pd_ev ev;
-	int c, rc, badts;
+	int c, rc, badts, filter = pd_trace_filters(cb);
 
 	r->pos++;	/* '[' */
 	for (;;) {
@@ -786,7 +786,9 @@ events(struct rd *r, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
 				st->skipped++;
 			} else {
 				ev.index = st->events++;
-				if (cb->on_event && cb->on_event(&ev, cb->ctx)) {
+				if (cb->on_event && (!filter ||
+				    pd_trace_wants(cb, &ev)) &&
+				    cb->on_event(&ev, cb->ctx)) {
 					r->pos = (size_t)(after - r->buf);
 					return 2;
 				}
@@ -1008,6 +1010,35 @@ read_file(const char *path, const struct pd_trace_cb *cb,
 	free(r.buf);
 	free(r.scr);
 	return rc;
+}
+
+int
+pd_trace_filters(const struct pd_trace_cb *cb)
+{
+	static int off = -1;
+
+	if (off < 0) {
+		const char *e = getenv("PD_TRACE_FILTER");
+		off = e && strcmp(e, "0") == 0;
+	}
+	return cb->want && !off;
+}
+
+int
+pd_trace_wants(const struct pd_trace_cb *cb, const struct pd_ev *ev)
+{
+	static const struct pd_ev zero;
+	struct pd_ev k = zero;
+
+	if (!pd_trace_filters(cb))
+		return 1;
+	k.ph = ev->ph;
+	k.name = ev->name;
+	k.cat = ev->cat;
+	k.pid = ev->pid;
+	k.pid_num = ev->pid_num;
+	k.pid_is_num = ev->pid_is_num;
+	return cb->want(&k) != 0;
 }
 
 /* Through the cache of parsed traces (pd_tcache.h). */

@@ -35,7 +35,8 @@ struct pd_ev {
 };
 
 struct pd_trace_stats {
-	uint64_t events;	/* events handed to the callback */
+	uint64_t events;	/* events read (handed to the callback unless
+				 * its filter declined them) */
 	uint64_t skipped;	/* array entries that were not objects, or bad ts/dur */
 	uint64_t bytes;		/* bytes of JSON read (after inflate) */
 	int truncated;		/* the file ended before the JSON did */
@@ -53,7 +54,25 @@ struct pd_trace_cb {
 	int (*on_event)(const struct pd_ev *ev, void *ctx);
 	/* A top-level key other than traceEvents (value borrowed); may be NULL. */
 	void (*on_meta)(const char *key, json_t *value, void *ctx);
+	/* May be NULL. Which events on_event has any use for: given an
+	 * event with only ph, name, cat and pid (pid_num, pid_is_num) set,
+	 * the rest 0 or NULL, return 0 for one on_event would do nothing
+	 * with. It must answer from those fields alone, the same every time.
+	 * The reader then does not call on_event for such events; the
+	 * cache's replay skips them without building them or touching their
+	 * args. A reader may still hand them out (the Nsight reader does),
+	 * so on_event must not depend on their absence. The events skipped
+	 * count in stats and in ev->index as before. PD_TRACE_FILTER=0 turns
+	 * every filter off (for comparing: the output must be the same). */
+	int (*want)(const struct pd_ev *ev);
 };
+
+/* Does cb want ev (its filter applied to ph, name, cat and pid alone)?
+ * 1 when cb has no filter or PD_TRACE_FILTER=0. */
+int pd_trace_wants(const struct pd_trace_cb *cb, const struct pd_ev *ev);
+
+/* Is filtering on (PD_TRACE_FILTER is not 0) and has cb a filter? */
+int pd_trace_filters(const struct pd_trace_cb *cb);
 
 /* Read a trace. Returns 0 when the file was read to its end (even with
  * skipped events), 1 when it was truncated or malformed (stats say where),

@@ -28,6 +28,38 @@ dump3() {	# dump3 FILE: off, cold, warm dumps of FILE must be equal
 
 entry() { ls "$PD_CACHE_DIR"/*.pdtc; }
 
+# dumpf FILE: with tcache-check's filter (-f: ph X only, no cat
+# "cuda_runtime", no pid 0 or "Spans"), off, cold and warm must hand out
+# the lines of the unfiltered read of the events it keeps, the same
+# indexes, metas and stats; with PD_TRACE_FILTER=0, the unfiltered read.
+# The expected lines are picked from the unfiltered dump with grep, on
+# its fields (" ph=88 " is X; " 1/0 tid=" follows a pid that is the
+# number 0), not by the code under test.
+dumpf() {
+	local d=$BATS_TEST_TMPDIR m
+	rm -rf "$PD_CACHE_DIR"
+	PD_CACHE=0 "$TC" "$1" >"$d/all" 2>/dev/null
+	grep -v -E '^[0-9]+ ' "$d/all" >"$d/rest" || true
+	{ grep -E '^[0-9]+ ph=88 ' "$d/all" |
+	    grep -v -E ' cat=12:cuda_runtime | 1/0 tid=| pid=5:Spans 0/0 tid=' ||
+	    true; } >"$d/kept"
+	# the events in their order, then the metas and stats (tcache-check
+	# prints metas where they come: compare each part on its own)
+	for m in off cold warm; do
+		if [ $m = off ]; then
+			PD_CACHE=0 "$TC" -f "$1" >"$d/f.$m" 2>/dev/null
+		else
+			"$TC" -f "$1" >"$d/f.$m" 2>"$d/f.$m.e"
+		fi
+		grep -E '^[0-9]+ ' "$d/f.$m" | cmp - "$d/kept"
+		grep -v -E '^[0-9]+ ' "$d/f.$m" | cmp - "$d/rest"
+	done
+	[ "$(cat "$d/f.cold.e")" = "cache: built" ]
+	[ "$(cat "$d/f.warm.e")" = "cache: hit" ]
+	PD_TRACE_FILTER=0 "$TC" -f "$1" 2>/dev/null | cmp - "$d/all"
+	PD_TRACE_FILTER=0 PD_CACHE=0 "$TC" -f "$1" 2>/dev/null | cmp - "$d/all"
+}
+
 @test "cache: every kineto fixture reads the same off, cold and warm" {
 	local f n=0
 	for f in "$KF"/*.json; do
@@ -47,6 +79,33 @@ entry() { ls "$PD_CACHE_DIR"/*.pdtc; }
 	    "$CORPUS"/ascend/pta_1rank_level0_text/*/ASCEND_PROFILER_OUTPUT/trace_view.json; do
 		[ -f "$f" ] || { echo "missing: $f" >&2; return 1; }
 		dump3 "$f" || { echo "differs: $f" >&2; return 1; }
+	done
+}
+
+@test "cache: a filter hands out the events it keeps, off, cold and warm" {
+	local f d=$BATS_TEST_TMPDIR declined=0 n
+	for f in "$KF"/*.json; do
+		dumpf "$f" || { echo "differs: $f" >&2; return 1; }
+		n=$(($(grep -c -E '^[0-9]+ ' "$d/all") - $(wc -l <"$d/kept")))
+		declined=$((declined + n))
+	done
+	# it did decline events (and keep some)
+	[ "$declined" -gt 100 ]
+	[ -s "$d/kept" ] || [ "$(grep -c -E '^[0-9]+ ' "$d/all")" -eq 0 ]
+	# a read stopped by the callback, and an image replayed from memory
+	f=$KF/sum-kineto.json
+	[ "$(PD_CACHE=0 "$TC" -f -s 5 "$f" 2>/dev/null)" = "$("$TC" -f -s 5 "$f" 2>/dev/null)" ]
+	[ "$(PD_CACHE=0 "$TC" -f "$f" 2>/dev/null)" = "$("$TC" -f -m "$f")" ]
+}
+
+@test "cache: a filter on corpus traces (pids 0 and Spans, gzip, truncated)" {
+	require_corpus
+	local f d=$BATS_TEST_TMPDIR
+	for f in "$CORPUS"/pytorch/hta-critical-path-a100/alexnet_trace.json.gz \
+	    "$CORPUS"/pytorch/hta-misc-format-variants/*.json.gz \
+	    "$CORPUS"/pytorch/hta-nccl-2rank-a100/nccl_data.json.gz; do
+		[ -f "$f" ] || { echo "missing: $f" >&2; return 1; }
+		dumpf "$f" || { echo "differs: $f" >&2; return 1; }
 	done
 }
 
@@ -125,20 +184,33 @@ flip() {	# flip FILE OFFSET: one bit changed (a negative offset: from the end)
 }
 
 @test "cache: a corrupt, cut or foreign entry is rebuilt, never used" {
-	local f=$KF/sum-kineto.json e
+	local f=$KF/sum-kineto.json e n
 	dump3 "$f"
 	e=$(entry)
-	# the first event's dur (the header is 440 bytes, a record starts
-	# with ts, dur): its window is checked before it is handed out, and
-	# the read goes on from the trace itself
-	flip "$e" 448
+	# the first event's dur (the header is 440 bytes, the first chunk's
+	# 24, a record starts with ts, dur): its chunk is checked before it
+	# is handed out, and the read goes on from the trace itself
+	flip "$e" 472
 	run_pd 0 "$TC" "$f"
 	[ "$stderr" = "cache: source" ]
 	[ "$output" = "$(cat "$BATS_TEST_TMPDIR/off")" ]
 	[ ! -e "$e" ]
 	run_pd 0 "$TC" "$f"
 	[ "$stderr" = "cache: built" ]
-	# the window checksums at the end: checked when the entry is opened
+	# the first event's args (after the chunk's records, 48 bytes each):
+	# checked when that event is handed out
+	n=$(grep -c -E '^[0-9]+ ' "$BATS_TEST_TMPDIR/off")
+	[ "$n" -lt 4096 ]	# one chunk
+	grep -q '^0 .* args=[1-9]' "$BATS_TEST_TMPDIR/off"
+	flip "$e" $((464 + 48 * n + 1))
+	run_pd 0 "$TC" "$f"
+	[ "$stderr" = "cache: source" ]
+	[ "$output" = "$(cat "$BATS_TEST_TMPDIR/off")" ]
+	[ ! -e "$e" ]
+	run_pd 0 "$TC" "$f"
+	[ "$stderr" = "cache: built" ]
+	# the sections after the events (here 8 bytes from the end):
+	# checked when the entry is opened
 	flip "$e" -8
 	run_pd 0 "$TC" "$f"
 	[ "$stderr" = "cache: built" ]
@@ -158,13 +230,13 @@ flip() {	# flip FILE OFFSET: one bit changed (a negative offset: from the end)
 	[ "$output" = "$(cat "$BATS_TEST_TMPDIR/off")" ]
 }
 
-@test "cache: a bad window half way through goes on from the trace" {
+@test "cache: a bad chunk half way through goes on from the trace" {
 	require_corpus
 	local f=$CORPUS/pytorch/hta-nccl-2rank-a100/nccl_data.json.gz e
 	dump3 "$f"
 	e=$(entry)
-	# 3 MiB in: the fourth window of events (1 MiB each), after
-	# thousands of events were handed out from the entry
+	# 3 MiB in: a later chunk of events (4096 each), after thousands of
+	# events were handed out from the entry
 	flip "$e" 3145728
 	run_pd 0 "$TC" "$f"
 	[ "$stderr" = "cache: source" ]
@@ -271,28 +343,37 @@ pipeline() {	# pipeline DIR: the evidence pipeline's stdout, then its
 	sort "$BATS_TEST_TMPDIR/stderr"
 }
 
-@test "cache: the pipeline's output is the same bytes off, cold and warm" {
+@test "cache: the pipeline's output is the same bytes off, cold and warm, with the tools' filters or without" {
 	require_corpus
 	local d
 	for d in pytorch/hta-critical-path-a100 pytorch/hta-misc-format-variants \
-	    pytorch/hta-sampled-2of128rank archives/two-jobs-ascend-pta-and-kineto \
+	    pytorch/hta-sampled-2of128rank pytorch/hta-nccl-2rank-a100 \
+	    pytorch/hta-memory-events-v100 archives/two-jobs-ascend-pta-and-kineto \
 	    nsys/nsysai-mfu-train-h100-2gpu-before-after; do
 		rm -rf "$PD_CACHE_DIR"
+		PD_CACHE=0 PD_TRACE_FILTER=0 pipeline "$CORPUS/$d" >"$BATS_TEST_TMPDIR/all"
 		PD_CACHE=0 pipeline "$CORPUS/$d" >"$BATS_TEST_TMPDIR/off"
 		pipeline "$CORPUS/$d" >"$BATS_TEST_TMPDIR/cold"
 		pipeline "$CORPUS/$d" >"$BATS_TEST_TMPDIR/warm"
+		PD_TRACE_FILTER=0 pipeline "$CORPUS/$d" >"$BATS_TEST_TMPDIR/wall"
+		cmp "$BATS_TEST_TMPDIR/all" "$BATS_TEST_TMPDIR/off"
 		cmp "$BATS_TEST_TMPDIR/off" "$BATS_TEST_TMPDIR/cold"
 		cmp "$BATS_TEST_TMPDIR/off" "$BATS_TEST_TMPDIR/warm"
+		cmp "$BATS_TEST_TMPDIR/off" "$BATS_TEST_TMPDIR/wall"
 		grep -q '"type":"pd.profile"' "$BATS_TEST_TMPDIR/off"
 		case $d in nsys/*) ;; *) entry >/dev/null ;; esac
 	done
 }
 
-@test "cache: the fixtures' pipeline is the same bytes off, cold and warm" {
+@test "cache: the fixtures' pipeline is the same bytes off, cold and warm, with the tools' filters or without" {
+	PD_CACHE=0 PD_TRACE_FILTER=0 pipeline "$KF" >"$BATS_TEST_TMPDIR/all"
 	PD_CACHE=0 pipeline "$KF" >"$BATS_TEST_TMPDIR/off"
 	pipeline "$KF" >"$BATS_TEST_TMPDIR/cold"
 	pipeline "$KF" >"$BATS_TEST_TMPDIR/warm"
+	PD_TRACE_FILTER=0 pipeline "$KF" >"$BATS_TEST_TMPDIR/wall"
+	cmp "$BATS_TEST_TMPDIR/all" "$BATS_TEST_TMPDIR/off"
 	cmp "$BATS_TEST_TMPDIR/off" "$BATS_TEST_TMPDIR/cold"
 	cmp "$BATS_TEST_TMPDIR/off" "$BATS_TEST_TMPDIR/warm"
+	cmp "$BATS_TEST_TMPDIR/off" "$BATS_TEST_TMPDIR/wall"
 	[ "$(grep -c '"type":"pd.step"' "$BATS_TEST_TMPDIR/off")" -ge 10 ]
 }

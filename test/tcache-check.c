@@ -7,8 +7,14 @@
  *                              stderr, what the cache did (off, hit,
  *                              built, source). -s N: stop after N events;
  *                              -w MS: sleep MS ms at each event;
- *                              -q: the stats line only.
- *   tcache-check -m [-s N] FILE  the same, from an entry image built in
+ *                              -q: the stats line only;
+ *                              -f: with a filter (pd_trace_cb.want)
+ *                              that declines the events whose ph is
+ *                              not X, whose cat is "cuda_runtime" or
+ *                              whose pid is the number 0 or the text
+ *                              "Spans"; it aborts when it is shown
+ *                              more than ph, name, cat and pid.
+ *   tcache-check -m [-fs N] FILE the same, from an entry image built in
  *                              memory and replayed (pd_tcache_*_mem) */
 #include <inttypes.h>
 #include <stdio.h>
@@ -60,6 +66,20 @@ ev(const struct pd_ev *e, void *ctx)
 	return stop_after >= 0 && (long)e->index + 1 >= stop_after;
 }
 
+static int
+want(const struct pd_ev *e)
+{
+	if (e->tid || e->tid_num || e->tid_is_num || e->has_ts || e->has_dur ||
+	    e->ts_ns || e->dur_ns || e->args || e->id || e->raw ||
+	    e->raw_len || e->index || !e->name || !e->cat)
+		abort();	/* more than the filter may look at */
+	if (e->ph != 'X' || strcmp(e->cat, "cuda_runtime") == 0)
+		return 0;
+	if (e->pid && e->pid_is_num && e->pid_num == 0)
+		return 0;
+	return !e->pid || strcmp(e->pid, "Spans") != 0;
+}
+
 static void
 meta(const char *key, json_t *v, void *ctx)
 {
@@ -96,12 +116,14 @@ int
 main(int argc, char **argv)
 {
 	static const char *what[] = { "off", "hit", "built", "source" };
-	struct pd_trace_cb cb = { NULL, ev, meta };
+	struct pd_trace_cb cb = { NULL, ev, meta, NULL };
 	struct pd_trace_stats st;
 	int c, mem = 0, rc;
 
-	while ((c = getopt(argc, argv, "mqs:w:")) != -1) {
-		if (c == 'm')
+	while ((c = getopt(argc, argv, "fmqs:w:")) != -1) {
+		if (c == 'f')
+			cb.want = want;
+		else if (c == 'm')
 			mem = 1;
 		else if (c == 'q')
 			quiet = 1;
@@ -113,7 +135,7 @@ main(int argc, char **argv)
 			return 2;
 	}
 	if (optind != argc - 1) {
-		fprintf(stderr, "usage: tcache-check [-mq] [-s N] [-w MS] FILE\n");
+		fprintf(stderr, "usage: tcache-check [-fmq] [-s N] [-w MS] FILE\n");
 		return 2;
 	}
 	if (mem) {

@@ -10,7 +10,8 @@
  * checked the entry must be refused, or its replay stop at the window
  * that holds the change (from memory there is no trace to go on with: a
  * malformed read); without them the replay must not crash; and the entry
- * cut short must be refused either way. */
+ * cut short must be refused either way. With a filter (pd_trace_cb.want)
+ * the replay must hand out what the parse with that filter does. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,6 +79,15 @@ ev(const struct pd_ev *e, void *ctx)
 	return 0;
 }
 
+/* A filter on every field it may look at. */
+static int
+want(const struct pd_ev *e)
+{
+	if (e->ph == 'X' || (e->pid && e->pid_is_num && e->pid_num == 1))
+		return 1;
+	return e->name[0] == 'a' || strcmp(e->cat, "c") == 0;
+}
+
 static void
 meta(const char *key, json_t *v, void *ctx)
 {
@@ -107,7 +117,7 @@ stats_hash(int rc, const struct pd_trace_stats *st)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct pd_trace_cb cb = { NULL, ev, meta };
+	struct pd_trace_cb cb = { NULL, ev, meta, NULL };
 	struct pd_trace_stats st;
 	uint64_t parsed;
 	void *img;
@@ -128,6 +138,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rc = pd_tcache_replay_mem(img, len, 1, &cb, &st);
 	if (rc == -2 || stats_hash(rc, &st) != parsed)
 		abort();	/* the replay differs from the parse */
+	cb.want = want;
+	h = 1469598103934665603ULL;
+	rc = pd_trace_read_mem((const char *)data, size, &cb, &st);
+	parsed = stats_hash(rc, &st);
+	h = 1469598103934665603ULL;
+	rc = pd_tcache_replay_mem(img, len, 1, &cb, &st);
+	if (rc == -2 || stats_hash(rc, &st) != parsed)
+		abort();	/* the filtered replay differs */
+	cb.want = NULL;
 	/* one byte changed, where the input says */
 	at = 0;
 	for (size_t i = 0; i < size; i++)

@@ -56,7 +56,7 @@ meta(const char *key, json_t *v, void *ctx)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct pd_trace_cb cb = { NULL, ev, meta };
+	struct pd_trace_cb cb = { NULL, ev, meta, NULL };
 	struct pd_trace_stats st;
 
 	pd_trace_read_mem((const char *)data, size, &cb, &st);

@@ -721,10 +721,17 @@ reread_cp(struct hot *h, const struct pd_trace_cb *cb)
 		    "critical path; it covers what was read");
 }
 
+/* The events on_event does anything with (pd_trace_cb.want). */
+static int
+want(const struct pd_ev *ev)
+{
+	return ev->ph == 'X';
+}
+
 int
 hotspots_pytorch(json_t *root, const struct pd_tool *t)
 {
-	struct pd_trace_cb cb = { NULL, on_event, NULL };
+	struct pd_trace_cb cb = { NULL, on_event, NULL, want };
 	struct pd_kineto_info info;
 	struct pd_trace_stats st;
 	struct hot h;

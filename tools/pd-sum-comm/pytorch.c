@@ -671,11 +671,28 @@ lane_free(struct lane *l)
 	free(l->grp);
 }
 
+/* The events on_event does anything with (pd_trace_cb.want): GPU
+ * activities (counted), kernels and the CPU ranges of steps and of
+ * collectives. */
+static int
+want(const struct pd_ev *ev)
+{
+	int k = pd_kineto_class(ev);
+
+	if (pd_kineto_is_gpu(k))
+		return 1;
+	if (ev->ph != 'X' || !pd_kineto_is_cpu_range(k))
+		return 0;
+	return pd_kineto_step_num(ev->name) >= 0 ||
+	    strncmp(ev->name, "gloo:", 5) == 0 ||
+	    strncmp(ev->name, "nccl:", 5) == 0;
+}
+
 int
 sum_comm_pytorch(json_t *root, const struct pd_tool *t)
 {
 	struct acc a;
-	struct pd_trace_cb cb = { &a, on_event, on_meta };
+	struct pd_trace_cb cb = { &a, on_event, on_meta, want };
 	struct pd_kineto_info info;
 	struct pd_trace_stats st;
 	int rc;

@@ -165,10 +165,23 @@ sum_gaps_read_keys(int rc, const struct pd_trace_stats *st, json_t *rec,
 	pd_set_bool(rec, "truncated", rc == 1);
 }
 
+/* The events on_event does anything with (pd_trace_cb.want). */
+static int
+want(const struct pd_ev *ev)
+{
+	int k;
+
+	if (ev->ph != 'X')
+		return 0;
+	k = pd_kineto_class(ev);
+	return k != PD_KC_OTHER && k != PD_KC_PYTHON && k != PD_KC_SYNC &&
+	    k != PD_KC_GPU_ANNOT;
+}
+
 int
 sum_gaps_pytorch(json_t *root, const struct pd_tool *t)
 {
-	struct pd_trace_cb cb = { NULL, on_event, NULL };
+	struct pd_trace_cb cb = { NULL, on_event, NULL, want };
 	struct pd_kineto_info info;
 	struct pd_trace_stats st;
 	struct pt p;

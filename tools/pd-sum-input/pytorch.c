@@ -219,11 +219,20 @@ emit(json_t *root, struct acc *a, const struct pd_kineto_info *info,
 	pd_ivl_free(&u);
 }
 
+/* The events on_event does anything with (pd_trace_cb.want). */
+static int
+want(const struct pd_ev *ev)
+{
+	int k = pd_kineto_class(ev);
+
+	return ev->ph == 'X' && k != PD_KC_META && k != PD_KC_OTHER;
+}
+
 int
 sum_input_pytorch(json_t *root, const struct pd_tool *t)
 {
 	struct acc a;
-	struct pd_trace_cb cb = { &a, on_event, NULL };
+	struct pd_trace_cb cb = { &a, on_event, NULL, want };
 	struct pd_kineto_info info;
 	struct pd_trace_stats st;
 	int rc;

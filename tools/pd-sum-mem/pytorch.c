@@ -841,11 +841,22 @@ emit_trace(json_t *root, struct acc *a, const struct pd_kineto_info *info,
 	pd_rec_emit(rec);
 }
 
+/* The events on_event does anything with (pd_trace_cb.want): CPU ranges
+ * and [memory] instants. */
+static int
+want(const struct pd_ev *ev)
+{
+	int k = pd_kineto_class(ev);
+
+	return (ev->ph == 'X' && pd_kineto_is_cpu_range(k)) ||
+	    (ev->ph == 'i' && k == PD_KC_MEMORY);
+}
+
 static int
 mem_trace(json_t *root, const char *path, size_t topn)
 {
 	struct acc a;
-	struct pd_trace_cb cb = { &a, on_event, NULL };
+	struct pd_trace_cb cb = { &a, on_event, NULL, want };
 	struct pd_kineto_info info;
 	struct pd_trace_stats st;
 	size_t i;
