@@ -11,7 +11,8 @@
 # (gitignored). Environment: PD_CORPUS (default ../shared/corpus),
 # BENCH_GIB (size, default 1), BENCH_TOOLS (default: the pd-sum-* tools
 # and pd-hotspots), BIN (default bin/), TESTBIN (default build/test/, for
-# the bare reader trace-dump).
+# the bare reader trace-dump), BENCH_PARTS (default all; else some of:
+# scan tools pipeline rss set8 startup archive nsys reduce).
 #
 # The rows of each tool alone run with the trace cache off (PD_CACHE=0):
 # they measure the parse. The pipeline rows run the whole evidence
@@ -19,6 +20,11 @@
 # and warm on a cache directory of their own under bench/out/ (removed
 # first), and give its CPU time as a ratio to one tool alone, cache off
 # (x_one: pd-sum-step; x_max: pd-hotspots). Target: <= 1.5.
+#
+# Then: peak RSS on a 256 MiB trace against the big one (flat: <= 1.10);
+# the 8 x 51 MiB set (the corpus trace as 8 ranks) through the pipeline,
+# next to cat and gzip -dc of it; each tool's start-up (median wall of 50
+# runs, --version and a tiny input, next to true and cat; <= 5 ms).
 set -eu
 cd "$(dirname "$0")/.."
 TOP=$(pwd)
@@ -41,11 +47,10 @@ if ! command -v python3 >/dev/null; then
 fi
 mkdir -p "$OUT"
 ${CC:-cc} -O2 -o "$OUT/rusage" bench/rusage.c
+part() { case " ${BENCH_PARTS:-all} " in *" all "*|*" $1 "*) return 0 ;; esac; return 1; }
 
 BIG=$OUT/big-${GIB}g.pt.trace.json
-if [ ! -s "$BIG" ] || [ ! -s "$BIG.gz" ]; then
-	echo "bench: generating $BIG (and .gz) from $(basename "$SRC")"
-	python3 - "$SRC" "$BIG.tmp" "$GIB" <<'PY'
+cat >"$OUT/gen.py" <<'PY'
 import gzip, json, math, re, sys
 from decimal import Decimal
 src, dst, gib = sys.argv[1], sys.argv[2], float(sys.argv[3])
@@ -92,6 +97,9 @@ with open(dst, "w") as f:
     f.write("\n  ]\n}\n")
 print("bench: %d copies of %d events" % (copies, len(tmpl)))
 PY
+if [ ! -s "$BIG" ] || [ ! -s "$BIG.gz" ]; then
+	echo "bench: generating $BIG (and .gz) from $(basename "$SRC")"
+	python3 - "$SRC" "$BIG.tmp" "$GIB" <"$OUT/gen.py"
 	mv "$BIG.tmp" "$BIG"
 	gzip -c "$BIG" >"$BIG.gz.tmp" && mv "$BIG.gz.tmp" "$BIG.gz"
 fi
@@ -123,7 +131,9 @@ row "gzip -dc" gzip "$W" "$C" "$(rate "$C")" "$(mib "$R")" 1.00 "baseline for gz
 # The bare reader (trace-dump -c: every event parsed, nothing done with
 # it): what the scanner alone costs, next to cat and gzip -dc.
 SCAN=${TESTBIN:-$TOP/build/test}/trace-dump
-if [ -x "$SCAN" ]; then
+if ! part scan; then
+	:
+elif [ -x "$SCAN" ]; then
 	for in in plain gzip; do
 		f=$BIG base=$CATC
 		if [ $in = gzip ]; then f=$BIG.gz base=$GZC; fi
@@ -139,7 +149,8 @@ if [ -x "$SCAN" ]; then
 else
 	echo "bench: $SCAN missing (make builds it); scan rows skipped"
 fi
-for t in $TOOLS; do
+part tools || part rss || TOOLS_RUN=
+for t in ${TOOLS_RUN-$TOOLS}; do
 	if [ ! -x "$BIN/$t" ]; then
 		echo "bench: $BIN/$t missing; skipped"
 		continue
@@ -148,6 +159,7 @@ for t in $TOOLS; do
 		f=$BIG base=$CATC
 		if [ $in = gzip ]; then f=$BIG.gz base=$GZC; fi
 		measure "$BIN/$t" -q "$f"
+		[ $in = plain ] && eval "RSS_$(echo "$t" | tr - _)=$R"
 		note=""
 		[ "$RC" -ne 0 ] && note="exit $RC"
 		[ "$R" -gt 32768 ] && note="$note rss>32MiB"
@@ -162,7 +174,7 @@ done
 # wait for it, then replay it. x_one: its CPU time over that of
 # pd-sum-step alone (cache off); x_max: over that of pd-hotspots alone,
 # the heaviest of the six on this trace.
-if [ -x "$BIN/pd-sum-step" ] && [ -x "$BIN/pd-hotspots" ] &&
+if part pipeline && [ -x "$BIN/pd-sum-step" ] && [ -x "$BIN/pd-hotspots" ] &&
     [ -x "$BIN/pd-profile" ]; then
 	CDIR=$OUT/cache
 	for in in plain gzip; do
@@ -184,6 +196,7 @@ if [ -x "$BIN/pd-sum-step" ] && [ -x "$BIN/pd-hotspots" ] &&
 			c=1
 			[ $mode = off ] && c=0
 			measure env PD_CACHE=$c PD_CACHE_DIR="$CDIR" sh -c "$pipe"
+			[ $in$mode = plainwarm ] && RSS_pipeline=$R
 			note="x_one $(ratio "$C" "$ONE") x_max $(ratio "$C" "$MAX")"
 			[ "$RC" -ne 0 ] && note="$note exit $RC"
 			row "pipeline $mode" $in "$W" "$C" "$(rate "$C")" \
@@ -193,17 +206,151 @@ if [ -x "$BIN/pd-sum-step" ] && [ -x "$BIN/pd-hotspots" ] &&
 	done
 	rm -rf "$CDIR"
 fi
+# Peak RSS against trace size: each tool (cache off) and the pipeline
+# (cache warm) on a 256 MiB trace made the same way, next to their rows
+# above on the big one; x_base here is big / 256 MiB. Target: <= 1.10
+# (flat). The issue's figure is 256 MiB -> 2 GiB: BENCH_GIB=2 for that
+# (it needs about 3 GiB free for the trace and its gzip, and 1.5 GiB
+# more for the cache entry).
+SMALL=$OUT/big-0.25g.pt.trace.json
+if part rss && [ "$GIB" != 0.25 ] && [ ! -s "$SMALL" ]; then
+	echo "bench: generating $SMALL"
+	python3 - "$SRC" "$SMALL.tmp" 0.25 <"$OUT/gen.py" && mv "$SMALL.tmp" "$SMALL"
+fi
+if part rss && [ "$GIB" != 0.25 ] && [ -s "$SMALL" ]; then
+	SMIB=$(awk -v b="$(wc -c <"$SMALL")" 'BEGIN { printf "%.0f", b / 1048576 }')
+	echo "bench: peak RSS, $SMIB MiB trace -> $MIB MiB (x_base: the ratio)"
+	flat() {	# flat NAME RSS_SMALL_KIB RSS_BIG_KIB
+		x=$(ratio "$3" "$2")
+		note="rss $(mib "$2") -> $(mib "$3") MiB"
+		[ "$(echo "$x" | tr -d .)" -gt 110 ] && note="$note >1.10"
+		row "$1" plain - - - "$(mib "$3")" "$x" "$note"
+	}
+	for t in $TOOLS; do
+		[ -x "$BIN/$t" ] || continue
+		measure "$BIN/$t" -q "$SMALL"
+		eval "big=\${RSS_$(echo "$t" | tr - _):-0}"
+		flat "$t" "$R" "$big"
+	done
+	if [ -n "${RSS_pipeline:-}" ]; then
+		pipe="'$BIN/pd-locate' '$SMALL'"
+		for t in pd-sum-step pd-sum-comm pd-sum-mem pd-sum-input \
+		    pd-sum-gaps pd-hotspots pd-profile; do
+			pipe="$pipe | '$BIN/$t' -q"
+		done
+		rm -rf "$OUT/cache"
+		PD_CACHE=1 PD_CACHE_DIR="$OUT/cache" sh -c "$pipe" >/dev/null 2>&1 || true
+		measure env PD_CACHE=1 PD_CACHE_DIR="$OUT/cache" sh -c "$pipe"
+		flat "pipeline warm" "$R" "$RSS_pipeline"
+		rm -rf "$OUT/cache"
+	fi
+fi
+# The 8 x 51 MiB set: the corpus trace as 8 ranks of one job (rank k in
+# distributedInfo, ts shifted by k ms), plain and gzip, through the whole
+# pipeline with the cache off, cold and warm, next to cat and gzip -dc of
+# the 8 files (x_base).
+SET=$OUT/set8
+if part set8 && [ ! -f "$SET/.done" ]; then
+	echo "bench: generating $SET"
+	rm -rf "$SET"
+	mkdir -p "$SET/plain" "$SET/gz"
+	python3 - "$SRC" "$SET/plain" <<'PY'
+import gzip, json, sys
+from decimal import Decimal
+src, out = sys.argv[1], sys.argv[2]
+d = json.load(gzip.open(src), parse_float=Decimal)
+evs = d["traceEvents"]
+for k in range(8):
+    d["distributedInfo"] = dict(d.get("distributedInfo") or {}, rank=k,
+                                world_size=8)
+    d["traceEvents"] = [dict(e, ts=e["ts"] + 1000 * k) if "ts" in e else e
+                        for e in evs]
+    with open("%s/rank%d.pt.trace.json" % (out, k), "w") as f:
+        json.dump(d, f, default=str)
+PY
+	for k in 0 1 2 3 4 5 6 7; do
+		gzip -c "$SET/plain/rank$k.pt.trace.json" >"$SET/gz/rank$k.pt.trace.json.gz"
+	done
+	touch "$SET/.done"
+fi
+if part set8 && [ -f "$SET/.done" ] && [ -x "$BIN/pd-locate" ]; then
+	SETMIB=$(cat "$SET"/plain/rank?.pt.trace.json | wc -c | awk '{ printf "%.1f", $1 / 1048576 }')
+	echo "bench: $SET: 8 traces, $SETMIB MiB of JSON"
+	srate() { awk -v m="$SETMIB" -v c="$1" 'BEGIN { printf "%.0f", (c > 0 ? m / c : 0) }'; }
+	measure sh -c "cat '$SET'/plain/rank?.pt.trace.json"; SCATC=$C
+	row "cat" set8 "$W" "$C" "$(srate "$C")" "$(mib "$R")" 1.00 "baseline for the set"
+	measure sh -c "gzip -dc '$SET'/gz/rank?.pt.trace.json.gz"; SGZC=$C
+	row "gzip -dc" set8.gz "$W" "$C" "$(srate "$C")" "$(mib "$R")" 1.00 "baseline for the gzip set"
+	for in in plain gzip; do
+		d=$SET/plain base=$SCATC
+		[ $in = gzip ] && d=$SET/gz base=$SGZC
+		pipe="'$BIN/pd-locate' '$d'"
+		for t in pd-sum-step pd-sum-comm pd-sum-mem pd-sum-input \
+		    pd-sum-gaps pd-hotspots pd-profile; do
+			pipe="$pipe | '$BIN/$t' -q"
+		done
+		rm -rf "$OUT/cache"
+		for mode in off cold warm; do
+			c=1
+			[ $mode = off ] && c=0
+			measure env PD_CACHE=$c PD_CACHE_DIR="$OUT/cache" sh -c "$pipe"
+			note=""
+			[ "$RC" -ne 0 ] && note="exit $RC"
+			row "set8 $mode" $in "$W" "$C" "$(srate "$C")" "$(mib "$R")" \
+			    "$(ratio "$C" "$base")" "$note"
+		done
+		rm -rf "$OUT/cache"
+	done
+fi
+# Start-up: the median wall time of 50 runs of each tool with --version
+# and with a tiny input (the smallest kineto fixture, or no records on
+# stdin for the tools that read records), next to true and cat of it.
+# Target: <= 5 ms each.
+TINY=$TOP/test/fixtures/kineto/sum-kineto.json
+startup() {	# startup CMD...: sets W to the median wall ms of 50 runs
+	i=0
+	: >"$OUT/st.w"
+	while [ $i -lt 50 ]; do
+		"$OUT/rusage" "$@" >/dev/null 2>"$OUT/m.err" </dev/null || true
+		tail -n 1 "$OUT/m.err" | cut -d' ' -f1 >>"$OUT/st.w"
+		i=$((i + 1))
+	done
+	W=$(sort -n "$OUT/st.w" | awk '{ a[NR] = $1 } END { printf "%.1f", a[int((NR + 1) / 2)] * 1000 }')
+}
+if part startup; then
+	startup true; ST0=$W
+	row "true" start "${W}ms" - - - 1.00 "baseline for start-up (median of 50)"
+	startup cat "$TINY"; STC=$W
+	row "cat" tiny "${W}ms" - - - 1.00 "baseline for a tiny input"
+	for b in "$BIN"/pd-*; do
+		t=$(basename "$b")
+		startup "$b" --version
+		note=""
+		[ "$(awk -v w="$W" 'BEGIN { print (w > 5) }')" = 1 ] && note=">5ms"
+		row "$t" version "${W}ms" - - - "$(ratio "$W" "$ST0")" "$note"
+		case $t in
+		pd-sum-*|pd-hotspots|pd-locate) startup "$b" -q "$TINY" ;;
+		pd-profile|pd-classify) startup "$b" -q ;;
+		*) continue ;;
+		esac
+		note=""
+		[ "$(awk -v w="$W" 'BEGIN { print (w > 5) }')" = 1 ] && note=">5ms"
+		row "$t" tiny "${W}ms" - - - "$(ratio "$W" "$STC")" "$note"
+	done
+fi
 # An archive: the trace as the only member of a .tar.gz, read in place by
 # pd-locate | pd-sum-step (one pass of libarchive into a private copy,
 # then the plain read), next to tar -xzOf of the same archive.
 TGZ=$OUT/big-${GIB}g.tar.gz
-if [ ! -s "$TGZ" ]; then
+if part archive && [ ! -s "$TGZ" ]; then
 	echo "bench: generating $TGZ"
 	tar -C "$OUT" -czf "$TGZ.tmp" "$(basename "$BIG")" && mv "$TGZ.tmp" "$TGZ"
 fi
-measure tar -xzOf "$TGZ"; TARC=$C
-row "tar -xzOf" tar.gz "$W" "$C" "$(rate "$C")" "$(mib "$R")" 1.00 "baseline for archives"
-if [ -x "$BIN/pd-locate" ] && [ -x "$BIN/pd-sum-step" ]; then
+if part archive; then
+	measure tar -xzOf "$TGZ"; TARC=$C
+	row "tar -xzOf" tar.gz "$W" "$C" "$(rate "$C")" "$(mib "$R")" 1.00 "baseline for archives"
+fi
+if part archive && [ -x "$BIN/pd-locate" ] && [ -x "$BIN/pd-sum-step" ]; then
 	measure sh -c "TMPDIR='$OUT' '$BIN/pd-locate' '$TGZ' | '$BIN/pd-sum-step' -q"
 	note=""
 	[ "$RC" -ne 0 ] && note="exit $RC"
@@ -216,7 +363,7 @@ fi
 # pd-locate | pd-hotspots, next to cat of the same file.
 NSRC=$CORPUS/nsys/nsysai-mfu-train-h100-2gpu-before-after/mfu_2gpu_before.sqlite
 NBIG=$OUT/big-nsys.sqlite
-if [ -f "$NSRC" ] && [ ! -s "$NBIG" ]; then
+if part nsys && [ -f "$NSRC" ] && [ ! -s "$NBIG" ]; then
 	echo "bench: generating $NBIG"
 	python3 - "$NSRC" "$NBIG.tmp" "${BENCH_NSYS_COPIES:-100}" <<'PY'
 import sqlite3, sys
@@ -243,7 +390,7 @@ db.close()
 PY
 	mv "$NBIG.tmp" "$NBIG"
 fi
-if [ -s "$NBIG" ]; then
+if part nsys && [ -s "$NBIG" ]; then
 	NMIB=$(awk -v b="$(wc -c <"$NBIG")" 'BEGIN { printf "%.1f", b / 1048576 }')
 	nrate() { awk -v m="$NMIB" -v c="$1" 'BEGIN { printf "%.0f", (c > 0 ? m / c : 0) }'; }
 	echo "bench: $NBIG: $NMIB MiB of SQLite"
@@ -267,7 +414,7 @@ fi
 # that a step costs a rank a few packed values, not a JSON tree.
 RANKS=${BENCH_RANKS:-4096}
 LONG=${BENCH_LONG_STEPS:-30}
-if [ -x "$BIN/pd-hotspots" ] && [ ! -s "$OUT/reduce-one.jsonl" ]; then
+if part reduce && [ -x "$BIN/pd-hotspots" ] && [ ! -s "$OUT/reduce-one.jsonl" ]; then
 	mkdir -p "$OUT/reduce-src"
 	cp test/fixtures/kineto/small-collectives.json "$OUT/reduce-src/"
 	"$BIN/pd-locate" "$OUT/reduce-src" | "$BIN/pd-sum-step" -q |
@@ -277,7 +424,7 @@ if [ -x "$BIN/pd-hotspots" ] && [ ! -s "$OUT/reduce-one.jsonl" ]; then
 fi
 for STEPS in 3 "$LONG"; do
 RREC=$OUT/reduce-$RANKS-s$STEPS.jsonl
-if [ ! -s "$RREC" ] && [ -s "$OUT/reduce-one.jsonl" ]; then
+if part reduce && [ ! -s "$RREC" ] && [ -s "$OUT/reduce-one.jsonl" ]; then
 	echo "bench: generating $RREC"
 	python3 - "$OUT/reduce-one.jsonl" "$RREC.tmp" "$RANKS" "$STEPS" <<'PY'
 import json, sys
@@ -301,7 +448,7 @@ with open(sys.argv[2], "w") as f:
 PY
 	mv "$RREC.tmp" "$RREC"
 fi
-if [ -s "$RREC" ]; then
+if part reduce && [ -s "$RREC" ]; then
 	RMIB=$(awk -v b="$(wc -c <"$RREC")" 'BEGIN { printf "%.1f", b / 1048576 }')
 	rrate() { awk -v m="$RMIB" -v c="$1" 'BEGIN { printf "%.0f", (c > 0 ? m / c : 0) }'; }
 	echo "bench: $RREC: $RANKS ranks, $STEPS steps a rank, $RMIB MiB of records"
@@ -321,4 +468,4 @@ fi
 done
 T3=$(awk -v n="$RANKS" 'BEGIN { printf "%.0f", 8 + n * 64 / 1024 }')
 TL=$(awk -v n="$RANKS" -v s="$LONG" 'BEGIN { printf "%.0f", 8 + n * (64 * 1024 + 128 * (s - 3)) / 1048576 }')
-echo "bench: targets: the whole pipeline, cache cold or warm, <= 1.5 x the CPU of one tool alone (x_one, x_max); the bare scan >= 1 GiB/s per core on plain input and <= 5x cat; each tool >= 400 MiB/s per core on plain input; gzip limited by inflate (x_base near 1 + plain cost); rss <= 32 MiB; the reduce of $RANKS ranks (150 collectives a rank): rss <= $T3 MiB each at 3 steps, <= $TL MiB at $LONG (8 MiB, then 64 KiB a rank and 128 bytes a rank a step: the summaries held as trimmed JSON trees, their per-step arrays packed, the collectives compact)"
+echo "bench: targets: the whole pipeline, cache cold or warm, <= 1.5 x the CPU of one tool alone (x_one, x_max); peak rss flat with trace size (<= 1.10 x from 256 MiB); start-up <= 5 ms a tool; the bare scan >= 1 GiB/s per core on plain input and <= 5x cat; each tool >= 400 MiB/s per core on plain input; gzip limited by inflate (x_base near 1 + plain cost); rss <= 32 MiB; the reduce of $RANKS ranks (150 collectives a rank): rss <= $T3 MiB each at 3 steps, <= $TL MiB at $LONG (8 MiB, then 64 KiB a rank and 128 bytes a rank a step: the summaries held as trimmed JSON trees, their per-step arrays packed, the collectives compact)"
