@@ -335,12 +335,14 @@ flip() {	# flip FILE OFFSET: one bit changed (a negative offset: from the end)
 	[ "$output" = "$(cat "$BATS_TEST_TMPDIR/off")" ]
 }
 
-pipeline() {	# pipeline DIR: the evidence pipeline's stdout, then its
-	# stderr sorted (the stages run at once: their messages interleave)
-	{ pd-locate "$1" | pd-sum-step | pd-sum-comm | pd-sum-mem |
-	    pd-sum-input | pd-sum-gaps | pd-hotspots | pd-profile; } \
-	    2>"$BATS_TEST_TMPDIR/stderr"
-	sort "$BATS_TEST_TMPDIR/stderr"
+pipeline() {	# pipeline DIR: the evidence pipeline's stdout, then each
+	# stage's stderr in stage order (the stages run at once: into one
+	# file their messages would interleave, even within a line)
+	local e=$BATS_TEST_TMPDIR/stderr
+	pd-locate "$1" 2>"$e.1" | pd-sum-step 2>"$e.2" | pd-sum-comm 2>"$e.3" |
+	    pd-sum-mem 2>"$e.4" | pd-sum-input 2>"$e.5" |
+	    pd-sum-gaps 2>"$e.6" | pd-hotspots 2>"$e.7" | pd-profile 2>"$e.8"
+	cat "$e".[1-8]
 }
 
 @test "cache: the pipeline's output is the same bytes off, cold and warm, with the tools' filters or without" {
