@@ -60,7 +60,9 @@ static void
 vmsg(const char *level, const char *file, long line, const char *fmt, va_list ap)
 {
 	char m[PD_MSG_MAX + 2];	/* one byte past the cut, to see a split */
-	char *f = NULL, *um = NULL;
+	char *f = NULL, *um = NULL, *buf = NULL;
+	size_t n = 0;
+	FILE *out;
 	int len = vsnprintf(m, sizeof m, fmt, ap);
 
 	if (len > PD_MSG_MAX)
@@ -71,17 +73,27 @@ vmsg(const char *level, const char *file, long line, const char *fmt, va_list ap
 	}
 	if (f)
 		file = f;
-	fprintf(stderr, "%s: ", prog);
+	/* The line is written with one write(2) (stderr is unbuffered): the
+	 * stages of a pipeline share a terminal or a log, and a message
+	 * written in pieces could interleave with another stage's. */
+	if (!(out = open_memstream(&buf, &n)))
+		out = stderr;
+	fprintf(out, "%s: ", prog);
 	if (level)
-		fprintf(stderr, "%s: ", level);
+		fprintf(out, "%s: ", level);
 	if (file && line > 0)
-		fprintf(stderr, "%s:%ld: ", file, line);
+		fprintf(out, "%s:%ld: ", file, line);
 	else if (file)
-		fprintf(stderr, "%s: ", file);
-	fputs(um ? um : len < 0 ? "(message not formatted)" : m, stderr);
+		fprintf(out, "%s: ", file);
+	fputs(um ? um : len < 0 ? "(message not formatted)" : m, out);
 	if (len > PD_MSG_MAX)
-		fprintf(stderr, "... (message of %d bytes cut)", len);
-	fputc('\n', stderr);
+		fprintf(out, "... (message of %d bytes cut)", len);
+	fputc('\n', out);
+	if (out != stderr) {
+		if (fclose(out) == 0)
+			fwrite(buf, 1, n, stderr);
+		free(buf);
+	}
 	free(f);
 	free(um);
 }
