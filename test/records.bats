@@ -40,3 +40,28 @@ keys() {
 	run_pd 0 pd-sum-step <"$BATS_TEST_TMPDIR/c.jsonl"
 	[ "$output" = '{"type":"pd.comm","v":1,"root":"/x","rank":0,"extra":1}' ]
 }
+
+# The entries of pd.step steps (and its totals, the same keys but step)
+# have one key list whichever family wrote them: before, the Ascend entries
+# had no cpu_ops_us.
+@test "records: pd.step steps and totals have one key set across families" {
+	require_corpus
+	C=$CORPUS
+	run_pd pd-sum-step -q "$C/ascend/pta_2rank_level1_text" \
+	    "$C/ascend/pta_2rank_level1_db" "$C/ascend/mindspore_legacy_run2_dataset" \
+	    "$C/ascend/msprof_PROF_legacy_2dev" \
+	    "$C/ascend/msinsight_server_fixtures/cluster_analysis_output" \
+	    "$C/pytorch/hta-nccl-2rank-a100" "$C/nsys/pipit-saxpy-mpi-rank0-a100" \
+	    "$FIX/kineto/sum-autograd.json"
+	step() { printf '%s\n' "$output" | jq -c "select(.type == \"pd.step\") | $1" | sort -u; }
+	# six sources of both families wrote steps
+	[ "$(step .source | wc -l)" -ge 6 ]
+	[ "$(step '.steps[] | keys_unsorted' | wc -l)" -eq 1 ]
+	[ "$(step '.steps[] | keys_unsorted')" = '["step","step_us","computing_us","comm_not_overlapped_us","overlapped_us","comm_us","free_us","preparing_us","bubble_us","stage_us","memcpy_us","memset_us","busy_us","fp_bp_us","tail_us","cpu_ops_us"]' ]
+	[ "$(step '.totals | keys_unsorted')" = "$(step '.steps[] | keys_unsorted | .[1:]')" ]
+	[ "$(step '.stages[]?.totals | keys_unsorted')" = "$(step '.totals | keys_unsorted')" ]
+	# a family's missing value is null: Ascend has no CPU operator time,
+	# the CPU-only autograd trace has it
+	[ "$(step 'select(.source == "step_trace_time") | [.steps[].cpu_ops_us] | unique')" = '[null]' ]
+	[ "$(step 'select(.path | endswith("sum-autograd.json")) | .totals.cpu_ops_us != null')" = true ]
+}

@@ -117,7 +117,6 @@ static json_t *
 stages_json(struct cluster_row *v, size_t n)
 {
 	json_t *a = json_array(), *o;
-	struct step sum;
 	size_t i;
 	int k = 0;
 
@@ -127,10 +126,7 @@ stages_json(struct cluster_row *v, size_t n)
 		o = json_object();
 		pd_set_int(o, "stage", k++);
 		pd_set(o, "ranks", json_incref(v[i].ranks));
-		/* the column maxima come from different ranks: their sum is
-		 * no step time */
-		pd_set(o, "totals", totals_json(&v[i].r, &sum));
-		pd_set_null(json_object_get(o, "totals"), "step_us");
+		pd_set(o, "totals", stage_totals_json(&v[i].r));
 		json_array_append_new(a, o);
 	}
 	if (!k) {
@@ -140,22 +136,22 @@ stages_json(struct cluster_row *v, size_t n)
 	return a;
 }
 
-static json_t *
+static int64_t
 stage_index(struct cluster_row *v, size_t n, const struct cluster_row *r)
 {
 	size_t i;
 	int k = 0;
 
 	if (r->pp >= 0)
-		return json_integer(r->pp);
+		return r->pp;
 	for (i = 0; i < n; i++) {
 		if (!v[i].stage)
 			continue;
 		if (in_ranks(v[i].ranks, r->rank))
-			return json_integer(k);
+			return k;
 		k++;
 	}
-	return json_null();
+	return -1;
 }
 
 int

@@ -11,6 +11,7 @@
  * on integer ns); then the same over the whole trace in "gpu". A trace
  * without ProfilerStep gives one step (null) spanning the trace; an
  * Nsight Systems export, one spanning its device activity. */
+#include "record.h"
 #include "sum_step.h"
 
 #include <inttypes.h>
@@ -23,7 +24,6 @@
 #include "pd_kineto.h"
 #include "pd_patterns.h"
 #include "pd_rec.h"
-#include "pd_stats.h"
 
 enum { C_COMP, C_COMM, C_MEMCPY, C_MEMSET, C_CPU, C_N };
 
@@ -90,19 +90,6 @@ on_event(const struct pd_ev *ev, void *ctx)
 	return 0;
 }
 
-static void
-set_us(json_t *o, const char *key, int64_t ns, int have)
-{
-	if (have)
-		pd_set_real(o, key, (double)ns / 1e3, 3);
-	else
-		pd_set_null(o, key);
-}
-
-/* The keys of one step (or of the totals) in record order. */
-enum { V_STEP, V_COMP, V_CNO, V_OVL, V_COMM, V_FREE, V_MEMCPY, V_MEMSET,
-	V_BUSY, V_CPU, V_N };
-
 static int64_t
 busy_in(struct acc *a, int64_t s, int64_t e)
 {
@@ -112,51 +99,29 @@ busy_in(struct acc *a, int64_t s, int64_t e)
 	return pd_ivl_union_len_in(g, 4, s, e);
 }
 
+/* The values of the step [s, e): the wall time, then, with GPU activity
+ * in the trace, each class's union in the window, and with CPU ops, theirs. */
 static void
-window(struct acc *a, int64_t s, int64_t e, int64_t v[V_N])
+window(struct acc *a, int64_t s, int64_t e, struct stepval *v)
 {
-	v[V_STEP] = e - s;
-	v[V_COMP] = pd_ivl_len_in(&a->u[C_COMP], s, e);
-	v[V_COMM] = pd_ivl_len_in(&a->u[C_COMM], s, e);
-	v[V_OVL] = pd_ivl_both_len_in(&a->u[C_COMP], &a->u[C_COMM], s, e);
-	v[V_CNO] = v[V_COMM] - v[V_OVL];
-	v[V_BUSY] = busy_in(a, s, e);
-	v[V_FREE] = v[V_STEP] - v[V_BUSY];
-	v[V_MEMCPY] = pd_ivl_len_in(&a->u[C_MEMCPY], s, e);
-	v[V_MEMSET] = pd_ivl_len_in(&a->u[C_MEMSET], s, e);
-	v[V_CPU] = pd_ivl_len_in(&a->u[C_CPU], s, e);
-}
+	int64_t comm, ovl, busy;
 
-static json_t *
-values_json(const int64_t v[V_N], int gpu, int cpu)
-{
-	json_t *o = json_object();
-
-	set_us(o, "step_us", v[V_STEP], 1);
-	set_us(o, "computing_us", v[V_COMP], gpu);
-	set_us(o, "comm_not_overlapped_us", v[V_CNO], gpu);
-	set_us(o, "overlapped_us", v[V_OVL], gpu);
-	set_us(o, "comm_us", v[V_COMM], gpu);
-	set_us(o, "free_us", v[V_FREE], gpu);
-	pd_set_null(o, "preparing_us");
-	pd_set_null(o, "bubble_us");
-	pd_set_null(o, "stage_us");
-	set_us(o, "memcpy_us", v[V_MEMCPY], gpu);
-	set_us(o, "memset_us", v[V_MEMSET], gpu);
-	set_us(o, "busy_us", v[V_BUSY], gpu);
-	pd_set_null(o, "fp_bp_us");
-	pd_set_null(o, "tail_us");
-	set_us(o, "cpu_ops_us", v[V_CPU], cpu);
-	return o;
-}
-
-static void
-ratio(json_t *o, const char *key, int64_t x, int64_t total, int have)
-{
-	if (have && total > 0)
-		pd_set_real(o, key, (double)x / (double)total, 4);
-	else
-		pd_set_null(o, key);
+	stepval_set(v, SV_STEP, e - s);
+	if (a->gpu > 0) {
+		comm = pd_ivl_len_in(&a->u[C_COMM], s, e);
+		ovl = pd_ivl_both_len_in(&a->u[C_COMP], &a->u[C_COMM], s, e);
+		busy = busy_in(a, s, e);
+		stepval_set(v, SV_COMP, pd_ivl_len_in(&a->u[C_COMP], s, e));
+		stepval_set(v, SV_CNO, comm - ovl);
+		stepval_set(v, SV_OVL, ovl);
+		stepval_set(v, SV_COMM, comm);
+		stepval_set(v, SV_FREE, e - s - busy);
+		stepval_set(v, SV_MEMCPY, pd_ivl_len_in(&a->u[C_MEMCPY], s, e));
+		stepval_set(v, SV_MEMSET, pd_ivl_len_in(&a->u[C_MEMSET], s, e));
+		stepval_set(v, SV_BUSY, busy);
+	}
+	if (a->u[C_CPU].n > 0)
+		stepval_set(v, SV_CPU, pd_ivl_len_in(&a->u[C_CPU], s, e));
 }
 
 /* The span of the device activity (first start to last end); 0 if none. */
@@ -180,32 +145,20 @@ gpu_hull(struct acc *a, int64_t *s, int64_t *e)
 }
 
 /* HTA's per-rank temporal breakdown and comm/comp overlap, whole trace. */
-static json_t *
-gpu_json(struct acc *a)
+static void
+gpu_fill(struct acc *a, struct stepgpu *g)
 {
-	json_t *o;
-	int64_t s, e, span, idle, comp, comm, ovl;
+	int64_t s, e;
 
 	if (!gpu_hull(a, &s, &e))
-		return json_null();
-	o = json_object();
-	span = e - s;
-	idle = span - busy_in(a, s, e);
-	comp = pd_ivl_len(&a->u[C_COMP]);
-	comm = pd_ivl_len(&a->u[C_COMM]);
-	ovl = pd_ivl_both_len_in(&a->u[C_COMP], &a->u[C_COMM], INT64_MIN,
-	    INT64_MAX);
-	set_us(o, "kernel_time_us", span, 1);
-	set_us(o, "idle_us", idle, 1);
-	set_us(o, "compute_us", comp, 1);
-	set_us(o, "non_compute_us", span - comp - idle, 1);
-	set_us(o, "comm_us", comm, 1);
-	set_us(o, "overlap_us", ovl, 1);
-	ratio(o, "idle_ratio", idle, span, 1);
-	ratio(o, "compute_ratio", comp, span, 1);
-	ratio(o, "non_compute_ratio", span - comp - idle, span, 1);
-	ratio(o, "comm_comp_overlap_ratio", ovl, comm, 1);
-	return o;
+		return;
+	g->have = 1;
+	g->span = e - s;
+	g->idle = g->span - busy_in(a, s, e);
+	g->compute = pd_ivl_len(&a->u[C_COMP]);
+	g->comm = pd_ivl_len(&a->u[C_COMM]);
+	g->overlap = pd_ivl_both_len_in(&a->u[C_COMP], &a->u[C_COMM],
+	    INT64_MIN, INT64_MAX);
 }
 
 static void
@@ -213,14 +166,11 @@ emit(json_t *root, struct acc *a, const struct pd_kineto_info *info,
     const struct pd_trace_stats *st, int truncated)
 {
 	json_t *rec = pd_kineto_rec("pd.step", root, info, "kineto_trace");
-	json_t *arr = json_array(), *tot, *sh;
-	struct pd_vec sv = { 0 };
-	struct pd_summary sm;
-	int64_t v[V_N], sum[V_N] = { 0 };
-	int gpu = a->gpu > 0, cpu = a->u[C_CPU].n > 0, k;
+	struct steprec sr = { 0 };
+	struct stepval *v;
 	const struct pd_format *f = pd_format_get(pd_rec_str(root, "format"));
 	int64_t gs, ge;
-	size_t i, slow = 0;
+	size_t i;
 
 	pd_ksteps_sort(&a->steps);
 	/* one step: the trace; a capture of the whole process (Nsight
@@ -233,51 +183,21 @@ emit(json_t *root, struct acc *a, const struct pd_kineto_info *info,
 		pd_ksteps_add(&a->steps, -1, a->lo, a->hi);
 	for (i = 0; i < a->steps.n; i++) {
 		struct pd_kstep *s = &a->steps.v[i];
-		json_t *o;
+
+		v = steprec_add(&sr);
+		v->num = s->num;
+		v->has_num = s->num >= 0;
 		window(a, s->s, s->e, v);
-		for (k = 0; k < V_N; k++)
-			sum[k] += v[k];
-		o = json_object();
-		if (s->num >= 0)
-			pd_set_int(o, "step", s->num);
-		else
-			pd_set_null(o, "step");
-		json_object_update_new(o, values_json(v, gpu, cpu));
-		json_array_append_new(arr, o);
-		pd_vec_push(&sv, (double)v[V_STEP] / 1e3);
-		if (v[V_STEP] > a->steps.v[slow].e - a->steps.v[slow].s)
-			slow = i;
 	}
-	pd_set(rec, "steps", arr);
-	tot = values_json(sum, gpu && a->steps.n, cpu && a->steps.n);
-	if (!a->steps.n)
-		pd_set_null(tot, "step_us");
-	pd_set(rec, "totals", tot);
-	sh = json_object();
-	ratio(sh, "computing_ratio", sum[V_COMP], sum[V_STEP], gpu);
-	ratio(sh, "comm_not_overlapped_ratio", sum[V_CNO], sum[V_STEP], gpu);
-	ratio(sh, "free_ratio", sum[V_FREE], sum[V_STEP], gpu);
-	pd_set_null(sh, "preparing_ratio");
-	pd_set_null(sh, "bubble_ratio");
-	pd_set(rec, "shares", sh);
-	if (sv.n) {
-		pd_stats(&sv, &sm);
-		pd_set(rec, "step_stats", pd_summary_json(&sm, 3));
-	} else {
-		pd_set_null(rec, "step_stats");
-	}
-	if (a->steps.n && a->steps.v[slow].num >= 0)
-		pd_set_int(rec, "slowest_step", a->steps.v[slow].num);
-	else
-		pd_set_null(rec, "slowest_step");
-	pd_set_int(rec, "skipped_rows", (int64_t)(a->bad + st->skipped));
-	pd_set_str(rec, "path", a->path);
-	pd_set_bool(rec, "truncated", truncated);
-	pd_set_int(rec, "events", (int64_t)st->events);
-	pd_set_int(rec, "gpu_events", (int64_t)a->gpu);
-	pd_set(rec, "gpu", gpu_json(a));
-	pd_rec_emit(rec);
-	pd_vec_free(&sv);
+	sr.skipped = (int64_t)(a->bad + st->skipped);
+	sr.path = a->path;
+	sr.truncated = truncated;
+	sr.events = (int64_t)st->events;
+	sr.gpu_events = (int64_t)a->gpu;
+	sr.has_events = 1;
+	gpu_fill(a, &sr.gpu);
+	steprec_write(rec, &sr);
+	steprec_free(&sr);
 }
 
 /* The events on_event does anything with (pd_trace_cb.want). */
