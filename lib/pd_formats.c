@@ -39,7 +39,7 @@ const struct pd_format pd_formats[] = {
 	    "tables, one root per profiled process",
 	  .trace_export = "nsys_sqlite",
 	  .read_events = pd_nsys_events,
-	  .whole_process = 1 },
+	  .whole_process = 1, .no_call_stacks = 1, .any_program = 1 },
 	{ .name = NULL }
 };
 

@@ -41,6 +41,13 @@ struct pd_format {
 	/* one root of the whole cluster (its "covers" lists the ranks' roots
 	 * of the same run), not of one rank */
 	int cluster;
+	/* its host events are API calls and ranges, not the call stacks of
+	 * a framework's CPU operators: no critical path (pd-hotspots) */
+	int no_call_stacks;
+	/* it may record a program of no framework (a CUDA or MPI program):
+	 * a trace without training operators is then not known to be
+	 * inference (pd-profile) */
+	int any_program;
 };
 
 /* The format of that name, or NULL. */

@@ -78,6 +78,21 @@ PF=$FIX/pd-profile
 	[ "$(jqr pd.profile '.confidence')" = 0.6 ]
 }
 
+# The same root with no training operator (ConvolutionBackward0 renamed):
+# a framework's trace, Kineto or an Ascend msprof dump (no framework named
+# but always a framework's), reads as inference; an nsys export may be a
+# plain CUDA program (pd_formats any_program), so its workload is unknown.
+@test "pd-profile: no training cue is inference unless the format may hold any program" {
+	local f
+	for f in kineto:'"inference"' msprof:'"inference"' nsys:null; do
+		sed -e 's/ConvolutionBackward0/aten::conv2d/' \
+		    -e "s/\"format\":\"kineto\"/\"format\":\"${f%%:*}\"/" \
+		    "$PF/one-root-input.jsonl" >"$BATS_TEST_TMPDIR/in.jsonl"
+		run_pd 0 pd-profile "$BATS_TEST_TMPDIR/in.jsonl"
+		[ "$(jqr pd.profile '.workload')" = "${f#*:}" ]
+	done
+}
+
 # No pd.root: the root forms the null run; pd.context says inference; the
 # only evidence is idle 0.6 with 80 % short kernels -> host_launch.
 @test "pd-profile: roots without pd.root, workload from pd.context" {

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "pd_diag.h"
+#include "pd_formats.h"
 #include "pd_i64map.h"
 #include "pd_kineto.h"
 #include "pd_patterns.h"
@@ -621,12 +622,13 @@ api_kinds_json(const struct table *api)
 	return o;
 }
 
+/* The root's format has no call stacks of CPU operators (pd_formats.h). */
 static int
-is_nsys(json_t *root)
+no_call_stacks(json_t *root)
 {
-	const char *f = pd_rec_str(root, "format");
+	const struct pd_format *f = pd_format_get(pd_rec_str(root, "format"));
 
-	return f && strcmp(f, "nsys") == 0;
+	return f && f->no_call_stacks;
 }
 
 /* PD_SEQ_MIN_COUNT: the fewest occurrences of a listed kernel sequence
@@ -747,7 +749,7 @@ hotspots_pytorch(json_t *root, const struct pd_tool *t)
 	h.kern.index = json_object();
 	h.api.index = json_object();
 	h.cpu.index = json_object();
-	if (!is_nsys(root))
+	if (!no_call_stacks(root))
 		h.cp = cp_new(h.comm, cp_max_events());
 	h.seqs = seqs_new(seq_min_count());
 	h.fl = flops_new();

@@ -78,8 +78,7 @@ framework_known(struct prun *pr)
 		const struct pd_format *pf = json_is_string(f) ?
 		    pd_format_get(json_string_value(f)) : NULL;
 
-		if (json_is_string(rf) || !pf || pf->framework ||
-		    strcmp(pf->family, "ascend") == 0)
+		if (json_is_string(rf) || !pf || !pf->any_program)
 			return 1;
 	}
 	return 0;
