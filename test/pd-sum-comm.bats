@@ -33,14 +33,16 @@ root_line() {
 # allGather: 2 ops, elapse 2 + 1 ms, transit 0.5 + 0.5, wait 1.5 + 0.5,
 # sync 1 + 0 -> wait ratio 2 / (2 + 1) = 0.6667, sync ratio 1 / (1 + 1) = 0.5;
 # bytes = SDMA + RDMA = (30 + 0.5) + 4 MB = 34.5e6; algbw 34.5 MB / 3 ms =
-# 11.5 GB/s. broadcast has no bandwidth entries: bytes null.
+# 11.5 GB/s. broadcast has no bandwidth entries: bytes null. The keys only
+# PyTorch traces have (mean_us .. small_ratio, a call's op_type and
+# start_ns) are null.
 @test "pd-sum-comm: communication.json variants" {
 	run_pd 3 pd-sum-comm < <(root_line /r torch_npu 0 communication=$CF/comm-variants.json)
 	[[ "$stderr" == *"comm-variants.json: step/collective/hcom_reduceScatter__1_3@7: no \"Communication Time Info\" with \"Elapse Time(ms)\"; entry skipped"* ]]
 	[ "$(jqr pd.comm '[.source,.total_us,.wait_ratio,.sync_ratio,.op_count,.skipped]')" = '["communication",6000,0.5,0.3333,3,1]' ]
-	[ "$(jqr pd.comm '.ops[0]')" = '{"op_type":"allGather","count":2,"total_us":3000,"transit_us":1000,"wait_us":2000,"sync_us":1000,"idle_us":0,"wait_ratio":0.6667,"sync_ratio":0.5,"bytes":34500000,"algbw_gb_per_s":11.5}' ]
+	[ "$(jqr pd.comm '.ops[0]')" = '{"op_type":"allGather","count":2,"total_us":3000,"transit_us":1000,"wait_us":2000,"sync_us":1000,"idle_us":0,"wait_ratio":0.6667,"sync_ratio":0.5,"bytes":34500000,"algbw_gb_per_s":11.5,"mean_us":null,"max_us":null,"sized_count":null,"busbw_gb_per_s":null,"small_count":null,"small_ratio":null}' ]
 	[ "$(jqr pd.comm '.ops[1] | [.op_type,.idle_us,.bytes,.algbw_gb_per_s]')" = '["broadcast",2000,null,null]' ]
-	[ "$(jqr pd.comm '.slowest[0]')" = '{"name":"hcom_broadcast__1_2@7","elapse_us":3000,"step":null}' ]
+	[ "$(jqr pd.comm '.slowest[0]')" = '{"name":"hcom_broadcast__1_2@7","elapse_us":3000,"step":null,"op_type":null,"start_ns":null}' ]
 }
 
 @test "pd-sum-comm: -n limits the slowest list, -q the warnings" {

@@ -65,3 +65,28 @@ keys() {
 	[ "$(step 'select(.source == "step_trace_time") | [.steps[].cpu_ops_us] | unique')" = '[null]' ]
 	[ "$(step 'select(.path | endswith("sum-autograd.json")) | .totals.cpu_ops_us != null')" = true ]
 }
+
+# The entries of pd.comm ops, slowest and links have one key list whichever
+# family wrote them: before, the Ascend ops had no mean_us .. small_ratio,
+# its slowest calls no op_type and start_ns, and a link had group only when
+# its ranks were group-local.
+@test "records: pd.comm ops, slowest and links have one key set across families" {
+	require_corpus
+	C=$CORPUS
+	run_pd pd-sum-comm -q "$C/ascend/pta_2rank_level1_text" \
+	    "$C/ascend/pta_2rank_level1_db" "$C/ascend/msprof_PROF_legacy_2dev" \
+	    "$C/ascend/msinsight_server_fixtures/cluster_analysis_output" \
+	    "$C/pytorch/hta-nccl-2rank-a100"
+	comm() { printf '%s\n' "$output" | jq -c "select(.type == \"pd.comm\") | $1" | sort -u; }
+	# both families wrote operators
+	[ "$(comm 'select(.ops | length > 0) | .source | split("+")[0]' | wc -l)" -ge 4 ]
+	[ "$(comm '.ops[] | keys_unsorted')" = '["op_type","count","total_us","transit_us","wait_us","sync_us","idle_us","wait_ratio","sync_ratio","bytes","algbw_gb_per_s","mean_us","max_us","sized_count","busbw_gb_per_s","small_count","small_ratio"]' ]
+	[ "$(comm '.slowest[] | keys_unsorted')" = '["name","elapse_us","step","op_type","start_ns"]' ]
+	[ "$(comm '.links[]? | keys_unsorted')" = '["src","dst","group","transport","bytes","time_us","bandwidth_gb_per_s"]' ]
+	# group-local links name their group, global ones have null
+	[ "$(comm '.links[]? | .group | type')" = "$(printf '"null"\n"string"')" ]
+	# a family's missing value is null: Ascend has no kernel sizes, PyTorch
+	# no transit time
+	[ "$(comm 'select(.source | startswith("communication")) | [.ops[].sized_count] | unique')" = '[null]' ]
+	[ "$(comm 'select(.source == "kineto_trace") | [.ops[].transit_us] | unique')" = '[null]' ]
+}

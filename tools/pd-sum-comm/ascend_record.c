@@ -1,6 +1,7 @@
 /* pd-sum-comm for Ascend roots: the pd.comm record of a rank's sums. */
 #include "ascend.h"
 
+#include "record.h"
 #include "sum_comm.h"
 
 #include <errno.h>
@@ -25,24 +26,6 @@ static double
 us(double ms)
 {
 	return ms * 1e3;
-}
-
-static void
-set_ms_as_us(json_t *o, const char *key, double ms, int ok)
-{
-	if (ok)
-		pd_set_real(o, key, us(ms), 3);
-	else
-		pd_set_null(o, key);
-}
-
-static void
-set_ratio(json_t *o, const char *key, double x, double tr, int ok)
-{
-	if (ok && x + tr > 0)
-		pd_set_real(o, key, x / (x + tr), 4);
-	else
-		pd_set_null(o, key);
 }
 
 /* GB/s from MB and ms: MB/ms = 10^6 B / 10^-3 s = GB/s. */
@@ -108,11 +91,11 @@ cmp_op_call(const void *x, const void *y)
 	return strcmp(a->name, b->name);
 }
 
-static json_t *
-ops_json(struct agg *a, double *tot)
+static void
+ops_fill(struct agg *a, double *tot, struct commrec *r)
 {
-	json_t *arr = json_array(), *o;
 	struct op_type_sum *p;
+	struct commop *o;
 	size_t i;
 
 	memset(tot, 0, 6 * sizeof *tot);
@@ -120,24 +103,29 @@ ops_json(struct agg *a, double *tot)
 		qsort(a->ops, a->nops, sizeof *a->ops, cmp_op_type);
 	for (i = 0; i < a->nops; i++) {
 		p = &a->ops[i];
-		o = json_object();
-		pd_set_str(o, "op_type", p->type);
-		pd_set_int(o, "count", p->count);
-		pd_set_real(o, "total_us", us(p->el), 3);
-		set_ms_as_us(o, "transit_us", p->tr, p->has_tr);
-		set_ms_as_us(o, "wait_us", p->wa, p->has_wa);
-		set_ms_as_us(o, "sync_us", p->sy, p->has_sy);
-		set_ms_as_us(o, "idle_us", p->id, p->has_id);
-		set_ratio(o, "wait_ratio", p->wa, p->tr, p->has_wa && p->has_tr);
-		set_ratio(o, "sync_ratio", p->sy, p->tr, p->has_sy && p->has_tr);
+		o = commrec_op(r);
+		o->type = p->type;
+		commop_set(o, CO_COUNT, (double)p->count);
+		commop_set(o, CO_TOTAL, us(p->el));
+		if (p->has_tr)
+			commop_set(o, CO_TRANSIT, us(p->tr));
+		if (p->has_wa)
+			commop_set(o, CO_WAIT, us(p->wa));
+		if (p->has_sy)
+			commop_set(o, CO_SYNC, us(p->sy));
+		if (p->has_id)
+			commop_set(o, CO_IDLE, us(p->id));
+		if (p->has_wa && p->has_tr && p->wa + p->tr > 0)
+			commop_set(o, CO_WAIT_RATIO, p->wa / (p->wa + p->tr));
+		if (p->has_sy && p->has_tr && p->sy + p->tr > 0)
+			commop_set(o, CO_SYNC_RATIO, p->sy / (p->sy + p->tr));
 		if (p->has_mb) {
-			pd_set_int(o, "bytes", (int64_t)(p->mb * 1e6 + 0.5));
-			set_bw(o, "algbw_gb_per_s", p->mb, p->el);
-		} else {
-			pd_set_null(o, "bytes");
-			pd_set_null(o, "algbw_gb_per_s");
+			commop_set(o, CO_BYTES,
+			    (double)(int64_t)(p->mb * 1e6 + 0.5));
+			/* GB/s from MB and ms */
+			if (p->el > 0)
+				commop_set(o, CO_ALGBW, p->mb / p->el);
 		}
-		json_array_append_new(arr, o);
 		tot[0] += p->el;
 		tot[1] += p->tr;
 		tot[2] += p->wa;
@@ -145,7 +133,6 @@ ops_json(struct agg *a, double *tot)
 		tot[4] += p->has_tr && p->has_wa;
 		tot[5] += p->has_wa;
 	}
-	return arr;
 }
 
 static json_t *
@@ -204,8 +191,7 @@ links_json(struct agg *a)
 		o = json_object();
 		set_rank(o, "src", l->src);
 		set_rank(o, "dst", l->dst);
-		if (l->group)
-			pd_set_str(o, "group", l->group);
+		pd_set_str(o, "group", l->group);
 		pd_set_str(o, "transport", l->transport);
 		pd_set_int(o, "bytes", (int64_t)(l->mb * 1e6 + 0.5));
 		pd_set_real(o, "time_us", us(l->ms), 3);
@@ -215,25 +201,21 @@ links_json(struct agg *a)
 	return arr;
 }
 
-static json_t *
-slowest_json(struct agg *a, int topn)
+static void
+slowest_fill(struct agg *a, int topn, struct commrec *r)
 {
-	json_t *arr = json_array(), *o;
+	struct commcall *c;
 	size_t i;
 
 	if (a->ncalls)
 		qsort(a->calls, a->ncalls, sizeof *a->calls, cmp_op_call);
 	for (i = 0; i < a->ncalls && i < (size_t)topn; i++) {
-		o = json_object();
-		pd_set_str(o, "name", a->calls[i].name);
-		pd_set_real(o, "elapse_us", us(a->calls[i].el), 3);
-		if (a->calls[i].has_step)
-			pd_set_int(o, "step", a->calls[i].step);
-		else
-			pd_set_null(o, "step");
-		json_array_append_new(arr, o);
+		c = commrec_call(r);
+		c->name = a->calls[i].name;
+		c->elapse_us = us(a->calls[i].el);
+		c->step = a->calls[i].step;
+		c->has_step = a->calls[i].has_step;
 	}
-	return arr;
 }
 
 static int
@@ -310,37 +292,51 @@ alignment_json(struct agg *a, int topn)
 	return o;
 }
 
+/* x / (x + tr), a share of the transit-or-x time. */
+static void
+share(double *v, int *have, double x, double tr, int ok)
+{
+	if (ok && x + tr > 0) {
+		*v = x / (x + tr);
+		*have = 1;
+	}
+}
+
 void
 emit_rank(json_t *root, struct agg *a, const struct pd_tool *t)
 {
-	json_t *rec = pd_rec_new("pd.comm", 1, root), *ops;
+	json_t *rec = pd_rec_new("pd.comm", 1, root);
+	struct commrec r = { 0 };
 	double tot[6];
 
 	if (a->has_rank)
 		pd_set_int(rec, "rank", a->rank);
 	pd_set_str(rec, "source", a->source);
-	ops = ops_json(a, tot);
-	if (a->nops)
-		pd_set_real(rec, "total_us", us(tot[0]), 3);
-	else if (a->has_raw)
-		pd_set_real(rec, "total_us", us(a->raw_ms), 3);
-	else
-		pd_set_null(rec, "total_us");
-	set_ratio(rec, "wait_ratio", tot[2], tot[1], tot[4] > 0);
-	set_ratio(rec, "sync_ratio", tot[3], tot[1], tot[4] > 0);
-	pd_set_null(rec, "small_ratio");	/* per transport here */
-	pd_set(rec, "ops", ops);
-	pd_set(rec, "transports", transports_json(a));
-	pd_set(rec, "links", links_json(a));
-	pd_set(rec, "groups", a->groups ? json_incref(a->groups) : json_null());
-	pd_set(rec, "alignment", alignment_json(a, t->topn));
-	pd_set(rec, "slowest", slowest_json(a, t->topn));
-	if (a->has_raw && !a->nops)
-		pd_set_real(rec, "wait_us", us(a->raw_wait_ms), 3);
-	else
-		set_ms_as_us(rec, "wait_us", tot[2], tot[5] > 0);
-	pd_set_int(rec, "op_count", (int64_t)a->ncalls);
-	pd_set_int(rec, "skipped", a->skipped);
-	pd_set_bool(rec, "truncated", a->truncated);
-	pd_rec_emit(rec);
+	ops_fill(a, tot, &r);
+	if (a->nops) {
+		r.total_us = us(tot[0]);
+		r.has_total = 1;
+	} else if (a->has_raw) {
+		r.total_us = us(a->raw_ms);
+		r.has_total = 1;
+	}
+	share(&r.wait_ratio, &r.has_wait_ratio, tot[2], tot[1], tot[4] > 0);
+	share(&r.sync_ratio, &r.has_sync_ratio, tot[3], tot[1], tot[4] > 0);
+	/* small_ratio: per transport here */
+	r.transports = transports_json(a);
+	r.links = links_json(a);
+	r.groups = a->groups ? json_incref(a->groups) : NULL;
+	r.alignment = alignment_json(a, t->topn);
+	slowest_fill(a, t->topn, &r);
+	if (a->has_raw && !a->nops) {
+		r.wait_us = us(a->raw_wait_ms);
+		r.has_wait_us = 1;
+	} else if (tot[5] > 0) {
+		r.wait_us = us(tot[2]);
+		r.has_wait_us = 1;
+	}
+	r.op_count = (int64_t)a->ncalls;
+	r.skipped = a->skipped;
+	r.truncated = a->truncated;
+	commrec_write(rec, &r);
 }

@@ -20,6 +20,7 @@
  * DeviceMesh's mesh_tp, ...).
  * Writes: one pd.comm (transit/wait/sync/transports/links are Ascend
  * evidence: null here). */
+#include "record.h"
 #include "sum_comm.h"
 
 #include <ctype.h>
@@ -430,15 +431,6 @@ set_us(json_t *o, const char *key, int64_t ns)
 	pd_set_real(o, key, (double)ns / 1e3, 3);
 }
 
-static void
-set_bw(json_t *o, int64_t bytes, int64_t ns)
-{
-	if (ns > 0 && bytes >= 0)	/* bytes per ns = GB/s */
-		pd_set_real(o, "algbw_gb_per_s", (double)bytes / (double)ns, 3);
-	else
-		pd_set_null(o, "algbw_gb_per_s");
-}
-
 static struct lane *sort_lane;
 
 static int
@@ -452,10 +444,9 @@ op_cmp(const void *x, const void *y)
 	return strcmp(a->type, b->type);
 }
 
-static json_t *
-ops_json(struct lane *l, int64_t *total)
+static void
+ops_fill(struct lane *l, int64_t *total, struct commrec *r)
 {
-	json_t *arr = json_array();
 	size_t *ix = malloc((l->nop + 1) * sizeof *ix), i;
 
 	if (!ix)
@@ -468,43 +459,31 @@ ops_json(struct lane *l, int64_t *total)
 	*total = 0;
 	for (i = 0; i < l->nop; i++) {
 		struct op *o = &l->op[ix[i]];
-		json_t *j = json_object();
+		struct commop *j = commrec_op(r);
+
 		*total += o->total;
-		pd_set_str(j, "op_type", o->type);
-		pd_set_int(j, "count", (int64_t)o->count);
-		set_us(j, "total_us", o->total);
-		pd_set_null(j, "transit_us");
-		pd_set_null(j, "wait_us");
-		pd_set_null(j, "sync_us");
-		pd_set_null(j, "idle_us");
-		pd_set_null(j, "wait_ratio");
-		pd_set_null(j, "sync_ratio");
+		j->type = o->type;
+		commop_set(j, CO_COUNT, (double)o->count);
+		commop_set(j, CO_TOTAL, (double)o->total / 1e3);
 		if (o->sized)
-			pd_set_int(j, "bytes", o->bytes);
-		else
-			pd_set_null(j, "bytes");
-		set_bw(j, o->sized ? o->bytes : -1, o->sized_ns);
-		pd_set_real(j, "mean_us", (double)o->total / 1e3 /
-		    (double)o->count, 3);
-		set_us(j, "max_us", o->max);
-		pd_set_int(j, "sized_count", (int64_t)o->sized);
-		if (o->bus_ns > 0)	/* bytes per ns = GB/s */
-			pd_set_real(j, "busbw_gb_per_s", o->bus_bytes /
-			    (double)o->bus_ns, 3);
-		else
-			pd_set_null(j, "busbw_gb_per_s");
+			commop_set(j, CO_BYTES, (double)o->bytes);
+		if (o->sized && o->sized_ns > 0 && o->bytes >= 0)
+			/* bytes per ns = GB/s */
+			commop_set(j, CO_ALGBW, (double)o->bytes /
+			    (double)o->sized_ns);
+		commop_set(j, CO_MEAN, (double)o->total / 1e3 /
+		    (double)o->count);
+		commop_set(j, CO_MAX, (double)o->max / 1e3);
+		commop_set(j, CO_SIZED, (double)o->sized);
+		if (o->bus_ns > 0)
+			commop_set(j, CO_BUSBW, o->bus_bytes / (double)o->bus_ns);
 		if (o->sized) {
-			pd_set_int(j, "small_count", (int64_t)o->small);
-			pd_set_real(j, "small_ratio", o->sized_ns > 0 ?
-			    (double)o->small_ns / (double)o->sized_ns : 0, 4);
-		} else {
-			pd_set_null(j, "small_count");
-			pd_set_null(j, "small_ratio");
+			commop_set(j, CO_SMALL, (double)o->small);
+			commop_set(j, CO_SMALL_RATIO, o->sized_ns > 0 ?
+			    (double)o->small_ns / (double)o->sized_ns : 0);
 		}
-		json_array_append_new(arr, j);
 	}
 	free(ix);
-	return arr;
 }
 
 static int
@@ -534,13 +513,13 @@ set_step(json_t *o, const struct pd_ksteps *st, int64_t t, int64_t *start)
 	}
 }
 
-static json_t *
-slowest_json(struct lane *l, const struct pd_ksteps *st, int topn)
+static void
+slowest_fill(struct lane *l, const struct pd_ksteps *st, int topn,
+    struct commrec *r)
 {
-	json_t *arr = json_array();
 	struct coll **p = malloc((l->n + 1) * sizeof *p);
 	size_t i;
-	int64_t s0;
+	long k;
 
 	if (!p)
 		pd_oom();
@@ -549,16 +528,19 @@ slowest_json(struct lane *l, const struct pd_ksteps *st, int topn)
 	if (l->n > 1)
 		qsort(p, l->n, sizeof *p, slow_cmp);
 	for (i = 0; i < l->n && i < (size_t)topn; i++) {
-		json_t *o = json_object();
-		pd_set_str(o, "name", l->op[p[i]->op].name);
-		set_us(o, "elapse_us", p[i]->dur);
-		set_step(o, st, p[i]->s, &s0);
-		pd_set_str(o, "op_type", l->op[p[i]->op].type);
-		pd_set_int(o, "start_ns", p[i]->s);
-		json_array_append_new(arr, o);
+		struct commcall *c = commrec_call(r);
+
+		c->name = l->op[p[i]->op].name;
+		c->elapse_us = (double)p[i]->dur / 1e3;
+		if ((k = pd_ksteps_find(st, p[i]->s)) >= 0) {
+			c->step = st->v[k].num;
+			c->has_step = 1;
+		}
+		c->op_type = l->op[p[i]->op].type;
+		c->start_ns = p[i]->s;
+		c->has_start = 1;
 	}
 	free(p);
-	return arr;
 }
 
 /* Every collective in start order (the first MAX_COLL): what pd-profile
@@ -602,7 +584,7 @@ colls_json(struct lane *l, const struct pd_ksteps *st)
 
 /* Over all sized collectives: the time share of those under 1 MiB. */
 static void
-small_ratio(json_t *rec, const struct lane *l)
+small_ratio(struct commrec *r, const struct lane *l)
 {
 	int64_t small = 0, sized = 0;
 	size_t i;
@@ -611,11 +593,10 @@ small_ratio(json_t *rec, const struct lane *l)
 		small += l->op[i].small_ns;
 		sized += l->op[i].sized_ns;
 	}
-	if (sized > 0)
-		pd_set_real(rec, "small_ratio", (double)small / (double)sized,
-		    4);
-	else
-		pd_set_null(rec, "small_ratio");
+	if (sized > 0) {
+		r->small_ratio = (double)small / (double)sized;
+		r->has_small_ratio = 1;
+	}
 }
 
 static void
@@ -626,33 +607,28 @@ emit(json_t *root, struct acc *a, const struct pd_kineto_info *info,
 	/* "nccl:" annotations time only the launch when kernels ran */
 	struct lane *l = a->gpu.n ? &a->gpu : a->gloo.n ? &a->gloo :
 	    a->gpu_events ? &a->gpu : &a->cpu;
+	struct commrec r = { 0 };
 	int64_t total;
-	json_t *ops;
 
 	pd_ksteps_sort(&a->steps);
-	ops = ops_json(l, &total);
-	if (l->n)
-		set_us(rec, "total_us", total);
-	else
-		pd_set_null(rec, "total_us");
-	pd_set_null(rec, "wait_ratio");
-	pd_set_null(rec, "sync_ratio");
-	small_ratio(rec, l);
-	pd_set(rec, "ops", ops);
-	pd_set_null(rec, "transports");
-	pd_set_null(rec, "links");
-	pd_set(rec, "slowest", slowest_json(l, &a->steps, topn));
-	pd_set_null(rec, "wait_us");
-	pd_set_int(rec, "op_count", (int64_t)l->n);
-	pd_set_str(rec, "lane", !l->n ? NULL : l == &a->gpu ? "gpu_kernels" :
-	    "cpu_annotations");
-	pd_set_int(rec, "collectives_total", (int64_t)l->n);
-	pd_set(rec, "collectives", colls_json(l, &a->steps));
-	pd_set(rec, "groups", a->groups ? json_incref(a->groups) : json_null());
-	pd_set_int(rec, "skipped", (int64_t)(a->bad + st->skipped));
-	pd_set_str(rec, "path", a->path);
-	pd_set_bool(rec, "truncated", truncated);
-	pd_rec_emit(rec);
+	ops_fill(l, &total, &r);
+	if (l->n) {
+		r.total_us = (double)total / 1e3;
+		r.has_total = 1;
+	}
+	small_ratio(&r, l);
+	slowest_fill(l, &a->steps, topn, &r);
+	r.op_count = (int64_t)l->n;
+	r.lane = !l->n ? NULL : l == &a->gpu ? "gpu_kernels" :
+	    "cpu_annotations";
+	r.collectives_total = (int64_t)l->n;
+	r.has_collectives_total = 1;
+	r.collectives = colls_json(l, &a->steps);
+	r.groups = a->groups ? json_incref(a->groups) : NULL;
+	r.skipped = (int64_t)(a->bad + st->skipped);
+	r.path = a->path;
+	r.truncated = truncated;
+	commrec_write(rec, &r);
 }
 
 static void
