@@ -26,11 +26,12 @@ MS=$ASC/mindspore_legacy_run2_dataset
 # [600, 700]: union 300 + 100 = 400 us; step 2 = 20000 us with one 12000 us
 # span (>= 10 ms: a slow dataloader call, advisor rule 20). Sum 12400 /
 # 21000 = 0.5905 >= 0.20: highly input-bound. Preparing comes from
-# stt-prep.csv (30 and 5 us).
+# stt-prep.csv (30 and 5 us). calls (dataloader calls per step) is a
+# PyTorch value: null here.
 @test "pd-sum-input: dataloader spans per ProfilerStep, nested spans counted once" {
 	run_pd 0 pd-sum-input < <(root_line /r torch_npu 0 trace_view=$IF/trace.json step_trace_time=$IF/stt-prep.csv)
 	[ "$(printf '%s\n' "$output" | jq -r .type | tr '\n' ' ')" = "pd.root pd.input " ]
-	[ "$(jqr pd.input '.steps')" = '[{"step":1,"input_us":400,"step_us":1000,"input_ratio":0.4,"preparing_us":30},{"step":2,"input_us":12000,"step_us":20000,"input_ratio":0.6,"preparing_us":5}]' ]
+	[ "$(jqr pd.input '.steps')" = '[{"step":1,"input_us":400,"step_us":1000,"input_ratio":0.4,"preparing_us":30,"calls":null},{"step":2,"input_us":12000,"step_us":20000,"input_ratio":0.6,"preparing_us":5,"calls":null}]' ]
 	[ "$(jqr pd.input '[.source,.input_us_mean,.input_ratio,.class,.dataloader_spans,.slow_dataloader_calls]')" = \
 	    '["trace_view+step_trace_time",6200,0.5905,"highly",3,1]' ]
 }
@@ -60,7 +61,7 @@ MS=$ASC/mindspore_legacy_run2_dataset
 @test "pd-sum-input: the 2-rank case, rank 0, is not input-bound" {
 	require_corpus
 	run_pd 0 pd-sum-input < <(root_line $R2 torch_npu 0 trace_view=$O2/trace_view.json step_trace_time=$O2/step_trace_time.csv)
-	[ "$(jqr pd.input '.steps')" = '[{"step":50,"input_us":3481.13,"step_us":155985.8,"input_ratio":0.0223,"preparing_us":17902.5}]' ]
+	[ "$(jqr pd.input '.steps')" = '[{"step":50,"input_us":3481.13,"step_us":155985.8,"input_ratio":0.0223,"preparing_us":17902.5,"calls":null}]' ]
 	[ "$(jqr pd.input '[.input_ratio,.class,.dataloader_spans]')" = '[0.0223,"not",1]' ]
 }
 
@@ -165,8 +166,8 @@ MS=$ASC/mindspore_legacy_run2_dataset
 	run_pd 0 sh -c 'pd-locate "$1" | pd-sum-input' sh "$ASC/pta_2rank_level1_db"
 	[ -z "$stderr" ]
 	[ "$(jqr pd.input '[.rank,.source,.steps,.input_ratio,.class,.dataloader_spans]')" = \
-	    "$(printf '%s\n' '[0,"ascend_pytorch_profiler_db+analysis_db",[{"step":50,"input_us":3885.09,"step_us":151888.75,"input_ratio":0.0256,"preparing_us":18055.693}],0.0256,"not",1]' \
-	    '[1,"ascend_pytorch_profiler_db+analysis_db",[{"step":50,"input_us":3650.46,"step_us":148265.42,"input_ratio":0.0246,"preparing_us":17512.827}],0.0246,"not",1]')" ]
+	    "$(printf '%s\n' '[0,"ascend_pytorch_profiler_db+analysis_db",[{"step":50,"input_us":3885.09,"step_us":151888.75,"input_ratio":0.0256,"preparing_us":18055.693,"calls":null}],0.0256,"not",1]' \
+	    '[1,"ascend_pytorch_profiler_db+analysis_db",[{"step":50,"input_us":3650.46,"step_us":148265.42,"input_ratio":0.0246,"preparing_us":17512.827,"calls":null}],0.0246,"not",1]')" ]
 	# the same keys as from the text export of the same job
 	db=$(jqr pd.input '[keys, (.steps[0] | keys)]' | sort -u)
 	run_pd 0 sh -c 'pd-locate "$1" | pd-sum-input' sh "$R2"
@@ -194,7 +195,7 @@ PY
 	[ "$stderr" = "pd-sum-input: warning: $d/p.db: PYTORCH_API: 'ProfilerStep#8': bad startNs or endNs; skipped" ]
 	# step 7: 10 ms; the loader spans nest: 2 ms of input
 	[ "$(jqr pd.input '[.source,.steps,.dataloader_spans,.skipped_rows]')" = \
-	    '["ascend_pytorch_profiler_db",[{"step":7,"input_us":2000,"step_us":10000,"input_ratio":0.2,"preparing_us":null}],1,1]' ]
+	    '["ascend_pytorch_profiler_db",[{"step":7,"input_us":2000,"step_us":10000,"input_ratio":0.2,"preparing_us":null,"calls":null}],1,1]' ]
 	run_pd 3 pd-sum-input < <(root_line /r torch_npu 0 ascend_pytorch_profiler_db=$d/none.db)
 	[ "$stderr" = "pd-sum-input: warning: $d/none.db: no PYTORCH_API or STRING_IDS table: no step or dataloader spans in this db" ]
 	[ -z "$(jqr pd.input .)" ]

@@ -90,3 +90,19 @@ keys() {
 	[ "$(comm 'select(.source | startswith("communication")) | [.ops[].sized_count] | unique')" = '[null]' ]
 	[ "$(comm 'select(.source == "kineto_trace") | [.ops[].transit_us] | unique')" = '[null]' ]
 }
+
+# The entries of pd.input steps have one key list whichever family wrote
+# them: before, the Ascend entries had no calls.
+@test "records: pd.input steps have one key set across families" {
+	require_corpus
+	C=$CORPUS
+	run_pd pd-sum-input -q "$C/ascend/pta_2rank_level1_text" \
+	    "$C/ascend/pta_2rank_level1_db" "$C/ascend/mindspore_legacy_run2_dataset" \
+	    "$C/pytorch/hta-nccl-2rank-a100" "$C/nsys/pipit-saxpy-mpi-rank0-a100"
+	input() { printf '%s\n' "$output" | jq -c "select(.type == \"pd.input\") | $1" | sort -u; }
+	[ "$(input 'select(.steps | length > 0) | .source | split("+")[0]' | wc -l)" -ge 4 ]
+	[ "$(input '.steps[] | keys_unsorted')" = '["step","input_us","step_us","input_ratio","preparing_us","calls"]' ]
+	# Ascend has no DataLoader calls, the PyTorch steps count them
+	[ "$(input 'select(.source | startswith("trace_view")) | [.steps[].calls] | unique')" = '[null]' ]
+	[ "$(input 'select(.source == "kineto_trace") | [.steps[].calls | type] | unique')" = '["number"]' ]
+}

@@ -14,6 +14,7 @@
  * from analysis.db's StepTraceTime.
  * Writes one pd.input per root that has any of them; streams the trace,
  * keeping only step and dataloader spans. */
+#include "record.h"
 #include "sum_input.h"
 
 #include <errno.h>
@@ -31,11 +32,6 @@
 #include "pd_sqlite.h"
 #include "pd_trace.h"
 
-/* TensorBoard's input-pipeline analysis classes. */
-#define HIGHLY 0.20
-#define MODERATELY 0.05
-/* msprof-analyze advisor rule 20: a dataloader call should take less. */
-#define SLOW_LOADER_NS 10000000LL
 /* MindInsight: a queue used below this share is "low" (empty side of its
  * [0.6, 0.8] band). */
 #define LOW_USAGE 0.6
@@ -640,23 +636,24 @@ pair(json_t *p, size_t i)
 	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
-static json_t *
-step_obj(json_t *step, double in_us, double st_us, json_t *prep)
+static void
+step_put(struct inputrec *r, int64_t step, int has_step, double in_us,
+    double st_us, json_t *prep)
 {
-	json_t *o = json_object();
+	struct inputstep *o = inputrec_step(r);
 
-	pd_set(o, "step", step);
-	pd_set_real(o, "input_us", in_us, 3);
-	pd_set_real(o, "step_us", st_us, 3);
-	pd_set_real(o, "input_ratio", ratio(in_us, st_us), 4);
-	pd_set_real(o, "preparing_us", prep ? pair(prep, 0) : NAN, 3);
-	return o;
+	o->step = step;
+	o->has_step = has_step;
+	o->input_us = in_us;
+	o->step_us = st_us;
+	o->input_ratio = ratio(in_us, st_us);
+	o->preparing_us = prep ? pair(prep, 0) : NAN;
 }
 
-static json_t *
-steps(struct in *x, double *sin, double *sst, long *n)
+static void
+steps(struct in *x, struct inputrec *r, double *sin, double *sst, long *n)
 {
-	json_t *a = json_array(), *prep;
+	json_t *prep;
 	const char *k;
 	size_t i;
 	char key[32];
@@ -673,31 +670,28 @@ steps(struct in *x, double *sin, double *sst, long *n)
 			prep = json_object_get(x->prep, key);
 			if (!x->loaders.n && prep)
 				in = pair(prep, 0);
-			json_array_append_new(a, step_obj(s->step >= 0 ?
-			    json_integer(s->step) : json_null(), in, st, prep));
+			step_put(r, s->step, s->step >= 0, in, st, prep);
 			if (!isnan(in)) {
 				*sin += in;
 				*sst += st;
 				(*n)++;
 			}
 		}
-		return a;
+		return;
 	}
 	json_object_foreach(x->prep, k, prep) {
 		int64_t sn;
+		int ok = pd_num_int(k, strlen(k), &sn) == PD_NUM_OK;
 
 		in = pair(prep, 0);
 		st = pair(prep, 1);
-		json_array_append_new(a, step_obj(pd_num_int(k, strlen(k),
-		    &sn) == PD_NUM_OK ? json_integer(sn) : json_null(), in, st,
-		    prep));
+		step_put(r, ok ? sn : 0, ok, in, st, prep);
 		if (isnan(in) || isnan(st))
 			continue;
 		*sin += in;
 		*sst += st;
 		(*n)++;
 	}
-	return a;
 }
 
 static int
@@ -731,8 +725,9 @@ pipeline(struct in *x)
 static void
 emit(struct in *x, json_t *root)
 {
-	json_t *r = pd_rec_new("pd.input", 1, root), *o;
-	double sin = 0, sst = 0, q;
+	json_t *rec = pd_rec_new("pd.input", 1, root), *o;
+	struct inputrec r = { 0 };
+	double sin = 0, sst = 0;
 	long n = 0;
 	size_t i;
 	char buf[256] = "";
@@ -742,34 +737,30 @@ emit(struct in *x, json_t *root)
 		snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s",
 		    i ? "+" : "", json_string_value(json_array_get(x->sources,
 		    i)));
-	pd_set_str(r, "source", buf);
-	pd_set(r, "steps", steps(x, &sin, &sst, &n));
-	pd_set_real(r, "input_us_mean", n ? sin / n : NAN, 3);
-	q = n ? ratio(sin, sst) : NAN;
-	pd_set_real(r, "input_ratio", q, 4);
-	pd_set_str(r, "class", isnan(q) ? NULL : q >= HIGHLY ? "highly" :
-	    q >= MODERATELY ? "moderately" : "not");
-	pd_set_real(r, "queue_empty_ratio", x->have_queue ?
-	    ratio(x->q_empty, x->q_records) : NAN, 4);
+	pd_set_str(rec, "source", buf);
+	steps(x, &r, &sin, &sst, &n);
+	r.input_us_mean = n ? sin / n : NAN;
+	r.input_ratio = n ? ratio(sin, sst) : NAN;
+	r.queue_empty_ratio = x->have_queue ? ratio(x->q_empty,
+	    x->q_records) : NAN;
 	slow = slowest(x);
 	if (slow) {
 		o = json_object();
 		pd_set_int(o, "op_id", slow->id);
 		pd_set_str(o, "op_type", slow->type);
 		pd_set_real(o, "queue_usage_ratio", slow->usage, 4);
-		pd_set(r, "slowest_op", o);
-	} else
-		pd_set_null(r, "slowest_op");
-	/* appended keys (pd-record.5) */
-	pd_set_int(r, "dataloader_spans", (json_int_t)x->loaders.n);
-	pd_set_int(r, "slow_dataloader_calls", x->slow_loaders);
-	pd_set_real(r, "getnext_empty_ratio", x->have_getnext ?
-	    ratio(x->gn_empty, x->gn_records) : NAN, 4);
-	pd_set(r, "pipeline", x->nops ? pipeline(x) : json_null());
-	pd_set_real(r, "tick_mhz", x->tick_mhz > 0 ? x->tick_mhz : NAN, 3);
-	pd_set_int(r, "skipped_rows", x->skipped);
-	pd_set_bool(r, "truncated", x->truncated);
-	pd_rec_emit(r);
+		r.slowest_op = o;
+	}
+	r.dataloader_spans = (int64_t)x->loaders.n;
+	r.slow_dataloader_calls = x->slow_loaders;
+	r.first_call_us = NAN;
+	r.getnext_empty_ratio = x->have_getnext ? ratio(x->gn_empty,
+	    x->gn_records) : NAN;
+	r.pipeline = x->nops ? pipeline(x) : NULL;
+	r.tick_mhz = x->tick_mhz > 0 ? x->tick_mhz : NAN;
+	r.skipped = x->skipped;
+	r.truncated = x->truncated;
+	inputrec_write(rec, &r);
 }
 
 int

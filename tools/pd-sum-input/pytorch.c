@@ -13,9 +13,11 @@
  * steps and its class: "highly" >= 20 %, "moderately" 5-20 %, "not" < 5 %
  * (TensorFlow's input-pipeline analyzer); null when the trace has no
  * DataLoader calls (absent evidence). */
+#include "record.h"
 #include "sum_input.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,26 +118,16 @@ windows(struct acc *a)
 }
 
 static void
-set_us(json_t *o, const char *key, int64_t ns, int have)
-{
-	if (have)
-		pd_set_real(o, key, (double)ns / 1e3, 3);
-	else
-		pd_set_null(o, key);
-}
-
-static void
 emit(json_t *root, struct acc *a, const struct pd_kineto_info *info,
     const struct pd_trace_stats *st, int truncated)
 {
 	json_t *rec = pd_kineto_rec("pd.input", root, info, "kineto_trace");
-	json_t *arr = json_array(), *o;
+	json_t *o;
+	struct inputrec r = { 0 };
 	struct pd_ivl u = { 0 };
 	int64_t in_sum = 0, step_sum = 0;
 	int have = a->ndl > 0;
-	const char *from;
 	size_t i, slow = 0, j = 0;
-	double r;
 
 	if (a->ndl > 1)
 		qsort(a->dl, a->ndl, sizeof *a->dl, span_cmp);
@@ -144,78 +136,62 @@ emit(json_t *root, struct acc *a, const struct pd_kineto_info *info,
 		if (a->dl[i].e - a->dl[i].s > a->dl[slow].e - a->dl[slow].s)
 			slow = i;
 	}
-	from = windows(a);
+	r.steps_from = windows(a);
 	for (i = 0; i < a->steps.n; i++) {
 		struct pd_kstep *s = &a->steps.v[i];
+		struct inputstep *e = inputrec_step(&r);
 		int64_t in = pd_ivl_len_in(&u, s->s, s->e), calls = 0;
+
 		while (j < a->ndl && a->dl[j].s < s->s)
 			j++;
 		while (j + calls < a->ndl && a->dl[j + calls].s < s->e)
 			calls++;
-		o = json_object();
-		if (s->num >= 0)
-			pd_set_int(o, "step", s->num);
-		else
-			pd_set_null(o, "step");
-		set_us(o, "input_us", in, have);
-		set_us(o, "step_us", s->e - s->s, 1);
+		e->step = s->num;
+		e->has_step = s->num >= 0;
+		if (have)
+			e->input_us = (double)in / 1e3;
+		e->step_us = (double)(s->e - s->s) / 1e3;
 		if (have && s->e > s->s)
-			pd_set_real(o, "input_ratio", (double)in /
-			    (double)(s->e - s->s), 4);
-		else
-			pd_set_null(o, "input_ratio");
-		pd_set_null(o, "preparing_us");
-		pd_set_int(o, "calls", calls);
-		json_array_append_new(arr, o);
+			e->input_ratio = (double)in / (double)(s->e - s->s);
+		e->calls = calls;
+		e->has_calls = 1;
 		in_sum += in;
 		step_sum += s->e - s->s;
 	}
-	pd_set(rec, "steps", arr);
-	if (have && a->steps.n)
-		pd_set_real(rec, "input_us_mean", (double)in_sum / 1e3 /
-		    (double)a->steps.n, 3);
-	else
-		pd_set_null(rec, "input_us_mean");
-	if (have && step_sum > 0) {
-		r = (double)in_sum / (double)step_sum;
-		pd_set_real(rec, "input_ratio", r, 4);
-		pd_set_str(rec, "class", r >= 0.20 ? "highly" : r >= 0.05 ?
-		    "moderately" : "not");
-	} else {
-		pd_set_null(rec, "input_ratio");
-		pd_set_null(rec, "class");
-	}
-	pd_set_null(rec, "queue_empty_ratio");
-	pd_set_null(rec, "slowest_op");	/* a pipeline operator: Ascend */
-	pd_set_int(rec, "dataloader_spans", (int64_t)u.n);
+	r.input_us_mean = have && a->steps.n ? (double)in_sum / 1e3 /
+	    (double)a->steps.n : NAN;
+	r.input_ratio = have && step_sum > 0 ? (double)in_sum /
+	    (double)step_sum : NAN;
+	r.queue_empty_ratio = NAN;
+	r.dataloader_spans = (int64_t)u.n;
 	for (i = 0, j = 0; i < a->ndl; i++)
-		if (a->dl[i].e - a->dl[i].s >= 10000000)
+		if (a->dl[i].e - a->dl[i].s >= SLOW_LOADER_NS)
 			j++;
-	pd_set_int(rec, "slow_dataloader_calls", (int64_t)j);
+	r.slow_dataloader_calls = (int64_t)j;
 	if (have) {
 		long k = pd_ksteps_find(&a->steps, a->dl[slow].s);
 		o = json_object();
 		json_object_set_new(o, "name", json_sprintf(
 		    "enumerate(DataLoader)#%s.__next__", a->iter));
-		set_us(o, "dur_us", a->dl[slow].e - a->dl[slow].s, 1);
+		pd_set_real(o, "dur_us",
+		    (double)(a->dl[slow].e - a->dl[slow].s) / 1e3, 3);
 		if (k >= 0 && a->steps.v[k].num >= 0)
 			pd_set_int(o, "step", a->steps.v[k].num);
 		else
 			pd_set_null(o, "step");
 		pd_set_int(o, "start_ns", a->dl[slow].s);
-		pd_set(rec, "slowest_call", o);
-	} else {
-		pd_set_null(rec, "slowest_call");
+		r.slowest_call = o;
 	}
-	pd_set_str(rec, "steps_from", from);
-	pd_set_str(rec, "iterator", !have ? NULL : a->mixed ? "mixed" :
-	    a->iter);
-	pd_set_int(rec, "calls", (int64_t)a->ndl);
-	set_us(rec, "first_call_us", have ? a->dl[0].e - a->dl[0].s : 0, have);
-	pd_set_int(rec, "skipped_rows", (int64_t)(a->bad + st->skipped));
-	pd_set_str(rec, "path", a->path);
-	pd_set_bool(rec, "truncated", truncated);
-	pd_rec_emit(rec);
+	r.iterator = !have ? NULL : a->mixed ? "mixed" : a->iter;
+	r.calls = (int64_t)a->ndl;
+	r.has_calls = 1;
+	r.first_call_us = have ? (double)(a->dl[0].e - a->dl[0].s) / 1e3 : NAN;
+	r.getnext_empty_ratio = NAN;
+	r.tick_mhz = NAN;
+	r.skipped = (int64_t)(a->bad + st->skipped);
+	r.path = a->path;
+	r.truncated = truncated;
+	inputrec_write(rec, &r);
 	pd_ivl_free(&u);
 }
 
