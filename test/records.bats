@@ -106,3 +106,20 @@ keys() {
 	[ "$(input 'select(.source | startswith("trace_view")) | [.steps[].calls] | unique')" = '[null]' ]
 	[ "$(input 'select(.source == "kineto_trace") | [.steps[].calls | type] | unique')" = '["number"]' ]
 }
+
+# The entries of pd.mem devices have one key list whichever family wrote
+# them: before, the Ascend entries had no kind .. totals_from_trace and the
+# raw memory timeline's none of them but events.
+@test "records: pd.mem devices have one key set across families" {
+	require_corpus
+	C=$CORPUS
+	run_pd pd-sum-mem -q "$C/ascend/pta_2rank_level1_text" \
+	    "$C/ascend/pta_2rank_level1_db" "$C/pytorch/hta-memory-events-v100" \
+	    "$C/pytorch/hta-memory-timeline-raw"
+	mem() { printf '%s\n' "$output" | jq -c "select(.type == \"pd.mem\") | $1" | sort -u; }
+	[ "$(mem 'select(.devices | length > 0) | .source | split("+")[0]' | wc -l)" -ge 3 ]
+	[ "$(mem '.devices[] | keys_unsorted')" = '["device","peak_allocated_bytes","peak_reserved_bytes","peak_active_bytes","peak_time_ns","capacity_bytes","fragmentation_bytes","growth_bytes_per_s","component","app_peak_reserved_bytes","components","fragmentation_ratio","steps","phases","timeline","kind","peak_reserved_time_ns","events","allocs","frees","alloc_bytes","free_bytes","totals_from_trace"]' ]
+	# Ascend has no trace event counts, the Kineto trace has them
+	[ "$(mem 'select(.source | startswith("memory_record")) | [.devices[].events] | unique')" = '[null]' ]
+	[ "$(mem 'select(.source == "kineto_trace") | [.devices[].events | type] | unique')" = '["number"]' ]
+}

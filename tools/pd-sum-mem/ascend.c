@@ -12,6 +12,7 @@
  * Writes one pd.mem per root that has any of them; streams every file.
  * MB and KB in these files are binary (MiB, KiB): values like
  * 2109.6015625 MB are exact multiples of 2^-20 MiB. */
+#include "record.h"
 #include "sum_mem.h"
 
 #include <errno.h>
@@ -648,6 +649,16 @@ bytes(int have, double v)
 	    json_null();
 }
 
+/* Value k of d: v rounded to whole bytes, when had and a number. */
+static void
+md_bytes(struct memdev *d, int k, int have, double v)
+{
+	int64_t iv;
+
+	if (have && pd_num_round_i64(v, &iv) == PD_NUM_OK)
+		memdev_set(d, k, iv);
+}
+
 /* The framework's own total: PTA+GE, else PTA, else GE. */
 static struct comp *
 framework(struct mem *m, int64_t dev)
@@ -740,6 +751,7 @@ devices(struct mem *m, double *pa, double *pr, int *ha, int *hr)
 	int64_t *devs = calloc(m->nc + 1, sizeof *devs);
 	size_t i, nd = 0;
 	struct comp *k, *app;
+	struct memdev md;
 
 	for (i = 0; i < m->nc; i++)
 		if (!nd || !bsearch(&m->c[i].device, devs, nd, sizeof *devs,
@@ -750,30 +762,25 @@ devices(struct mem *m, double *pa, double *pr, int *ha, int *hr)
 	for (i = 0; i < nd; i++) {
 		k = framework(m, devs[i]);
 		app = find_comp(m, devs[i], "APP");
-		o = json_object();
-		pd_set(o, "device", devs[i] < 0 ? json_null() :
-		    json_integer(devs[i]));
-		pd_set(o, "peak_allocated_bytes", bytes(k != NULL,
-		    k ? k->peak_alloc : 0));
-		pd_set(o, "peak_reserved_bytes", bytes(k && k->have_res,
-		    k ? k->peak_res : 0));
-		pd_set(o, "peak_active_bytes", bytes(k && k->have_act,
-		    k ? k->peak_act : 0));
-		pd_set(o, "peak_time_ns", k && k->peak_ts != INT64_MIN ?
-		    json_integer(k->peak_ts) : json_null());
-		pd_set_null(o, "capacity_bytes");
-		pd_set(o, "fragmentation_bytes", bytes(k != NULL,
-		    k ? k->res_at_peak - k->peak_alloc : NAN));
-		pd_set_real(o, "growth_bytes_per_s", k ? slope(k) : NAN, 3);
-		pd_set_str(o, "component", k ? k->name : NULL);
-		pd_set(o, "app_peak_reserved_bytes", bytes(app &&
-		    app->have_res, app ? app->peak_res : 0));
-		pd_set(o, "components", components(m, devs[i]));
-		/* the PyTorch trace's series: no such rows here */
-		pd_set_null(o, "fragmentation_ratio");
-		pd_set_null(o, "steps");
-		pd_set_null(o, "phases");
-		pd_set_null(o, "timeline");
+		memdev_init(&md);
+		if (devs[i] >= 0)
+			memdev_set(&md, MD_DEVICE, devs[i]);
+		md_bytes(&md, MD_PEAK_ALLOC, k != NULL, k ? k->peak_alloc : 0);
+		md_bytes(&md, MD_PEAK_RES, k && k->have_res,
+		    k ? k->peak_res : 0);
+		md_bytes(&md, MD_PEAK_ACT, k && k->have_act,
+		    k ? k->peak_act : 0);
+		if (k && k->peak_ts != INT64_MIN)
+			memdev_set(&md, MD_PEAK_TIME, k->peak_ts);
+		md_bytes(&md, MD_FRAG, k != NULL,
+		    k ? k->res_at_peak - k->peak_alloc : NAN);
+		md.growth_bytes_per_s = k ? slope(k) : NAN;
+		md.component = k ? k->name : NULL;
+		md_bytes(&md, MD_APP_PEAK_RES, app && app->have_res,
+		    app ? app->peak_res : 0);
+		md.components = components(m, devs[i]);
+		/* the PyTorch trace's series and counts: no such rows here */
+		o = memdev_json(&md);
 		json_array_append_new(a, o);
 		if (k && (!*ha || k->peak_alloc > *pa)) {
 			*pa = k->peak_alloc;

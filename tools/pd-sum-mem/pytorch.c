@@ -20,9 +20,11 @@
  * Traces without Total Allocated (2021) are summed in time order; without
  * Addr (2021) no block is followed.
  * Writes: pd.mem. */
+#include "record.h"
 #include "sum_mem.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,16 +60,15 @@ fit_add(struct fit *f, int64_t ts, int64_t a)
 	f->sta += t * (double)a;
 }
 
-static void
-fit_json(json_t *o, const struct fit *f)
+/* The least-squares slope, bytes per s; NaN with too few points. */
+static double
+fit_slope(const struct fit *f)
 {
 	double den = f->n * f->stt - f->st * f->st;
 
 	if (f->n >= 2 && den > 0)
-		pd_set_real(o, "growth_bytes_per_s",
-		    (f->n * f->sta - f->st * f->sa) / den, 3);
-	else
-		pd_set_null(o, "growth_bytes_per_s");
+		return (f->n * f->sta - f->st * f->sa) / den;
+	return NAN;
 }
 
 /* Phases of a training step, from the ranges around an allocation. */
@@ -774,29 +775,43 @@ emit_trace(json_t *root, struct acc *a, const struct pd_kineto_info *info,
 		qsort(a->dv, a->ndv, sizeof *a->dv, dev_cmp);
 	for (i = 0; i < a->ndv; i++) {
 		struct dev *d = &a->dv[i];
+		struct memdev md;
 		json_t *o = json_object();
+
+		memdev_init(&md);
 		cap = d->type == 1 ? pd_kineto_device_mem(info, d->id) : -1;
-		set_int_or_null(o, "device", d->id, d->type == 1);
-		set_int_or_null(o, "peak_allocated_bytes", d->peak_a,
-		    d->has_alloc);
-		set_int_or_null(o, "peak_reserved_bytes", d->peak_r, d->has_res);
-		pd_set_null(o, "peak_active_bytes");
-		set_int_or_null(o, "peak_time_ns", d->peak_a_ts, d->has_alloc);
-		set_int_or_null(o, "capacity_bytes", cap, cap >= 0);
-		set_int_or_null(o, "fragmentation_bytes", d->frag, d->has_frag);
-		fit_json(o, &d->fit);
-		frag_ratio(o, d);
+		if (d->type == 1)
+			memdev_set(&md, MD_DEVICE, d->id);
+		if (d->has_alloc) {
+			memdev_set(&md, MD_PEAK_ALLOC, d->peak_a);
+			memdev_set(&md, MD_PEAK_TIME, d->peak_a_ts);
+		}
+		if (d->has_res) {
+			memdev_set(&md, MD_PEAK_RES, d->peak_r);
+			memdev_set(&md, MD_PEAK_RES_TIME, d->peak_r_ts);
+		}
+		if (cap >= 0)
+			memdev_set(&md, MD_CAP, cap);
+		if (d->has_frag)
+			memdev_set(&md, MD_FRAG, d->frag);
+		md.growth_bytes_per_s = fit_slope(&d->fit);
+		if (d->has_frag && d->res_at_peak > 0)
+			md.fragmentation_ratio = (double)d->frag /
+			    (double)d->res_at_peak;
 		dev_series(o, d, &a->steps);
-		pd_set_str(o, "kind", d->type == 1 ? "cuda" : d->type == 0 ?
-		    "cpu" : "other");
-		set_int_or_null(o, "peak_reserved_time_ns", d->peak_r_ts,
-		    d->has_res);
-		pd_set_int(o, "events", (int64_t)d->events);
-		pd_set_int(o, "allocs", (int64_t)d->allocs);
-		pd_set_int(o, "frees", (int64_t)d->frees);
-		pd_set_int(o, "alloc_bytes", d->alloc_bytes);
-		pd_set_int(o, "free_bytes", d->free_bytes);
-		pd_set_bool(o, "totals_from_trace", d->totals);
+		md.steps = json_incref(json_object_get(o, "steps"));
+		md.phases = json_incref(json_object_get(o, "phases"));
+		md.timeline = json_incref(json_object_get(o, "timeline"));
+		json_decref(o);
+		md.kind = d->type == 1 ? "cuda" : d->type == 0 ? "cpu" :
+		    "other";
+		memdev_set(&md, MD_EVENTS, (int64_t)d->events);
+		memdev_set(&md, MD_ALLOCS, (int64_t)d->allocs);
+		memdev_set(&md, MD_FREES, (int64_t)d->frees);
+		memdev_set(&md, MD_ALLOC_BYTES, d->alloc_bytes);
+		memdev_set(&md, MD_FREE_BYTES, d->free_bytes);
+		md.totals_from_trace = d->totals != 0;
+		o = memdev_json(&md);
 		json_array_append_new(arr, o);
 		if ((d->type == 1 || !any_cuda) && d->has_alloc &&
 		    (!best || d->peak_a > best->peak_a))
@@ -993,6 +1008,7 @@ mem_raw(json_t *root, const char *path)
 	gzFile gz = fd >= 0 ? gzdopen(fd, "rb") : NULL;
 	struct raw r;
 	json_t *rec, *arr, *o;
+	struct memdev md;
 	const char *why = NULL;
 	long line;
 	int rc, i, order[NCAT], j;
@@ -1019,21 +1035,17 @@ mem_raw(json_t *root, const char *path)
 	rec = pd_rec_new("pd.mem", 1, root);
 	pd_set_str(rec, "source", "memory_timeline_raw");
 	arr = json_array();
-	o = json_object();
-	pd_set(o, "device", json_deep_copy(json_object_get(root, "device") ?
-	    json_object_get(root, "device") : json_null()));
-	set_int_or_null(o, "peak_allocated_bytes", r.peak, r.have);
-	pd_set_null(o, "peak_reserved_bytes");
-	pd_set_null(o, "peak_active_bytes");
-	set_int_or_null(o, "peak_time_ns", r.peak_ts, r.have && r.peak_ts >= 0);
-	pd_set_null(o, "capacity_bytes");
-	pd_set_null(o, "fragmentation_bytes");
-	fit_json(o, &r.fit);
-	pd_set_null(o, "fragmentation_ratio");
-	pd_set_null(o, "steps");
-	pd_set_null(o, "phases");
-	pd_set_null(o, "timeline");
-	pd_set_int(o, "events", (int64_t)r.n);
+	memdev_init(&md);
+	if (json_is_integer(json_object_get(root, "device")))
+		memdev_set(&md, MD_DEVICE,
+		    json_integer_value(json_object_get(root, "device")));
+	if (r.have)
+		memdev_set(&md, MD_PEAK_ALLOC, r.peak);
+	if (r.have && r.peak_ts >= 0)
+		memdev_set(&md, MD_PEAK_TIME, r.peak_ts);
+	md.growth_bytes_per_s = fit_slope(&r.fit);
+	memdev_set(&md, MD_EVENTS, (int64_t)r.n);
+	o = memdev_json(&md);
 	json_array_append_new(arr, o);
 	pd_set(rec, "devices", r.have ? arr : json_array());
 	if (!r.have)
