@@ -46,3 +46,39 @@ run_pd() {
 jqr() {
 	printf '%s\n' "$output" | jq -c --arg t "$1" "select(.type == \$t) | $2"
 }
+
+# Many values checked with one jq start (jq compiles its builtins at every
+# start, the larger part of a short check's time). After
+#   jqv TYPE FILTER...      (the records of TYPE in $output, as jqr; all
+#                           the records if TYPE is "") or
+#   jqf [-r] FILE FILTER... (the JSON values of FILE, as jq -c or jq -r)
+# J[i] is what "$(jqr TYPE FILTER_i)" or "$(jq -c/-r FILTER_i FILE)" would
+# give: every value of FILTER_i, one a line, without the last newline.
+# Each value is then compared on its own line of the test. A filter that
+# fails fails the test.
+jqv() {
+	local t=$1 pre='select(.type == $t) | '
+	shift
+	[ -n "$t" ] || pre=''
+	_jqm tojson "$pre" "$t" "$@" <<<"$output"
+}
+jqf() {
+	local out=tojson f
+	if [ "$1" = -r ]; then
+		out='if type == "string" then . else tojson end'
+		shift
+	fi
+	f=$1
+	shift
+	_jqm "$out" '' '' "$@" <"$f"
+}
+_jqm() {
+	local out=$1 pre=$2 t=$3 p='. as $v | ""' f
+	shift 3
+	for f; do
+		p+=", ([\$v[] | $pre($f) | $out] | join(\"\\n\") + \"\\u001e\")"
+	done
+	J=()
+	jq -j -s --arg t "$t" "$p" >"$BATS_TEST_TMPDIR/.jqm" || return 1
+	mapfile -t -d $'\x1e' J <"$BATS_TEST_TMPDIR/.jqm"
+}
