@@ -4,6 +4,20 @@ export LC_ALL=C TZ=UTC
 TOP=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
 export PD_BIN=${PD_BIN:-$TOP/bin}
 export PD_TESTBIN=${PD_TESTBIN:-$TOP/build/test}
+# A python3 that is a pyenv shim runs pyenv (about half a second of CPU)
+# at every start: the tests start the interpreter the shim selects, asked
+# once per bats run and linked ahead on PATH. Any other python3 is kept.
+_pd_py=$(type -P python3 || true)
+if [ "${_pd_py%/shims/python3}" != "$_pd_py" ] && [ -n "${BATS_RUN_TMPDIR:-}" ]; then
+	if [ ! -e "$BATS_RUN_TMPDIR/python3/python3" ]; then
+		_pd_exe=$("$_pd_py" -c 'import sys; print(sys.executable)') &&
+		    [ -x "$_pd_exe" ] && mkdir -p "$BATS_RUN_TMPDIR/python3" &&
+		    ln -sfn "$_pd_exe" "$BATS_RUN_TMPDIR/python3/python3" || true
+	fi
+	[ ! -e "$BATS_RUN_TMPDIR/python3/python3" ] ||
+	    PATH="$BATS_RUN_TMPDIR/python3:$PATH"
+fi
+unset _pd_py _pd_exe
 export PATH="$PD_BIN:$PATH"
 export PD_SHAREDIR="$TOP/share"
 unset PD_QUIET
