@@ -16,7 +16,7 @@ setup() {
 # done again here with awk): three significant digits, trailing zeros
 # dropped, in the unit that keeps the value under 1000; ratios as
 # percentages with one decimal; null is printed as "-".
-us() { awk -v x="$1" 'function sig(v,  b, s) { b = v < 0 ? -v : v
+FMT_AWK='function sig(v,  b, s) { b = v < 0 ? -v : v
 		if (b < 0.0005) v = 0
 		if (b >= 99.95) s = sprintf("%.0f", v)
 		else if (b >= 9.995) s = sprintf("%.1f", v)
@@ -24,50 +24,56 @@ us() { awk -v x="$1" 'function sig(v,  b, s) { b = v < 0 ? -v : v
 		else s = sprintf("%.3g", v)
 		if (s ~ /\./ && s !~ /e/) { sub(/0+$/, "", s); sub(/\.$/, "", s) }
 		return s == "-0" ? "0" : s }
-	BEGIN { if (x == "null") { printf "-"; exit }
-	a = x < 0 ? -x : x
-	if (a < 999.5) printf "%s \302\265s", sig(x)
-	else if (a < 999.5e3) printf "%s ms", sig(x / 1e3)
-	else printf "%s s", sig(x / 1e6) }'; }
-pct() { awk -v x="$1" 'BEGIN { if (x == "null") printf "-"
-	else printf "%.1f %%", x * 100 }'; }
+	function us(x,  a) { if (x == "null") return "-"
+		x += 0
+		a = x < 0 ? -x : x
+		if (a < 999.5) return sig(x) " \302\265s"
+		if (a < 999.5e3) return sig(x / 1e3) " ms"
+		return sig(x / 1e6) " s" }
+	function pct(x) { return x == "null" ? "-" : sprintf("%.1f %%", x * 100) }'
 
 # agree DIR: the dominant bottleneck and the numbers of report.json appear
-# in report.md and in report.html.
+# in report.md and in report.html. One awk formats every number and looks
+# for each text in the page (a line of the page holds it, as grep -F); it
+# names every text it does not find.
 agree() {
-	local d=$1 j=$1/report.json rule v s
-	rule=$(jq -r '.dominant.rule // empty' "$j")
-	if [ -n "$rule" ]; then
-		grep -qF "$rule" "$d/report.md"
-		grep -qF "$rule" "$d/report.html"
-		s=$(pct "$(jq -r .dominant.impact "$j")")
-		grep -qF "impact $s" "$d/report.md"
-		grep -qF "impact <b>$s</b>" "$d/report.html"
-	else
-		grep -qF "No dominant bottleneck" "$d/report.md"
-	fi
-	v=$(jq -r '.runtime.step.mean_us // empty' "$j")
-	if [ -n "$v" ]; then
-		s=$(us "$v")
-		grep -qF "| mean step | $s " "$d/report.md"
-		grep -qF "<td>$s (median" "$d/report.html"
-	fi
-	for v in $(jq -r '.steps_by_rank[].mean_us // empty' "$j"); do
-		s=$(us "$v")
-		grep -qF "| $s |" "$d/report.md"
-		grep -qF ">$s</td>" "$d/report.html"
-	done
-	for v in $(jq -r '.bottlenecks[].impact' "$j"); do
-		s=$(pct "$v")
-		grep -qF "| $s |" "$d/report.md"
-		grep -qF ">$s</text>" "$d/report.html"
-	done
-	v=$(jq -r '.hotspots.top[0].total_us // empty' "$j")
-	if [ -n "$v" ]; then
-		s=$(us "$v")
-		grep -qF "| $s |" "$d/report.md"
-		grep -qF ">$s &#183; " "$d/report.html"
-	fi
+	local d=$1
+	jqf -r "$d/report.json" '.dominant.rule // empty' .dominant.impact \
+	    '.runtime.step.mean_us // empty' '.steps_by_rank[].mean_us // empty' \
+	    '.bottlenecks[].impact' '.hotspots.top[0].total_us // empty'
+	RULE=${J[0]} IMPACT=${J[1]} STEP=${J[2]} RANKS=${J[3]} IMPACTS=${J[4]} \
+	    TOP=${J[5]} awk "$FMT_AWK"'
+	function page(f,  l, t) { t = ""
+		while ((getline l <f) > 0) t = t "\n" l
+		close(f)
+		return t "\n" }
+	function need(f, s) { if (!index(text[f], s) || index(s, "\n")) {
+		printf "%s: no \"%s\"\n", f, s >"/dev/stderr"; bad = 1 } }
+	BEGIN { md = ARGV[1]; html = ARGV[2]
+		text[md] = page(md); text[html] = page(html)
+		rule = ENVIRON["RULE"]
+		if (rule != "") {
+			need(md, rule); need(html, rule)
+			s = pct(ENVIRON["IMPACT"])
+			need(md, "impact " s); need(html, "impact <b>" s "</b>")
+		} else need(md, "No dominant bottleneck")
+		if ((v = ENVIRON["STEP"]) != "") {
+			s = us(v)
+			need(md, "| mean step | " s " "); need(html, "<td>" s " (median")
+		}
+		n = split(ENVIRON["RANKS"], a, "\n")
+		for (i = 1; i <= n; i++) {
+			s = us(a[i]); need(md, "| " s " |"); need(html, ">" s "</td>")
+		}
+		n = split(ENVIRON["IMPACTS"], a, "\n")
+		for (i = 1; i <= n; i++) {
+			s = pct(a[i]); need(md, "| " s " |"); need(html, ">" s "</text>")
+		}
+		if ((v = ENVIRON["TOP"]) != "") {
+			s = us(v)
+			need(md, "| " s " |"); need(html, ">" s " &#183; ")
+		}
+		exit bad }' "$d/report.md" "$d/report.html"
 }
 
 @test "pd-report: -h prints usage to stdout" { contract_h pd-report; }
@@ -94,48 +100,58 @@ agree() {
 	run_pd pd-report -o "$D/out" <"$S"
 	# the input first, unchanged
 	diff <(printf '%s\n' "$output" | head -n "$(wc -l <"$S")") "$S"
-	[ "$(jqr pd.report .dir)" = "\"$D/out\"" ]
-	[ "$(jqr pd.report .dominant)" = '"matmul_hot"' ]
-	[ "$(jqr pd.report .verdict)" = '"improved"' ]
-	[ "$(jqr pd.report '.files | length')" = 8 ]
-	for f in $(jqr pd.report '.files[]' | tr -d '"'); do
+	jqv pd.report .dir .dominant .verdict '.files | length' '.files[]'
+	[ "${J[0]}" = "\"$D/out\"" ]
+	[ "${J[1]}" = '"matmul_hot"' ]
+	[ "${J[2]}" = '"improved"' ]
+	[ "${J[3]}" = 8 ]
+	for f in $(printf '%s\n' "${J[4]}" | tr -d '"'); do
 		[ -s "$D/out/$f" ]
 	done
-	# JSON files parse; no temporary file is left behind
-	for f in report.json meta/performance-profile.json meta/bottlenecks.json \
-	    meta/performance-verdict.json meta/validation-comparison.json \
-	    artifacts/perf.lock.json; do
-		jq -e . "$D/out/$f" >/dev/null
-	done
+	# the JSON files parse, one object each; no temporary file is left behind
+	jq -e -n '[inputs] | length == 6' "$D/out/report.json" \
+	    "$D/out/meta/performance-profile.json" "$D/out/meta/bottlenecks.json" \
+	    "$D/out/meta/performance-verdict.json" \
+	    "$D/out/meta/validation-comparison.json" \
+	    "$D/out/artifacts/perf.lock.json" >/dev/null
 	[ -z "$(find "$D/out" -name '.*')" ]
 }
 
 @test "pd-report: report.json holds the run's diagnosis" {
 	run_pd pd-report -o "$D/out" <"$S"
 	j=$D/out/report.json
-	[ "$(jq -r .schema "$j")" = perfdiag.report ]
-	[ "$(jq -r .run "$j")" = job-7 ]
-	[ "$(jq -r .generated_at "$j")" = null ]
+	jqf -r "$j" .schema .run .generated_at '[.bottlenecks[].rule]' \
+	    .dominant.impact .proposed_fix.change .workload.entry_script \
+	    .workload.launcher \
+	    '.steps_by_rank[0] | [.rank, .mean_us, .segments.computing_us, .segments.preparing_us, .segments.other_us]' \
+	    '.steps_by_rank[1].segments.free_us' \
+	    '.hotspots.top[0] | [.name, .count, .total_us, .ratio]' \
+	    '.memory | [.peak_allocated_bytes, .peak_reserved_bytes, .peak_ratio]' \
+	    '[.memory.timeline.points[].t_us]' .comparison.verdict \
+	    '.next_actions[0]' .artifacts.validation_comparison
+	[ "${J[0]}" = perfdiag.report ]
+	[ "${J[1]}" = job-7 ]
+	[ "${J[2]}" = null ]
 	# the two pd.bottleneck records, by position
-	[ "$(jq -c '[.bottlenecks[].rule]' "$j")" = '["matmul_hot","free_time"]' ]
-	[ "$(jq -c .dominant.impact "$j")" = 0.5 ]
-	[ "$(jq -r .proposed_fix.change "$j")" = "pad hidden size from 1000 to 1008" ]
+	[ "${J[3]}" = '["matmul_hot","free_time"]' ]
+	[ "${J[4]}" = 0.5 ]
+	[ "${J[5]}" = "pad hidden size from 1000 to 1008" ]
 	# pd.context: entry script and launcher
-	[ "$(jq -r .workload.entry_script "$j")" = train.py ]
-	[ "$(jq -r .workload.launcher "$j")" = torchrun ]
+	[ "${J[6]}" = train.py ]
+	[ "${J[7]}" = torchrun ]
 	# rank 0 totals / 2 steps: computing 1600/2, preparing 200/2,
 	# other = mean 1100 - (800+150+50+100+0)
-	[ "$(jq -c '.steps_by_rank[0] | [.rank, .mean_us, .segments.computing_us, .segments.preparing_us, .segments.other_us]' "$j")" = '[0,1100,800,100,0]' ]
+	[ "${J[8]}" = '[0,1100,800,100,0]' ]
 	# rank 1: free 400/2
-	[ "$(jq -c '.steps_by_rank[1].segments.free_us' "$j")" = 200 ]
+	[ "${J[9]}" = 200 ]
 	# MatMulV2: 1500 (rank 0) + 900 (rank 1) = 2400 of 3000 + 2000 = 0.48
-	[ "$(jq -c '.hotspots.top[0] | [.name, .count, .total_us, .ratio]' "$j")" = '["MatMulV2",80,2400,0.48]' ]
+	[ "${J[10]}" = '["MatMulV2",80,2400,0.48]' ]
 	# memory: the larger peaks (rank 0), its 3-point timeline in us
-	[ "$(jq -c '.memory | [.peak_allocated_bytes, .peak_reserved_bytes, .peak_ratio]' "$j")" = '[3221225472,4294967296,0.0625]' ]
-	[ "$(jq -c '[.memory.timeline.points[].t_us]' "$j")" = '[1000,2000,3000]' ]
-	[ "$(jq -r .comparison.verdict "$j")" = improved ]
-	[ "$(jq -r '.next_actions[0]' "$j")" = "try the proposed fix: pad hidden size from 1000 to 1008" ]
-	[ "$(jq -r .artifacts.validation_comparison "$j")" = meta/validation-comparison.json ]
+	[ "${J[11]}" = '[3221225472,4294967296,0.0625]' ]
+	[ "${J[12]}" = '[1000,2000,3000]' ]
+	[ "${J[13]}" = improved ]
+	[ "${J[14]}" = "try the proposed fix: pad hidden size from 1000 to 1008" ]
+	[ "${J[15]}" = meta/validation-comparison.json ]
 }
 
 @test "pd-report: report.md and report.html agree with report.json" {
@@ -206,9 +222,10 @@ agree() {
 	j=$D/out/report.json h=$D/out/report.html
 	# rank 0 is the slower (mean 1100 us against 1000): its two pd.step
 	# steps, as the record has them
-	[ "$(jq -c '.step_series | [.rank, .chosen, .ranks, .steps_total]' "$j")" = '[0,"slowest",2,2]' ]
-	[ "$(jq -c '[.step_series.steps[] | [.step, .step_us, .computing_us, .comm_not_overlapped_us, .free_us, .preparing_us]]' "$j")" = \
-	    '[[1,1000,700,150,50,100],[2,1200,900,150,50,100]]' ]
+	jqf "$j" '.step_series | [.rank, .chosen, .ranks, .steps_total]' \
+	    '[.step_series.steps[] | [.step, .step_us, .computing_us, .comm_not_overlapped_us, .free_us, .preparing_us]]'
+	[ "${J[0]}" = '[0,"slowest",2,2]' ]
+	[ "${J[1]}" = '[[1,1000,700,150,50,100],[2,1200,900,150,50,100]]' ]
 	svg=$(sed -n '/<svg id="chart-step-series"/,/<\/svg>/p' "$h")
 	[ "$(grep -c '<g class="step">' <<<"$svg")" = 2 ]
 	grep -qF '<g class="step"><title>step 1: 1 ms</title>' <<<"$svg"
@@ -278,12 +295,15 @@ for r in range(n):
 	j=$D/out/report.json h=$D/out/report.html m=$D/out/report.md
 	# rank 0 is the fastest (1000 us), rank 1023 the slowest (2023 us);
 	# the median of 1000..2023 is (1511 + 1512) / 2
-	[ "$(jq -c '.rank_stats | [.ranks, .min_us, .min_rank, .median_us, .max_us, .max_rank]' "$j")" = '[1024,1000,0,1511.5,2023,1023]' ]
-	[ "$(jq -c '[.rank_stats.slowest[].rank]' "$j")" = '[1023,1022,1021,1020,1019]' ]
+	jqf "$j" '.rank_stats | [.ranks, .min_us, .min_rank, .median_us, .max_us, .max_rank]' \
+	    '[.rank_stats.slowest[].rank]' '.rank_stats.histogram | length' \
+	    '[.rank_stats.histogram[].count] | add' '.rank_stats.histogram[0].count'
+	[ "${J[0]}" = '[1024,1000,0,1511.5,2023,1023]' ]
+	[ "${J[1]}" = '[1023,1022,1021,1020,1019]' ]
 	# 20 bins of (2023 - 1000) / 20 = 51.15 us: ranks 0..51 in the first
-	[ "$(jq '.rank_stats.histogram | length' "$j")" = 20 ]
-	[ "$(jq '[.rank_stats.histogram[].count] | add' "$j")" = 1024 ]
-	[ "$(jq '.rank_stats.histogram[0].count' "$j")" = 52 ]
+	[ "${J[2]}" = 20 ]
+	[ "${J[3]}" = 1024 ]
+	[ "${J[4]}" = 52 ]
 	# one cell per rank, from pale (fastest) to red (slowest)
 	[ "$(grep -c '<rect class="cell"' "$h")" = 1024 ]
 	grep -qF 'fill="#dbe7f8"><title>rank 0: 1 ms</title>' "$h"
@@ -337,9 +357,10 @@ for r in range(n):
 @test "pd-report: meta documents" {
 	run_pd pd-report -o "$D/out" <"$S"
 	m=$D/out/meta
-	[ "$(jq -r .verdict "$m/performance-verdict.json")" = bottleneck ]
-	[ "$(jq -r .dominant.rule "$m/performance-verdict.json")" = matmul_hot ]
-	[ "$(jq -r .comparison_verdict "$m/performance-verdict.json")" = improved ]
+	jqf -r "$m/performance-verdict.json" .verdict .dominant.rule .comparison_verdict
+	[ "${J[0]}" = bottleneck ]
+	[ "${J[1]}" = matmul_hot ]
+	[ "${J[2]}" = improved ]
 	[ "$(jq -r .type "$m/performance-profile.json")" = pd.profile ]
 	[ "$(jq -c '[.bottlenecks[].position]' "$m/bottlenecks.json")" = '[1,2]' ]
 	[ "$(jq -r .type "$m/validation-comparison.json")" = pd.comparison ]
@@ -349,15 +370,17 @@ for r in range(n):
 	printf 'rules: []\n' >"$D/rules.yaml"
 	run_pd pd-report -o "$D/out" -r "$D/rules.yaml" <"$S"
 	l=$D/out/artifacts/perf.lock.json
-	[ "$(jq -r '.inputs | length' "$l")" = 2 ]
-	for i in 0 1; do
-		p=$(jq -r ".inputs[$i].path" "$l")
-		[ "$(jq -r ".inputs[$i].sha256" "$l")" = "$(sha256sum "$p" | cut -d' ' -f1)" ]
-		[ "$(jq -r ".inputs[$i].bytes" "$l")" = "$(wc -c <"$p")" ]
+	jqf -r "$l" '.inputs | length' '.inputs[0] | .path, .sha256, .bytes' \
+	    '.inputs[1] | .path, .sha256, .bytes' .rules.sha256 .tools .tool.name
+	[ "${J[0]}" = 2 ]
+	for i in 1 2; do
+		{ read -r p; read -r h; read -r n; } <<<"${J[i]}"
+		[ "$h" = "$(sha256sum "$p" | cut -d' ' -f1)" ]
+		[ "$n" = "$(wc -c <"$p")" ]
 	done
-	[ "$(jq -r .rules.sha256 "$l")" = "$(sha256sum "$D/rules.yaml" | cut -d' ' -f1)" ]
-	[ "$(jq -c .tools "$l")" = '["pd-classify","pd-compare","pd-find-context","pd-hotspots","pd-locate","pd-profile","pd-sum-mem","pd-sum-step"]' ]
-	[ "$(jq -r .tool.name "$l")" = pd-report ]
+	[ "${J[3]}" = "$(sha256sum "$D/rules.yaml" | cut -d' ' -f1)" ]
+	[ "${J[4]}" = '["pd-classify","pd-compare","pd-find-context","pd-hotspots","pd-locate","pd-profile","pd-sum-mem","pd-sum-step"]' ]
+	[ "${J[5]}" = pd-report ]
 }
 
 @test "pd-report: lib sha256 matches known vectors and sha256sum" {
@@ -459,10 +482,11 @@ for l in open(sys.argv[1]): print(json.dumps(json.loads(l)))' "$S" >"$D/spaced.j
 	grep -v -e pd.bottleneck -e pd.profile -e pd.comparison "$S" >"$D/raw.jsonl"
 	run_pd pd-report -o "$D/out" <"$D/raw.jsonl"
 	j=$D/out/report.json
-	[ "$(jq -r .dominant "$j")" = null ]
-	[ "$(jq -r .symptom.summary "$j")" = "no diagnosis in the stream (run pd-profile and pd-classify)" ]
+	jqf -r "$j" .dominant .symptom.summary .next_actions[0]
+	[ "${J[0]}" = null ]
+	[ "${J[1]}" = "no diagnosis in the stream (run pd-profile and pd-classify)" ]
 	[ "$(jq -r .verdict "$D/out/meta/performance-verdict.json")" = not_diagnosed ]
-	[ "$(jq -r .next_actions[0] "$j")" = "run pd-profile and pd-classify on the stream" ]
+	[ "${J[2]}" = "run pd-profile and pd-classify on the stream" ]
 	agree "$D/out"
 }
 
@@ -722,15 +746,23 @@ PY
 	samples "$D/u.jsonl"
 	run_pd pd-report -o "$D/out" "$D/u.jsonl"
 	j=$D/out/report.json
-	[ "$(jq -c '[.utilization.series[]|.label]' "$j")" = '["CPU (job)","memory (host)","GPU 0","GPU 1"]' ]
-	[ "$(jq -c '[.utilization.series[]|[.samples,.points,(.t_s|length),(.ratio|length)]]' "$j")" = '[[2401,240,240,240],[25,25,25,25],[241,240,240,240],[241,240,240,240]]' ]
-	[ "$(jq -c '.utilization|[.run,.samples,.t0_s,.t1_s,.bucket_s,.points_max]' "$j")" = '["collect-20260101T000000Z-42",2908,0,2400,10,240]' ]
+	jqf -r "$j" '[.utilization.series[]|.label]' \
+	    '[.utilization.series[]|[.samples,.points,(.t_s|length),(.ratio|length)]]' \
+	    '.utilization|[.run,.samples,.t0_s,.t1_s,.bucket_s,.points_max]' \
+	    '.utilization.series[0]|[.metric,(.ratio|unique),.t_s[0],.t_s[1],.t_s[-1],.median_ratio,.max_ratio]' \
+	    '.utilization.series[1]|[.metric,.t_s[12],.ratio[12],.median_ratio,.max_ratio]' \
+	    '.utilization.series[2]|[.t_s[-1],(.ratio|unique)]' \
+	    '.utilization.series[3]|[.t_s[-2],.t_s[-1],.ratio[-1],.max_ratio]' \
+	    '.symptom.summary'
+	[ "${J[0]}" = '["CPU (job)","memory (host)","GPU 0","GPU 1"]' ]
+	[ "${J[1]}" = '[[2401,240,240,240],[25,25,25,25],[241,240,240,240],[241,240,240,240]]' ]
+	[ "${J[2]}" = '["collect-20260101T000000Z-42",2908,0,2400,10,240]' ]
 	# cpu: the job's share, the 0.9 of each bucket
-	[ "$(jq -c '.utilization.series[0]|[.metric,(.ratio|unique),.t_s[0],.t_s[1],.t_s[-1],.median_ratio,.max_ratio]' "$j")" = '["job_util_ratio",[0.9],3,13,2393,0.1,0.9]' ]
-	[ "$(jq -c '.utilization.series[1]|[.metric,.t_s[12],.ratio[12],.median_ratio,.max_ratio]' "$j")" = '["used_ratio",1200,0.25,0.25,0.5]' ]
-	[ "$(jq -c '.utilization.series[2]|[.t_s[-1],(.ratio|unique)]' "$j")" = '[2390,[0.6]]' ]
-	[ "$(jq -c '.utilization.series[3]|[.t_s[-2],.t_s[-1],.ratio[-1],.max_ratio]' "$j")" = '[2380,2400,1,1]' ]
-	[ "$(jq -r '.symptom.summary' "$j")" = "no profile in the stream, only the samples of pd-collect (run pd-locate, pd-profile and pd-classify on the job's profiler output)" ]
+	[ "${J[3]}" = '["job_util_ratio",[0.9],3,13,2393,0.1,0.9]' ]
+	[ "${J[4]}" = '["used_ratio",1200,0.25,0.25,0.5]' ]
+	[ "${J[5]}" = '[2390,[0.6]]' ]
+	[ "${J[6]}" = '[2380,2400,1,1]' ]
+	[ "${J[7]}" = "no profile in the stream, only the samples of pd-collect (run pd-locate, pd-profile and pd-classify on the job's profiler output)" ]
 	[ "$stderr" = "pd-report: no profiler output in the stream; reporting the samples of pd-collect only" ]
 	# report.html: one polyline per series, as many points as the series
 	h=$D/out/report.html
@@ -782,19 +814,25 @@ PY
 	pd-collect -n -i 0.1 -- sh -c 'i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done' >"$D/c.jsonl"
 	run_pd pd-report -o "$D/out" <"$D/c.jsonl"
 	j=$D/out/report.json
-	[ "$(jq -r .run "$j")" = "$(jq -r 'select(.type=="pd.run")|.run' "$D/c.jsonl")" ]
-	n=$(jq -s '[.[]|select(.type=="pd.sample" and .resource=="cpu")]|length' "$D/c.jsonl")
-	[ "$n" -ge 1 ]
-	[ "$(jq -c '[.utilization.series[]|.label]' "$j")" = '["CPU (job)","memory (host)"]' ]
-	[ "$(jq '.utilization.series[0].points' "$j")" = "$n" ]
-	[ "$(jq -s '[.[]|select(.type=="pd.sample" and .resource=="cpu")|.job_util_ratio]|max' "$D/c.jsonl")" = "$(jq '.utilization.series[0].max_ratio' "$j")" ]
+	jqf -r "$D/c.jsonl" 'select(.type=="pd.run")|.run' \
+	    'select(.type=="pd.sample" and .resource=="cpu") | .job_util_ratio'
+	# the cpu samples: how many, and the largest share (sort -g, as jq's max)
+	id=${J[0]} n=$(grep -c . <<<"${J[1]}") || true
+	max=$(sort -g <<<"${J[1]}" | tail -n 1)
+	jqf -r "$j" .run '[.utilization.series[]|.label]' \
+	    '.utilization.series[0].points' '.utilization.series[0].max_ratio' \
+	    .next_actions
+	[ "${J[0]}" = "$id" ]
+	[ "$n" -ge 1 ] && [ -n "$max" ]
+	[ "${J[1]}" = '["CPU (job)","memory (host)"]' ]
+	[ "${J[2]}" = "$n" ]
+	[ "${J[3]}" = "$max" ]
 	grep -q '<svg id="chart-utilization"' "$D/out/report.html"
 	grep -qF 'no profile in the stream' "$D/out/report.md"
 	grep -q '^## Utilization over time' "$D/out/report.md"
-	[ "$(jq -c .next_actions "$j")" = '["profile the job and run pd-locate, pd-profile and pd-classify on its profiler output"]' ]
+	[ "${J[4]}" = '["profile the job and run pd-locate, pd-profile and pd-classify on its profiler output"]' ]
 	# with -A: the one run in the index, its set with the chart; -R
 	# names it, or another run, which is an error
-	id=$(jq -r 'select(.type=="pd.run")|.run' "$D/c.jsonl")
 	run_pd pd-report -A -o "$D/all" <"$D/c.jsonl"
 	[ "$(jq -c '[.runs[]|[.run,.status]]' "$D/all/index.json")" = "[[\"$id\",\"reported\"]]" ]
 	[ "$(jq '.utilization.series|length' "$D/all/$id/report.json")" = 2 ]
@@ -805,15 +843,16 @@ PY
 	[ ! -e "$D/r2" ]
 }
 
-# gapstrip ROOT RANK DUR: a pd.gaps record with a hand-written strip: a
-# window of DUR us, launch calls at 10 and 500 us, stream 7 busy [0, 300).
+# gapstrip ROOT RANK DUR...: a pd.gaps record with a hand-written strip
+# for each ROOT RANK DUR (one jq for all): a window of DUR us, launch
+# calls at 10 and 500 us, stream 7 busy [0, 300).
 gapstrip() {
-	jq -nc --arg root "$1" --argjson rank "$2" --argjson dur "$3" \
-	    '{type: "pd.gaps", v: 1, root: $root, rank: $rank, strip: {window: "median step",
-	    step: 2, steps: 3, step_num: 7, start_ns: 1000, dur_us: $dur, lanes: [
+	jq -nc '$ARGS.positional as $a | range(0; $a | length; 3) |
+	    {type: "pd.gaps", v: 1, root: $a[.], rank: ($a[. + 1] | tonumber), strip: {window: "median step",
+	    step: 2, steps: 3, step_num: 7, start_ns: 1000, dur_us: ($a[. + 2] | tonumber), lanes: [
 	    {name: "host launch calls", kind: "launch", count: 2, busy_us: 0, spans: [[10, 0], [500, 0]]},
 	    {name: "device 0 stream 7", kind: "device", count: 3, busy_us: 300, spans: [[0, 300]]}],
-	    lanes_left_out: 0}}'
+	    lanes_left_out: 0}}' --args "$@"
 }
 
 # Rank 0 holds the dominant bottleneck (matmul_hot): its strip is shown
@@ -821,8 +860,8 @@ gapstrip() {
 # cells 0-27 exactly; the instants 10 and 500 fall in cells 0 and 46
 # (500 / (600/56) = 46.7).
 @test "pd-report: one step lane by lane, of the dominant bottleneck's rank" {
-	{ cat "$S"; gapstrip "$FIX/pd-report/run/rank0" 0 600
-	  gapstrip "$FIX/pd-report/run/rank1" 1 700; } >"$D/in.jsonl"
+	{ cat "$S"; gapstrip "$FIX/pd-report/run/rank0" 0 600 \
+	    "$FIX/pd-report/run/rank1" 1 700; } >"$D/in.jsonl"
 	run_pd pd-report -o "$D/out" <"$D/in.jsonl"
 	[ "$(jq -c '.strip | [.rank, (.root | endswith("/rank0")), .step_num, .dur_us, (.lanes | length)]' "$D/out/report.json")" = '[0,true,7,600,2]' ]
 	grep -qxF 'Rank 0, step 7 (the median of 3 steps by duration), 600 µs; each cell is 10.7 µs: `#` busy most of it, `+` partly, `|` a launch call, `.` idle.' "$D/out/report.md"
@@ -843,9 +882,11 @@ stripped() {
 	for r in $(seq 0 9); do
 		printf '{"type":"pd.root","v":1,"root":"/j/rank%d","rank":%d,"device":%d,"format":"kineto","run":"j","exports":[]}\n' "$r" "$r" "$r"
 	done
+	local a=()
 	for r in $(seq 0 9); do
-		gapstrip "/j/rank$r" "$r" "$(case $r in 8) echo 900 ;; 9) echo 800 ;; *) echo $((600 + r)) ;; esac)"
+		a+=("/j/rank$r" "$r" "$(case $r in 8) echo 900 ;; 9) echo 800 ;; *) echo $((600 + r)) ;; esac)")
 	done
+	gapstrip "${a[@]}"
 	printf '{"type":"pd.profile","v":1,"run":"j","roots":[%s],"ranks":10,"world_size":10}\n' \
 	    "$(seq -f '"/j/rank%g"' 0 9 | paste -sd,)"
 	printf '{"type":"pd.bottleneck","v":1,"root":"/j/rank%d","rank":%d,"run":"j","rule":"x","title":"X","domain":"host_overhead","position":1,"dominant":true,"severity":"high","impact":0.5,"confidence":0.8,"confidence_level":"high","evidence":"e","values":{},"source":"perfdiag"}\n' "$1" "$1"
