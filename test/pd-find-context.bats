@@ -58,41 +58,58 @@ with_stdin() {
 
 @test "torchrun_cnn: record keys in the documented order" {
 	run_pd 0 pd-find-context "$W/torchrun_cnn"
-	[ "$(jqr pd.context 'keys_unsorted | join(",")')" = '"type,v,root,rank,entry_scripts,stack,stack_evidence,workload,workload_evidence,device_evidence,launcher,world_size,visible_devices,configs,env_lock,metrics,launcher_evidence,metrics_omitted,skipped"' ]
+	jqv pd.context 'keys_unsorted | join(",")' \
+	    '.rank'
+	[ "${J[0]}" = '"type,v,root,rank,entry_scripts,stack,stack_evidence,workload,workload_evidence,device_evidence,launcher,world_size,visible_devices,configs,env_lock,metrics,launcher_evidence,metrics_omitted,skipped"' ]
 	[ "$(jqr pd.finding 'keys_unsorted | join(",")' | sort -u)" = '"type,v,root,rank,check,file,line,severity,text,hint"' ]
-	[ "$(jqr pd.context .rank)" = null ]
+	[ "${J[1]}" = null ]
 }
 @test "torchrun_cnn: entry, stack and workload with evidence" {
 	run_pd 0 pd-find-context "$W/torchrun_cnn"
 	# train.py is named by torchrun in run.sh:13; utils.py has no guard
-	[ "$(jqr pd.context .entry_scripts)" = '["train.py"]' ]
-	[ "$(jqr pd.context .stack)" = '"torch"' ]
+	jqv pd.context '.entry_scripts' \
+	    '.stack' \
+	    '[.stack_evidence[].line]' \
+	    '.stack_evidence[0].text' \
+	    '.workload' \
+	    '[.workload_evidence[].line]'
+	[ "${J[0]}" = '["train.py"]' ]
+	[ "${J[1]}" = '"torch"' ]
 	# train.py:9 "import torch" .. :12 "from torch.utils.data import"
-	[ "$(jqr pd.context '[.stack_evidence[].line]')" = '[9,10,11,12]' ]
-	[ "$(jqr pd.context '.stack_evidence[0].text')" = '"import torch"' ]
-	[ "$(jqr pd.context .workload)" = '"training"' ]
+	[ "${J[2]}" = '[9,10,11,12]' ]
+	[ "${J[3]}" = '"import torch"' ]
+	[ "${J[4]}" = '"training"' ]
 	# model.train() :50, zero_grad :57, backward :58, optimizer.step :59;
 	# the docstring's "loss.item()" on line 3 is not code
-	[ "$(jqr pd.context '[.workload_evidence[].line]')" = '[50,57,58,59]' ]
+	[ "${J[5]}" = '[50,57,58,59]' ]
 }
 @test "torchrun_cnn: launcher, world size from variables, devices, configs" {
 	run_pd 0 pd-find-context "$W/torchrun_cnn"
-	[ "$(jqr pd.context .launcher)" = '"torchrun"' ]
+	jqv pd.context '.launcher' \
+	    '.world_size' \
+	    '.launcher_evidence.line' \
+	    '.visible_devices' \
+	    '.configs' \
+	    '.env_lock'
+	[ "${J[0]}" = '"torchrun"' ]
 	# --nproc_per_node=$NPROC (NPROC=${NPROC:-4}) x --nnodes $NNODES (2)
-	[ "$(jqr pd.context .world_size)" = 8 ]
+	[ "${J[1]}" = 8 ]
 	# the commented torchrun on run.sh:10 is not the launcher
-	[ "$(jqr pd.context .launcher_evidence.line)" = 11 ]
-	[ "$(jqr pd.context .visible_devices)" = '[{"var":"CUDA_VISIBLE_DEVICES","value":"0,1,2,3","file":"run.sh","line":7}]' ]
+	[ "${J[2]}" = 11 ]
+	[ "${J[3]}" = '[{"var":"CUDA_VISIBLE_DEVICES","value":"0,1,2,3","file":"run.sh","line":7}]' ]
 	# resnet50.yaml is named by run.sh and train.py; unused.json sits in configs/
-	[ "$(jqr pd.context .configs)" = '["configs/resnet50.yaml","configs/unused.json"]' ]
-	[ "$(jqr pd.context .env_lock)" = null ]
+	[ "${J[4]}" = '["configs/resnet50.yaml","configs/unused.json"]' ]
+	[ "${J[5]}" = null ]
 }
 @test "torchrun_cnn: throughput and step time from logs/train.log" {
 	run_pd 0 pd-find-context "$W/torchrun_cnn"
 	# logs/train.log:2 "742.3 samples/s | step time: 0.345 s", :4 801.6 / 0.319
-	[ "$(jqr pd.context '.metrics | map("\(.name)=\(.value)\(.unit)@\(.line)") | join(" ")')" = '"samples_per_s=742.3samples/s@2 step_time=0.345s@2 samples_per_s=801.6samples/s@4 step_time=0.319s@4"' ]
-	[ "$(jqr pd.context '[.metrics[].file] | unique')" = '["logs/train.log"]' ]
-	[ "$(jqr pd.context .metrics_omitted)" = 0 ]
+	jqv pd.context '.metrics | map("\(.name)=\(.value)\(.unit)@\(.line)") | join(" ")' \
+	    '[.metrics[].file] | unique' \
+	    '.metrics_omitted'
+	[ "${J[0]}" = '"samples_per_s=742.3samples/s@2 step_time=0.345s@2 samples_per_s=801.6samples/s@4 step_time=0.319s@4"' ]
+	[ "${J[1]}" = '["logs/train.log"]' ]
+	[ "${J[2]}" = 0 ]
 }
 @test "torchrun_cnn: findings, one per check that fires, with lines" {
 	run_pd 0 pd-find-context "$W/torchrun_cnn"
@@ -117,23 +134,35 @@ with_stdin() {
 @test "npu_ddp: torch_npu stack, launcher from scripts/, relative entry" {
 	run_pd 0 pd-find-context "$W/npu_ddp"
 	# scripts/run_8p.sh:9 runs ../train_npu.py relative to scripts/
-	[ "$(jqr pd.context .entry_scripts)" = '["train_npu.py"]' ]
-	[ "$(jqr pd.context .stack)" = '"torch_npu"' ]
-	[ "$(jqr pd.context '[.stack_evidence[].line]')" = '[6,7]' ]
-	[ "$(jqr pd.context .launcher)" = '"torch.distributed.run"' ]
+	jqv pd.context '.entry_scripts' \
+	    '.stack' \
+	    '[.stack_evidence[].line]' \
+	    '.launcher' \
+	    '.world_size' \
+	    '.launcher_evidence.file' \
+	    '.visible_devices' \
+	    '[.workload_evidence[].line]'
+	[ "${J[0]}" = '["train_npu.py"]' ]
+	[ "${J[1]}" = '"torch_npu"' ]
+	[ "${J[2]}" = '[6,7]' ]
+	[ "${J[3]}" = '"torch.distributed.run"' ]
 	# --nproc_per_node=${RANK_SIZE}, export RANK_SIZE=8 on :6
-	[ "$(jqr pd.context .world_size)" = 8 ]
-	[ "$(jqr pd.context .launcher_evidence.file)" = '"scripts/run_8p.sh"' ]
-	[ "$(jqr pd.context .visible_devices)" = '[{"var":"ASCEND_RT_VISIBLE_DEVICES","value":"0,1,2,3,4,5,6,7","file":"scripts/run_8p.sh","line":4}]' ]
+	[ "${J[4]}" = 8 ]
+	[ "${J[5]}" = '"scripts/run_8p.sh"' ]
+	[ "${J[6]}" = '[{"var":"ASCEND_RT_VISIBLE_DEVICES","value":"0,1,2,3,4,5,6,7","file":"scripts/run_8p.sh","line":4}]' ]
 	# scaler.scale(loss).backward() :40, scaler.step(opt) :41, zero_grad :43
-	[ "$(jqr pd.context '[.workload_evidence[].line]')" = '[40,41,43]' ]
+	[ "${J[7]}" = '[40,41,43]' ]
 }
 @test "npu_ddp: env.lock.json summary" {
 	run_pd 0 pd-find-context "$W/npu_ddp"
-	[ "$(jqr pd.context .env_lock.file)" = '"env.lock.json"' ]
-	[ "$(jqr pd.context .env_lock.packages)" = 5 ]
-	[ "$(jqr pd.context .env_lock.keys)" = '["cann","driver","packages","python"]' ]
-	[ "$(jqr pd.context .env_lock.versions)" = '{"python":"3.9.18","cann":"8.0.RC2","driver":"24.1.rc2","torch":"2.1.0","torch_npu":"2.1.0.post6","torchvision":"0.16.0","numpy":"1.24.4"}' ]
+	jqv pd.context '.env_lock.file' \
+	    '.env_lock.packages' \
+	    '.env_lock.keys' \
+	    '.env_lock.versions'
+	[ "${J[0]}" = '"env.lock.json"' ]
+	[ "${J[1]}" = 5 ]
+	[ "${J[2]}" = '["cann","driver","packages","python"]' ]
+	[ "${J[3]}" = '{"python":"3.9.18","cann":"8.0.RC2","driver":"24.1.rc2","torch":"2.1.0","torch_npu":"2.1.0.post6","torchvision":"0.16.0","numpy":"1.24.4"}' ]
 }
 @test "pd-find-context: env.lock.json as pip list, as a package object, as pins" {
 	d=$BATS_TEST_TMPDIR/ws
@@ -166,39 +195,58 @@ with_stdin() {
 
 @test "ms_msrun: mindspore, msrun world size, config, step time" {
 	run_pd 0 pd-find-context "$W/ms_msrun"
-	[ "$(jqr pd.context .entry_scripts)" = '["train.py"]' ]
-	[ "$(jqr pd.context .stack)" = '"mindspore"' ]
-	[ "$(jqr pd.context '[.stack_evidence[].line]')" = '[4,5,6,7]' ]
-	[ "$(jqr pd.context .workload)" = '"training"' ]
+	jqv '' 'select(.type == "pd.context") | .entry_scripts' \
+	    'select(.type == "pd.context") | .stack' \
+	    'select(.type == "pd.context") | [.stack_evidence[].line]' \
+	    'select(.type == "pd.context") | .workload' \
+	    'select(.type == "pd.context") | [.workload_evidence[].line]' \
+	    'select(.type == "pd.context") | .launcher' \
+	    'select(.type == "pd.context") | .world_size' \
+	    'select(.type == "pd.context") | .configs' \
+	    'select(.type == "pd.context") | .metrics | map("\(.name)=\(.value)\(.unit)@\(.line)") | join(" ")' \
+	    'select(.type == "pd.finding") | .check'
+	[ "${J[0]}" = '["train.py"]' ]
+	[ "${J[1]}" = '"mindspore"' ]
+	[ "${J[2]}" = '[4,5,6,7]' ]
+	[ "${J[3]}" = '"training"' ]
 	# model.train(3, ds, ...) on :23
-	[ "$(jqr pd.context '[.workload_evidence[].line]')" = '[23]' ]
-	[ "$(jqr pd.context .launcher)" = '"msrun"' ]
+	[ "${J[4]}" = '[23]' ]
+	[ "${J[5]}" = '"msrun"' ]
 	# --worker_num=8 on run_distribute.sh:6
-	[ "$(jqr pd.context .world_size)" = 8 ]
-	[ "$(jqr pd.context .configs)" = '["config/gpt_small.yaml"]' ]
+	[ "${J[6]}" = 8 ]
+	[ "${J[7]}" = '["config/gpt_small.yaml"]' ]
 	# msrun_log/worker_0.log:3 "per step time: 612.346 ms", :5 351.235 ms
-	[ "$(jqr pd.context '.metrics | map("\(.name)=\(.value)\(.unit)@\(.line)") | join(" ")')" = '"step_time=612.346ms@3 step_time=351.235ms@5"' ]
+	[ "${J[8]}" = '"step_time=612.346ms@3 step_time=351.235ms@5"' ]
 	# amp_level="O2" and no DataLoader: nothing fires
-	[ -z "$(jqr pd.finding .check)" ]
+	[ -z "${J[9]}" ]
 }
 
 # ---- llm_infer: inference with generate(), no launcher ----
 
 @test "llm_infer: inference, visible device set in Python, tokens/s" {
 	run_pd 0 pd-find-context "$W/llm_infer"
-	[ "$(jqr pd.context .entry_scripts)" = '["generate.py"]' ]
-	[ "$(jqr pd.context .workload)" = '"inference"' ]
+	jqv '' 'select(.type == "pd.context") | .entry_scripts' \
+	    'select(.type == "pd.context") | .workload' \
+	    'select(.type == "pd.context") | [.workload_evidence[].line]' \
+	    'select(.type == "pd.context") | .launcher' \
+	    'select(.type == "pd.context") | .world_size' \
+	    'select(.type == "pd.context") | .visible_devices' \
+	    'select(.type == "pd.context") | .configs' \
+	    'select(.type == "pd.context") | .metrics | map("\(.name)=\(.value)\(.unit)@\(.line)") | join(" ")' \
+	    'select(.type == "pd.finding") | .check'
+	[ "${J[0]}" = '["generate.py"]' ]
+	[ "${J[1]}" = '"inference"' ]
 	# @torch.inference_mode() :20, model.generate :25, model.eval() :35
-	[ "$(jqr pd.context '[.workload_evidence[].line]')" = '[20,25,35]' ]
-	[ "$(jqr pd.context .launcher)" = null ]
-	[ "$(jqr pd.context .world_size)" = null ]
-	[ "$(jqr pd.context .visible_devices)" = '[{"var":"CUDA_VISIBLE_DEVICES","value":"1","file":"generate.py","line":7}]' ]
-	[ "$(jqr pd.context .configs)" = '["prompts.json"]' ]
+	[ "${J[2]}" = '[20,25,35]' ]
+	[ "${J[3]}" = null ]
+	[ "${J[4]}" = null ]
+	[ "${J[5]}" = '[{"var":"CUDA_VISIBLE_DEVICES","value":"1","file":"generate.py","line":7}]' ]
+	[ "${J[6]}" = '["prompts.json"]' ]
 	# bench.txt:1 tqdm "2.13s/it" (a loading bar: figures are reported as
 	# found), :2 "33.6 tokens/s", :3 "34.5 tokens/s"
-	[ "$(jqr pd.context '.metrics | map("\(.name)=\(.value)\(.unit)@\(.line)") | join(" ")')" = '"step_time=2.13s@1 tokens_per_s=33.6tokens/s@2 tokens_per_s=34.5tokens/s@3"' ]
+	[ "${J[7]}" = '"step_time=2.13s@1 tokens_per_s=33.6tokens/s@2 tokens_per_s=34.5tokens/s@3"' ]
 	# torch_dtype=torch.bfloat16 counts as reduced precision; no loader loop
-	[ -z "$(jqr pd.finding .check)" ]
+	[ -z "${J[8]}" ]
 }
 
 # ---- options and bad input ----
@@ -207,9 +255,12 @@ with_stdin() {
 	run_pd 0 pd-find-context -d 0 "$W/npu_ddp"
 	# scripts/ and output/ are below the limit: no launcher, no figures;
 	# train_npu.py is still an entry (guard + training cues)
-	[ "$(jqr pd.context .launcher)" = null ]
-	[ "$(jqr pd.context .metrics)" = '[]' ]
-	[ "$(jqr pd.context .entry_scripts)" = '["train_npu.py"]' ]
+	jqv pd.context '.launcher' \
+	    '.metrics' \
+	    '.entry_scripts'
+	[ "${J[0]}" = null ]
+	[ "${J[1]}" = '[]' ]
+	[ "${J[2]}" = '["train_npu.py"]' ]
 }
 @test "pd-find-context: binary, big and broken files are skipped with a warning, exit 3" {
 	d=$BATS_TEST_TMPDIR/ws
@@ -222,9 +273,12 @@ with_stdin() {
 	[[ "$stderr" == *"pd-find-context: warning: $d/bad.py: binary file; skipped"* ]]
 	[[ "$stderr" == *"pd-find-context: $d/big.log: skipped: larger than 4 MiB"* ]]
 	[[ "$stderr" == *"pd-find-context: warning: $d/env.lock.json:1: not valid JSON"* ]]
-	[ "$(jqr pd.context .skipped)" = '[{"file":"big.log","reason":"larger than 4 MiB"},{"file":"bad.py","reason":"binary"},{"file":"env.lock.json","reason":"not valid JSON"}]' ]
-	[ "$(jqr pd.context .entry_scripts)" = '["ok.py"]' ]
-	[ "$(jqr pd.context .env_lock)" = null ]
+	jqv pd.context '.skipped' \
+	    '.entry_scripts' \
+	    '.env_lock'
+	[ "${J[0]}" = '[{"file":"big.log","reason":"larger than 4 MiB"},{"file":"bad.py","reason":"binary"},{"file":"env.lock.json","reason":"not valid JSON"}]' ]
+	[ "${J[1]}" = '["ok.py"]' ]
+	[ "${J[2]}" = null ]
 }
 @test "pd-find-context: a big file alone is a note, not a rejection" {
 	d=$BATS_TEST_TMPDIR/ws
@@ -268,8 +322,10 @@ with_stdin() {
 		printf '%s\n' "${c%%@*}" >"$d/run.sh"
 		run_pd 0 pd-find-context "$d"
 		want=${c#*@}
-		[ "$(jqr pd.context '"\(.launcher):\(.world_size)"')" = "\"$want\"" ]
-		[ "$(jqr pd.context .entry_scripts)" = '["main.py"]' ]
+		jqv pd.context '"\(.launcher):\(.world_size)"' \
+		    '.entry_scripts'
+		[ "${J[0]}" = "\"$want\"" ]
+		[ "${J[1]}" = '["main.py"]' ]
 	done
 }
 @test "pd-find-context: figures in log patterns" {
@@ -292,9 +348,12 @@ with_stdin() {
 	mkdir -p "$d"
 	for i in $(seq 1 25); do echo "step $i: $i.5 samples/s"; done >"$d/a.log"
 	run_pd 0 pd-find-context "$d"
-	[ "$(jqr pd.context '.metrics | length')" = 20 ]
-	[ "$(jqr pd.context '.metrics[0] | [.value, .line]')" = '[6.5,6]' ]
-	[ "$(jqr pd.context .metrics_omitted)" = 5 ]
+	jqv pd.context '.metrics | length' \
+	    '.metrics[0] | [.value, .line]' \
+	    '.metrics_omitted'
+	[ "${J[0]}" = 20 ]
+	[ "${J[1]}" = '[6.5,6]' ]
+	[ "${J[2]}" = 5 ]
 }
 @test "pd-find-context: explicit cudnn.benchmark = False and pin_memory=True" {
 	d=$BATS_TEST_TMPDIR/ws
@@ -413,8 +472,10 @@ with_stdin() {
 	# the copy alone: no entry script, no findings
 	rm "$d/train.py"
 	run_pd 0 pd-find-context "$d"
-	[ "$(jqr pd.context .entry_scripts)" = '[]' ]
-	[ -z "$(jqr pd.finding .check)" ]
+	jqv '' 'select(.type == "pd.context") | .entry_scripts' \
+	    'select(.type == "pd.finding") | .check'
+	[ "${J[0]}" = '[]' ]
+	[ -z "${J[1]}" ]
 }
 @test "pd-find-context: torch.multiprocessing.spawn is a launcher in Python" {
 	d=$BATS_TEST_TMPDIR/ws

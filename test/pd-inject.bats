@@ -84,19 +84,25 @@ with_stdin() {
 }
 @test "pd-inject: torchrun script, inner batch loop of the epoch loop" {
 	run_pd 0 pd-inject "$W/torchrun_train.py"
-	[ "$(jqr pd.inject '[.script,.output,.outdir]')" = \
+	jqv pd.inject '[.script,.output,.outdir]' \
+	    '.loop' \
+	    '[.stack,.stack_from,.distributed]' \
+	    '.profiler' \
+	    '.command' \
+	    '.then'
+	[ "${J[0]}" = \
 	    "[\"$W/torchrun_train.py\",\"$W/torchrun_train_pd.py\",\"$W/pd_trace\"]" ]
 	# grep -n 'for i, (x, y)' torchrun_train.py: line 45 (epoch loop: 42)
-	[ "$(jqr pd.inject '.loop')" = \
+	[ "${J[1]}" = \
 	    "{\"file\":\"$W/torchrun_train.py\",\"line\":45,\"iterable\":\"enumerate(train_loader)\",\"found_by\":\"train_step\"}" ]
-	[ "$(jqr pd.inject '[.stack,.stack_from,.distributed]')" = \
+	[ "${J[2]}" = \
 	    '["torch","imports",true]' ]
-	[ "$(jqr pd.inject '.profiler')" = \
+	[ "${J[3]}" = \
 	    '{"api":"torch.profiler.profile","wait":1,"warmup":1,"active":5,"repeat":1,"activities":["CPU","CUDA"],"record_shapes":true,"profile_memory":true,"with_stack":false,"profiler_level":null,"aic_metrics":null,"trace_handler":"tensorboard_trace_handler"}' ]
 	# init_process_group and LOCAL_RANK: launched with torchrun
-	[ "$(jqr pd.inject '.command')" = \
+	[ "${J[4]}" = \
 	    "\"torchrun --standalone --nproc_per_node=1 $W/torchrun_train_pd.py\"" ]
-	[ "$(jqr pd.inject '.then')" = \
+	[ "${J[5]}" = \
 	    "\"pd-locate $W/pd_trace | pd-sum-step | pd-sum-comm | pd-sum-mem | pd-sum-input | pd-sum-gaps | pd-hotspots | pd-profile | pd-classify | pd-report -o $W/pd_report\"" ]
 	grep -q '^        for i, (x, y) in _pd_inject_steps(enumerate(train_loader)):  # the step loop$' "$W/torchrun_train_pd.py"
 	grep -q 'tensorboard_trace_handler("'"$W"'/pd_trace")' "$W/torchrun_train_pd.py"
@@ -130,9 +136,11 @@ with_stdin() {
 @test "pd-inject: torch_npu script gets the Ascend profiler" {
 	run_pd 0 pd-inject -o "$W/npu_prof.py" -d "$W/prof" "$W/npu_train.py"
 	# grep -n 'for images' npu_train.py: 15 (inside a while loop)
-	[ "$(jqr pd.inject '[.stack,.loop.line,.loop.iterable,.output,.outdir]')" = \
+	jqv pd.inject '[.stack,.loop.line,.loop.iterable,.output,.outdir]' \
+	    '.profiler | [.api,.activities,.profiler_level,.aic_metrics]'
+	[ "${J[0]}" = \
 	    "[\"torch_npu\",15,\"loader\",\"$W/npu_prof.py\",\"$W/prof\"]" ]
-	[ "$(jqr pd.inject '.profiler | [.api,.activities,.profiler_level,.aic_metrics]')" = \
+	[ "${J[1]}" = \
 	    '["torch_npu.profiler.profile",["CPU","NPU"],"Level1","PipeUtilization"]' ]
 	grep -q 'profiler_level=tp.ProfilerLevel.Level1' "$W/npu_prof.py"
 	grep -q 'aic_metrics=tp.AiCMetrics.PipeUtilization' "$W/npu_prof.py"
@@ -152,9 +160,11 @@ with_stdin() {
 	PY
 	cd "$W"
 	run_pd 0 pd-inject -w 2 -W 0 -a 3 -k -d rel/out ms.py
-	[ "$(jqr pd.inject '[.stack,.loop.line,.loop.found_by,.outdir]')" = \
+	jqv pd.inject '[.stack,.loop.line,.loop.found_by,.outdir]' \
+	    '.profiler | [.api,.wait,.warmup,.active,.with_stack,.trace_handler]'
+	[ "${J[0]}" = \
 	    "[\"mindspore\",6,\"loader\",\"$W/rel/out\"]" ]
-	[ "$(jqr pd.inject '.profiler | [.api,.wait,.warmup,.active,.with_stack,.trace_handler]')" = \
+	[ "${J[1]}" = \
 	    '["mindspore.Profiler",2,0,3,true,null]' ]
 	grep -q 'output_path="'"$W"'/rel/out"' "$W/ms_pd.py"
 	check_copy "$W/ms.py" "$W/ms_pd.py"

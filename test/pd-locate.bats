@@ -86,7 +86,9 @@ traces/truncated.pt.trace.json kineto;" ]
 	run_pd 0 pd-locate "$T/job/host_1_20250101_ascend_pt"
 	# profiler_info_2.json has "rank_id": "2"; the PROF_* inside holds
 	# device_4/ (and npu_module_mem.csv says NPU:4): rank 2 ran on device 4
-	[ "$(jqr pd.root '[.rank,.device,.world_size]')" = '[2,4,null]' ]
+	jqv pd.root '[.rank,.device,.world_size]' \
+	    '[.exports[].kind]|join(",")'
+	[ "${J[0]}" = '[2,4,null]' ]
 	# the run is the directory holding the rank dirs
 	[ "$(jqr pd.root .run)" = "\"$T/job\"" ]
 	# the PROF dir inside the root is not a root of its own; README.txt
@@ -98,7 +100,7 @@ job/host_1_20250101_ascend_pt/ASCEND_PROFILER_OUTPUT/npu_module_mem.csv \
 job/host_1_20250101_ascend_pt/ASCEND_PROFILER_OUTPUT/step_trace_time.csv \
 job/host_1_20250101_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json \
 job/host_1_20250101_ascend_pt/profiler_info_2.json\"" ]
-	[ "$(jqr pd.root '[.exports[].kind]|join(",")')" = \
+	[ "${J[1]}" = \
 	    '"kernel_details,npu_module_mem,step_trace_time,trace_view,profiler_info"' ]
 	# bytes are the file sizes (stat)
 	local f=$T/job/host_1_20250101_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv
@@ -135,8 +137,10 @@ job/host_1_20250101_ascend_pt/profiler_info_2.json\"" ]
 
 @test "pd-locate: cluster_analysis_output is one root without rank or device" {
 	run_pd 0 pd-locate "$T/job/cluster_analysis_output"
-	[ "$(jqr pd.root '[.format,.rank,.device]')" = '["cluster_analysis",null,null]' ]
-	[ "$(jqr pd.root '[.exports[].kind]|join(",")')" = \
+	jqv pd.root '[.format,.rank,.device]' \
+	    '[.exports[].kind]|join(",")'
+	[ "${J[0]}" = '["cluster_analysis",null,null]' ]
+	[ "${J[1]}" = \
 	    '"cluster_step_trace_time,communication_group"' ]
 }
 
@@ -159,8 +163,10 @@ job/host_1_20250101_ascend_pt/profiler_info_2.json\"" ]
 @test "pd-locate: MindSpore *_ascend_ms with a db export" {
 	run_pd 0 pd-locate "$T/ms"
 	# profiler_info_0.json: "rank_id": "0"
-	[ "$(jqr pd.root '[.format,.rank,.device]')" = '["mindspore",0,null]' ]
-	[ "$(jqr pd.root '.exports[0].kind')" = '"ascend_mindspore_profiler_db"' ]
+	jqv pd.root '[.format,.rank,.device]' \
+	    '.exports[0].kind'
+	[ "${J[0]}" = '["mindspore",0,null]' ]
+	[ "${J[1]}" = '"ascend_mindspore_profiler_db"' ]
 }
 
 @test "pd-locate: MindSpore legacy flat dir: one root per device, rank unknown" {
@@ -212,10 +218,13 @@ job/host_1_20250101_ascend_pt/profiler_info_2.json\"" ]
 	run_pd 0 pd-locate "$T/traces/kineto.pt.trace.json"
 	# distributedInfo: "rank": "6" (string), world_size 8; deviceProperties
 	# lists ids 0 and 1 (not the device); the kernel's args.device is 1
-	[ "$(jqr pd.root '[.format,.rank,.device,.world_size]')" = '["kineto",6,1,8]' ]
+	jqv pd.root '[.format,.rank,.device,.world_size]' \
+	    '.exports|length' \
+	    '.exports[0]|[.kind,.path]'
+	[ "${J[0]}" = '["kineto",6,1,8]' ]
 	[ "$(jqr pd.root .run)" = "\"$T/traces#world_size=8\"" ]
-	[ "$(jqr pd.root '.exports|length')" = 1 ]
-	[ "$(jqr pd.root '.exports[0]|[.kind,.path]')" = \
+	[ "${J[1]}" = 1 ]
+	[ "${J[2]}" = \
 	    "[\"kineto_trace\",\"$T/traces/kineto.pt.trace.json\"]" ]
 }
 
@@ -362,8 +371,10 @@ pd-locate: warning: $d/a/other: the directory already searched as '$d/a/b'; not 
 	[ "$stderr" = "pd-locate: warning: $d/$r/ASCEND_PROFILER_OUTPUT/kernel_details.csv: not a regular file; not read as 'kernel_details'" ]
 	# the root is still there, with its other exports (as in the fixture)
 	[ "$(jqr pd.root .root)" = "\"$d/$r\"" ]
-	[ "$(jqr pd.root '[.exports[].kind] | index("kernel_details")')" = null ]
-	[ "$(jqr pd.root '[.exports[].kind] | index("step_trace_time")')" != null ]
+	jqv pd.root '[.exports[].kind] | index("kernel_details")' \
+	    '[.exports[].kind] | index("step_trace_time")'
+	[ "${J[0]}" = null ]
+	[ "${J[1]}" != null ]
 }
 
 # ---- archives ----------------------------------------------------------

@@ -17,8 +17,10 @@ PF=$FIX/pd-profile
 @test "pd-profile: records of an operand file pass through, one profile per run" {
 	run_pd pd-profile "$PF/two-rank.jsonl"
 	diff <(printf '%s\n' "$output" | head -n 6) "$PF/two-rank.jsonl"
-	[ "$(jqr pd.profile '[.run,.roots,.ranks,.world_size]')" = '["job1",["/d/r0_ascend_pt","/d/r1_ascend_pt"],2,2]' ]
-	[ "$(jqr pd.profile '.stack')" = '{"family":"ascend","formats":["torch_npu"],"device":"npu","framework":"torch_npu"}' ]
+	jqv pd.profile '[.run,.roots,.ranks,.world_size]' \
+	    '.stack'
+	[ "${J[0]}" = '["job1",["/d/r0_ascend_pt","/d/r1_ascend_pt"],2,2]' ]
+	[ "${J[1]}" = '{"family":"ascend","formats":["torch_npu"],"device":"npu","framework":"torch_npu"}' ]
 }
 
 # Steps pooled over both ranks: 1000, 1200, 1000, 1200 -> n 4 (2 per rank), mean 1100,
@@ -28,16 +30,24 @@ PF=$FIX/pd-profile
 # free 0.1364.
 @test "pd-profile: step statistics and shares over ranks" {
 	run_pd pd-profile <"$PF/two-rank.jsonl"
-	[ "$(jqr pd.profile '.step')" = '{"n":4,"per_rank":2,"mean_us":1100,"median_us":1100,"p90_us":1200,"min_us":1000,"max_us":1200,"cv":0.0909,"steps_per_s":909.0909}' ]
-	[ "$(jqr pd.profile '.shares | [.computing_ratio,.comm_not_overlapped_ratio,.free_ratio,.input_ratio]')" = '[0.6455,0.2182,0.1364,null]' ]
-	[ "$(jqr pd.profile '[.domains[] | [.domain,.score]]')" = \
+	jqv pd.profile '.step' \
+	    '.shares | [.computing_ratio,.comm_not_overlapped_ratio,.free_ratio,.input_ratio]' \
+	    '[.domains[] | [.domain,.score]]' \
+	    '[.symptom,.metric.name,.metric.value]' \
+	    '[.confidence,.confidence_level]' \
+	    '.summaries' \
+	    '.next_actions | length' \
+	    '.next_actions[3]'
+	[ "${J[0]}" = '{"n":4,"per_rank":2,"mean_us":1100,"median_us":1100,"p90_us":1200,"min_us":1000,"max_us":1200,"cv":0.0909,"steps_per_s":909.0909}' ]
+	[ "${J[1]}" = '[0.6455,0.2182,0.1364,null]' ]
+	[ "${J[2]}" = \
 	    '[["compute",0.6455],["communication",0.2182],["host_overhead",0.1364],["graph_compile",null],["input_pipeline",null],["memory",null],["operator_hotspot",null]]' ]
-	[ "$(jqr pd.profile '[.symptom,.metric.name,.metric.value]')" = '["throughput","step_us",1100]' ]
+	[ "${J[3]}" = '["throughput","step_us",1100]' ]
 	# step 0.3 + comm 0.15 present; top two domains 0.43 apart
-	[ "$(jqr pd.profile '[.confidence,.confidence_level]')" = '[0.45,"medium"]' ]
-	[ "$(jqr pd.profile '.summaries')" = '{"present":["pd.comm","pd.step"],"missing":["pd.context","pd.gaps","pd.hotspot","pd.input","pd.mem"]}' ]
-	[ "$(jqr pd.profile '.next_actions | length')" = 4 ]
-	[[ "$(jqr pd.profile '.next_actions[3]')" == *"memory profiling on"* ]]
+	[ "${J[4]}" = '[0.45,"medium"]' ]
+	[ "${J[5]}" = '{"present":["pd.comm","pd.step"],"missing":["pd.context","pd.gaps","pd.hotspot","pd.input","pd.mem"]}' ]
+	[ "${J[6]}" = 4 ]
+	[[ "${J[7]}" == *"memory profiling on"* ]]
 }
 
 # Slow rank (msprof-analyze): per rank mean per step of each dimension.
@@ -46,8 +56,10 @@ PF=$FIX/pd-profile
 # r1 280/2 = 140 -> 0.1818, slow 0 (most), fast 1. free: 150 and 150 -> 0.
 @test "pd-profile: slow rank per dimension" {
 	run_pd pd-profile <"$PF/two-rank.jsonl"
-	[ "$(jqr pd.profile '.cross_rank.slow_rank[0]')" = '{"dimension":"computing","max_us":810,"min_us":610,"diff_us":200,"mean_step_us":1100,"ratio":0.1818,"slow_rank":1,"fast_rank":0,"fires":true}' ]
-	[ "$(jqr pd.profile '[.cross_rank.slow_rank[] | [.dimension,.ratio,.slow_rank,.fast_rank,.fires]]')" = \
+	jqv pd.profile '.cross_rank.slow_rank[0]' \
+	    '[.cross_rank.slow_rank[] | [.dimension,.ratio,.slow_rank,.fast_rank,.fires]]'
+	[ "${J[0]}" = '{"dimension":"computing","max_us":810,"min_us":610,"diff_us":200,"mean_step_us":1100,"ratio":0.1818,"slow_rank":1,"fast_rank":0,"fires":true}' ]
+	[ "${J[1]}" = \
 	    '[["computing",0.1818,1,0,true],["comm_not_overlapped",0.1818,0,1,true],["free",0,0,0,false]]' ]
 }
 
@@ -60,10 +72,14 @@ PF=$FIX/pd-profile
 # average 1100.
 @test "pd-profile: slow link, measured wait, stragglers, step skew" {
 	run_pd pd-profile <"$PF/two-rank.jsonl"
-	[ "$(jqr pd.profile '.cross_rank.slow_link')" = '[{"transport":"HCCS","max_gb_per_s":25,"min_gb_per_s":20,"mean_gb_per_s":22.5,"ratio":0.2222,"slow_rank":0,"slow_pair":null,"fires":true},{"transport":"RDMA","max_gb_per_s":10,"min_gb_per_s":9.804,"mean_gb_per_s":9.902,"ratio":0.0198,"slow_rank":1,"slow_pair":null,"fires":false}]' ]
-	[ "$(jqr pd.profile '.cross_rank.wait | [.source,.ranks]')" = '["measured",[{"rank":0,"wait_us_per_step":234},{"rank":1,"wait_us_per_step":19}]]' ]
-	[ "$(jqr pd.profile '.cross_rank.stragglers')" = '[{"rank":1,"method":"measured_wait","last_at":null,"collectives":null,"delay_us":null,"wait_us_per_step":19,"caused_wait_us_per_step":215,"ratio":0.1955}]' ]
-	[ "$(jqr pd.profile '.cross_rank.step_skew | [.max_us,.min_us,.ratio]')" = '[1100,1100,0]' ]
+	jqv pd.profile '.cross_rank.slow_link' \
+	    '.cross_rank.wait | [.source,.ranks]' \
+	    '.cross_rank.stragglers' \
+	    '.cross_rank.step_skew | [.max_us,.min_us,.ratio]'
+	[ "${J[0]}" = '[{"transport":"HCCS","max_gb_per_s":25,"min_gb_per_s":20,"mean_gb_per_s":22.5,"ratio":0.2222,"slow_rank":0,"slow_pair":null,"fires":true},{"transport":"RDMA","max_gb_per_s":10,"min_gb_per_s":9.804,"mean_gb_per_s":9.902,"ratio":0.0198,"slow_rank":1,"slow_pair":null,"fires":false}]' ]
+	[ "${J[1]}" = '["measured",[{"rank":0,"wait_us_per_step":234},{"rank":1,"wait_us_per_step":19}]]' ]
+	[ "${J[2]}" = '[{"rank":1,"method":"measured_wait","last_at":null,"collectives":null,"delay_us":null,"wait_us_per_step":19,"caused_wait_us_per_step":215,"ratio":0.1955}]' ]
+	[ "${J[3]}" = '[1100,1100,0]' ]
 }
 
 # One rank, input 0.4 of the step (pd.input), free 0.5 -> host overhead
@@ -71,11 +87,14 @@ PF=$FIX/pd-profile
 # computing 0.5 = 0.2; "ConvolutionBackward0" is a training cue.
 @test "pd-profile: one root: domains, workload cue, no cross-rank" {
 	run_pd pd-profile <"$PF/one-root-input.jsonl"
-	[ "$(jqr pd.profile '[.domains[] | [.domain,.score]]')" = \
+	jqv pd.profile '[.domains[] | [.domain,.score]]' \
+	    '[.workload,.workload_source,.stack.device,.cross_rank]' \
+	    '.confidence'
+	[ "${J[0]}" = \
 	    '[["compute",0.5],["input_pipeline",0.4],["operator_hotspot",0.2],["host_overhead",0.1],["communication",0],["graph_compile",0],["memory",null]]' ]
-	[ "$(jqr pd.profile '[.workload,.workload_source,.stack.device,.cross_rank]')" = '["training","cues","gpu",null]' ]
+	[ "${J[1]}" = '["training","cues","gpu",null]' ]
 	# step .3 + hotspot .2 + input .1
-	[ "$(jqr pd.profile '.confidence')" = 0.6 ]
+	[ "${J[2]}" = 0.6 ]
 }
 
 # The same root with no training operator (ConvolutionBackward0 renamed):
@@ -97,10 +116,14 @@ PF=$FIX/pd-profile
 # only evidence is idle 0.6 with 80 % short kernels -> host_launch.
 @test "pd-profile: roots without pd.root, workload from pd.context" {
 	run_pd pd-profile <"$PF/no-root.jsonl"
-	[ "$(jqr pd.profile '[.run,.roots,.workload,.workload_source]')" = '[null,["/x/t.json"],"inference","context"]' ]
-	[ "$(jqr pd.profile '[.symptom,.metric.name,.metric.value]')" = '["host_launch","idle_ratio",0.6]' ]
-	[ "$(jqr pd.profile '[.domains[0].domain,.domains[0].score,.domains[1].domain,.domains[1].score]')" = '["host_overhead",0.6,"compute",0.4]' ]
-	[ "$(jqr pd.profile '.confidence')" = 0.15 ]
+	jqv pd.profile '[.run,.roots,.workload,.workload_source]' \
+	    '[.symptom,.metric.name,.metric.value]' \
+	    '[.domains[0].domain,.domains[0].score,.domains[1].domain,.domains[1].score]' \
+	    '.confidence'
+	[ "${J[0]}" = '[null,["/x/t.json"],"inference","context"]' ]
+	[ "${J[1]}" = '["host_launch","idle_ratio",0.6]' ]
+	[ "${J[2]}" = '["host_overhead",0.6,"compute",0.4]' ]
+	[ "${J[3]}" = 0.15 ]
 }
 
 @test "pd-profile: two runs give two profiles, sorted by run id" {
@@ -121,8 +144,10 @@ PF=$FIX/pd-profile
 # DataLoader spans 132191 of 162010 us of steps = 0.8159.
 @test "pd-profile: a dump directory operand is diagnosed" {
 	run_pd pd-profile "$TOP/share/examples/demo/prof/before"
-	[ "$(jqr pd.profile '[.symptom,.metric.name,.metric.value,.stack.device]')" = '["dataloader_stall","input_ratio",0.8159,"cpu"]' ]
-	[ "$(jqr pd.step '.step_stats.mean')" = 32402 ]
+	jqv '' 'select(.type == "pd.profile") | [.symptom,.metric.name,.metric.value,.stack.device]' \
+	    'select(.type == "pd.step") | .step_stats.mean'
+	[ "${J[0]}" = '["dataloader_stall","input_ratio",0.8159,"cpu"]' ]
+	[ "${J[1]}" = 32402 ]
 }
 
 # aligned.jsonl (issue 9 item 1): 3 ranks whose steps start at 0, 300 and
@@ -136,9 +161,12 @@ PF=$FIX/pd-profile
 # of the 1000 us step. Skew 100 us per collective = 0.1 of the step.
 @test "pd-profile: stragglers by late start in aligned time, not from each rank's step start" {
 	run_pd pd-profile "$PF/aligned.jsonl"
-	[ "$(jqr pd.profile '.cross_rank.stragglers')" = '[{"rank":2,"method":"late_start","last_at":4,"collectives":4,"delay_us":360,"wait_us_per_step":0,"caused_wait_us_per_step":380,"ratio":0.38}]' ]
-	[ "$(jqr pd.profile '.cross_rank.wait | [.source,[.ranks[].wait_us_per_step]]')" = '["aligned",[400,360,0]]' ]
-	[ "$(jqr pd.profile '.cross_rank.collective_skew')" = '{"collectives":4,"unmatched":0,"mean_us":100,"max_us":100,"ratio":0.1}' ]
+	jqv pd.profile '.cross_rank.stragglers' \
+	    '.cross_rank.wait | [.source,[.ranks[].wait_us_per_step]]' \
+	    '.cross_rank.collective_skew'
+	[ "${J[0]}" = '[{"rank":2,"method":"late_start","last_at":4,"collectives":4,"delay_us":360,"wait_us_per_step":0,"caused_wait_us_per_step":380,"ratio":0.38}]' ]
+	[ "${J[1]}" = '["aligned",[400,360,0]]' ]
+	[ "${J[2]}" = '{"collectives":4,"unmatched":0,"mean_us":100,"max_us":100,"ratio":0.1}' ]
 }
 
 # Two pd.comm records of rank 2 that differ only in their collectives
@@ -157,8 +185,10 @@ PF=$FIX/pd-profile
 	cat "$BATS_TEST_TMPDIR/dup" "$PF/aligned.jsonl" >"$BATS_TEST_TMPDIR/b"
 	for f in a b; do
 		run_pd pd-profile "$BATS_TEST_TMPDIR/$f"
-		[ "$(jqr pd.profile '[.cross_rank.wait.ranks[].wait_us_per_step]')" = '[40,0,20]' ]
-		[ "$(jqr pd.profile '.cross_rank.stragglers')" = '[]' ]
+		jqv pd.profile '[.cross_rank.wait.ranks[].wait_us_per_step]' \
+		    '.cross_rank.stragglers'
+		[ "${J[0]}" = '[40,0,20]' ]
+		[ "${J[1]}" = '[]' ]
 	done
 }
 
@@ -188,8 +218,10 @@ PF=$FIX/pd-profile
 # r0: 400 us per step caused, 0.4 of the step.
 @test "pd-profile: a rank whose sequence drifted is left out of the match" {
 	run_pd pd-profile "$PF/aligned-drift.jsonl"
-	[ "$(jqr pd.profile '.cross_rank.stragglers | map([.rank,.last_at,.collectives,.delay_us,.caused_wait_us_per_step])')" = '[[2,4,4,400,400]]' ]
-	[ "$(jqr pd.profile '[.cross_rank.wait.ranks[].rank]')" = '[0,2]' ]
+	jqv pd.profile '.cross_rank.stragglers | map([.rank,.last_at,.collectives,.delay_us,.caused_wait_us_per_step])' \
+	    '[.cross_rank.wait.ranks[].rank]'
+	[ "${J[0]}" = '[[2,4,4,400,400]]' ]
+	[ "${J[1]}" = '[0,2]' ]
 }
 
 # job.jsonl: one msprof-analyze-style cluster root holding ranks 0-3
@@ -198,16 +230,23 @@ PF=$FIX/pd-profile
 # (scope "stage", no rank) that is not a rank.
 @test "pd-profile: the job model: ranks, layout, groups, stages, where each came from" {
 	run_pd pd-profile "$PF/job.jsonl"
-	[ "$(jqr pd.profile '[.ranks,.world_size,.job.ranks_text,.job.ranks_missing,.job.layout]')" = '[4,4,"0-3",0,{"dp":null,"tp":2,"pp":2,"ep":null,"cp":null}]' ]
-	[ "$(jqr pd.profile '.job.stages')" = '[{"stage":0,"ranks_text":"0,1","ranks":[0,1]},{"stage":1,"ranks_text":"2,3","ranks":[2,3]}]' ]
-	[ "$(jqr pd.profile '[.job.groups[] | [.name,.kind,.ranks]]')" = '[["pp-a","pp",[0,2]],["pp-b","pp",[1,3]],["tp-a","tp",[0,1]],["tp-b","tp",[2,3]]]' ]
-	[ "$(jqr pd.profile '.job.sources | [.world_size,.tp,.pp,.groups,.stages]')" = '["trace","pd.comm groups","pd.comm groups","pd.comm groups","pd.step stage"]' ]
+	jqv pd.profile '[.ranks,.world_size,.job.ranks_text,.job.ranks_missing,.job.layout]' \
+	    '.job.stages' \
+	    '[.job.groups[] | [.name,.kind,.ranks]]' \
+	    '.job.sources | [.world_size,.tp,.pp,.groups,.stages]' \
+	    '.job.duplicate_ranks' \
+	    '.shares.hotspot_ratio' \
+	    '.cross_rank.slow_link[0] | [.slow_rank,.slow_pair]'
+	[ "${J[0]}" = '[4,4,"0-3",0,{"dp":null,"tp":2,"pp":2,"ep":null,"cp":null}]' ]
+	[ "${J[1]}" = '[{"stage":0,"ranks_text":"0,1","ranks":[0,1]},{"stage":1,"ranks_text":"2,3","ranks":[2,3]}]' ]
+	[ "${J[2]}" = '[["pp-a","pp",[0,2]],["pp-b","pp",[1,3]],["tp-a","tp",[0,1]],["tp-b","tp",[2,3]]]' ]
+	[ "${J[3]}" = '["trace","pd.comm groups","pd.comm groups","pd.comm groups","pd.step stage"]' ]
 	# rank 0 is in both roots: the cluster root (4 ranks) gives its step,
 	# the rank's own root the hotspot it lacks
-	[ "$(jqr pd.profile '.job.duplicate_ranks')" = '[{"rank":0,"roots":["/j/cluster_analysis_output","/j/rank0_ascend_pt"],"used":"/j/cluster_analysis_output"}]' ]
-	[ "$(jqr pd.profile '.shares.hotspot_ratio')" = 0.5 ]
+	[ "${J[4]}" = '[{"rank":0,"roots":["/j/cluster_analysis_output","/j/rank0_ascend_pt"],"used":"/j/cluster_analysis_output"}]' ]
+	[ "${J[5]}" = 0.5 ]
 	# slowest link of RDMA over every rank's links, on global ranks
-	[ "$(jqr pd.profile '.cross_rank.slow_link[0] | [.slow_rank,.slow_pair]')" = '[1,{"src":1,"dst":3,"bandwidth_gb_per_s":5}]' ]
+	[ "${J[6]}" = '[1,{"src":1,"dst":3,"bandwidth_gb_per_s":5}]' ]
 }
 
 # job.jsonl, stages: stage 0 (ranks 0, 1) step 1000 = computing 700 +
@@ -220,9 +259,12 @@ PF=$FIX/pd-profile
 # less bubble (0 + 0 + 0.4 + 0.4) / 4 = 0.2.
 @test "pd-profile: the slow pipeline stage is the one the other stages wait for" {
 	run_pd pd-profile "$PF/job.jsonl"
-	[ "$(jqr pd.profile '.cross_rank.slow_stage | [.stage,.ranks_text,.busy_us,.fast_stage,.fast_busy_us,.ratio,.wait_us_per_step,.wait_ratio,.impact,.fires]')" = '[0,"0,1",1000,1,600,1.6667,400,0.4,0.4,true]' ]
-	[ "$(jqr pd.profile '.cross_rank.slow_stage | [.excess_us,.excess_from,.excess_computing_us,.excess_comm_us,.excess_free_us]')" = '[400,"computing",300,100,0]' ]
-	[ "$(jqr pd.profile '[.shares.bubble_ratio, (.domains[] | select(.domain == "communication") | [.score,.basis])]')" = '[0.2,[0.15,"shares.comm_not_overlapped_ratio - shares.bubble_ratio"]]' ]
+	jqv pd.profile '.cross_rank.slow_stage | [.stage,.ranks_text,.busy_us,.fast_stage,.fast_busy_us,.ratio,.wait_us_per_step,.wait_ratio,.impact,.fires]' \
+	    '.cross_rank.slow_stage | [.excess_us,.excess_from,.excess_computing_us,.excess_comm_us,.excess_free_us]' \
+	    '[.shares.bubble_ratio, (.domains[] | select(.domain == "communication") | [.score,.basis])]'
+	[ "${J[0]}" = '[0,"0,1",1000,1,600,1.6667,400,0.4,0.4,true]' ]
+	[ "${J[1]}" = '[400,"computing",300,100,0]' ]
+	[ "${J[2]}" = '[0.2,[0.15,"shares.comm_not_overlapped_ratio - shares.bubble_ratio"]]' ]
 }
 
 # Issue 10 item 19: the records of a root in any order give the same
@@ -263,9 +305,11 @@ rootrec() {
 @test "pd-profile: pd.context gives world size, launcher, workload, stack" {
 	rootrec "$FC/torchrun_cnn/prof/r0.json" 0 x >"$BATS_TEST_TMPDIR/s"
 	run_pd bash -c "{ cat '$BATS_TEST_TMPDIR/s'; pd-find-context '$FC/torchrun_cnn'; } | pd-profile"
-	[ "$(jqr pd.profile '[.ranks,.world_size,.workload,.workload_source,.launcher,.stack.framework,.stack.family]')" = \
+	jqv pd.profile '[.ranks,.world_size,.workload,.workload_source,.launcher,.stack.framework,.stack.family]' \
+	    '[.context_root,.context_sources,.context_conflicts]'
+	[ "${J[0]}" = \
 	    '[1,8,"training","context","torchrun","torch","pytorch"]' ]
-	[ "$(jqr pd.profile '[.context_root,.context_sources,.context_conflicts]')" = \
+	[ "${J[1]}" = \
 	    "[\"$FC/torchrun_cnn\",{\"world_size\":\"context\",\"workload\":\"context\",\"stack\":\"both\",\"launcher\":\"context\"},[]]" ]
 	# the pd.finding records (root = the workspace) make no run of their own
 	[ "$(jqr pd.profile .run)" = '"x"' ]
@@ -279,9 +323,11 @@ rootrec() {
 	  rootrec "$FC/torchrun_cnn/prof/r1_ascend_pt" 1 x 16; } |
 	    sed 's/"kineto"/"torch_npu"/' >"$BATS_TEST_TMPDIR/s"
 	run_pd bash -c "{ pd-find-context '$FC/torchrun_cnn'; cat '$BATS_TEST_TMPDIR/s'; } | pd-profile"
-	[ "$(jqr pd.profile '[.world_size,.stack.framework,.stack.device,.launcher,.context_sources]')" = \
+	jqv pd.profile '[.world_size,.stack.framework,.stack.device,.launcher,.context_sources]' \
+	    '.context_conflicts'
+	[ "${J[0]}" = \
 	    '[16,"torch_npu","npu","torchrun",{"world_size":"trace","workload":"context","stack":"trace","launcher":"context"}]' ]
-	[ "$(jqr pd.profile '.context_conflicts')" = \
+	[ "${J[1]}" = \
 	    '[{"field":"world_size","trace":16,"context":8},{"field":"stack","trace":"torch_npu","context":"torch"}]' ]
 }
 
@@ -352,9 +398,12 @@ kfam() {
 @test "corpus pta_2rank_level1_text: measured wait, no straggler on a balanced job" {
 	require_corpus
 	run_pd pd-profile "$CORPUS/ascend/pta_2rank_level1_text"
-	[ "$(jqr pd.profile '.cross_rank.wait | [.source,.ranks]')" = '["measured",[{"rank":0,"wait_us_per_step":5940.619},{"rank":1,"wait_us_per_step":191.384}]]' ]
-	[ "$(jqr pd.profile '.cross_rank.stragglers')" = '[]' ]
-	[ "$(jqr pd.profile '.cross_rank.slow_rank[] | select(.dimension == "comm_not_overlapped") | [.diff_us,.mean_step_us,.ratio,.fires]')" = '[5604.156,134246.813,0.0417,false]' ]
+	jqv pd.profile '.cross_rank.wait | [.source,.ranks]' \
+	    '.cross_rank.stragglers' \
+	    '.cross_rank.slow_rank[] | select(.dimension == "comm_not_overlapped") | [.diff_us,.mean_step_us,.ratio,.fires]'
+	[ "${J[0]}" = '["measured",[{"rank":0,"wait_us_per_step":5940.619},{"rank":1,"wait_us_per_step":191.384}]]' ]
+	[ "${J[1]}" = '[]' ]
+	[ "${J[2]}" = '[5604.156,134246.813,0.0417,false]' ]
 	run_pd bash -c "pd-profile '$CORPUS/ascend/pta_2rank_level1_text' | pd-classify"
 	[ -z "$(jqr pd.bottleneck 'select(.rule == "hta.straggler") | .rule')" ]
 }
@@ -379,12 +428,17 @@ kfam() {
 	require_corpus
 	run_pd 3 pd-profile "$CORPUS/ascend/msinsight_server_fixtures"
 	[[ "$stderr" == *"some input was rejected while diagnosing"* ]]
-	[ "$(jqr pd.profile '[.ranks,.job.ranks_text,.job.layout.pp,[.job.stages[].ranks_text],[.job.duplicate_ranks[].rank]]')" = '[16,"0-15",2,["0-7","8-15"],[0,1]]' ]
-	[ "$(jqr pd.profile '[.cross_rank.slow_rank[] | [.dimension,.diff_us,.ratio,.fires]]')" = \
+	jqv pd.profile '[.ranks,.job.ranks_text,.job.layout.pp,[.job.stages[].ranks_text],[.job.duplicate_ranks[].rank]]' \
+	    '[.cross_rank.slow_rank[] | [.dimension,.diff_us,.ratio,.fires]]' \
+	    '.cross_rank.slow_stage | [.stage,.ranks_text,.busy_us,.fast_stage,.fast_busy_us,.ratio,.wait_us_per_step,.wait_ratio,.excess_from,.fires]' \
+	    '.cross_rank.slow_stage | [.computing_us,.comm_us,.other_stages[0].computing_us,.other_stages[0].comm_us]' \
+	    '.cross_rank.slow_stage.comm | [.ranks,.top.op_type,.top.us_per_step,.top.wait_us_per_step,.top.wait_share,.slowest.name,.slowest.elapse_us,.slowest.rank]'
+	[ "${J[0]}" = '[16,"0-15",2,["0-7","8-15"],[0,1]]' ]
+	[ "${J[1]}" = \
 	    '[["computing",4943.15,0.0146,false],["comm_not_overlapped",88476.02,0.262,true],["free",29223.92,0.0865,true]]' ]
-	[ "$(jqr pd.profile '.cross_rank.slow_stage | [.stage,.ranks_text,.busy_us,.fast_stage,.fast_busy_us,.ratio,.wait_us_per_step,.wait_ratio,.excess_from,.fires]')" = \
+	[ "${J[2]}" = \
 	    '[0,"0-7",293807.625,1,200085.13,1.4684,181582.526,0.4758,"communication",true]' ]
-	[ "$(jqr pd.profile '.cross_rank.slow_stage | [.computing_us,.comm_us,.other_stages[0].computing_us,.other_stages[0].comm_us]')" = \
+	[ "${J[3]}" = \
 	    '[75514.589,150583.851,79885.012,34508.467]' ]
 	# The slow stage's own communication, from the two ranks of it that
 	# have their own export (test_rank_0, test_rank_1: their
@@ -393,7 +447,7 @@ kfam() {
 	# 110021.540) / 2 = 110137.107 us, 0.9292 of it; the slowest single
 	# collective is rank 1's hcom_allReduce__303_0, 102963.82 us. The
 	# cluster-wide cluster_communication.json holds three of their ops.
-	[ "$(jqr pd.profile '.cross_rank.slow_stage.comm | [.ranks,.top.op_type,.top.us_per_step,.top.wait_us_per_step,.top.wait_share,.slowest.name,.slowest.elapse_us,.slowest.rank]')" = \
+	[ "${J[4]}" = \
 	    '[2,"allReduce",118528.124,110137.107,0.9292,"hcom_allReduce__303_0@368314942532213303",102963.82,1]' ]
 	run_pd bash -c "pd-profile '$CORPUS/ascend/msinsight_server_fixtures' | pd-classify"
 	b=$(jqr pd.bottleneck 'select(.rule == "perfdiag.pp.slow_stage.communication")')
@@ -412,11 +466,15 @@ kfam() {
 @test "corpus hta-sampled-2of128rank: aligned match, unmatched sequences left out, no straggler" {
 	require_corpus
 	run_pd pd-profile "$CORPUS/pytorch/hta-sampled-2of128rank"
-	[ "$(jqr pd.profile '.cross_rank.collective_skew | [.collectives,.unmatched]')" = '[4,6]' ]
-	[ "$(jqr pd.profile '.cross_rank.wait | [.source,.ranks]')" = '["aligned",[{"rank":0,"wait_us_per_step":13503},{"rank":1,"wait_us_per_step":0}]]' ]
-	[ "$(jqr pd.profile '.cross_rank.stragglers')" = '[]' ]
+	jqv pd.profile '.cross_rank.collective_skew | [.collectives,.unmatched]' \
+	    '.cross_rank.wait | [.source,.ranks]' \
+	    '.cross_rank.stragglers' \
+	    '[.job.world_size,.job.ranks_seen,.job.ranks_missing]'
+	[ "${J[0]}" = '[4,6]' ]
+	[ "${J[1]}" = '["aligned",[{"rank":0,"wait_us_per_step":13503},{"rank":1,"wait_us_per_step":0}]]' ]
+	[ "${J[2]}" = '[]' ]
 	# world size 128 from distributedInfo, 2 ranks seen
-	[ "$(jqr pd.profile '[.job.world_size,.job.ranks_seen,.job.ranks_missing]')" = '[128,2,126]' ]
+	[ "${J[3]}" = '[128,2,126]' ]
 }
 
 # One rank of a bigger job (distributedInfo world_size 2 and 16): the job
@@ -445,8 +503,10 @@ kfam() {
 ]}
 JSON
 	run_pd bash -c "pd-sum-comm '$BATS_TEST_TMPDIR/r0.json' | pd-profile"
-	[ "$(jqr pd.comm '.groups')" = '[{"name":"0","kind":"unknown","ranks":[0,1,2,3]},{"name":"1","kind":"tp","ranks":[0,1]},{"name":"2","kind":"pp","ranks":[0,2]},{"name":"3","kind":"unknown","ranks":[0,1]}]' ]
-	[ "$(jqr pd.profile '.job | [.layout, .stages, .sources.tp, .sources.pp]')" = \
+	jqv '' 'select(.type == "pd.comm") | .groups' \
+	    'select(.type == "pd.profile") | .job | [.layout, .stages, .sources.tp, .sources.pp]'
+	[ "${J[0]}" = '[{"name":"0","kind":"unknown","ranks":[0,1,2,3]},{"name":"1","kind":"tp","ranks":[0,1]},{"name":"2","kind":"pp","ranks":[0,2]},{"name":"3","kind":"unknown","ranks":[0,1]}]' ]
+	[ "${J[1]}" = \
 	    '[{"dp":null,"tp":2,"pp":2,"ep":null,"cp":null},[{"stage":0,"ranks_text":"0","ranks":[0]}],"pd.comm groups","pd.comm groups"]' ]
 }
 
@@ -483,9 +543,12 @@ ktrace() {
 	ktrace 0 "100 100 1 [0,1]" "300 50 2 [0,2]" "500 100 1 [0,1]"
 	ktrace 1 "150 50 1 [0,1]" "590 10 1 [0,1]"
 	run_pd bash -c "pd-locate '$BATS_TEST_TMPDIR/g' | pd-sum-step | pd-sum-comm | pd-profile"
-	[ "$(jqr pd.comm 'select(.rank == 0) | [.collectives[] | [.group,.seq]]')" = '[["1/[0,1]",0],["2/[0,2]",0],["1/[0,1]",1]]' ]
-	[ "$(jqr pd.profile '.cross_rank.collective_skew | [.collectives,.unmatched]')" = '[2,0]' ]
-	[ "$(jqr pd.profile '.cross_rank.stragglers | map([.rank,.last_at,.caused_wait_us_per_step,.ratio])')" = '[[1,2,140,0.14]]' ]
+	jqv '' 'select(.type == "pd.comm") | select(.rank == 0) | [.collectives[] | [.group,.seq]]' \
+	    'select(.type == "pd.profile") | .cross_rank.collective_skew | [.collectives,.unmatched]' \
+	    'select(.type == "pd.profile") | .cross_rank.stragglers | map([.rank,.last_at,.caused_wait_us_per_step,.ratio])'
+	[ "${J[0]}" = '[["1/[0,1]",0],["2/[0,2]",0],["1/[0,1]",1]]' ]
+	[ "${J[1]}" = '[2,0]' ]
+	[ "${J[2]}" = '[[1,2,140,0.14]]' ]
 }
 
 # Out of memory is exit 5 with one line, never abort's 134 nor a record
