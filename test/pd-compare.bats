@@ -31,11 +31,15 @@ PAIR=$FIX/pairs/dataloader
 # improved.
 @test "pd-compare: per-metric deltas and noise-aware verdicts" {
 	run_pd pd-compare -b "$CF/before.jsonl" -a "$CF/after.jsonl"
-	[ "$(jqr pd.comparison '.metrics[0]')" = '{"metric":"step_us","before":100,"after":90,"delta":-10,"delta_ratio":-0.1,"noise":1.789,"better":"lower","verdict":"improved","steps_needed":null}' ]
-	[ "$(jqr pd.comparison '.metrics[1] | [.metric,.after,.noise,.verdict]')" = '["steps_per_s",11111.1111,178.8854,"improved"]' ]
-	[ "$(jqr pd.comparison '[.metrics[] | [.metric,.verdict]]')" = \
+	jqv pd.comparison '.metrics[0]' \
+	    '.metrics[1] | [.metric,.after,.noise,.verdict]' \
+	    '[.metrics[] | [.metric,.verdict]]' \
+	    '[.verdict,.before.run,.after.run,.before.steps]'
+	[ "${J[0]}" = '{"metric":"step_us","before":100,"after":90,"delta":-10,"delta_ratio":-0.1,"noise":1.789,"better":"lower","verdict":"improved","steps_needed":null}' ]
+	[ "${J[1]}" = '["steps_per_s",11111.1111,178.8854,"improved"]' ]
+	[ "${J[2]}" = \
 	    '[["step_us","improved"],["steps_per_s","improved"],["peak_allocated_bytes","unchanged"],["peak_reserved_bytes","improved"],["computing_ratio","unchanged"],["comm_not_overlapped_ratio","unchanged"],["free_ratio","unchanged"],["input_ratio","improved"],["hotspot_ratio","improved"]]' ]
-	[ "$(jqr pd.comparison '[.verdict,.before.run,.after.run,.before.steps]')" = '["improved","b","a",5]' ]
+	[ "${J[3]}" = '["improved","b","a",5]' ]
 }
 
 # noise.jsonl: 99 101 97 100 98, mean 99: 1 % faster but within 1.789 of
@@ -55,8 +59,10 @@ PAIR=$FIX/pairs/dataloader
 # / 100 = 894.4272: inconclusive too, settled by the same 90 steps.
 @test "pd-compare: a change within the per-step noise is inconclusive, with the steps that would settle it" {
 	run_pd pd-compare -e "$CF/spread-before.jsonl" "$CF/spread-after.jsonl"
-	[ "$(jqr pd.comparison '.metrics')" = '[{"metric":"step_us","before":100,"after":97,"delta":-3,"delta_ratio":-0.03,"noise":8.944,"better":"lower","verdict":"inconclusive","steps_needed":90},{"metric":"steps_per_s","before":10000,"after":10309.2784,"delta":309.2784,"delta_ratio":0.0309,"noise":894.4272,"better":"higher","verdict":"inconclusive","steps_needed":90}]' ]
-	[ "$(jqr pd.comparison '[.verdict,.reason]')" = '["inconclusive","the step time changed by -3.000 us, more than the 1.000 us that counts but within the per-step noise (8.944 us); about 90 steps per run would settle it (85 more before, 85 more after)"]' ]
+	jqv pd.comparison '.metrics' \
+	    '[.verdict,.reason]'
+	[ "${J[0]}" = '[{"metric":"step_us","before":100,"after":97,"delta":-3,"delta_ratio":-0.03,"noise":8.944,"better":"lower","verdict":"inconclusive","steps_needed":90},{"metric":"steps_per_s","before":10000,"after":10309.2784,"delta":309.2784,"delta_ratio":0.0309,"noise":894.4272,"better":"higher","verdict":"inconclusive","steps_needed":90}]' ]
+	[ "${J[1]}" = '["inconclusive","the step time changed by -3.000 us, more than the 1.000 us that counts but within the per-step noise (8.944 us); about 90 steps per run would settle it (85 more before, 85 more after)"]' ]
 	[ "$stderr" = "pd-compare: warning: $CF/spread-after.jsonl: the step time changed by -3.000 us, more than the 1.000 us that counts but within the per-step noise (8.944 us); about 90 steps per run would settle it (85 more before, 85 more after)" ]
 	# the other way round it would be a slow-down: still not a regression
 	run_pd 0 pd-compare -e -q "$CF/spread-after.jsonl" "$CF/spread-before.jsonl"
@@ -140,13 +146,19 @@ PAIR=$FIX/pairs/dataloader
 @test "pd-compare: the recorded DataLoader pair, end to end" {
 	[ -d "$PAIR/before" ] || skip "pair not recorded"
 	run_pd pd-compare -b "$PAIR/before" -a "$PAIR/after"
-	[ "$(jqr pd.comparison '.metrics[0] | [.metric,.before,.after,.verdict]')" = '["step_us",32402,11469,"improved"]' ]
-	[ "$(jqr pd.comparison '.metrics[] | select(.metric == "input_ratio") | [.before,.after,.verdict]')" = '[0.8159,0.2378,"improved"]' ]
-	[ "$(jqr pd.comparison '.dominant | [.rule,.before,.after,.verdict]')" = '["tb.input.highly_bound",0.8159,0.2378,"improved"]' ]
-	[ "$(jqr pd.comparison '.verdict')" = '"improved"' ]
+	jqv pd.comparison '.metrics[0] | [.metric,.before,.after,.verdict]' \
+	    '.metrics[] | select(.metric == "input_ratio") | [.before,.after,.verdict]' \
+	    '.dominant | [.rule,.before,.after,.verdict]' \
+	    '.verdict' \
+	    '.ops.removed[0].name' \
+	    '.ops.added[0].name'
+	[ "${J[0]}" = '["step_us",32402,11469,"improved"]' ]
+	[ "${J[1]}" = '[0.8159,0.2378,"improved"]' ]
+	[ "${J[2]}" = '["tb.input.highly_bound",0.8159,0.2378,"improved"]' ]
+	[ "${J[3]}" = '"improved"' ]
 	# the in-process loader is gone, the worker-process one came
-	[ "$(jqr pd.comparison '.ops.removed[0].name')" = '"enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__"' ]
-	[ "$(jqr pd.comparison '.ops.added[0].name')" = '"enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__"' ]
+	[ "${J[4]}" = '"enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__"' ]
+	[ "${J[5]}" = '"enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__"' ]
 }
 
 # HTA's trace-diff pair (the same model on an 8-rank A100 job and a 2-rank
@@ -158,16 +170,21 @@ PAIR=$FIX/pairs/dataloader
 @test "pd-compare: corpus hta-trace-diff control vs test" {
 	require_corpus
 	run_pd pd-compare -b "$CORPUS/pytorch/hta-trace-diff/control" -a "$CORPUS/pytorch/hta-trace-diff/test"
-	[ "$(jqr pd.comparison '.metrics[0] | [.metric,.before,.after,.verdict]')" = '["step_us",77490.833,124066.833,"regressed"]' ]
-	[ "$(jqr pd.comparison '[.verdict,.dominant.rule,.dominant.fired_after,.dominant.verdict]')" = '["regressed","tbprof.comm.not_overlapped",false,"improved"]' ]
+	jqv pd.comparison '.metrics[0] | [.metric,.before,.after,.verdict]' \
+	    '[.verdict,.dominant.rule,.dominant.fired_after,.dominant.verdict]' \
+	    '.ops.faster[] | select(.name == "aten::mm") | [.before_count,.after_count]' \
+	    '[(.ops.added|length),(.ops.removed|length),.ops.below_cutoff]' \
+	    '[.ops.slower[] | select(.name == "aten::clone") | .below_cut]'
+	[ "${J[0]}" = '["step_us",77490.833,124066.833,"regressed"]' ]
+	[ "${J[1]}" = '["regressed","tbprof.comm.not_overlapped",false,"improved"]' ]
 	# aten::mm: 1092 calls on the control rank, 276 on the test rank
-	[ "$(jqr pd.comparison '.ops.faster[] | select(.name == "aten::mm") | [.before_count,.after_count]')" = '[1092,276]' ]
+	[ "${J[2]}" = '[1092,276]' ]
 	# whole lists (a dump is diagnosed with -n 100000): HTA's ops_diff
 	# (peers/hta-0.6.1/trace_diff/ops_diff_all.json) has 32 added, of
 	# which cudaDriverGetVersion and cudaGraphLaunch are runtime calls
 	# (not diffed here): 30; 138 deleted. aten::clone is "increased" there.
-	[ "$(jqr pd.comparison '[(.ops.added|length),(.ops.removed|length),.ops.below_cutoff]')" = '[30,138,0]' ]
-	[ "$(jqr pd.comparison '[.ops.slower[] | select(.name == "aten::clone") | .below_cut]')" = '[null]' ]
+	[ "${J[3]}" = '[30,138,0]' ]
+	[ "${J[4]}" = '[null]' ]
 }
 
 # The same pair through pd-hotspots' default top 20: aten::clone is out of

@@ -34,14 +34,20 @@ hot() {
 # 200 + 50 + 12 = 262 = 0.9258.
 @test "pd-hotspots (kineto): top kernels and classes" {
 	hot "$K/hot-basic.json"
-	[ "$(jqr pd.hotspot '[.rank,.source,.total_us,.kernels]')" = '[1,"kineto_trace",283,8]' ]
-	[ "$(jqr pd.hotspot '[.top[]|[.type,.count,.total_us,.mean_us,.ratio]]')" = \
+	jqv pd.hotspot '[.rank,.source,.total_us,.kernels]' \
+	    '[.top[]|[.type,.count,.total_us,.mean_us,.ratio]]' \
+	    '.top[0].name' \
+	    '.classes' \
+	    '[.by_type[]|[.type,.count,.total_us,.ratio]]' \
+	    '[.top[0].core,.top[0].bound,.by_core,.aicpu]'
+	[ "${J[0]}" = '[1,"kineto_trace",283,8]' ]
+	[ "${J[1]}" = \
 	    '[["compute",2,200,100,0.7067],["compute",1,50,50,0.1767],["memcpy",1,20,20,0.0707],["compute",3,12,4,0.0424],["memset",1,1,1,0.0035]]' ]
-	[ "$(jqr pd.hotspot '.top[0].name')" = '"ampere_sgemm_128x64_nn"' ]
-	[ "$(jqr pd.hotspot '.classes')" = '{"compute_us":262,"comm_us":300,"memcpy_us":20,"memset_us":1}' ]
-	[ "$(jqr pd.hotspot '[.by_type[]|[.type,.count,.total_us,.ratio]]')" = \
+	[ "${J[2]}" = '"ampere_sgemm_128x64_nn"' ]
+	[ "${J[3]}" = '{"compute_us":262,"comm_us":300,"memcpy_us":20,"memset_us":1}' ]
+	[ "${J[4]}" = \
 	    '[["compute",6,262,0.9258],["memcpy",1,20,0.0707],["memset",1,1,0.0035]]' ]
-	[ "$(jqr pd.hotspot '[.top[0].core,.top[0].bound,.by_core,.aicpu]')" = '[null,null,null,null]' ]
+	[ "${J[5]}" = '[null,null,null,null]' ]
 }
 
 # -n 2 keeps two; -p adds "*myteam::a2a::*": the dispatch kernel moves to
@@ -52,10 +58,14 @@ hot() {
 # Uncut (-n 20), nothing is left out.
 @test "pd-hotspots (kineto): -n and extra communication patterns with -p" {
 	hot "$K/hot-basic.json" -n 2 -p "$K/hot-ep-patterns.txt"
-	[ "$(jqr pd.hotspot '[.total_us,[.top[]|[.name,.ratio]]]')" = '[233,[["ampere_sgemm_128x64_nn",0.8584],["Memcpy HtoD (Pinned -> Device)",0.0858]]]' ]
-	[ "$(jqr pd.hotspot '.classes')" = '{"compute_us":212,"comm_us":350,"memcpy_us":20,"memset_us":1}' ]
-	[ "$(jqr pd.hotspot '.by_type[0]')" = '{"type":"compute","count":5,"total_us":212,"ratio":0.9099}' ]
-	[ "$(jqr pd.hotspot '[.top_rest,.cpu_ops_rest]')" = '[{"count":2,"total_us":13},{"count":2,"self_us":50}]' ]
+	jqv pd.hotspot '[.total_us,[.top[]|[.name,.ratio]]]' \
+	    '.classes' \
+	    '.by_type[0]' \
+	    '[.top_rest,.cpu_ops_rest]'
+	[ "${J[0]}" = '[233,[["ampere_sgemm_128x64_nn",0.8584],["Memcpy HtoD (Pinned -> Device)",0.0858]]]' ]
+	[ "${J[1]}" = '{"compute_us":212,"comm_us":350,"memcpy_us":20,"memset_us":1}' ]
+	[ "${J[2]}" = '{"type":"compute","count":5,"total_us":212,"ratio":0.9099}' ]
+	[ "${J[3]}" = '[{"count":2,"total_us":13},{"count":2,"self_us":50}]' ]
 	hot "$K/hot-basic.json"
 	[ "$(jqr pd.hotspot '[.top_rest,.cpu_ops_rest]')" = '[{"count":0,"total_us":0},{"count":0,"self_us":0}]' ]
 }
@@ -71,8 +81,10 @@ hot() {
 # cudaLaunchKernel 8+6+6+5+5+5+7 = 42 (7 calls), memcpy 30, sync 25.
 @test "pd-hotspots (kineto): short kernels (HTA) and host API" {
 	hot "$K/hot-basic.json"
-	[ "$(jqr pd.hotspot '[.short_ops,.short_ratio,.linked_kernels]')" = '[4,0.4444,9]' ]
-	[ "$(jqr pd.hotspot '[.host_api[]|[.name,.count,.total_us]]')" = \
+	jqv pd.hotspot '[.short_ops,.short_ratio,.linked_kernels]' \
+	    '[.host_api[]|[.name,.count,.total_us]]'
+	[ "${J[0]}" = '[4,0.4444,9]' ]
+	[ "${J[1]}" = \
 	    '[["cudaMemsetAsync",1,60],["cudaLaunchKernel",7,42],["cudaMemcpyAsync",1,30],["cudaStreamSynchronize",1,25]]' ]
 }
 
@@ -131,8 +143,10 @@ hot() {
 	done < <(find "$CORPUS/pytorch" -name '*.json.gz' ! -name 'memory_timeline*' | sort)
 	[ "$n" -ge 18 ]
 	hot "$CORPUS/pytorch/hta-nccl-2rank-a100/nccl_data.json.gz"
-	[ "$(jqr pd.hotspot '[.cpu_ops[0:2][]|[.name,.self_us]]')" = '[["aten::empty",52054.373],["aten::convolution_backward",38314.08]]' ]
-	[ "$(jqr pd.hotspot '[.classes.comm_us,(.top|map(.type)|index("communication"))]')" = '[46876.493,null]' ]
+	jqv pd.hotspot '[.cpu_ops[0:2][]|[.name,.self_us]]' \
+	    '[.classes.comm_us,(.top|map(.type)|index("communication"))]'
+	[ "${J[0]}" = '[["aten::empty",52054.373],["aten::convolution_backward",38314.08]]' ]
+	[ "${J[1]}" = '[46876.493,null]' ]
 }
 
 # Copies by kind against HTA's memory_bw_summary (peers/hta-0.6.1/alexnet
@@ -148,9 +162,11 @@ hot() {
 @test "pd-hotspots (kineto): copies by kind, bandwidth as HTA's memory_bw_summary" {
 	require_corpus
 	hot "$CORPUS/pytorch/hta-critical-path-a100/alexnet_trace.json.gz"
-	[ "$(jqr pd.hotspot '.copies|map([.kind,.count,.bw_gbps_mean,.bw_gbps_median,.bw_gbps_min,.bw_gbps_max])')" = \
+	jqv pd.hotspot '.copies|map([.kind,.count,.bw_gbps_mean,.bw_gbps_median,.bw_gbps_min,.bw_gbps_max])' \
+	    '.copies[0]|[.bytes,.total_us,.pageable]'
+	[ "${J[0]}" = \
 	    '[["Memcpy HtoD",16,4.108898,4.393736,0.142777,11.14669],["Memset",3,1.726877,0.225352,0.225352,4.729927]]' ]
-	[ "$(jqr pd.hotspot '.copies[0]|[.bytes,.total_us,.pageable]')" = '[244403360,55503,16]' ]
+	[ "${J[1]}" = '[244403360,55503,16]' ]
 	hot "$CORPUS/pytorch/tracelens-h100-inference/gaunernst_bert-small-uncased__1016001.json.gz"
 	[ "$(jqr pd.hotspot '.copies|map([.kind,.count,.bw_gbps_mean])')" = '[["Memcpy DtoH",1,0.000446]]' ]
 }
@@ -214,9 +230,11 @@ hot() {
 # (compute capability 7.5); two different ones do not.
 @test "pd-hotspots (kineto): host runtime time by kind, and the GPU" {
 	hot "$K/api-kinds.json"
-	[ "$(jqr pd.hotspot '.host_api_kinds')" = \
+	jqv pd.hotspot '.host_api_kinds' \
+	    '.gpu'
+	[ "${J[0]}" = \
 	    '{"launch_us":6,"sync_us":10,"copy_us":7,"alloc_us":25,"setup_us":110,"other_us":1}' ]
-	[ "$(jqr pd.hotspot '.gpu')" = '{"name":"NVIDIA GeForce RTX 2080 Ti","compute_capability":7.5}' ]
+	[ "${J[1]}" = '{"name":"NVIDIA GeForce RTX 2080 Ti","compute_capability":7.5}' ]
 	hot "$K/api-kinds-mixed.json"
 	[ "$(jqr pd.hotspot '.gpu')" = null ]
 }

@@ -30,20 +30,27 @@ O2=$R2/ASCEND_PROFILER_OUTPUT
 @test "pd-hotspots: top ops, pipe bound, AI CPU, communication kept out" {
 	run_pd 0 pd-hotspots < <(root_line /r msprof 0 kernel_details=$HF/pmu.csv)
 	[ "$(printf '%s\n' "$output" | jq -r .type | tr '\n' ' ')" = "pd.root pd.hotspot " ]
-	[ "$(jqr pd.hotspot '[.source,.total_us,.kernels,.short_ops,.short_ratio]')" = '["kernel_details",465,5,2,0.4]' ]
-	[ "$(jqr pd.hotspot '[.top[] | [.name,.count,.total_us,.mean_us,.ratio,.bound,.bound_ratio]]')" = \
+	jqv pd.hotspot '[.source,.total_us,.kernels,.short_ops,.short_ratio]' \
+	    '[.top[] | [.name,.count,.total_us,.mean_us,.ratio,.bound,.bound_ratio]]' \
+	    '.aicpu' \
+	    '[.by_core[] | [.core,.total_us]]' \
+	    '.classes'
+	[ "${J[0]}" = '["kernel_details",465,5,2,0.4]' ]
+	[ "${J[1]}" = \
 	    '[["mm_a",2,400,200,0.8602,"cube",0.8625],["add_b",1,50,50,0.1075,"vector",0.82],["idx_c",1,10,10,0.0215,null,null],["set_d",1,5,5,0.0108,null,null]]' ]
-	[ "$(jqr pd.hotspot '.aicpu')" = '[{"name":"idx_c","count":1,"total_us":10}]' ]
-	[ "$(jqr pd.hotspot '[.by_core[] | [.core,.total_us]]')" = '[["AI_CORE",400],["AI_VECTOR_CORE",55],["AI_CPU",10]]' ]
-	[ "$(jqr pd.hotspot '.classes')" = '{"compute_us":460,"comm_us":1000,"memcpy_us":0,"memset_us":5}' ]
+	[ "${J[2]}" = '[{"name":"idx_c","count":1,"total_us":10}]' ]
+	[ "${J[3]}" = '[["AI_CORE",400],["AI_VECTOR_CORE",55],["AI_CPU",10]]' ]
+	[ "${J[4]}" = '{"compute_us":460,"comm_us":1000,"memcpy_us":0,"memset_us":5}' ]
 }
 
 # -n 1: mm_a listed; add_b 50, idx_c 10, set_d 5 left out (3, 65 us). No
 # operator_details: no cpu_ops, so nothing to say of their cut.
 @test "pd-hotspots: -n limits the top list" {
 	run_pd 0 pd-hotspots -n 1 < <(root_line /r msprof 0 kernel_details=$HF/pmu.csv)
-	[ "$(jqr pd.hotspot '[(.top | length), (.by_type | length)]')" = '[1,4]' ]
-	[ "$(jqr pd.hotspot '[.top_rest,.cpu_ops_rest]')" = '[{"count":3,"total_us":65},null]' ]
+	jqv pd.hotspot '[(.top | length), (.by_type | length)]' \
+	    '[.top_rest,.cpu_ops_rest]'
+	[ "${J[0]}" = '[1,4]' ]
+	[ "${J[1]}" = '[{"count":3,"total_us":65},null]' ]
 }
 
 # -p: a pattern file naming add_b's kernel makes it communication: 465 -
@@ -65,14 +72,20 @@ O2=$R2/ASCEND_PROFILER_OUTPUT
 	require_corpus
 	run_pd 0 pd-hotspots < <(root_line $R2 torch_npu 0 kernel_details=$O2/kernel_details.csv \
 	    api_statistic=$O2/api_statistic.csv operator_details=$O2/operator_details.csv trace_view=$O2/trace_view.json)
-	[ "$(jqr pd.hotspot '[.total_us,.kernels,.short_ops,.classes.comm_us,.classes.memset_us,.classes.memcpy_us]')" = '[8873.737,187,103,105991.876,157.32,573.79]' ]
-	[ "$(jqr pd.hotspot '.top[0] | [.name,.count,.total_us,.bound,.bound_ratio]')" = '["aclnnForeachAddListV2_ForeachAddListV2_ForeachAddList",3,1959.079,"mte2",0.9796]' ]
+	jqv pd.hotspot '[.total_us,.kernels,.short_ops,.classes.comm_us,.classes.memset_us,.classes.memcpy_us]' \
+	    '.top[0] | [.name,.count,.total_us,.bound,.bound_ratio]' \
+	    '.host_checks' \
+	    '.host_api[0] | [.name,.count]' \
+	    '.cpu_ops[0].name' \
+	    '(.classes.comm_us / (.classes.comm_us + .total_us) * 100 | floor)'
+	[ "${J[0]}" = '[8873.737,187,103,105991.876,157.32,573.79]' ]
+	[ "${J[1]}" = '["aclnnForeachAddListV2_ForeachAddListV2_ForeachAddList",3,1959.079,"mte2",0.9796]' ]
 	# the two syncs right after a Node@launch: pd-sum-gaps counts the same
-	[ "$(jqr pd.hotspot '.host_checks')" = '{"compile_execute_count":19,"launches":191,"sync_after_launch":2,"sync_after_launch_ratio":0.0105}' ]
-	[ "$(jqr pd.hotspot '.host_api[0] | [.name,.count]')" = '["aclrtSynchronizeStreamWithTimeout",7]' ]
-	[ "$(jqr pd.hotspot '.cpu_ops[0].name')" = '"aten::_local_scalar_dense"' ]
+	[ "${J[2]}" = '{"compile_execute_count":19,"launches":191,"sync_after_launch":2,"sync_after_launch_ratio":0.0105}' ]
+	[ "${J[3]}" = '["aclrtSynchronizeStreamWithTimeout",7]' ]
+	[ "${J[4]}" = '"aten::_local_scalar_dense"' ]
 	# communication is 105991.876 / (105991.876 + 8873.737) = 92 % of device op time
-	[ "$(jqr pd.hotspot '(.classes.comm_us / (.classes.comm_us + .total_us) * 100 | floor)')" = 92 ]
+	[ "${J[5]}" = 92 ]
 }
 
 # pta_2rank_level1_db (export_type=db): no kernel_details.csv, so the device
@@ -97,14 +110,19 @@ O2=$R2/ASCEND_PROFILER_OUTPUT
 	require_corpus
 	run_pd 0 sh -c 'pd-locate "$1" | pd-hotspots' sh "$ASC/pta_2rank_level1_db/rank0_ascend_pt"
 	[ -z "$stderr" ]
-	[ "$(jqr pd.hotspot '[.source,.total_us,.kernels,.short_ops,.classes]')" = \
+	jqv pd.hotspot '[.source,.total_us,.kernels,.short_ops,.classes]' \
+	    '[.by_core[] | [.core,.count,.total_us]]' \
+	    '.top[0] | [.name,.type,.core,.count,.total_us,.bound,.bound_ratio]' \
+	    '.host_checks' \
+	    '[.aicpu,.op_state,.optimizers,.cpu_ops,.skipped_rows,.truncated]'
+	[ "${J[0]}" = \
 	    '["ascend_pytorch_profiler_db",8903.431,187,102,{"compute_us":8169.476,"comm_us":102108.1,"memcpy_us":584.114,"memset_us":149.841}]' ]
-	[ "$(jqr pd.hotspot '[.by_core[] | [.core,.count,.total_us]]')" = \
+	[ "${J[1]}" = \
 	    '[["AI_VECTOR_CORE",149,5803.593],["AI_CORE",23,2859.096],["MIX_AIV",13,235.282],["DSA_SQE",2,5.46]]' ]
-	[ "$(jqr pd.hotspot '.top[0] | [.name,.type,.core,.count,.total_us,.bound,.bound_ratio]')" = \
+	[ "${J[2]}" = \
 	    '["aclnnForeachAddListV2_ForeachAddListV2_ForeachAddList","ForeachAddList","AI_VECTOR_CORE",3,1947.618,"mte2",0.9804]' ]
-	[ "$(jqr pd.hotspot '.host_checks')" = '{"compile_execute_count":19,"launches":191,"sync_after_launch":2,"sync_after_launch_ratio":0.0105}' ]
-	[ "$(jqr pd.hotspot '[.aicpu,.op_state,.optimizers,.cpu_ops,.skipped_rows,.truncated]')" = '[[],null,null,null,0,false]' ]
+	[ "${J[3]}" = '{"compile_execute_count":19,"launches":191,"sync_after_launch":2,"sync_after_launch_ratio":0.0105}' ]
+	[ "${J[4]}" = '[[],null,null,null,0,false]' ]
 	# the same keys as from the text export, at every level
 	shape='[keys, (.top[0] | keys), (.by_type[0] | keys), (.by_core[0] | keys), (.host_api[0] | keys), (.classes | keys), (.host_checks | keys), (.top_rest | keys)]'
 	db=$(jqr pd.hotspot "$shape")
@@ -144,12 +162,16 @@ PY
 	sum=$(sha256sum "$d/p.db")
 	run_pd 3 pd-hotspots < <(root_line /r torch_npu 0 ascend_pytorch_profiler_db=$d/p.db)
 	[ "$stderr" = "pd-hotspots: warning: $d/p.db: TASK: 2 rows with no start or end, or an end before the start skipped" ]
-	[ "$(jqr pd.hotspot '[.source,.total_us,.kernels,.short_ops,.skipped_rows,.classes]')" = \
+	jqv pd.hotspot '[.source,.total_us,.kernels,.short_ops,.skipped_rows,.classes]' \
+	    '[.top[] | [.name,.type,.core,.total_us,.bound,.bound_ratio]]' \
+	    '.aicpu' \
+	    '[.host_api,.host_checks.launches,.host_checks.compile_execute_count]'
+	[ "${J[0]}" = \
 	    '["ascend_pytorch_profiler_db",115,3,2,2,{"compute_us":110,"comm_us":1000,"memcpy_us":0,"memset_us":5}]' ]
-	[ "$(jqr pd.hotspot '[.top[] | [.name,.type,.core,.total_us,.bound,.bound_ratio]]')" = \
+	[ "${J[1]}" = \
 	    '[["mm","MatMul","AI_CORE",100,"cube",0.9],["idx","Index","AI_CPU",10,null,null],["ms","MemSet","AI_CORE",5,null,null]]' ]
-	[ "$(jqr pd.hotspot '.aicpu')" = '[{"name":"idx","count":1,"total_us":10}]' ]
-	[ "$(jqr pd.hotspot '[.host_api,.host_checks.launches,.host_checks.compile_execute_count]')" = '[null,null,null]' ]
+	[ "${J[2]}" = '[{"name":"idx","count":1,"total_us":10}]' ]
+	[ "${J[3]}" = '[null,null,null]' ]
 	# opened read-only: the file is unchanged, no journal beside it
 	[ "$(sha256sum "$d/p.db")" = "$sum" ]
 	[ -z "$(ls "$d" | grep -E 'journal|wal|shm')" ]
@@ -201,9 +223,11 @@ PY
 	require_corpus
 	local o=$ASC/pta_1rank_level0_text/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT
 	run_pd 0 pd-hotspots < <(root_line /l torch_npu 0 kernel_details=$o/kernel_details.csv)
-	[ "$(jqr pd.hotspot '[.top[0].core, .top[0].bound, .by_core[0].core]')" = '["N/A",null,"N/A"]' ]
+	jqv pd.hotspot '[.top[0].core, .top[0].bound, .by_core[0].core]' \
+	    '.kernels'
+	[ "${J[0]}" = '["N/A",null,"N/A"]' ]
 	# python3 csv: 191 rows, 4 of them hcom_* (communication)
-	[ "$(jqr pd.hotspot '.kernels')" = 187 ]
+	[ "${J[1]}" = 187 ]
 	# Level0 traces have no CANN lane: no host checks, so no record
 	run_pd 0 pd-hotspots < <(root_line /l torch_npu 0 trace_view=$o/trace_view.json)
 	[ -z "$(jqr pd.hotspot .)" ]
@@ -217,8 +241,10 @@ PY
 	local p=$ASC/mindspore_legacy_run2_dataset/profiler
 	run_pd 0 pd-hotspots < <(root_line $p mindspore_legacy 1 aicore_intermediate_detail=$p/aicore_intermediate_1_detail.csv \
 	    aicpu_intermediate=$p/aicpu_intermediate_1.csv)
-	[ "$(jqr pd.hotspot '[.source,.total_us,.top[0].type,.top[0].total_us]')" = '["aicore_intermediate",32782.095,"MatMul",9174.08]' ]
-	[ "$(jqr pd.hotspot '.aicpu[1]')" = '{"name":"GetNext","count":2,"total_us":1181}' ]
+	jqv pd.hotspot '[.source,.total_us,.top[0].type,.top[0].total_us]' \
+	    '.aicpu[1]'
+	[ "${J[0]}" = '["aicore_intermediate",32782.095,"MatMul",9174.08]' ]
+	[ "${J[1]}" = '{"name":"GetNext","count":2,"total_us":1181}' ]
 }
 
 # Legacy msprof (CANN 6.3/7.0) has only timelines: device_0's two
@@ -230,8 +256,10 @@ PY
 	require_corpus
 	local d=$ASC/msprof_PROF_legacy_2dev/PROF_000001_20230818142704322_COJGGGCANRMICFBC/device_0/timeline
 	run_pd 0 pd-hotspots < <(root_line /p msprof_legacy 0 task_time=$d/task_time_0_2_1.json task_time=$d/task_time_0_2_2.json)
-	[ "$(jqr pd.hotspot '[.source,.total_us,.kernels,.short_ops,.classes.comm_us,.classes.memcpy_us]')" = '["task_time",13682.479,278,178,201652.97,0]' ]
-	[ "$(jqr pd.hotspot '.top[0] | [.type,.core,.count]')" = '["FusedMulApplyMomentum","AI_CORE",2]' ]
+	jqv pd.hotspot '[.source,.total_us,.kernels,.short_ops,.classes.comm_us,.classes.memcpy_us]' \
+	    '.top[0] | [.type,.core,.count]'
+	[ "${J[0]}" = '["task_time",13682.479,278,178,201652.97,0]' ]
+	[ "${J[1]}" = '["FusedMulApplyMomentum","AI_CORE",2]' ]
 }
 
 @test "pd-hotspots: unknown header variant is an error naming the missing columns" {
@@ -297,9 +325,11 @@ PY
 		printf '50,op\3771,allReduce\377,AI_CORE,5.0,5,0,0\n'
 	} >"$c"
 	run_pd 0 pd-hotspots < <(root_line /r msprof 0 kernel_details=$c)
-	[ "$(jqr pd.hotspot '[.by_type[]|[(.type|explode|.[-1]),.count,.total_us]]')" = \
+	jqv pd.hotspot '[.by_type[]|[(.type|explode|.[-1]),.count,.total_us]]' \
+	    '[.top[]|.name|explode|.[2]]'
+	[ "${J[0]}" = \
 	    '[[1114109,1,30],[1114110,1,20],[1114111,2,15]]' ]
-	[ "$(jqr pd.hotspot '[.top[]|.name|explode|.[2]]')" = '[1114109,1114110,1114111]' ]
+	[ "${J[1]}" = '[1114109,1114110,1114111]' ]
 	[[ "$stderr" == *"pd-hotspots: warning: name 'op\\xFD3' is not valid UTF-8"* ]]
 }
 
@@ -312,8 +342,10 @@ PY
 @test "pd-hotspots: OP State and optimizer steps of the 2-rank case, rank 0" {
 	require_corpus
 	run_pd 0 pd-hotspots < <(root_line $R2 torch_npu 0 kernel_details=$O2/kernel_details.csv operator_details=$O2/operator_details.csv)
-	[ "$(jqr pd.hotspot '.op_state')" = '{"ops":187,"dynamic":187,"static":0,"dynamic_us":8873.737}' ]
-	[ "$(jqr pd.hotspot '.optimizers')" = '[{"name":"Optimizer.step#SGD.step","class":"SGD","count":1,"host_total_us":10512.4,"device_total_us":2264.945}]' ]
+	jqv pd.hotspot '.op_state' \
+	    '.optimizers'
+	[ "${J[0]}" = '{"ops":187,"dynamic":187,"static":0,"dynamic_us":8873.737}' ]
+	[ "${J[1]}" = '[{"name":"Optimizer.step#SGD.step","class":"SGD","count":1,"host_total_us":10512.4,"device_total_us":2264.945}]' ]
 	# Level0's kernel_details has no OP State column: no evidence
 	local l0=$ASC/pta_1rank_level0_text/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT
 	run_pd 0 pd-hotspots < <(root_line /r torch_npu 0 kernel_details=$l0/kernel_details.csv)
@@ -326,8 +358,10 @@ PY
 	printf 'Name,Type,OP State,Accelerator Core,Duration(us)\na,Add,static,AI_CORE,5\nb,Add,dynamic,AI_CORE,7\nc,Add,,AI_CORE,1\nh,hcom_allReduce_,N/A,HCCL,100\n' >"$BATS_TEST_TMPDIR/k.csv"
 	printf 'Name,Host Self Duration(us),Host Total Duration(us),Device Total Duration(us)\nOptimizer.step#Mine,1,4,2\nOptimizer.step#Mine,1,4,x\naten::add,1,1,1\n' >"$BATS_TEST_TMPDIR/o.csv"
 	run_pd 0 pd-hotspots < <(root_line /r torch_npu 0 kernel_details=$BATS_TEST_TMPDIR/k.csv operator_details=$BATS_TEST_TMPDIR/o.csv)
-	[ "$(jqr pd.hotspot '.op_state')" = '{"ops":3,"dynamic":1,"static":1,"dynamic_us":7}' ]
-	[ "$(jqr pd.hotspot '.optimizers')" = '[{"name":"Optimizer.step#Mine","class":"Mine","count":2,"host_total_us":8,"device_total_us":2}]' ]
+	jqv pd.hotspot '.op_state' \
+	    '.optimizers'
+	[ "${J[0]}" = '{"ops":3,"dynamic":1,"static":1,"dynamic_us":7}' ]
+	[ "${J[1]}" = '[{"name":"Optimizer.step#Mine","class":"Mine","count":2,"host_total_us":8,"device_total_us":2}]' ]
 	printf 'Name,Host Self Duration(us)\naten::add,1\n' >"$BATS_TEST_TMPDIR/o.csv"
 	run_pd 0 pd-hotspots < <(root_line /r torch_npu 0 operator_details=$BATS_TEST_TMPDIR/o.csv)
 	[ "$(jqr pd.hotspot '.optimizers')" = '[]' ]

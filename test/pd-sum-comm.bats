@@ -39,10 +39,14 @@ root_line() {
 @test "pd-sum-comm: communication.json variants" {
 	run_pd 3 pd-sum-comm < <(root_line /r torch_npu 0 communication=$CF/comm-variants.json)
 	[[ "$stderr" == *"comm-variants.json: step/collective/hcom_reduceScatter__1_3@7: no \"Communication Time Info\" with \"Elapse Time(ms)\"; entry skipped"* ]]
-	[ "$(jqr pd.comm '[.source,.total_us,.wait_ratio,.sync_ratio,.op_count,.skipped]')" = '["communication",6000,0.5,0.3333,3,1]' ]
-	[ "$(jqr pd.comm '.ops[0]')" = '{"op_type":"allGather","count":2,"total_us":3000,"transit_us":1000,"wait_us":2000,"sync_us":1000,"idle_us":0,"wait_ratio":0.6667,"sync_ratio":0.5,"bytes":34500000,"algbw_gb_per_s":11.5,"mean_us":null,"max_us":null,"sized_count":null,"busbw_gb_per_s":null,"small_count":null,"small_ratio":null}' ]
-	[ "$(jqr pd.comm '.ops[1] | [.op_type,.idle_us,.bytes,.algbw_gb_per_s]')" = '["broadcast",2000,null,null]' ]
-	[ "$(jqr pd.comm '.slowest[0]')" = '{"name":"hcom_broadcast__1_2@7","elapse_us":3000,"step":null,"op_type":null,"start_ns":null}' ]
+	jqv pd.comm '[.source,.total_us,.wait_ratio,.sync_ratio,.op_count,.skipped]' \
+	    '.ops[0]' \
+	    '.ops[1] | [.op_type,.idle_us,.bytes,.algbw_gb_per_s]' \
+	    '.slowest[0]'
+	[ "${J[0]}" = '["communication",6000,0.5,0.3333,3,1]' ]
+	[ "${J[1]}" = '{"op_type":"allGather","count":2,"total_us":3000,"transit_us":1000,"wait_us":2000,"sync_us":1000,"idle_us":0,"wait_ratio":0.6667,"sync_ratio":0.5,"bytes":34500000,"algbw_gb_per_s":11.5,"mean_us":null,"max_us":null,"sized_count":null,"busbw_gb_per_s":null,"small_count":null,"small_ratio":null}' ]
+	[ "${J[2]}" = '["broadcast",2000,null,null]' ]
+	[ "${J[3]}" = '{"name":"hcom_broadcast__1_2@7","elapse_us":3000,"step":null,"op_type":null,"start_ns":null}' ]
 }
 
 @test "pd-sum-comm: -n limits the slowest list, -q the warnings" {
@@ -67,8 +71,10 @@ root_line() {
 @test "pd-sum-comm: communication_matrix.json links" {
 	run_pd 3 pd-sum-comm < <(root_line /r torch_npu 0 communication_matrix=$CF/matrix.json)
 	[[ "$stderr" == *"matrix.json: step3/collective/allgather-total@7: link is not \"src-dst\" with a \"Transport Type\"; entry skipped"* ]]
-	[ "$(jqr pd.comm '.links')" = '[{"src":0,"dst":0,"group":"7","transport":"LOCAL","bytes":12000000,"time_us":30,"bandwidth_gb_per_s":400},{"src":0,"dst":1,"group":"7","transport":"HCCS","bytes":12000000,"time_us":1500,"bandwidth_gb_per_s":8},{"src":0,"dst":8,"group":"7","transport":"RDMA","bytes":2000000,"time_us":100,"bandwidth_gb_per_s":20}]' ]
-	[ "$(jqr pd.comm '[.total_us,.ops,.groups]')" = '[null,[],null]' ]
+	jqv pd.comm '.links' \
+	    '[.total_us,.ops,.groups]'
+	[ "${J[0]}" = '[{"src":0,"dst":0,"group":"7","transport":"LOCAL","bytes":12000000,"time_us":30,"bandwidth_gb_per_s":400},{"src":0,"dst":1,"group":"7","transport":"HCCS","bytes":12000000,"time_us":1500,"bandwidth_gb_per_s":8},{"src":0,"dst":8,"group":"7","transport":"RDMA","bytes":2000000,"time_us":100,"bandwidth_gb_per_s":20}]' ]
+	[ "${J[1]}" = '[null,[],null]' ]
 }
 
 # groups.json (the comm_group_parallel_info of msprof-analyze's
@@ -77,9 +83,11 @@ root_line() {
 # 16 (7 and 9, not 11; the one whose rank_set is not a list is left out).
 @test "pd-sum-comm: group-local matrix ranks are mapped through communication_group.json" {
 	run_pd 3 pd-sum-comm < <(root_line /r torch_npu 16 communication_matrix=$CF/matrix.json communication_group=$CF/groups.json)
-	[ "$(jqr pd.comm '[.links[] | [.src,.dst,.group,.transport,.bytes]]')" = \
+	jqv pd.comm '[.links[] | [.src,.dst,.group,.transport,.bytes]]' \
+	    '.groups'
+	[ "${J[0]}" = \
 	    '[[16,16,null,"LOCAL",12000000],[16,17,null,"HCCS",12000000],[16,24,null,"RDMA",2000000]]' ]
-	[ "$(jqr pd.comm '.groups')" = '[{"name":"7","kind":"dp","ranks":[16,17,18,19,20,21,22,23,24]},{"name":"9","kind":"pp","ranks":[0,16]}]' ]
+	[ "${J[1]}" = '[{"name":"7","kind":"dp","ranks":[16,17,18,19,20,21,22,23,24]},{"name":"9","kind":"pp","ranks":[0,16]}]' ]
 	# a link to a member the group does not have is said and left out
 	run_pd 3 pd-sum-comm < <(root_line /r torch_npu 16 communication_matrix=$CF/matrix.json communication_group=$CF/groups-small.json)
 	[[ "$stderr" == *"matrix.json: step3/collective/allgather-total@7: link rank outside its group in communication_group.json; entry skipped"* ]]
@@ -148,11 +156,14 @@ root_line() {
 	    d=$c/rank${r}_ascend_pt/ASCEND_PROFILER_OUTPUT
 	    root_line $c/rank${r}_ascend_pt torch_npu $r communication=$d/communication.json communication_matrix=$d/communication_matrix.json
 	done)
-	[ "$(jqr pd.comm '[.rank,.total_us,.wait_ratio,.ops[0].op_type,.ops[0].count,.ops[0].idle_us,.slowest[0].elapse_us]')" = \
+	jqv pd.comm '[.rank,.total_us,.wait_ratio,.ops[0].op_type,.ops[0].count,.ops[0].idle_us,.slowest[0].elapse_us]' \
+	    'select(.rank == 0) | .transports[0] | [.transport,.bytes,.bandwidth_gb_per_s]' \
+	    'select(.rank == 0) | [.links[].transport] | group_by(.) | map([.[0], length])'
+	[ "${J[0]}" = \
 	    "$(printf '%s\n' '[0,105991.878,0.6173,"allReduce",4,96367.906,79089.52]' '[1,100375.285,0.0472,"allReduce",4,96324.225,73475.168]')" ]
-	[ "$(jqr pd.comm 'select(.rank == 0) | .transports[0] | [.transport,.bytes,.bandwidth_gb_per_s]')" = '["HCCS",427596096,15.654]' ]
+	[ "${J[1]}" = '["HCCS",427596096,15.654]' ]
 	# rank0 talks to its 7 peers over HCCS plus its local copy
-	[ "$(jqr pd.comm 'select(.rank == 0) | [.links[].transport] | group_by(.) | map([.[0], length])')" = '[["HCCS",7],["LOCAL",1]]' ]
+	[ "${J[2]}" = '[["HCCS",7],["LOCAL",1]]' ]
 	# the step record's Communication equals the sum of the op elapses
 	run_pd 0 pd-sum-step < <(root_line $c/rank0_ascend_pt torch_npu 0 step_trace_time=$c/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/step_trace_time.csv)
 	[ "$(jqr pd.step '.totals.comm_us')" = 105991.878 ]
@@ -168,10 +179,12 @@ root_line() {
 	local k=$ASC/msinsight_server_fixtures/cluster_analysis_output
 	run_pd 0 pd-sum-comm < <(root_line $k cluster_analysis null cluster_communication=$k/cluster_communication.json cluster_communication_matrix=$k/cluster_communication_matrix.json)
 	[ "$(jqr pd.comm '.rank' | tr '\n' ' ')" = '0 1 8 9 ' ]
-	[ "$(jqr pd.comm 'select(.rank == 0) | [.source,.total_us,[.ops[] | [.op_type,.count]]]')" = '["cluster_communication+cluster_communication_matrix",6405.974,[["broadcast",2],["send",1]]]' ]
+	jqv pd.comm 'select(.rank == 0) | [.source,.total_us,[.ops[] | [.op_type,.count]]]' \
+	    'select(.rank == 0) | .links[] | select(.transport == "RDMA") | [.src,.dst,.bytes]'
+	[ "${J[0]}" = '["cluster_communication+cluster_communication_matrix",6405.974,[["broadcast",2],["send",1]]]' ]
 	# the send's link 0-8 moves 20.97152 MB; the matrix's "Total Op Info"
 	# entry repeats it and is not counted again
-	[ "$(jqr pd.comm 'select(.rank == 0) | .links[] | select(.transport == "RDMA") | [.src,.dst,.bytes]')" = '[0,8,20971520]' ]
+	[ "${J[1]}" = '[0,8,20971520]' ]
 }
 
 # The "step" key (no number) of the mstt cluster fixture.
@@ -190,9 +203,12 @@ root_line() {
 	require_corpus
 	local p=$ASC/msprof_PROF_legacy_2dev/PROF_000001_20230818142704322_COJGGGCANRMICFBC/device_0/timeline
 	run_pd 0 pd-sum-comm < <(root_line /p msprof_legacy 0 hccl_timeline=$p/hccl_0_2_1.json hccl_timeline=$p/hccl_0_2_2.json)
-	[ "$(jqr pd.comm '[.source,.total_us,.ops[0].op_type,.ops[0].count,.ops[0].wait_us]')" = '["hccl_timeline",50837.35,"AllReduce",2,null]' ]
-	[ "$(jqr pd.comm '[.slowest[] | [.elapse_us,.step]]')" = '[[41534.3,1],[9303.05,2]]' ]
-	[ "$(jqr pd.comm '.links[] | select(.transport == "PCIE") | [.src,.dst,.bytes]')" = '[0,4,196646912]' ]
+	jqv pd.comm '[.source,.total_us,.ops[0].op_type,.ops[0].count,.ops[0].wait_us]' \
+	    '[.slowest[] | [.elapse_us,.step]]' \
+	    '.links[] | select(.transport == "PCIE") | [.src,.dst,.bytes]'
+	[ "${J[0]}" = '["hccl_timeline",50837.35,"AllReduce",2,null]' ]
+	[ "${J[1]}" = '[[41534.3,1],[9303.05,2]]' ]
+	[ "${J[2]}" = '[0,4,196646912]' ]
 }
 
 # hccl_raw_0.csv (MindSpore legacy): costs in ms summed over steps 1 and 2
@@ -202,8 +218,10 @@ root_line() {
 @test "pd-sum-comm: MindSpore legacy hccl_raw" {
 	run_pd 3 pd-sum-comm < <(root_line /r mindspore_legacy 0 hccl_raw=$CF/hccl_raw_0.csv)
 	[ "$stderr" = "pd-sum-comm: warning: $CF/hccl_raw_0.csv:4: not a step with communication and wait costs; row skipped" ]
-	[ "$(jqr pd.comm '[.source,.total_us,.wait_us,.ops,.skipped]')" = '["hccl_raw",20000,4000,[],1]' ]
-	[ "$(jqr pd.comm '[.links[] | [.src,.dst,.transport,.bytes,.time_us]]')" = '[[0,1,"SDMA",46000000,3000],[0,4,"RDMA",20000000,1000]]' ]
+	jqv pd.comm '[.source,.total_us,.wait_us,.ops,.skipped]' \
+	    '[.links[] | [.src,.dst,.transport,.bytes,.time_us]]'
+	[ "${J[0]}" = '["hccl_raw",20000,4000,[],1]' ]
+	[ "${J[1]}" = '[[0,1,"SDMA",46000000,3000],[0,4,"RDMA",20000000,1000]]' ]
 }
 
 # pd-locate finds the roots itself: every Ascend case that has a
@@ -260,9 +278,11 @@ corpus_roots() {
 # not a list is not used.
 @test "pd-sum-comm: profiler_metadata.json's parallel groups map a rank's matrix" {
 	run_pd 0 pd-sum-comm < <(root_line /r torch_npu 1 communication_matrix=$CF/matrix-local.json profiler_metadata=$CF/metadata.json)
-	[ "$(jqr pd.comm '[.links[] | [.src,.dst,.group,.transport,.bytes]]')" = \
+	jqv pd.comm '[.links[] | [.src,.dst,.group,.transport,.bytes]]' \
+	    '[.groups[] | [.name,.kind,.ranks]]'
+	[ "${J[0]}" = \
 	    '[[1,5,null,"HCCS",8000000],[1,1,null,"LOCAL",4000000],[1,3,null,"HCCS",2000000],[0,1,"42","RDMA",1000000]]' ]
-	[ "$(jqr pd.comm '[.groups[] | [.name,.kind,.ranks]]')" = \
+	[ "${J[1]}" = \
 	    '[["8557218874045301532","tp",[1,5]],["8557218878340268829","dp",[0,1,2,3]]]' ]
 }
 
@@ -278,9 +298,11 @@ corpus_roots() {
 	local m=$ASC/msinsight_server_fixtures g=$ASC/msinsight_server_fixtures/communication_group/communication_group.json
 	jq '{parallel_group_info: ([.comm_group_parallel_info[] | select(.group_id != "") | {key: .group_id, value: {group_name: .pg_name, global_ranks: .rank_set}}] | from_entries)}' "$g" >"$BATS_TEST_TMPDIR/meta.json"
 	run_pd 0 pd-sum-comm < <(root_line /r torch_npu null communication_matrix=$CF/matrix-local.json profiler_metadata=$BATS_TEST_TMPDIR/meta.json)
-	[ "$(jqr pd.comm '[.groups[] | [.name,.ranks]] | sort')" = \
+	jqv pd.comm '[.groups[] | [.name,.ranks]] | sort' \
+	    '.groups | length'
+	[ "${J[0]}" = \
 	    "$(jq -c '[.comm_group_parallel_info[] | select(.group_id != "") | [.group_name,.rank_set]] | sort' "$g")" ]
-	[ "$(jqr pd.comm '.groups | length')" -eq 21 ]
+	[ "${J[1]}" -eq 21 ]
 	run_pd 0 pd-sum-comm < <(root_line /r torch_npu 0 communication_matrix=$CF/matrix-local.json profiler_metadata=$m/metadata/profiler_metadata.json)
 	[ "$(jqr pd.comm '.groups | length')" -eq 21 ]
 	[ "$(printf '%s\n' "$output" | jq -c --slurpfile w "$g" 'select(.type == "pd.comm") | [.groups[] as $x | $w[0].comm_group_parallel_info[] | select(.group_name == $x.name) | [.pg_name, .rank_set == $x.ranks]] | sort')" = \
@@ -300,11 +322,14 @@ corpus_roots() {
 @test "pd-sum-comm corpus: pta_2rank_level1_db from analysis.db equals msprof-analyze" {
 	require_corpus
 	run_pd 0 bash -c "pd-locate '$ASC/pta_2rank_level1_db' | pd-sum-comm"
-	[ "$(jqr pd.comm '[.rank,.source,.total_us,.wait_us,.wait_ratio,[.ops[] | [.op_type,.count,.transit_us]],(.transports[] | select(.transport == "HCCS") | .bytes)]')" = \
+	jqv pd.comm '[.rank,.source,.total_us,.wait_us,.wait_ratio,[.ops[] | [.op_type,.count,.transit_us]],(.transports[] | select(.transport == "HCCS") | .bytes)]' \
+	    '[.links[].group] | unique' \
+	    '.slowest[0].name'
+	[ "${J[0]}" = \
 	    "$(printf '%s\n' '[0,"analysis_db",102108.1,3689.574,0.4807,[["allReduce",4,3985.66]],427596096]' \
 	    '[1,"analysis_db",98590.19,3841.537,0.4885,[["allReduce",4,4021.76]],427596096]')" ]
-	[ "$(jqr pd.comm '[.links[].group] | unique')" = "$(printf '%s\n' '["17148521525495523210"]' '["17148521525495523210"]')" ]
-	[ "$(jqr pd.comm '.slowest[0].name')" = "$(printf '%s\n' '"hcom_allReduce__210_0_1@17148521525495523210"' '"hcom_allReduce__210_0_1@17148521525495523210"')" ]
+	[ "${J[1]}" = "$(printf '%s\n' '["17148521525495523210"]' '["17148521525495523210"]')" ]
+	[ "${J[2]}" = "$(printf '%s\n' '"hcom_allReduce__210_0_1@17148521525495523210"' '"hcom_allReduce__210_0_1@17148521525495523210"')" ]
 }
 
 # Byte alignment, as msprof-analyze's advisor (Byte Alignment Analysis,
@@ -320,8 +345,10 @@ corpus_roots() {
 	require_corpus
 	local d=$ASC/pta_1rank_level2_text/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT
 	run_pd 0 pd-sum-comm < <(root_line /r torch_npu 0 communication=$d/communication.json)
-	[ "$(jqr pd.comm '.alignment | [.checked_ops,.unaligned_ops,.sdma_us,.unaligned_us,.unaligned_ratio]')" = '[4,2,28469.589,520.89,0.0183]' ]
-	[ "$(jqr pd.comm '.alignment.ops | map([(.name | sub("@.*"; "")),.bytes,.time_us,.unaligned_us,.bandwidth_gb_per_s]) | sort')" = \
+	jqv pd.comm '.alignment | [.checked_ops,.unaligned_ops,.sdma_us,.unaligned_us,.unaligned_ratio]' \
+	    '.alignment.ops | map([(.name | sub("@.*"; "")),.bytes,.time_us,.unaligned_us,.bandwidth_gb_per_s]) | sort'
+	[ "${J[0]}" = '[4,2,28469.589,520.89,0.0183]' ]
+	[ "${J[1]}" = \
 	    '[["hcom_allReduce__271_0_1",28647232,1816.8563,241.0048,15.7675],["hcom_allReduce__271_3_1",17267200,2037.1608,279.8856,8.4761]]' ]
 }
 
@@ -336,9 +363,11 @@ corpus_roots() {
 	run_pd 0 pd-sum-comm < <(for r in 0 1; do
 	    root_line $c/rank${r}_ascend_pt torch_npu $r communication=$c/rank${r}_ascend_pt/ASCEND_PROFILER_OUTPUT/communication.json
 	done)
-	[ "$(jqr pd.comm 'select(.rank == 0) | .alignment.ops | map([.bytes,.time_us,.unaligned_us,.bandwidth_gb_per_s])')" = \
+	jqv pd.comm 'select(.rank == 0) | .alignment.ops | map([.bytes,.time_us,.unaligned_us,.bandwidth_gb_per_s])' \
+	    'select(.rank == 1) | .alignment | [.unaligned_ops,.unaligned_us]'
+	[ "${J[0]}" = \
 	    '[[28647232,1816.8363,237.9447,15.7676],[17267200,1204.6041,159.0632,14.3343]]' ]
-	[ "$(jqr pd.comm 'select(.rank == 1) | .alignment | [.unaligned_ops,.unaligned_us]')" = '[2,435.749]' ]
+	[ "${J[1]}" = '[2,435.749]' ]
 }
 
 # The rule's edges: a task of exactly 512 bytes is not checked (the

@@ -52,9 +52,12 @@ gaps() {
 #   busy 195, span 515, idle 320, idle_ratio 320/515 = 0.6214
 @test "pd-sum-gaps: per-stream idle split into host wait, kernel wait, other" {
 	gaps kineto kineto_trace "$K/gaps-basic.json"
-	[ "$(jqr pd.gaps '[.rank,.source,.span_us,.busy_us,.idle_us,.idle_ratio]')" = '[3,"kineto_trace",515,195,320,0.6214]' ]
-	[ "$(jqr pd.gaps '.streams[0]|[.stream,.device,.busy_us,.idle_us,.host_wait_us,.kernel_wait_us,.other_us,.activities,.span_us]')" = '[7,0,195,320,250,20,50,4,515]' ]
-	[ "$(jqr pd.gaps '.streams[1]|[.stream,.busy_us,.idle_us,.host_wait_us,.kernel_wait_us,.other_us,.span_us]')" = '[20,10.5,39.55,0,0,39.55,50.05]' ]
+	jqv pd.gaps '[.rank,.source,.span_us,.busy_us,.idle_us,.idle_ratio]' \
+	    '.streams[0]|[.stream,.device,.busy_us,.idle_us,.host_wait_us,.kernel_wait_us,.other_us,.activities,.span_us]' \
+	    '.streams[1]|[.stream,.busy_us,.idle_us,.host_wait_us,.kernel_wait_us,.other_us,.span_us]'
+	[ "${J[0]}" = '[3,"kineto_trace",515,195,320,0.6214]' ]
+	[ "${J[1]}" = '[7,0,195,320,250,20,50,4,515]' ]
+	[ "${J[2]}" = '[20,10.5,39.55,0,0,39.55,50.05]' ]
 }
 
 # Linked launches (cpu = runtime dur, gpu = activity dur, delay = gpu.ts -
@@ -87,8 +90,10 @@ gaps() {
 # runs: 5 / 17.166 = 0.2913. Chunk 1 holds 9.333 of B: 0.5437, not low.
 @test "pd-sum-gaps: utilization chunks below 50 percent are listed" {
 	gaps kineto kineto_trace "$K/gaps-basic.json"
-	[ "$(jqr pd.gaps '.low_util_chunks[0]')" = '{"index":0,"util_ratio":0.2913}' ]
-	[ "$(jqr pd.gaps '[.low_util_chunks[].index]|index(1)')" = null ]
+	jqv pd.gaps '.low_util_chunks[0]' \
+	    '[.low_util_chunks[].index]|index(1)'
+	[ "${J[0]}" = '{"index":0,"util_ratio":0.2913}' ]
+	[ "${J[1]}" = null ]
 }
 
 # k1 0+10, k2 600010+10, k3 1100020+10 on stream 7, k4 1100025+700000.5 on
@@ -97,11 +102,15 @@ gaps() {
 # Busy 10+10+(1800025.5-1100020) = 700025.5 of 1800025.5.
 @test "pd-sum-gaps: gaps longer than 500 ms are listed with their start" {
 	gaps kineto kineto_trace "$K/gaps-large.json"
-	[ "$(jqr pd.gaps '.large_gaps')" = '[{"stream":null,"start_ns":10000,"dur_us":600000,"device":0}]' ]
-	[ "$(jqr pd.gaps '[.large_gaps_total,.span_us,.busy_us,.idle_us]')" = '[1,1800025.5,700025.5,1100000]' ]
+	jqv pd.gaps '.large_gaps' \
+	    '[.large_gaps_total,.span_us,.busy_us,.idle_us]' \
+	    '[.streams[].host_wait_us]' \
+	    '[.sync_in_step,.launch.short_kernels]'
+	[ "${J[0]}" = '[{"stream":null,"start_ns":10000,"dur_us":600000,"device":0}]' ]
+	[ "${J[1]}" = '[1,1800025.5,700025.5,1100000]' ]
 	# no launch calls at all: host wait is unknown, not 0
-	[ "$(jqr pd.gaps '[.streams[].host_wait_us]')" = '[null,null]' ]
-	[ "$(jqr pd.gaps '[.sync_in_step,.launch.short_kernels]')" = '[null,null]' ]
+	[ "${J[2]}" = '[null,null]' ]
+	[ "${J[3]}" = '[null,null]' ]
 }
 
 # 2021 schema: Kernel/Runtime/Memcpy cats, tid "stream 7", one kernel
@@ -110,8 +119,10 @@ gaps() {
 # gap 10 kernel wait; busy 64 of 124. Delays 2 and 12: p50 7, p90 11.
 @test "pd-sum-gaps: 2021 schema traces" {
 	gaps kineto kineto_trace "$K/gaps-2021.json"
-	[ "$(jqr pd.gaps '.streams|map([.stream,.busy_us,.host_wait_us,.kernel_wait_us,.other_us])')" = '[[7,64,50,10,0]]' ]
-	[ "$(jqr pd.gaps '[.launch.kernels,.launch.launch_delay_p50_us,.launch.launch_delay_p90_us,.pageable_memcpy,.steps]')" = '[2,7,11,1,1]' ]
+	jqv pd.gaps '.streams|map([.stream,.busy_us,.host_wait_us,.kernel_wait_us,.other_us])' \
+	    '[.launch.kernels,.launch.launch_delay_p50_us,.launch.launch_delay_p90_us,.pageable_memcpy,.steps]'
+	[ "${J[0]}" = '[[7,64,50,10,0]]' ]
+	[ "${J[1]}" = '[2,7,11,1,1]' ]
 }
 
 # Ascend trace_view.json; the "Ascend Hardware" process_name comes after
@@ -125,10 +136,14 @@ gaps() {
 # Syncs in ProfilerStep#1 [90, 690): at 106, 420 (device), 600: 3, 63 us.
 @test "pd-sum-gaps: Ascend trace_view lanes" {
 	gaps torch_npu trace_view "$K/gaps-ascend_trace_view.json"
-	[ "$(jqr pd.gaps '[.source,.span_us,.busy_us,.idle_us,.idle_ratio]')" = '["trace_view",405,60,345,0.8519]' ]
-	[ "$(jqr pd.gaps '.streams[0]|[.stream,.busy_us,.idle_us,.host_wait_us,.kernel_wait_us,.other_us]')" = '[2,50,260,255,5,0]' ]
-	[ "$(jqr pd.gaps '[.free_us,.node_launch,.sync_after_launch,.sync_after_launch_ratio]')" = '[245,4,2,0.5]' ]
-	[ "$(jqr pd.gaps '[.sync_in_step,.sync_in_step_us,.sync_calls,.pageable_memcpy,.launch.kernels]')" = '[3,63,3,null,null]' ]
+	jqv pd.gaps '[.source,.span_us,.busy_us,.idle_us,.idle_ratio]' \
+	    '.streams[0]|[.stream,.busy_us,.idle_us,.host_wait_us,.kernel_wait_us,.other_us]' \
+	    '[.free_us,.node_launch,.sync_after_launch,.sync_after_launch_ratio]' \
+	    '[.sync_in_step,.sync_in_step_us,.sync_calls,.pageable_memcpy,.launch.kernels]'
+	[ "${J[0]}" = '["trace_view",405,60,345,0.8519]' ]
+	[ "${J[1]}" = '[2,50,260,255,5,0]' ]
+	[ "${J[2]}" = '[245,4,2,0.5]' ]
+	[ "${J[3]}" = '[3,63,3,null,null]' ]
 }
 
 # gaps-ascend-wait.json: one step [0, 100). Stream 2 runs MatMulV2
@@ -141,8 +156,10 @@ gaps() {
 # busy 50, collectives 50, aten::mm 20.
 @test "pd-sum-gaps: Ascend EVENT_WAIT is waiting in the strip, device time in the figures" {
 	gaps torch_npu trace_view "$K/gaps-ascend-wait.json"
-	[ "$(jqr pd.gaps '[.streams[]|[.stream,.busy_us]]')" = '[[2,80],[4,50]]' ]
-	[ "$(jqr pd.gaps '[.strip.lanes[]|[.name,.kind,.count,.busy_us,.wait_us,.spans]]')" = '[["host operators","host",1,20,null,[[5,20]]],["collectives","communication",1,50,null,[[30,50]]],["stream 2","device",3,30,50,[[10,20],[80,10]]],["stream 4","communication",2,50,0,[[30,50]]]]' ]
+	jqv pd.gaps '[.streams[]|[.stream,.busy_us]]' \
+	    '[.strip.lanes[]|[.name,.kind,.count,.busy_us,.wait_us,.spans]]'
+	[ "${J[0]}" = '[[2,80],[4,50]]' ]
+	[ "${J[1]}" = '[["host operators","host",1,20,null,[[5,20]]],["collectives","communication",1,50,null,[[30,50]]],["stream 2","device",3,30,50,[[10,20],[80,10]]],["stream 4","communication",2,50,0,[[30,50]]]]' ]
 }
 
 @test "pd-sum-gaps: a root without trace_view gives no record" {
@@ -165,12 +182,15 @@ gaps() {
 	require_corpus
 	run_pd 0 sh -c 'pd-locate "$1" | pd-sum-gaps' sh "$CORPUS/ascend/pta_2rank_level1_db/rank0_ascend_pt"
 	[ -z "$stderr" ]
-	[ "$(jqr pd.gaps '[.source,.span_us,.busy_us,.idle_us,.idle_ratio,[.streams[] | [.stream,.activities]]]')" = \
+	jqv pd.gaps '[.source,.span_us,.busy_us,.idle_us,.idle_ratio,[.streams[] | [.stream,.activities]]]' \
+	    '[.free_us,.node_launch,.sync_after_launch,.sync_calls,.steps,.skipped_events,.truncated]' \
+	    '[keys, (.streams[0] | keys), (.launch | keys)]'
+	[ "${J[0]}" = \
 	    '["ascend_pytorch_profiler_db",171971.496,108005.14,63966.356,0.372,[[4,312],[2,232],[3,6],[0,2]]]' ]
-	[ "$(jqr pd.gaps '[.free_us,.node_launch,.sync_after_launch,.sync_calls,.steps,.skipped_events,.truncated]')" = \
+	[ "${J[1]}" = \
 	    '[25258.144,191,2,8,1,0,false]' ]
 	# the same keys as from the text export
-	db=$(jqr pd.gaps '[keys, (.streams[0] | keys), (.launch | keys)]')
+	db=${J[2]}
 	gaps torch_npu trace_view "$CORPUS/ascend/pta_2rank_level1_text/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json"
 	[ "$(jqr pd.gaps '[keys, (.streams[0] | keys), (.launch | keys)]')" = "$db" ]
 }
@@ -207,8 +227,10 @@ PY
 	sum=$(sha256sum "$d/p.db")
 	RC=3 gaps torch_npu ascend_pytorch_profiler_db "$d/p.db"
 	[ "$stderr" = "pd-sum-gaps: warning: $d/p.db: TASK: 1 rows with no start or end, or an end before the start skipped" ]
-	[ "$(jqr pd.gaps '[.source,.span_us,.busy_us,.idle_us,.idle_ratio,.skipped_events,.truncated]')" = '["ascend_pytorch_profiler_db",300,150,150,0.5,1,false]' ]
-	[ "$(jqr pd.gaps '[.free_us,.node_launch,.sync_after_launch,.sync_after_launch_ratio,.sync_calls,.sync_in_step,.sync_in_step_us,.steps]')" = '[150,2,1,0.5,1,1,10,1]' ]
+	jqv pd.gaps '[.source,.span_us,.busy_us,.idle_us,.idle_ratio,.skipped_events,.truncated]' \
+	    '[.free_us,.node_launch,.sync_after_launch,.sync_after_launch_ratio,.sync_calls,.sync_in_step,.sync_in_step_us,.steps]'
+	[ "${J[0]}" = '["ascend_pytorch_profiler_db",300,150,150,0.5,1,false]' ]
+	[ "${J[1]}" = '[150,2,1,0.5,1,1,10,1]' ]
 	[ "$(sha256sum "$d/p.db")" = "$sum" ]
 	[ -z "$(ls "$d" | grep -E 'journal|wal|shm')" ]
 	RC=3 gaps torch_npu ascend_pytorch_profiler_db "$d/none.db"
@@ -290,9 +312,12 @@ PY
 # -1 5001210: max 1, mean 3/6.
 @test "pd-sum-gaps: durations and launch offsets beyond 32 bits" {
 	gaps kineto kineto_trace "$K/gaps-wide.json"
-	[ "$(jqr pd.gaps '[.span_us,.busy_us,.idle_us]')" = '[5000220,5000040,180]' ]
-	[ "$(jqr pd.gaps '.streams[0]|[.busy_us,.idle_us,.host_wait_us,.kernel_wait_us,.other_us,.activities,.queue_max,.queue_mean]')" = '[5000040,180,100,0,80,3,1,0.5]' ]
-	[ "$(jqr pd.gaps '.launch|[.kernels,.short_kernels,.launch_delay_p50_us,.launch_delay_p90_us,.delayed_launches,.unlinked]')" = '[3,1,10,3999986,1,0]' ]
+	jqv pd.gaps '[.span_us,.busy_us,.idle_us]' \
+	    '.streams[0]|[.busy_us,.idle_us,.host_wait_us,.kernel_wait_us,.other_us,.activities,.queue_max,.queue_mean]' \
+	    '.launch|[.kernels,.short_kernels,.launch_delay_p50_us,.launch_delay_p90_us,.delayed_launches,.unlinked]'
+	[ "${J[0]}" = '[5000220,5000040,180]' ]
+	[ "${J[1]}" = '[5000040,180,100,0,80,3,1,0.5]' ]
+	[ "${J[2]}" = '[3,1,10,3999986,1,0]' ]
 }
 
 # The strip of gaps-strip.json (times in us). Steps #10 [0,1000), #11
@@ -312,12 +337,16 @@ PY
 # time is a communication kernel, so kind communication.
 @test "pd-sum-gaps: the strip of the median step, lane by lane" {
 	gaps kineto kineto_trace "$K/gaps-strip.json"
-	[ "$(jqr pd.gaps '.strip|[.window,.step,.steps,.step_num,.start_ns,.dur_us,.lanes_left_out]')" = '["median step",3,3,12,1300000,600,0]' ]
-	[ "$(jqr pd.gaps '[.strip.lanes[]|[.name,.kind,.count,.busy_us,.spans]]')" = '[["data loading","input",1,100,[[0,100]]],["host operators","host",3,240,[[110,200],[350,20],[580,20]]],["host launch calls","launch",2,0,[[130,0],[360,0]]],["host synchronize","sync",1,230,[[370,230]]],["device 0 stream 7","device",3,115,[[150,100],[260,15.3]]],["device 0 stream 20","communication",1,200,[[400,200]]]]' ]
+	jqv pd.gaps '.strip|[.window,.step,.steps,.step_num,.start_ns,.dur_us,.lanes_left_out]' \
+	    '[.strip.lanes[]|[.name,.kind,.count,.busy_us,.spans]]' \
+	    '[.strip.lanes[].wait_us]' \
+	    '[keys_unsorted[-2:][]]'
+	[ "${J[0]}" = '["median step",3,3,12,1300000,600,0]' ]
+	[ "${J[1]}" = '[["data loading","input",1,100,[[0,100]]],["host operators","host",3,240,[[110,200],[350,20],[580,20]]],["host launch calls","launch",2,0,[[130,0],[360,0]]],["host synchronize","sync",1,230,[[370,230]]],["device 0 stream 7","device",3,115,[[150,100],[260,15.3]]],["device 0 stream 20","communication",1,200,[[400,200]]]]' ]
 	# no wait tasks in a Kineto trace: 0 on device lanes, null on host ones
-	[ "$(jqr pd.gaps '[.strip.lanes[].wait_us]')" = '[null,null,null,null,0,0]' ]
+	[ "${J[2]}" = '[null,null,null,null,0,0]' ]
 	# the strip comes after the other keys, before truncated
-	[ "$(jqr pd.gaps '[keys_unsorted[-2:][]]')" = '["strip","truncated"]' ]
+	[ "${J[3]}" = '["strip","truncated"]' ]
 }
 
 # kernels FILE JQ: a Kineto trace of the kernels that the jq program
@@ -334,9 +363,12 @@ kernels() {
 @test "pd-sum-gaps: without steps the strip is the trace; the 12 busiest streams" {
 	kernels "$BATS_TEST_TMPDIR/t.json" 'range(1; 15) | [., 0, . * 10]'
 	gaps kineto kineto_trace "$BATS_TEST_TMPDIR/t.json"
-	[ "$(jqr pd.gaps '.strip|[.window,.step,.steps,.step_num,.start_ns,.dur_us,.lanes_left_out]')" = '["trace",null,null,null,0,140,2]' ]
-	[ "$(jqr pd.gaps '[.strip.lanes[].name]')" = "$(jq -nc '[range(3; 15) | "device 0 stream \(.)"]')" ]
-	[ "$(jqr pd.gaps '[.strip.lanes[]|.busy_us]|add')" = "$(( (3 + 14) * 12 / 2 * 10 ))" ]
+	jqv pd.gaps '.strip|[.window,.step,.steps,.step_num,.start_ns,.dur_us,.lanes_left_out]' \
+	    '[.strip.lanes[].name]' \
+	    '[.strip.lanes[]|.busy_us]|add'
+	[ "${J[0]}" = '["trace",null,null,null,0,140,2]' ]
+	[ "${J[1]}" = "$(jq -nc '[range(3; 15) | "device 0 stream \(.)"]')" ]
+	[ "${J[2]}" = "$(( (3 + 14) * 12 / 2 * 10 ))" ]
 }
 
 # 300 kernels in pairs: pair k at 260k and 260k + 65, 5 us each (60 apart
@@ -347,8 +379,10 @@ kernels() {
 @test "pd-sum-gaps: the strip merges nearby spans down to at most 200" {
 	kernels "$BATS_TEST_TMPDIR/t.json" 'range(0; 300) | [7, ((. / 2 | floor) * 260 + (. % 2) * 65), 5]'
 	gaps kineto kineto_trace "$BATS_TEST_TMPDIR/t.json"
-	[ "$(jqr pd.gaps '.strip.lanes[0]|[.count,.busy_us,(.spans|length),.spans[0],.spans[149]]')" = '[300,1500,150,[0,70],[38740,70]]' ]
-	[ "$(jqr pd.gaps '.strip.dur_us')" = 38810 ]
+	jqv pd.gaps '.strip.lanes[0]|[.count,.busy_us,(.spans|length),.spans[0],.spans[149]]' \
+	    '.strip.dur_us'
+	[ "${J[0]}" = '[300,1500,150,[0,70],[38740,70]]' ]
+	[ "${J[1]}" = 38810 ]
 }
 
 # The strip of a real two-rank Ascend run, rank 0, from both exports.
@@ -363,11 +397,17 @@ kernels() {
 @test "pd-sum-gaps corpus: the strip of pta_2rank_level1 rank 0, text and db" {
 	require_corpus
 	gaps torch_npu trace_view "$CORPUS/ascend/pta_2rank_level1_text/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json"
-	[ "$(jqr pd.gaps '.strip|[.window,.step,.steps,.step_num,.dur_us]')" = '["median step",1,1,50,155985.8]' ]
-	[ "$(jqr pd.gaps '.strip.lanes[]|select(.name == "collectives")|[.kind,.count,.busy_us]')" = '["communication",4,105991.878]' ]
-	[ "$(jqr pd.gaps '.strip.lanes[]|select(.name == "stream 2")|[.kind,.busy_us,.wait_us]')" = '["device",9742.477,91684.352]' ]
+	jqv pd.gaps '.strip|[.window,.step,.steps,.step_num,.dur_us]' \
+	    '.strip.lanes[]|select(.name == "collectives")|[.kind,.count,.busy_us]' \
+	    '.strip.lanes[]|select(.name == "stream 2")|[.kind,.busy_us,.wait_us]'
+	[ "${J[0]}" = '["median step",1,1,50,155985.8]' ]
+	[ "${J[1]}" = '["communication",4,105991.878]' ]
+	[ "${J[2]}" = '["device",9742.477,91684.352]' ]
 	run_pd 0 sh -c 'pd-locate "$1" | pd-sum-gaps' sh "$CORPUS/ascend/pta_2rank_level1_db/rank0_ascend_pt"
-	[ "$(jqr pd.gaps '.strip|[.window,.step,.steps,.step_num,.dur_us]')" = '["median step",1,1,50,151888.75]' ]
-	[ "$(jqr pd.gaps '.strip.lanes[]|select(.name == "collectives")|[.kind,.count,.busy_us]')" = '["communication",4,102108.1]' ]
-	[ "$(jqr pd.gaps '.strip.lanes[]|select(.name == "stream 2")|[.kind,.busy_us,.wait_us]')" = '["device",9789.691,79257.163]' ]
+	jqv pd.gaps '.strip|[.window,.step,.steps,.step_num,.dur_us]' \
+	    '.strip.lanes[]|select(.name == "collectives")|[.kind,.count,.busy_us]' \
+	    '.strip.lanes[]|select(.name == "stream 2")|[.kind,.busy_us,.wait_us]'
+	[ "${J[0]}" = '["median step",1,1,50,151888.75]' ]
+	[ "${J[1]}" = '["communication",4,102108.1]' ]
+	[ "${J[2]}" = '["device",9789.691,79257.163]' ]
 }

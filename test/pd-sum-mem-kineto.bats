@@ -38,14 +38,19 @@ kroot() {	# kroot FILE KIND [DEVICE]: a pd.root with one export
 # aten::mm starts at 2400).
 @test "pd-sum-mem kineto: peaks per device against totalGlobalMem" {
 	run_pd 0 pd-sum-mem "$KF/sum-kineto.json"
-	[ "$(jqr pd.mem '.devices[0] | [.device,.kind,.peak_allocated_bytes,.peak_reserved_bytes,.peak_time_ns,.capacity_bytes,.fragmentation_bytes,.growth_bytes_per_s,.peak_active_bytes]')" = \
+	jqv pd.mem '.devices[0] | [.device,.kind,.peak_allocated_bytes,.peak_reserved_bytes,.peak_time_ns,.capacity_bytes,.fragmentation_bytes,.growth_bytes_per_s,.peak_active_bytes]' \
+	    '.devices[1] | [.device,.kind,.peak_allocated_bytes,.peak_reserved_bytes]' \
+	    '[.rank,.peak_allocated_bytes,.peak_reserved_bytes,.capacity_bytes,.peak_ratio,.never_released,.frees_without_alloc]' \
+	    '[.top_allocators[] | [.name,.bytes,.count,.lifetime_us]]' \
+	    '[.top_by_lifetime[].name,.allocs_without_op,.fragmentation_bytes,.fragmentation_ratio]'
+	[ "${J[0]}" = \
 	    '[0,"cuda",3145728,4194304,2010500,16777216,1048576,2464241505.369,null]' ]
-	[ "$(jqr pd.mem '.devices[1] | [.device,.kind,.peak_allocated_bytes,.peak_reserved_bytes]')" = '[null,"cpu",16,null]' ]
-	[ "$(jqr pd.mem '[.rank,.peak_allocated_bytes,.peak_reserved_bytes,.capacity_bytes,.peak_ratio,.never_released,.frees_without_alloc]')" = \
+	[ "${J[1]}" = '[null,"cpu",16,null]' ]
+	[ "${J[2]}" = \
 	    '[3,3145728,4194304,16777216,0.25,{"count":3,"bytes":3145744},{"count":1,"bytes":512}]' ]
-	[ "$(jqr pd.mem '[.top_allocators[] | [.name,.bytes,.count,.lifetime_us]]')" = \
+	[ "${J[3]}" = \
 	    '[["aten::add",1048576,1,0],["aten::mm",4096,1,20]]' ]
-	[ "$(jqr pd.mem '[.top_by_lifetime[].name,.allocs_without_op,.fragmentation_bytes,.fragmentation_ratio]')" = \
+	[ "${J[4]}" = \
 	    '["aten::mm","aten::add",{"count":1,"bytes":2097152},1048576,0.25]' ]
 }
 
@@ -56,12 +61,16 @@ kroot() {	# kroot FILE KIND [DEVICE]: a pd.root with one export
 # different slices of the span: the timeline is all of them.
 @test "pd-sum-mem kineto: peaks per step, phase and a timeline" {
 	run_pd 0 pd-sum-mem "$KF/sum-kineto.json"
-	[ "$(jqr pd.mem '.devices[0].steps')" = \
+	jqv pd.mem '.devices[0].steps' \
+	    '[.devices[0].phases[] | [.phase,.peak_allocated_bytes,.allocs]]' \
+	    '.devices[0].timeline' \
+	    '.devices[1].timeline'
+	[ "${J[0]}" = \
 	    '[{"step":10,"peak_allocated_bytes":1052672,"peak_time_ns":1020500,"peak_reserved_bytes":2097152,"allocs":2,"alloc_bytes":1052672},{"step":11,"peak_allocated_bytes":3145728,"peak_time_ns":2010500,"peak_reserved_bytes":4194304,"allocs":1,"alloc_bytes":2097152}]' ]
-	[ "$(jqr pd.mem '[.devices[0].phases[] | [.phase,.peak_allocated_bytes,.allocs]]')" = '[["dataloader",3145728,3]]' ]
-	[ "$(jqr pd.mem '.devices[0].timeline')" = \
+	[ "${J[1]}" = '[["dataloader",3145728,3]]' ]
+	[ "${J[2]}" = \
 	    '[[1010500,4096,2097152],[1020500,1052672,2097152],[1030500,1048576,2097152],[2010500,3145728,4194304],[2020500,3145216,4194304]]' ]
-	[ "$(jqr pd.mem '.devices[1].timeline')" = '[[1015500,16,null]]' ]
+	[ "${J[3]}" = '[[1015500,16,null]]' ]
 }
 
 # sum-mem-2021.json: the 2021 shape (Operator ranges, [memory] with only
@@ -79,18 +88,25 @@ kroot() {	# kroot FILE KIND [DEVICE]: a pd.root with one export
 @test "pd-sum-mem kineto: 2021 events without Addr: timeline, operators, phases, exit 0" {
 	run_pd 0 pd-sum-mem "$KF/sum-mem-2021.json"
 	[ -z "$stderr" ]
-	[ "$(jqr pd.mem '.devices[0] | [.kind,.peak_allocated_bytes,.peak_time_ns,.peak_reserved_bytes,.growth_bytes_per_s,.totals_from_trace,.events]')" = \
+	jqv pd.mem '.devices[0] | [.kind,.peak_allocated_bytes,.peak_time_ns,.peak_reserved_bytes,.growth_bytes_per_s,.totals_from_trace,.events]' \
+	    '[.devices[0].steps[] | [.step,.peak_allocated_bytes,.peak_time_ns,.allocs,.alloc_bytes]]' \
+	    '[.devices[0].phases[] | [.phase,.peak_allocated_bytes,.peak_time_ns,.allocs,.alloc_bytes]]' \
+	    '[.devices[0].timeline[][1]]' \
+	    '[.top_allocators[] | [.name,.bytes,.count,.lifetime_us]]' \
+	    '[.peak_ratio,.allocs_without_op,.never_released,.frees_without_alloc,.top_by_lifetime,.fragmentation_ratio]' \
+	    '.devices[1] | [.kind,.peak_allocated_bytes,.steps[0].step]'
+	[ "${J[0]}" = \
 	    '["cuda",7000,260000,null,-2348619.114,false,7]' ]
-	[ "$(jqr pd.mem '[.devices[0].steps[] | [.step,.peak_allocated_bytes,.peak_time_ns,.allocs,.alloc_bytes]]')" = '[[1,7000,260000,4,7500]]' ]
-	[ "$(jqr pd.mem '[.devices[0].phases[] | [.phase,.peak_allocated_bytes,.peak_time_ns,.allocs,.alloc_bytes]]')" = \
+	[ "${J[1]}" = '[[1,7000,260000,4,7500]]' ]
+	[ "${J[2]}" = \
 	    '[["forward",5000,80000,2,5000],["backward",7000,260000,1,2000],["optimizer",3500,515000,1,500],["other",2800,1100000,1,300]]' ]
-	[ "$(jqr pd.mem '[.devices[0].timeline[][1]]')" = '[4000,5000,7000,3000,3500,2500,2800]' ]
-	[ "$(jqr pd.mem '[.top_allocators[] | [.name,.bytes,.count,.lifetime_us]]')" = \
+	[ "${J[3]}" = '[4000,5000,7000,3000,3500,2500,2800]' ]
+	[ "${J[4]}" = \
 	    '[["aten::mm",6000,2,null],["aten::linear",1000,1,null],["aten::add_",500,1,null]]' ]
-	[ "$(jqr pd.mem '[.peak_ratio,.allocs_without_op,.never_released,.frees_without_alloc,.top_by_lifetime,.fragmentation_ratio]')" = \
+	[ "${J[5]}" = \
 	    '[0.07,{"count":1,"bytes":300},null,null,null,null]' ]
 	# the CPU event of step 2 is its own device, not an allocator of the list
-	[ "$(jqr pd.mem '.devices[1] | [.kind,.peak_allocated_bytes,.steps[0].step]')" = '["cpu",100,2]' ]
+	[ "${J[6]}" = '["cpu",100,2]' ]
 }
 
 @test "pd-sum-mem kineto: -n cuts the operator lists" {
@@ -104,9 +120,11 @@ kroot() {	# kroot FILE KIND [DEVICE]: a pd.root with one export
 # us, a - mean = -1875, 1125, 125, 625: 32500 / 500 = 65 B/us.
 @test "pd-sum-mem kineto: 2021 events without totals are summed in time order" {
 	run_pd 0 pd-sum-mem "$KF/sum-2021.json"
-	[ "$(jqr pd.mem '.devices[0] | [.peak_allocated_bytes,.peak_time_ns,.peak_reserved_bytes,.growth_bytes_per_s,.totals_from_trace]')" = \
+	jqv pd.mem '.devices[0] | [.peak_allocated_bytes,.peak_time_ns,.peak_reserved_bytes,.growth_bytes_per_s,.totals_from_trace]' \
+	    '[.peak_ratio,.never_released,.frees_without_alloc]'
+	[ "${J[0]}" = \
 	    '[4000,160000,null,65000000,false]' ]
-	[ "$(jqr pd.mem '[.peak_ratio,.never_released,.frees_without_alloc]')" = \
+	[ "${J[1]}" = \
 	    '[0.004,{"count":2,"bytes":3500},{"count":0,"bytes":0}]' ]
 }
 
@@ -135,11 +153,14 @@ kroot() {	# kroot FILE KIND [DEVICE]: a pd.root with one export
 # -3076923076.923 B/s.
 @test "pd-sum-mem kineto: raw memory timeline export" {
 	run_pd 0 pd-sum-mem < <(kroot "$KF/sum-memtl.raw.json" memory_timeline_raw 2)
-	[ "$(jqr pd.mem '[.source,.peak_allocated_bytes,.devices[0].device,.devices[0].peak_time_ns,.devices[0].growth_bytes_per_s,.peak_ratio]')" = \
+	jqv pd.mem '[.source,.peak_allocated_bytes,.devices[0].device,.devices[0].peak_time_ns,.devices[0].growth_bytes_per_s,.peak_ratio]' \
+	    '[.categories_at_peak[0:4][] | [.category,.bytes]]' \
+	    '.actions'
+	[ "${J[0]}" = \
 	    '["memory_timeline_raw",3500,2,30,-3076923076.923,null]' ]
-	[ "$(jqr pd.mem '[.categories_at_peak[0:4][] | [.category,.bytes]]')" = \
+	[ "${J[1]}" = \
 	    '[["temporary",2000],["parameter",1000],["gradient",500],["optimizer_state",0]]' ]
-	[ "$(jqr pd.mem '.actions')" = '{"preexisting":1,"create":2,"increment_version":2,"destroy":2}' ]
+	[ "${J[2]}" = '{"preexisting":1,"create":2,"increment_version":2,"destroy":2}' ]
 }
 
 @test "pd-sum-mem kineto: a cut raw timeline is summarized, exit 3" {
@@ -159,9 +180,11 @@ kroot() {	# kroot FILE KIND [DEVICE]: a pd.root with one export
 @test "pd-sum-mem kineto: corpus [memory] events with totals" {
 	require_corpus
 	run_pd 0 pd-sum-mem "$PT/tracelens-h100-inference/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"
-	[ "$(jqr pd.mem '.devices[0] | [.device,.peak_allocated_bytes,.peak_time_ns,.peak_reserved_bytes,.fragmentation_bytes,.capacity_bytes,.events,.growth_bytes_per_s]')" = \
+	jqv pd.mem '.devices[0] | [.device,.peak_allocated_bytes,.peak_time_ns,.peak_reserved_bytes,.fragmentation_bytes,.capacity_bytes,.events,.growth_bytes_per_s]' \
+	    '[.peak_ratio,.never_released.count,.frees_without_alloc.count]'
+	[ "${J[0]}" = \
 	    '[0,2088508416,1428625778044036,2629828608,541320192,85018279936,2250,26963201446.312]' ]
-	[ "$(jqr pd.mem '[.peak_ratio,.never_released.count,.frees_without_alloc.count]')" = '[0.0309,0,0]' ]
+	[ "${J[1]}" = '[0.0309,0,0]' ]
 }
 
 # Corpus Qwen H100, by python3 over the trace (json, Decimal ts
@@ -177,16 +200,22 @@ kroot() {	# kroot FILE KIND [DEVICE]: a pd.root with one export
 @test "pd-sum-mem kineto: corpus top allocating operators and fragmentation" {
 	require_corpus
 	run_pd 0 pd-sum-mem "$PT/tracelens-h100-inference/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"
-	[ "$(jqr pd.mem '[.top_allocators[0:3][] | [.name,.bytes,.count]]')" = \
+	jqv pd.mem '[.top_allocators[0:3][] | [.name,.bytes,.count]]' \
+	    '[.top_by_lifetime[0:2][] | [.name,.lifetime_us]]' \
+	    '[.allocs_without_op,.fragmentation_bytes,.fragmentation_ratio,(.top_allocators | length)]' \
+	    '[.devices[0].steps[] | [.step,.peak_allocated_bytes,.peak_time_ns,.allocs,.alloc_bytes]]' \
+	    '[.devices[0].phases[].phase]' \
+	    '.devices[0].timeline | [length <= 128, (map(.[1]) | max), (. == sort)]'
+	[ "${J[0]}" = \
 	    '[["aten::mul",5660336128,220],["aten::mm",3297116160,96],["aten::empty_strided",3132406272,125]]' ]
-	[ "$(jqr pd.mem '[.top_by_lifetime[0:2][] | [.name,.lifetime_us]]')" = '[["aten::add",436976.074],["aten::addmm",408804.233]]' ]
-	[ "$(jqr pd.mem '[.allocs_without_op,.fragmentation_bytes,.fragmentation_ratio,(.top_allocators | length)]')" = \
+	[ "${J[1]}" = '[["aten::add",436976.074],["aten::addmm",408804.233]]' ]
+	[ "${J[2]}" = \
 	    '[{"count":0,"bytes":0},541320192,0.2058,18]' ]
-	[ "$(jqr pd.mem '[.devices[0].steps[] | [.step,.peak_allocated_bytes,.peak_time_ns,.allocs,.alloc_bytes]]')" = \
+	[ "${J[3]}" = \
 	    '[[6,2088508416,1428625778044036,1125,21375221248]]' ]
-	[ "$(jqr pd.mem '[.devices[0].phases[].phase]')" = '["forward"]' ]
+	[ "${J[4]}" = '["forward"]' ]
 	# at most 128 points, the peak one of them, in time order
-	[ "$(jqr pd.mem '.devices[0].timeline | [length <= 128, (map(.[1]) | max), (. == sort)]')" = '[true,2088508416,true]' ]
+	[ "${J[5]}" = '[true,2088508416,true]' ]
 }
 
 # Corpus V100 rank 1: 26770 CUDA events on device 1, peak allocated
@@ -194,9 +223,11 @@ kroot() {	# kroot FILE KIND [DEVICE]: a pd.root with one export
 @test "pd-sum-mem kineto: corpus largest trace, device 1" {
 	require_corpus
 	run_pd 0 pd-sum-mem "$PT/hta-memory-events-v100/df_index_resolver.json.gz"
-	[ "$(jqr pd.mem '.devices[0] | [.device,.events,.peak_allocated_bytes,.peak_reserved_bytes,.capacity_bytes]')" = \
+	jqv pd.mem '.devices[0] | [.device,.events,.peak_allocated_bytes,.peak_reserved_bytes,.capacity_bytes]' \
+	    '[.rank,.peak_ratio]'
+	[ "${J[0]}" = \
 	    '[1,26770,6629508096,12782141440,34089730048]' ]
-	[ "$(jqr pd.mem '[.rank,.peak_ratio]')" = '[1,0.375]' ]
+	[ "${J[1]}" = '[1,0.375]' ]
 }
 
 # Corpus V100 (python3 as above): every one of the 5 steps peaks at
@@ -209,14 +240,19 @@ kroot() {	# kroot FILE KIND [DEVICE]: a pd.root with one export
 @test "pd-sum-mem kineto: corpus training steps and phases" {
 	require_corpus
 	run_pd 0 pd-sum-mem "$PT/hta-memory-events-v100/df_index_resolver.json.gz"
-	[ "$(jqr pd.mem '[.devices[0].steps[] | [.step,.peak_allocated_bytes,.peak_reserved_bytes,.allocs,.alloc_bytes]]')" = \
+	jqv pd.mem '[.devices[0].steps[] | [.step,.peak_allocated_bytes,.peak_reserved_bytes,.allocs,.alloc_bytes]]' \
+	    '[.devices[0].phases[] | [.phase,.peak_allocated_bytes,.allocs,.alloc_bytes]]' \
+	    '[.fragmentation_bytes,.fragmentation_ratio,.allocs_without_op.count]' \
+	    '[.top_allocators[0:2][] | [.name,.bytes,.count]]' \
+	    '.devices[0].timeline | length <= 128'
+	[ "${J[0]}" = \
 	    '[[2,6629508096,12782141440,2677,10493824000],[3,6629508096,12782141440,2677,10493824000],[4,6629508096,12782141440,2677,10493824000],[5,6629508096,12782141440,2677,10493824000],[6,6629508096,12782141440,2677,10493824000]]' ]
-	[ "$(jqr pd.mem '[.devices[0].phases[] | [.phase,.peak_allocated_bytes,.allocs,.alloc_bytes]]')" = \
+	[ "${J[1]}" = \
 	    '[["forward",5439832064,4295,15616645120],["backward",6629508096,9090,36852474880]]' ]
 	[[ "$output" == *'"phase":"backward","peak_allocated_bytes":6629508096,"peak_time_ns":1669783687579130000,'* ]]
-	[ "$(jqr pd.mem '[.fragmentation_bytes,.fragmentation_ratio,.allocs_without_op.count]')" = '[6152633344,0.4813,0]' ]
-	[ "$(jqr pd.mem '[.top_allocators[0:2][] | [.name,.bytes,.count]]')" = '[["aten::mul",12402728960,2295],["aten::add",9478615040,1240]]' ]
-	[ "$(jqr pd.mem '.devices[0].timeline | length <= 128')" = true ]
+	[ "${J[2]}" = '[6152633344,0.4813,0]' ]
+	[ "${J[3]}" = '[["aten::mul",12402728960,2295],["aten::add",9478615040,1240]]' ]
+	[ "${J[4]}" = true ]
 }
 
 # Corpus raw timeline: 16845 tuples; cumulative peak 3082832104 at

@@ -43,22 +43,28 @@ kroot() {	# kroot FILE [KIND]: a pd.root for a trace file
 # holding aten::add = 80; aten::mm 20.5 in step 11.
 @test "pd-sum-step kineto: per-step union of kernels clipped to the step" {
 	run_pd 0 pd-sum-step "$KF/sum-kineto.json"
-	[ "$(jqr pd.step '.steps[0] | [.step,.step_us,.computing_us,.comm_not_overlapped_us,.overlapped_us,.comm_us,.free_us,.memcpy_us,.memset_us,.busy_us,.cpu_ops_us]')" = \
+	jqv pd.step '.steps[0] | [.step,.step_us,.computing_us,.comm_not_overlapped_us,.overlapped_us,.comm_us,.free_us,.memcpy_us,.memset_us,.busy_us,.cpu_ops_us]' \
+	    '.steps[1] | [.step,.step_us,.computing_us,.comm_not_overlapped_us,.overlapped_us,.comm_us,.free_us,.memcpy_us,.memset_us,.busy_us,.cpu_ops_us]' \
+	    '.steps[0] | [.preparing_us,.bubble_us,.stage_us]'
+	[ "${J[0]}" = \
 	    '[10,1000,249.75,250,50,300,446.125,50.125,4,553.875,80]' ]
-	[ "$(jqr pd.step '.steps[1] | [.step,.step_us,.computing_us,.comm_not_overlapped_us,.overlapped_us,.comm_us,.free_us,.memcpy_us,.memset_us,.busy_us,.cpu_ops_us]')" = \
+	[ "${J[1]}" = \
 	    '[11,1000.5,150.5,50,50,100,800,0,0,200.5,20.5]' ]
-	[ "$(jqr pd.step '.steps[0] | [.preparing_us,.bubble_us,.stage_us]')" = '[null,null,null]' ]
+	[ "${J[2]}" = '[null,null,null]' ]
 }
 
 # Totals: sums of the two steps; shares of 2000.5: 400.25/2000.5 = 0.2001,
 # 300/2000.5 = 0.15, 1246.125/2000.5 = 0.6229; p90 = 1000 + 0.9 * 0.5.
 @test "pd-sum-step kineto: totals, shares, step stats" {
 	run_pd 0 pd-sum-step "$KF/sum-kineto.json"
-	[ "$(jqr pd.step '.totals | [.step_us,.computing_us,.comm_us,.overlapped_us,.free_us,.busy_us]')" = \
+	jqv pd.step '.totals | [.step_us,.computing_us,.comm_us,.overlapped_us,.free_us,.busy_us]' \
+	    '.shares | [.computing_ratio,.comm_not_overlapped_ratio,.free_ratio,.preparing_ratio]' \
+	    '[.step_stats.n,.step_stats.median,.step_stats.p90,.step_stats.max,.slowest_step]'
+	[ "${J[0]}" = \
 	    '[2000.5,400.25,400,100,1246.125,754.375]' ]
-	[ "$(jqr pd.step '.shares | [.computing_ratio,.comm_not_overlapped_ratio,.free_ratio,.preparing_ratio]')" = \
+	[ "${J[1]}" = \
 	    '[0.2001,0.15,0.6229,null]' ]
-	[ "$(jqr pd.step '[.step_stats.n,.step_stats.median,.step_stats.p90,.step_stats.max,.slowest_step]')" = \
+	[ "${J[2]}" = \
 	    '[2,1000.25,1000.45,1000.5,11]' ]
 }
 
@@ -86,9 +92,11 @@ kroot() {	# kroot FILE [KIND]: a pd.root for a trace file
 # (the step and DataLoader ranges are not ops).
 @test "pd-sum-step kineto: 2021 schema" {
 	run_pd 0 pd-sum-step "$KF/sum-2021.json"
-	[ "$(jqr pd.step '.steps[0] | [.step,.computing_us,.comm_us,.overlapped_us,.memcpy_us,.memset_us,.busy_us,.free_us,.cpu_ops_us]')" = \
+	jqv pd.step '.steps[0] | [.step,.computing_us,.comm_us,.overlapped_us,.memcpy_us,.memset_us,.busy_us,.free_us,.cpu_ops_us]' \
+	    '.rank'
+	[ "${J[0]}" = \
 	    '[3,200,100,50,40,5,295,705,100]' ]
-	[ "$(jqr pd.step '.rank')" = null ]
+	[ "${J[1]}" = null ]
 }
 
 # Legacy autograd exporter: bare array, pid "CPU functions" / "CUDA
@@ -101,17 +109,21 @@ kroot() {	# kroot FILE [KIND]: a pd.root for a trace file
 
 @test "pd-sum-step kineto: CPU-only trace: GPU keys null, CPU ops time" {
 	run_pd 0 pd-sum-step "$KF/sum-cpuonly.json"
-	[ "$(jqr pd.step '.steps[0] | [.step,.step_us,.computing_us,.busy_us,.free_us,.cpu_ops_us]')" = \
+	jqv pd.step '.steps[0] | [.step,.step_us,.computing_us,.busy_us,.free_us,.cpu_ops_us]' \
+	    '[.rank,.gpu,.shares.computing_ratio]'
+	[ "${J[0]}" = \
 	    '[7,1000,null,null,null,30]' ]
-	[ "$(jqr pd.step '[.rank,.gpu,.shares.computing_ratio]')" = '[5,null,null]' ]
+	[ "${J[1]}" = '[5,null,null]' ]
 }
 
 # sum-deepep.json: gemm [100, 200), a custom all-to-all dispatch [150, 250) (not in the default patterns). Default
 # patterns: both compute. With -p: dispatch is communication, overlap 50.
 @test "pd-sum-step kineto: -p adds communication patterns" {
 	run_pd 0 pd-sum-step "$KF/sum-deepep.json"
-	[ "$(jqr pd.step '.gpu | [.compute_us,.comm_us]')" = '[150,0]' ]
-	[ "$(jqr pd.step '.steps[0] | [.step,.step_us]')" = '[null,150]' ]
+	jqv pd.step '.gpu | [.compute_us,.comm_us]' \
+	    '.steps[0] | [.step,.step_us]'
+	[ "${J[0]}" = '[150,0]' ]
+	[ "${J[1]}" = '[null,150]' ]
 	run_pd 0 pd-sum-step -p "$KF/sum-ep-patterns.txt" "$KF/sum-deepep.json"
 	[ "$(jqr pd.step '.gpu | [.compute_us,.comm_us,.overlap_us,.comm_comp_overlap_ratio]')" = '[100,100,50,0.5]' ]
 }
@@ -239,9 +251,11 @@ print(n)' "$f")
 @test "pd-sum-step kineto: corpus NCCL trace matches an independent union" {
 	require_corpus
 	run_pd 0 pd-sum-step "$PT/hta-nccl-2rank-a100/nccl_data.json.gz"
-	[ "$(jqr pd.step '.steps[0] | [.step,.step_us,.computing_us,.comm_us,.overlapped_us,.busy_us,.free_us]')" = \
+	jqv pd.step '.steps[0] | [.step,.step_us,.computing_us,.comm_us,.overlapped_us,.busy_us,.free_us]' \
+	    '[.rank,.gpu.kernel_time_us,.gpu.comm_comp_overlap_ratio,(.steps|length)]'
+	[ "${J[0]}" = \
 	    '[4,222442.191,38506.406,11989.021,1825.259,49438.921,173003.27]' ]
-	[ "$(jqr pd.step '[.rank,.gpu.kernel_time_us,.gpu.comm_comp_overlap_ratio,(.steps|length)]')" = '[0,660551.005,0.1561,3]' ]
+	[ "${J[1]}" = '[0,660551.005,0.1561,3]' ]
 }
 
 # Corpus, Qwen H100 (float-ns timestamps, sub-us memsets; HTA's rounding
@@ -250,9 +264,11 @@ print(n)' "$f")
 @test "pd-sum-step kineto: corpus float-ns trace (HTA crashes on it)" {
 	require_corpus
 	run_pd 0 pd-sum-step "$PT/tracelens-h100-inference/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"
-	[ "$(jqr pd.step '.steps[0] | [.step,.step_us,.computing_us,.busy_us,.memset_us,.free_us]')" = \
+	jqv pd.step '.steps[0] | [.step,.step_us,.computing_us,.busy_us,.memset_us,.free_us]' \
+	    '.gpu | [.kernel_time_us,.idle_us]'
+	[ "${J[0]}" = \
 	    '[6,47151.395,43071.901,43274.95,200.681,3876.445]' ]
-	[ "$(jqr pd.step '.gpu | [.kernel_time_us,.idle_us]')" = '[49652.832,4005.532]' ]
+	[ "${J[1]}" = '[49652.832,4005.532]' ]
 }
 
 @test "pd-sum-step kineto: every corpus trace gives one pd.step, exit 0" {

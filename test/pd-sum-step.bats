@@ -41,12 +41,18 @@ root_line() {
 # computing 210.5 / 350.75 = 0.6001, comm not overlapped 90.25 / 350.75 = 0.2573.
 @test "pd-sum-step: step_trace_time.csv, 2023 header (no Preparing)" {
 	run_pd 0 pd-sum-step < <(root_line /r torch_npu 0 step_trace_time=$SF/stt-2023.csv)
-	[ "$(jqr pd.step '[.steps[].step_us]')" = '[170.75,180]' ]
-	[ "$(jqr pd.step '.steps[0] | [.computing_us,.comm_not_overlapped_us,.overlapped_us,.comm_us,.free_us,.preparing_us,.bubble_us,.stage_us]')" = '[100.5,50.25,10,60.25,20,null,0,170.75]' ]
-	[ "$(jqr pd.step '.step_stats')" = '{"n":2,"mean":175.375,"median":175.375,"p90":179.075,"min":170.75,"max":180,"cv":0.0264}' ]
-	[ "$(jqr pd.step '.slowest_step')" = 2 ]
-	[ "$(jqr pd.step '[.shares.computing_ratio,.shares.comm_not_overlapped_ratio,.shares.preparing_ratio]')" = '[0.6001,0.2573,null]' ]
-	[ "$(jqr pd.step '.totals | [.computing_us,.step_us]')" = '[210.5,350.75]' ]
+	jqv pd.step '[.steps[].step_us]' \
+	    '.steps[0] | [.computing_us,.comm_not_overlapped_us,.overlapped_us,.comm_us,.free_us,.preparing_us,.bubble_us,.stage_us]' \
+	    '.step_stats' \
+	    '.slowest_step' \
+	    '[.shares.computing_ratio,.shares.comm_not_overlapped_ratio,.shares.preparing_ratio]' \
+	    '.totals | [.computing_us,.step_us]'
+	[ "${J[0]}" = '[170.75,180]' ]
+	[ "${J[1]}" = '[100.5,50.25,10,60.25,20,null,0,170.75]' ]
+	[ "${J[2]}" = '{"n":2,"mean":175.375,"median":175.375,"p90":179.075,"min":170.75,"max":180,"cv":0.0264}' ]
+	[ "${J[3]}" = 2 ]
+	[ "${J[4]}" = '[0.6001,0.2573,null]' ]
+	[ "${J[5]}" = '[210.5,350.75]' ]
 }
 
 # stt-device.csv: the torch_npu 2.7 header (Device_id first), CRLF, Step
@@ -74,8 +80,10 @@ root_line() {
 	[[ "$stderr" == *"stt-bad.csv:3: \"Computing\": number in exponent form (edited in a spreadsheet?): '1.5E+02'; kept, digits may be lost"* ]]
 	[[ "$stderr" == *"stt-bad.csv:4: \"Computing\": not a number: 'abc'; row skipped"* ]]
 	[[ "$stderr" == *"stt-bad.csv:5: file ends inside a quoted field; last row skipped"* ]]
-	[ "$(jqr pd.step '[.steps[].step,.skipped_rows,.inexact_values,.truncated]')" = '[1,2,2,1,true]' ]
-	[ "$(jqr pd.step '.steps[1].computing_us')" = 150 ]
+	jqv pd.step '[.steps[].step,.skipped_rows,.inexact_values,.truncated]' \
+	    '.steps[1].computing_us'
+	[ "${J[0]}" = '[1,2,2,1,true]' ]
+	[ "${J[1]}" = 150 ]
 }
 
 # stt-2023.csv (above: steps 1 and 2, step_us 170.75 and 180) with a last
@@ -110,10 +118,13 @@ root_line() {
 # 250, preparing 50, step_us = 250 + 100 + 50 = 400.
 @test "pd-sum-step: Overlap Analysis lanes per ProfilerStep" {
 	run_pd 0 pd-sum-step < <(root_line /r torch_npu 0 trace_view=$SF/lanes.json)
-	[ "$(jqr pd.step '[.steps[] | [.step,.step_us,.computing_us,.comm_not_overlapped_us,.overlapped_us,.comm_us,.free_us,.preparing_us,.bubble_us,.stage_us]]')" = '[[7,800,300.5,299.5,100.5,400,100,100,0,700],[8,400,200,100,0,100,50,50,100,250]]' ]
-	[ "$(jqr pd.step '.slowest_step')" = 7 ]
+	jqv pd.step '[.steps[] | [.step,.step_us,.computing_us,.comm_not_overlapped_us,.overlapped_us,.comm_us,.free_us,.preparing_us,.bubble_us,.stage_us]]' \
+	    '.slowest_step' \
+	    '.unassigned_us'
+	[ "${J[0]}" = '[[7,800,300.5,299.5,100.5,400,100,100,0,700],[8,400,200,100,0,100,50,50,100,250]]' ]
+	[ "${J[1]}" = 7 ]
 	# the Computing event at 900, before ProfilerStep#7, is in no step
-	[ "$(jqr pd.step '.unassigned_us')" = 50 ]
+	[ "${J[2]}" = 50 ]
 }
 
 @test "pd-sum-step: Overlap Analysis without lane thread names" {
@@ -134,8 +145,10 @@ root_line() {
 # is not a step.
 @test "pd-sum-step: MindSpore legacy step_trace_raw (ticks)" {
 	run_pd 0 pd-sum-step < <(root_line /r mindspore_legacy 0 step_trace_raw_detail_time=$SF/ms-legacy.csv)
-	[ "$(jqr pd.step '[.steps[] | [.step,.step_us,.fp_bp_us,.tail_us,.preparing_us,.comm_us]]')" = '[[1,25,19,5,1,3.5],[2,20,14,5,1,2.5]]' ]
-	[ "$(jqr pd.step '.tick_mhz')" = 100 ]
+	jqv pd.step '[.steps[] | [.step,.step_us,.fp_bp_us,.tail_us,.preparing_us,.comm_us]]' \
+	    '.tick_mhz'
+	[ "${J[0]}" = '[[1,25,19,5,1,3.5],[2,20,14,5,1,2.5]]' ]
+	[ "${J[1]}" = 100 ]
 }
 
 @test "pd-sum-step: a root without step sources gives no record" {
@@ -185,9 +198,11 @@ root_line() {
 	run_pd 0 pd-sum-step < <(
 	    root_line $c/rank0_ascend_pt torch_npu 0 step_trace_time=$c/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/step_trace_time.csv
 	    root_line $c/rank1_ascend_pt torch_npu 1 step_trace_time=$c/rank1_ascend_pt/ASCEND_PROFILER_OUTPUT/step_trace_time.csv)
-	[ "$(jqr pd.step '[.rank,.steps[0].step,.steps[0].step_us,.shares.comm_not_overlapped_ratio,.shares.computing_ratio]')" = \
+	jqv pd.step '[.rank,.steps[0].step,.steps[0].step_us,.shares.comm_not_overlapped_ratio,.shares.computing_ratio]' \
+	    '.shares.comm_not_overlapped_ratio > 10 * .shares.computing_ratio'
+	[ "${J[0]}" = \
 	    "$(printf '%s\n' '[0,50,154483.5,0.66,0.0574]' '[1,50,152345.75,0.6325,0.0583]')" ]
-	[ "$(jqr pd.step '.shares.comm_not_overlapped_ratio > 10 * .shares.computing_ratio')" = "$(printf 'true\ntrue')" ]
+	[ "${J[1]}" = "$(printf 'true\ntrue')" ]
 }
 
 # cluster_step_trace_time.csv of the 16-rank PP=2 fixture: one record per
@@ -200,7 +215,9 @@ root_line() {
 	run_pd 0 pd-sum-step < <(root_line $k cluster_analysis null cluster_step_trace_time=$k/cluster_step_trace_time.csv)
 	[ "$(jqr pd.step .rank | tr '\n' ' ')" = '0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 ' ]
 	[ "$(jqr pd.step '[.root,.scope]' | sort -u)" = "[\"$k\",\"rank\"]" ]
-	[ "$(jqr pd.step 'select(.rank == 8) | [.steps[0].step,.steps[0].step_us,.steps[0].bubble_us]')" = '[2,374073.75,178320.265]' ]
+	jqv pd.step 'select(.rank == 8) | [.steps[0].step,.steps[0].step_us,.steps[0].bubble_us]' \
+	    'select(.rank == 0) | .stages | map([.stage, (.ranks|length), .totals.computing_us, .totals.bubble_us, .totals.stage_us, .totals.step_us])'
+	[ "${J[0]}" = '[2,374073.75,178320.265]' ]
 	# stage rows "(0, ..., 7)" and "(8, ..., 15)": numbered by lowest rank
 	[ "$(jqr pd.step '[.rank,.stage]|map(tostring)|join(":")' | tr -d '"' | tr '\n' ' ')" = \
 	    '0:0 1:0 2:0 3:0 4:0 5:0 6:0 7:0 8:1 9:1 10:1 11:1 12:1 13:1 14:1 15:1 ' ]
@@ -208,7 +225,7 @@ root_line() {
 	# stage's ranks): stage 1 Computing 80072.45015234381 (rank 8's),
 	# Bubble 195498.28 (rank 11's), Stage 203701.7357578125 (rank 14's)
 	[ "$(jqr pd.step '.stages' | sort -u | wc -l)" -eq 1 ]
-	[ "$(jqr pd.step 'select(.rank == 0) | .stages | map([.stage, (.ranks|length), .totals.computing_us, .totals.bubble_us, .totals.stage_us, .totals.step_us])')" = \
+	[ "${J[1]}" = \
 	    '[[0,8,76310.94,0,304017.5,null],[1,8,80072.45,195498.28,203701.736,null]]' ]
 }
 
