@@ -5,19 +5,26 @@ TOP=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
 export PD_BIN=${PD_BIN:-$TOP/bin}
 export PD_TESTBIN=${PD_TESTBIN:-$TOP/build/test}
 # A python3 that is a pyenv shim runs pyenv (about half a second of CPU)
-# at every start: the tests start the interpreter the shim selects, asked
-# once per bats run and linked ahead on PATH. Any other python3 is kept.
+# at every start: ahead of it on PATH, a python3 that asks the shim once,
+# at the first start of a bats run, which interpreter it selects, puts a
+# link to that interpreter in its own place and runs it; later starts run
+# the interpreter directly. Any other python3 is kept.
 _pd_py=$(type -P python3 || true)
 if [ "${_pd_py%/shims/python3}" != "$_pd_py" ] && [ -n "${BATS_RUN_TMPDIR:-}" ]; then
-	if [ ! -e "$BATS_RUN_TMPDIR/python3/python3" ]; then
-		_pd_exe=$("$_pd_py" -c 'import sys; print(sys.executable)') &&
-		    [ -x "$_pd_exe" ] && mkdir -p "$BATS_RUN_TMPDIR/python3" &&
-		    ln -sfn "$_pd_exe" "$BATS_RUN_TMPDIR/python3/python3" || true
+	_pd_d=$BATS_RUN_TMPDIR/python3
+	if [ ! -e "$_pd_d/python3" ] && mkdir -p "$_pd_d"; then
+		cat >"$_pd_d/python3.$$" <<-EOF
+		#!/bin/sh
+		e=\$('$_pd_py' -c 'import sys; print(sys.executable)' </dev/null) &&
+		    [ -x "\$e" ] && ln -sfn "\$e" '$_pd_d/python3.'\$\$ &&
+		    mv -f '$_pd_d/python3.'\$\$ '$_pd_d/python3' && exec "\$e" "\$@"
+		exec '$_pd_py' "\$@"
+		EOF
+		chmod +x "$_pd_d/python3.$$" && mv -f "$_pd_d/python3.$$" "$_pd_d/python3"
 	fi
-	[ ! -e "$BATS_RUN_TMPDIR/python3/python3" ] ||
-	    PATH="$BATS_RUN_TMPDIR/python3:$PATH"
+	[ ! -x "$_pd_d/python3" ] || PATH="$_pd_d:$PATH"
 fi
-unset _pd_py _pd_exe
+unset _pd_py _pd_d
 export PATH="$PD_BIN:$PATH"
 export PD_SHAREDIR="$TOP/share"
 unset PD_QUIET
