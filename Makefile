@@ -113,9 +113,10 @@ SLOW_TESTS = test/pd-audit-limits.bats test/report-browser.bats \
 	test/pd-classify.bats test/pd-collect.bats test/cache.bats
 CHECK_TESTS = $(SLOW_TESTS) $(filter-out $(SLOW_TESTS),$(sort $(wildcard test/*.bats)))
 check: all check-deps
-	@rm -rf $(OBJ)/check-tap && mkdir -p $(OBJ)/check-tap
+	@rm -rf $(OBJ)/check-tap $(OBJ)/check-cache && mkdir -p $(OBJ)/check-tap
 	PD_BIN=$(CURDIR)/$(BIN) PD_TESTBIN=$(CURDIR)/$(OBJ)/test \
 	  PD_TAPLOG=$(CURDIR)/$(OBJ)/check-tap \
+	  PD_TEST_CACHE_DIR=$(CURDIR)/$(OBJ)/check-cache \
 	  prove -j$(PROVE_JOBS) --exec "bash test/tap-log" $(CHECK_TESTS); \
 	  rc=$$?; cat $(OBJ)/check-tap/*.tap | sh test/skips.sh; exit $$rc
 

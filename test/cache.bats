@@ -6,6 +6,9 @@
 # against the same run without it (PD_CACHE=0), and tcache-check prints
 # every pd_ev field, every on_meta call and every stats field of a read.
 load helper
+# these tests look into the cache: one of their own, whatever make check
+# shares
+export PD_CACHE_DIR="${BATS_TEST_TMPDIR:-${BATS_RUN_TMPDIR:-/tmp}}.cache"
 
 TC=$PD_TESTBIN/tcache-check
 KF=$FIX/kineto
