@@ -248,6 +248,15 @@ pd_set(json_t *o, const char *key, json_t *val)
 	json_object_set_new(o, key, val ? val : json_null());
 }
 
+void
+pd_set_int_if(json_t *o, const char *key, int64_t v, int have)
+{
+	if (have)
+		pd_set_int(o, key, v);
+	else
+		pd_set_null(o, key);
+}
+
 /* ---- names that are not UTF-8 ---- */
 
 size_t

@@ -77,6 +77,8 @@ int pd_rec_is(json_t *rec, const char *type);
 /* Setters that keep call sites short; they steal nothing, copy values.
  * pd_set_real rounds to `dec` decimals first (dec < 0: as is). */
 void pd_set_str(json_t *o, const char *key, const char *s);	/* NULL -> null */
+/* v when have, else null (a value one family of readers may lack). */
+void pd_set_int_if(json_t *o, const char *key, int64_t v, int have);
 void pd_set_int(json_t *o, const char *key, int64_t v);
 void pd_set_real(json_t *o, const char *key, double v, int dec);
 void pd_set_bool(json_t *o, const char *key, int v);

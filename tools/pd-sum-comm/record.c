@@ -114,12 +114,6 @@ slowest_json(const struct commrec *r)
 	return a;
 }
 
-static void
-set_part(json_t *rec, const char *key, json_t *v)
-{
-	pd_set(rec, key, v ? v : json_null());
-}
-
 void
 commrec_write(json_t *rec, struct commrec *r)
 {
@@ -128,10 +122,10 @@ commrec_write(json_t *rec, struct commrec *r)
 	set_num(rec, "sync_ratio", r->sync_ratio, 4, r->has_sync_ratio);
 	set_num(rec, "small_ratio", r->small_ratio, 4, r->has_small_ratio);
 	pd_set(rec, "ops", ops_json(r));
-	set_part(rec, "transports", r->transports);
-	set_part(rec, "links", r->links);
-	set_part(rec, "groups", r->groups);
-	set_part(rec, "alignment", r->alignment);
+	pd_set(rec, "transports", r->transports);
+	pd_set(rec, "links", r->links);
+	pd_set(rec, "groups", r->groups);
+	pd_set(rec, "alignment", r->alignment);
 	pd_set(rec, "slowest", slowest_json(r));
 	set_num(rec, "wait_us", r->wait_us, 3, r->has_wait_us);
 	pd_set_int(rec, "op_count", r->op_count);
@@ -140,7 +134,7 @@ commrec_write(json_t *rec, struct commrec *r)
 		pd_set_int(rec, "collectives_total", r->collectives_total);
 	else
 		pd_set_null(rec, "collectives_total");
-	set_part(rec, "collectives", r->collectives);
+	pd_set(rec, "collectives", r->collectives);
 	pd_set_int(rec, "skipped", r->skipped);
 	pd_set_str(rec, "path", r->path);
 	pd_set_bool(rec, "truncated", r->truncated);

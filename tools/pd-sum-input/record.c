@@ -24,15 +24,6 @@ inputrec_step(struct inputrec *r)
 	return s;
 }
 
-static void
-set_int(json_t *o, const char *key, int64_t v, int have)
-{
-	if (have)
-		pd_set_int(o, key, v);
-	else
-		pd_set_null(o, key);
-}
-
 static json_t *
 steps_json(const struct inputrec *r)
 {
@@ -43,21 +34,15 @@ steps_json(const struct inputrec *r)
 	for (i = 0; i < r->n; i++) {
 		s = &r->steps[i];
 		o = json_object();
-		set_int(o, "step", s->step, s->has_step);
+		pd_set_int_if(o, "step", s->step, s->has_step);
 		pd_set_real(o, "input_us", s->input_us, 3);
 		pd_set_real(o, "step_us", s->step_us, 3);
 		pd_set_real(o, "input_ratio", s->input_ratio, 4);
 		pd_set_real(o, "preparing_us", s->preparing_us, 3);
-		set_int(o, "calls", s->calls, s->has_calls);
+		pd_set_int_if(o, "calls", s->calls, s->has_calls);
 		json_array_append_new(a, o);
 	}
 	return a;
-}
-
-static void
-set_part(json_t *rec, const char *key, json_t *v)
-{
-	pd_set(rec, key, v ? v : json_null());
 }
 
 void
@@ -71,16 +56,16 @@ inputrec_write(json_t *rec, struct inputrec *r)
 	pd_set_str(rec, "class", isnan(q) ? NULL : q >= INPUT_HIGHLY ?
 	    "highly" : q >= INPUT_MODERATELY ? "moderately" : "not");
 	pd_set_real(rec, "queue_empty_ratio", r->queue_empty_ratio, 4);
-	set_part(rec, "slowest_op", r->slowest_op);
+	pd_set(rec, "slowest_op", r->slowest_op);
 	pd_set_int(rec, "dataloader_spans", r->dataloader_spans);
 	pd_set_int(rec, "slow_dataloader_calls", r->slow_dataloader_calls);
-	set_part(rec, "slowest_call", r->slowest_call);
+	pd_set(rec, "slowest_call", r->slowest_call);
 	pd_set_str(rec, "steps_from", r->steps_from);
 	pd_set_str(rec, "iterator", r->iterator);
-	set_int(rec, "calls", r->calls, r->has_calls);
+	pd_set_int_if(rec, "calls", r->calls, r->has_calls);
 	pd_set_real(rec, "first_call_us", r->first_call_us, 3);
 	pd_set_real(rec, "getnext_empty_ratio", r->getnext_empty_ratio, 4);
-	set_part(rec, "pipeline", r->pipeline);
+	pd_set(rec, "pipeline", r->pipeline);
 	pd_set_real(rec, "tick_mhz", r->tick_mhz, 3);
 	pd_set_int(rec, "skipped_rows", r->skipped);
 	pd_set_str(rec, "path", r->path);

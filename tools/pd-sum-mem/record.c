@@ -30,12 +30,6 @@ set_v(json_t *o, const char *key, const struct memdev *d, int k)
 		pd_set_null(o, key);
 }
 
-static void
-set_part(json_t *o, const char *key, json_t *v)
-{
-	pd_set(o, key, v ? v : json_null());
-}
-
 json_t *
 memdev_json(struct memdev *d)
 {
@@ -51,11 +45,11 @@ memdev_json(struct memdev *d)
 	pd_set_real(o, "growth_bytes_per_s", d->growth_bytes_per_s, 3);
 	pd_set_str(o, "component", d->component);
 	set_v(o, "app_peak_reserved_bytes", d, MD_APP_PEAK_RES);
-	set_part(o, "components", d->components);
+	pd_set(o, "components", d->components);
 	pd_set_real(o, "fragmentation_ratio", d->fragmentation_ratio, 4);
-	set_part(o, "steps", d->steps);
-	set_part(o, "phases", d->phases);
-	set_part(o, "timeline", d->timeline);
+	pd_set(o, "steps", d->steps);
+	pd_set(o, "phases", d->phases);
+	pd_set(o, "timeline", d->timeline);
 	pd_set_str(o, "kind", d->kind);
 	set_v(o, "peak_reserved_time_ns", d, MD_PEAK_RES_TIME);
 	set_v(o, "events", d, MD_EVENTS);

@@ -174,15 +174,6 @@ gpu_json(const struct stepgpu *g)
 	return o;
 }
 
-static void
-set_int(json_t *o, const char *key, int64_t v, int have)
-{
-	if (have)
-		pd_set_int(o, key, v);
-	else
-		pd_set_null(o, key);
-}
-
 void
 steprec_write(json_t *rec, const struct steprec *r)
 {
@@ -200,13 +191,13 @@ steprec_write(json_t *rec, const struct steprec *r)
 	pd_set_int(rec, "skipped_rows", r->skipped);
 	pd_set_str(rec, "path", r->path);
 	pd_set_str(rec, "scope", r->scope);
-	set_int(rec, "stage", r->stage, r->has_stage);
+	pd_set_int_if(rec, "stage", r->stage, r->has_stage);
 	pd_set(rec, "stages", r->stages ? json_incref(r->stages) :
 	    json_null());
-	set_int(rec, "device", r->device, r->has_device);
-	set_int(rec, "inexact_values", r->inexact, r->has_inexact);
-	set_int(rec, "events", r->events, r->has_events);
-	set_int(rec, "gpu_events", r->gpu_events, r->has_events);
+	pd_set_int_if(rec, "device", r->device, r->has_device);
+	pd_set_int_if(rec, "inexact_values", r->inexact, r->has_inexact);
+	pd_set_int_if(rec, "events", r->events, r->has_events);
+	pd_set_int_if(rec, "gpu_events", r->gpu_events, r->has_events);
 	pd_set(rec, "gpu", gpu_json(&r->gpu));
 	if (r->tick_mhz > 0)
 		pd_set_real(rec, "tick_mhz", r->tick_mhz, 3);
