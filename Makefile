@@ -106,11 +106,9 @@ check-deps:
 
 # The bats files run PROVE_JOBS at a time, the longest first (real
 # training runs, the browser) so that no long one is left alone at the
-# end; one more file than CPUs, since the training runs, experiments and
-# sampling tests spend much of their time asleep. Each one's TAP is kept
-# under $(OBJ)/check-tap/ so that the summary can say how many tests were
-# skipped and why.
-PROVE_JOBS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
+# end; each one's TAP is kept under $(OBJ)/check-tap/ so that the summary
+# can say how many tests were skipped and why.
+PROVE_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 SLOW_TESTS = test/pd-audit-limits.bats test/report-browser.bats \
 	test/pd-classify.bats test/pd-collect.bats test/cache.bats
 CHECK_TESTS = $(SLOW_TESTS) $(filter-out $(SLOW_TESTS),$(sort $(wildcard test/*.bats)))

@@ -615,13 +615,13 @@ torch_python() {
 	# the finding of pd-find-context leads: num_workers in an edited copy
 	jt "$(jqr pd.strategy 'select(.id=="dataloader_workers")')" '.gain_from == "finding" and .edited_copy != null'
 	grep -q 'dataloader_workers' "$o/strategies.md"
-	pd-audit-limits -o "$o" -x dataloader_workers -N 2 -b "$PY $ws/train.py" \
+	pd-audit-limits -o "$o" -x dataloader_workers -N 3 -b "$PY $ws/train.py" \
 	    -a "$PY $o/experiments/dataloader_workers/train.py" </dev/null >>"$a"
 	e=$(jq -c 'select(.type=="pd.experiment")' "$a")
 	echo "$e" | jq -c 'del(.diff)' >&2
-	# 80 reads of 0.1 s: 8 s in turn, about 4 s with 2 workers
+	# 160 reads of 0.1 s: 16 s in turn, about 8 s with 2 workers
 	jt "$e" '.status == "measured" and .speedup > 1 and (.diff|test("num_workers=[0-9]"))'
-	[ "$(grep -c ': ok, exit status 0' "$o/experiments/dataloader_workers.log")" -eq 4 ]
+	[ "$(grep -c ': ok, exit status 0' "$o/experiments/dataloader_workers.log")" -eq 6 ]
 	run_pd 0 pd-audit-limits -R -o "$o" "$a"
 	if [ "$alarm" = true ]; then want=RED; else want=GREEN; fi
 	grep -qx "## Verdict: $want" "$o/final_report.md"
