@@ -106,9 +106,11 @@ check-deps:
 
 # The bats files run PROVE_JOBS at a time, the longest first (real
 # training runs, the browser) so that no long one is left alone at the
-# end; each one's TAP is kept under $(OBJ)/check-tap/ so that the summary
-# can say how many tests were skipped and why.
-PROVE_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
+# end; one more file than CPUs, since the training runs, experiments and
+# sampling tests spend much of their time asleep. Each one's TAP and
+# times are kept under $(OBJ)/check-tap/ so that the summary can say how
+# many tests were skipped and why, and which files cost the most.
+PROVE_JOBS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
 SLOW_TESTS = test/pd-audit-limits.bats test/report-browser.bats \
 	test/pd-classify.bats test/pd-collect.bats test/cache.bats
 CHECK_TESTS = $(SLOW_TESTS) $(filter-out $(SLOW_TESTS),$(sort $(wildcard test/*.bats)))
@@ -118,7 +120,8 @@ check: all check-deps
 	  PD_TAPLOG=$(CURDIR)/$(OBJ)/check-tap \
 	  PD_TEST_CACHE_DIR=$(CURDIR)/$(OBJ)/check-cache \
 	  prove -j$(PROVE_JOBS) --exec "bash test/tap-log" $(CHECK_TESTS); \
-	  rc=$$?; cat $(OBJ)/check-tap/*.tap | sh test/skips.sh; exit $$rc
+	  rc=$$?; cat $(OBJ)/check-tap/*.tap | sh test/skips.sh; \
+	  sh test/times.sh $(OBJ)/check-tap/*.time; exit $$rc
 
 SANFLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 sancheck:

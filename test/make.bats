@@ -79,6 +79,24 @@ PKG_LIBS = -lpdfake" ]
 	[ "$output" = "make check: no test skipped" ]
 }
 
+# test/tap-log keeps each file's wall and CPU seconds beside its TAP, and
+# test/times.sh sums them: a bats file that burns CPU in a busy loop
+# (awk counting to 6e7: ~0.85 s of CPU on this machine, whatever the load)
+# must show at least a third of it, and come first.
+@test "make check: the cost summary sums each file's CPU and names the costliest" {
+	local d=$BATS_TEST_TMPDIR
+	mkdir "$d/tap"
+	printf '%s\n' '@test "burn" {' 'awk "BEGIN { for (i = 0; i < 6e7; i++) n++ }"' '}' >"$d/burn.bats"
+	printf '%s\n' '@test "idle" {' 'true' '}' >"$d/idle.bats"
+	PD_TAPLOG=$d/tap bash "$TOP/test/tap-log" "$d/burn.bats" >/dev/null
+	PD_TAPLOG=$d/tap bash "$TOP/test/tap-log" "$d/idle.bats" >/dev/null
+	grep -qx 'ok 1 burn' "$d/tap/burn.bats.tap"
+	# NAME WALL CPU: the busy loop's CPU counted
+	awk '$1 == "burn.bats" && $3 >= 0.3 && $2 >= $3 / 2 { ok = 1 } END { exit !ok }' "$d/tap/burn.bats.time"
+	run_pd 0 sh "$TOP/test/times.sh" "$d/tap/idle.bats.time" "$d/tap/burn.bats.time"
+	[[ "$output" == "make check: "*" s of CPU in 2 files; the costliest: burn.bats "*" s, idle.bats "*" s" ]]
+}
+
 # make demo's summary is read off report.md's first lines: the dominant
 # bottleneck, the fix, the before/after step time (the bundled example's
 # traces: 32.402 ms with num_workers=0, 11.469 ms with 2, as in
