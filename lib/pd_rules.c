@@ -17,7 +17,7 @@ static const char *domains[] = {
 };
 static const char *prefixes[] = {
 	"step", "comm", "mem", "input", "gaps", "hotspot", "root", "profile",
-	"context", NULL
+	"context", "finding", NULL
 };
 /* The stacks a rule may name (pd-rules(5)). */
 static const char *stack_names[] = {

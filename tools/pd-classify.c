@@ -139,6 +139,25 @@ better(double a, double b)
 	return !isnan(a) && a > b;
 }
 
+/* The finding's own values, for its texts (pd-rules(5) "finding."): its
+ * impact, and the share taken off it by impact_minus where that was
+ * applied and is above zero (a text names it only then). */
+static void
+set_finding(const struct pd_rule *r, struct hit *h)
+{
+	json_t *f;
+	double m;
+
+	if (!h->obj || !h->fired)
+		return;
+	f = json_object();
+	pd_set_real(f, "impact", h->impact, 4);
+	m = r->impact_minus ? pd_path_num(h->obj, r->impact_minus) : NAN;
+	if (!isnan(m) && m > 0 && !isnan(h->impact))
+		pd_set_real(f, "less", m, 4);
+	json_object_set_new(h->obj, "finding", f);
+}
+
 /* Evaluate one rule over a run; fills h (h->obj owned). */
 static void
 eval_rule(const struct pd_rule *r, struct pd_run *u, struct hit *h)
@@ -158,6 +177,7 @@ eval_rule(const struct pd_rule *r, struct pd_run *u, struct hit *h)
 		}
 		h->checked = ck;
 		h->obj = o;
+		set_finding(r, h);
 		return;
 	}
 	json_object_foreach(u->views, root, v) {
@@ -189,6 +209,7 @@ eval_rule(const struct pd_rule *r, struct pd_run *u, struct hit *h)
 		} else
 			json_decref(o);
 	}
+	set_finding(r, h);
 }
 
 static int
