@@ -527,6 +527,13 @@ pipeline() {
 		[ "$(jq -r 'select(.type == "pd.report") | .dir' "$D/$n.jsonl")" = "$D/$n" ]
 		agree "$D/$n"
 	done
+	# an impact that is the rule's floor, not a measurement, says so
+	# (mindspore: no input time recorded, impact_else 0.3; pd-classify.bats)
+	grep -qx '\*\*Dominant bottleneck:\*\* Device data queue often empty: impact 30.0 % estimated, not measured (mindspore on npu)' \
+	    "$D/mindspore_legacy_run2_dataset/report.md"
+	grep -qF 'impact <b>30.0 %</b> estimated, not measured' "$D/mindspore_legacy_run2_dataset/report.html"
+	[ "$(jq .dominant.impact_estimated "$D/mindspore_legacy_run2_dataset/report.json")" = true ]
+	! grep -q 'estimated, not measured' "$D/pta_2rank_level1_text/report.md"
 }
 
 @test "pd-report: a corpus report is the same bytes when made again" {

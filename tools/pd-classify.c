@@ -51,6 +51,7 @@ struct hit {
 	json_t *obj;		/* evaluation object of the worst root */
 	json_t *root;		/* a record carrying root/rank, or NULL */
 	double impact, margin;
+	int estimated;		/* impact is the rule's impact_else number */
 	double path;		/* its rule's path_share on obj, or NaN */
 	int fired, checked;
 	const char *explained_by;	/* id of a fired rule that explains it */
@@ -106,12 +107,15 @@ holds(const struct pd_cond *c, size_t n, json_t *o, int *checked)
 	return ok;
 }
 
+/* The impact of r on o; *est is set when it is not measured but the
+ * rule's impact_else number (a floor that lets thin evidence rank). */
 static double
-impact(const struct pd_rule *r, json_t *o)
+impact(const struct pd_rule *r, json_t *o, int *est)
 {
 	double x = 1;
 	size_t i;
 
+	*est = 0;
 	if (r->nimpact == 0)
 		return r->impact_value;
 	for (i = 0; i < r->nimpact; i++)
@@ -124,6 +128,7 @@ impact(const struct pd_rule *r, json_t *o)
 	if (r->impact_minus && !isnan(pd_path_num(o, r->impact_minus)))
 		x -= pd_path_num(o, r->impact_minus);
 	if (isnan(x)) {
+		*est = !r->impact_else && !isnan(r->impact_else_value);
 		x = r->impact_else ? pd_path_num(o, r->impact_else) :
 		    r->impact_else_value;
 		return isnan(x) ? NAN : fmax(0, fmin(1, x));
@@ -173,7 +178,7 @@ eval_rule(const struct pd_rule *r, struct pd_run *u, struct hit *h)
 		o = eval_obj(NULL, u);
 		if (holds(r->when, r->nwhen, o, &ck)) {
 			h->fired = 1;
-			h->impact = impact(r, o);
+			h->impact = impact(r, o, &h->estimated);
 		}
 		h->checked = ck;
 		h->obj = o;
@@ -181,6 +186,9 @@ eval_rule(const struct pd_rule *r, struct pd_run *u, struct hit *h)
 		return;
 	}
 	json_object_foreach(u->views, root, v) {
+		double imp;
+		int est;
+
 		o = eval_obj(v, u);
 		if (!holds(r->when, r->nwhen, o, &ck)) {
 			h->checked += ck;
@@ -189,13 +197,15 @@ eval_rule(const struct pd_rule *r, struct pd_run *u, struct hit *h)
 		}
 		h->checked++;
 		h->fired++;
-		if (!h->obj || better(impact(r, o), h->impact)) {
+		imp = impact(r, o, &est);
+		if (!h->obj || better(imp, h->impact)) {
 			json_t *k, *x;
 			const char *key;
 
 			json_decref(h->obj);
 			h->obj = o;
-			h->impact = impact(r, o);
+			h->impact = imp;
+			h->estimated = est;
 			/* the root and rank it is about: a record of the view
 			 * with an integer rank (a cluster root's view is one
 			 * rank's), else any record with a root */
@@ -538,6 +548,7 @@ emit(const struct hit *h, struct pd_run *u, const struct evq *e, int pos,
 	pd_set_bool(b, "dominant", pos == 1);
 	pd_set_str(b, "severity", severity(h));
 	pd_set_real(b, "impact", h->impact, 4);
+	pd_set_bool(b, "impact_estimated", h->estimated);
 	pd_set_real(b, "confidence", conf, 4);
 	pd_set_str(b, "confidence_level", level(conf));
 	pd_set_str(b, "confidence_basis", basis);
@@ -596,6 +607,7 @@ emit_none(struct pd_run *u)
 	pd_set_bool(b, "dominant", 1);
 	pd_set_str(b, "severity", "low");
 	pd_set_null(b, "impact");
+	pd_set_bool(b, "impact_estimated", 0);
 	pd_set_real(b, "confidence", 0, 4);
 	pd_set_str(b, "confidence_level", "low");
 	pd_set_str(b, "confidence_basis", "no rule fired, not even a "

@@ -207,8 +207,10 @@ header(json_t *r, FILE *f)
 		esc(f, str(dom, "rule"));
 		fputs("</code> &middot; domain ", f);
 		esc(f, str(dom, "domain"));
-		fprintf(f, " &middot; impact <b>%s</b> &middot; confidence %s (",
+		fprintf(f, " &middot; impact <b>%s</b>%s &middot; confidence %s (",
 		    fmt_ratio(get(dom, "impact")),
+		    json_is_true(get(dom, "impact_estimated")) ?
+		    " estimated, not measured" : "",
 		    fmt_ratio(get(dom, "confidence")));
 		esc(f, str(dom, "confidence_level"));
 		fputs(")</p>", f);

@@ -63,7 +63,9 @@ summary(json_t *r, FILE *f)
 	if (json_is_object(dom)) {
 		fputs("**Dominant bottleneck:** ", f);
 		md_text(f, str(dom, "title"));
-		fprintf(f, ": impact %s", fmt_ratio(get(dom, "impact")));
+		fprintf(f, ": impact %s%s", fmt_ratio(get(dom, "impact")),
+		    json_is_true(get(dom, "impact_estimated")) ?
+		    " estimated, not measured" : "");
 		if (str(stack, "framework") || str(stack, "device")) {
 			fputs(" (", f);
 			md_text(f, str(stack, "framework") ?

@@ -202,7 +202,8 @@ candidate(json_t *b)
 {
 	static const char *keys[] = {
 		"position", "dominant", "rule", "title", "domain", "severity",
-		"impact", "confidence", "confidence_level", "evidence",
+		"impact", "impact_estimated", "confidence", "confidence_level",
+		"evidence",
 		"validation", "hints", "fix", "handoff", "operator", "root",
 		"rank", "fired_roots", "checked_roots", "source",
 		"explained_by", NULL
@@ -1415,6 +1416,7 @@ report_build(struct report_in *in, struct pd_run *run,
 		copy(d, dom, "domain");
 		copy(d, dom, "severity");
 		copy(d, dom, "impact");
+		copy(d, dom, "impact_estimated");
 		copy(d, dom, "confidence");
 		copy(d, dom, "confidence_level");
 		copy(d, dom, "confidence_basis");
