@@ -115,10 +115,12 @@ jt() { jq -e "$2" <<<"$1" >/dev/null || { echo "failed: $2 on $1" >&2; return 1;
 }
 
 @test "pd-collect: nvidia-smi --loop-ms child (a stand-in) gives gpu samples" {
-	PATH="$FIX/pd-collect/fakebin:$PATH" run_pd 0 pd-collect -i 0.1 -- sleep 0.45
+	PATH="$FIX/pd-collect/fakebin:$PATH" run_pd 0 pd-collect -i 0.1 -- sleep 1
 	jt "$(jqr pd.run .sources)" 'index("nvidia-smi") != null and index("npu-smi") != null'
 	# the stand-in prints util 85, mem util 40, 1024 / 81559 MiB, 500 / 700 W
-	jt "$(jqr pd.sample 'select(.resource=="gpu")' | head -n 1)" '.device == "0"
+	# (its process-list samples, source nvidia-smi-apps, may come first on
+	# a loaded machine)
+	jt "$(jqr pd.sample 'select(.resource=="gpu" and .source=="nvidia-smi-csv")' | head -n 1)" '.device == "0"
 	    and .source == "nvidia-smi-csv" and .name == "NVIDIA H100 80GB HBM3" and .util_ratio == 0.85
 	    and .mem_util_ratio == 0.4 and .mem_used_bytes == 1073741824 and .power_limit_w == 700'
 	# npu-smi info (fixture table): NPU 3 chip 0 at 92 % AICore
