@@ -17,9 +17,10 @@ MANDIR = $(PREFIX)/share/man
 
 PKGS = jansson yaml-0.1 zlib libarchive sqlite3
 # Linked at build time: libarchive is loaded when an archive is first read
-# (lib/pd_archive.c), so that a tool's start-up does not map it and the
-# eleven libraries it needs.
-LINK_PKGS = $(filter-out libarchive,$(PKGS))
+# (lib/pd_archive.c) and libsqlite3 when a database is first opened
+# (lib/pd_sqlite.c), so that a tool's start-up does not map them (and the
+# eleven libraries libarchive needs).
+LINK_PKGS = $(filter-out libarchive sqlite3,$(PKGS))
 DEBS = build-essential pkg-config libjansson-dev libyaml-dev zlib1g-dev libarchive-dev libsqlite3-dev bats jq mandoc
 CC ?= cc
 CFLAGS ?= -O2 -g
@@ -73,7 +74,8 @@ $(OBJ)/config.mk: Makefile
 	@$(call need,build dependencies,for p in $(PKGS); do \
 	  $(PKG_CONFIG) --exists $$p 2>/dev/null || printf ' %s' $$p; done,$(DEBS))
 	@{ echo "PKG_CFLAGS = $$($(PKG_CONFIG) --cflags $(PKGS))"; \
-	  echo "PKG_LIBS = $$($(PKG_CONFIG) --libs $(LINK_PKGS))"; } >$@.tmp
+	  echo "PKG_LIBS = $$($(PKG_CONFIG) --libs $(LINK_PKGS))"; \
+	  echo "SQLITE_LIBS = $$($(PKG_CONFIG) --libs sqlite3)"; } >$@.tmp
 	@mv $@.tmp $@
 
 deps: $(OBJ)/config.mk
@@ -95,6 +97,8 @@ $(BIN)/%: tools/%.c $$(wildcard tools/%/*.c tools/%/*.h) $(OBJ)/lib.a $(HDRS)
 $(OBJ)/test/%: test/%.c $(OBJ)/lib.a $(HDRS)
 	@mkdir -p $(OBJ)/test
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(OBJ)/lib.a $(LDLIBS)
+# writes the SQLite fixtures with the library itself, linked
+$(OBJ)/test/sqlite-make: LDLIBS += $(SQLITE_LIBS)
 
 # The test tools.
 TESTDEBS = bats jq perl zip zstd xz-utils openssh-server openssh-client parallel

@@ -1,6 +1,7 @@
 /* pd_sqlite: read-only SQLite exports (pd_sqlite.h). */
 #include "pd_sqlite.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -41,6 +42,44 @@ uri_of(const char *path, char *out, size_t size)
 	return 0;
 }
 
+struct pd_sqlite_api pd_sqlite_fn;
+
+#define SQ_SYM(f) \
+	(*(void **)&pd_sqlite_fn.f = dlsym(h, "sqlite3_" #f)) != NULL
+
+/* 0 when libsqlite3 is loaded (now or before); -1 with *why set when it
+ * cannot be (then nothing is loaded: every entry stays NULL). */
+static int
+sq_load(const char **why)
+{
+	static char err[256];
+	static void *h;
+	const char *e;
+
+	if (h)
+		return 0;
+	if (!(h = dlopen("libsqlite3.so.0", RTLD_NOW | RTLD_LOCAL)))
+		h = dlopen("libsqlite3.so", RTLD_NOW | RTLD_LOCAL);
+	if (h && SQ_SYM(open_v2) && SQ_SYM(close) && SQ_SYM(exec) &&
+	    SQ_SYM(errmsg) && SQ_SYM(prepare_v2) && SQ_SYM(step) &&
+	    SQ_SYM(reset) && SQ_SYM(finalize) && SQ_SYM(bind_text) &&
+	    SQ_SYM(bind_int64) && SQ_SYM(bind_parameter_count) &&
+	    SQ_SYM(column_count) && SQ_SYM(column_name) &&
+	    SQ_SYM(column_type) && SQ_SYM(column_text) &&
+	    SQ_SYM(column_int) && SQ_SYM(column_int64) &&
+	    SQ_SYM(column_double))
+		return 0;
+	e = dlerror();
+	snprintf(err, sizeof err, "libsqlite3 could not be loaded (%s); "
+	    "install libsqlite3-0", e ? e : "symbol missing");
+	*why = err;
+	if (h)
+		dlclose(h);
+	h = NULL;
+	memset(&pd_sqlite_fn, 0, sizeof pd_sqlite_fn);
+	return -1;
+}
+
 /* The problem with path, said (and exit 3) when say is set. */
 static void
 fail(int say, const char *path, const char *fmt, const char *what)
@@ -55,6 +94,7 @@ static sqlite3 *
 open_db(const char *path, int say)
 {
 	char real[PATH_MAX], uri[3 * PATH_MAX + 64];
+	const char *why = NULL;
 	sqlite3 *db = NULL;
 	int fd;
 
@@ -64,6 +104,13 @@ open_db(const char *path, int say)
 		return NULL;
 	}
 	close(fd);
+	if (sq_load(&why) < 0) {
+		if (say) {
+			pd_warn(path, 0, "cannot read SQLite exports: %s", why);
+			pd_diag_status(PD_EXIT_SYSTEM);
+		}
+		return NULL;
+	}
 	if (pd_archive_resolve(path, real, sizeof real) > 0)
 		path = real;
 	if (uri_of(path, uri, sizeof uri) < 0 ||

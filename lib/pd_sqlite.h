@@ -7,6 +7,53 @@
 #include <sqlite3.h>
 #include <stdint.h>
 
+/* libsqlite3 is loaded when the first database is opened, not at every
+ * tool's start (mapping and relocating it cost every start of every tool,
+ * while most runs read no SQLite export). The calls below go through
+ * this table, typed from sqlite3.h's own declarations; pd_sqlite_open and
+ * pd_sqlite_peek load it, and nothing else is called before a database
+ * is open. */
+struct pd_sqlite_api {
+	__typeof__(sqlite3_open_v2) *open_v2;
+	__typeof__(sqlite3_close) *close;
+	__typeof__(sqlite3_exec) *exec;
+	__typeof__(sqlite3_errmsg) *errmsg;
+	__typeof__(sqlite3_prepare_v2) *prepare_v2;
+	__typeof__(sqlite3_step) *step;
+	__typeof__(sqlite3_reset) *reset;
+	__typeof__(sqlite3_finalize) *finalize;
+	__typeof__(sqlite3_bind_text) *bind_text;
+	__typeof__(sqlite3_bind_int64) *bind_int64;
+	__typeof__(sqlite3_bind_parameter_count) *bind_parameter_count;
+	__typeof__(sqlite3_column_count) *column_count;
+	__typeof__(sqlite3_column_name) *column_name;
+	__typeof__(sqlite3_column_type) *column_type;
+	__typeof__(sqlite3_column_text) *column_text;
+	__typeof__(sqlite3_column_int) *column_int;
+	__typeof__(sqlite3_column_int64) *column_int64;
+	__typeof__(sqlite3_column_double) *column_double;
+};
+extern struct pd_sqlite_api pd_sqlite_fn;
+
+#define sqlite3_open_v2 (*pd_sqlite_fn.open_v2)
+#define sqlite3_close (*pd_sqlite_fn.close)
+#define sqlite3_exec (*pd_sqlite_fn.exec)
+#define sqlite3_errmsg (*pd_sqlite_fn.errmsg)
+#define sqlite3_prepare_v2 (*pd_sqlite_fn.prepare_v2)
+#define sqlite3_step (*pd_sqlite_fn.step)
+#define sqlite3_reset (*pd_sqlite_fn.reset)
+#define sqlite3_finalize (*pd_sqlite_fn.finalize)
+#define sqlite3_bind_text (*pd_sqlite_fn.bind_text)
+#define sqlite3_bind_int64 (*pd_sqlite_fn.bind_int64)
+#define sqlite3_bind_parameter_count (*pd_sqlite_fn.bind_parameter_count)
+#define sqlite3_column_count (*pd_sqlite_fn.column_count)
+#define sqlite3_column_name (*pd_sqlite_fn.column_name)
+#define sqlite3_column_type (*pd_sqlite_fn.column_type)
+#define sqlite3_column_text (*pd_sqlite_fn.column_text)
+#define sqlite3_column_int (*pd_sqlite_fn.column_int)
+#define sqlite3_column_int64 (*pd_sqlite_fn.column_int64)
+#define sqlite3_column_double (*pd_sqlite_fn.column_double)
+
 /* Open path (a regular file; ARCHIVE//MEMBER resolved) read-only and
  * immutable. NULL with the problem said (file: message) and exit 3. */
 sqlite3 *pd_sqlite_open(const char *path);

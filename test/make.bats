@@ -112,3 +112,20 @@ PKG_LIBS = -lpdfake" ]
 	[[ "$output" != *domain* ]]
 	[ -f "$o/report/report.html" ]
 }
+
+# libarchive and libsqlite3 are loaded when the first archive or database
+# is read (lib/pd_archive.c, lib/pd_sqlite.c), not mapped at every start of
+# every tool: no tool needs them at load time (ldd lists what the loader
+# maps), and the tools still read both (pd-locate.bats, nsys.bats).
+@test "make: no tool maps libarchive or libsqlite3 at start-up" {
+	command -v ldd >/dev/null || skip "ldd is not installed"
+	local t n=0
+	for t in "$PD_BIN"/pd-*; do
+		n=$((n + 1))
+		run ldd "$t"
+		[ "$status" -eq 0 ]
+		[[ "$output" == *libjansson* ]]
+		[[ "$output" != *libarchive* && "$output" != *libsqlite3* ]] || { echo "$t: $output" >&2; return 1; }
+	done
+	[ "$n" -eq 15 ]
+}
