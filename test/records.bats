@@ -123,3 +123,35 @@ keys() {
 	[ "$(mem 'select(.source | startswith("memory_record")) | [.devices[].events] | unique')" = '[null]' ]
 	[ "$(mem 'select(.source == "kineto_trace") | [.devices[].events | type] | unique')" = '["number"]' ]
 }
+
+# The entries of pd.hotspot's lists, and its objects, have one key list
+# whichever family wrote them (the lists of pd-record(5)): before, the
+# PyTorch top entries had no bound_ratio and its host_api entries no
+# level.
+@test "records: pd.hotspot list entries have one key set across families" {
+	require_corpus
+	C=$CORPUS
+	run_pd pd-hotspots -q "$C/ascend/pta_2rank_level1_text" \
+	    "$C/ascend/pta_2rank_level1_db" "$C/ascend/mindspore_legacy_run2_dataset" \
+	    "$C/ascend/msprof_PROF_legacy_2dev" "$C/pytorch/hta-nccl-2rank-a100" \
+	    "$C/nsys/pipit-saxpy-mpi-rank0-a100"
+	hot() { printf '%s\n' "$output" | jq -c "select(.type == \"pd.hotspot\") | $1" | sort -u; }
+	# both families wrote top, by_type, host_api and cpu_ops entries
+	[ "$(hot 'select(.top | length > 0) | .source' | wc -l)" -eq 6 ]
+	[ "$(hot 'select(.host_api | length > 0) | .source')" = "$(printf '"ascend_pytorch_profiler_db"\n"kernel_details"\n"kineto_trace"\n"nsys_sqlite"')" ]
+	[ "$(hot 'select(.cpu_ops | length > 0) | .source')" = "$(printf '"kernel_details"\n"kineto_trace"')" ]
+	[ "$(hot '.top[] | keys_unsorted')" = '["name","type","core","count","total_us","mean_us","ratio","bound","bound_ratio","critical_us","critical_ratio"]' ]
+	[ "$(hot '.by_type[] | keys_unsorted')" = '["type","count","total_us","ratio"]' ]
+	[ "$(hot '.host_api[]? | keys_unsorted')" = '["name","count","total_us","level"]' ]
+	[ "$(hot '.cpu_ops[]? | keys_unsorted')" = '["name","count","self_us","critical_us","critical_ratio"]' ]
+	[ "$(hot '.by_core[]? | keys_unsorted')" = '["core","total_us","ratio","count"]' ]
+	[ "$(hot '.aicpu[]? | keys_unsorted')" = '["name","count","total_us"]' ]
+	[ "$(hot '.optimizers[]? | keys_unsorted')" = '["name","class","count","host_total_us","device_total_us"]' ]
+	[ "$(hot '.classes | keys_unsorted')" = '["compute_us","comm_us","memcpy_us","memset_us"]' ]
+	[ "$(hot '.top_rest | keys_unsorted')" = '["count","total_us"]' ]
+	[ "$(hot '.cpu_ops_rest | values | keys_unsorted')" = '["count","self_us"]' ]
+	# a family's missing value is null: a trace has no pipe ratios nor API
+	# levels, Ascend kernel_details.csv and api_statistic.csv have them
+	[ "$(hot 'select(.source | test("kineto|nsys")) | [.top[].bound_ratio, .host_api[].level] | unique')" = '[null]' ]
+	[ "$(hot 'select(.source == "kernel_details") | [.top[].bound_ratio, .host_api[].level | type] | unique')" = '["number","string"]' ]
+}

@@ -18,7 +18,7 @@
  * from CANN_API (api_statistic.csv and the CANN lane of trace_view.json).
  * Writes one pd.hotspot per root with any of these; streams every file. */
 #include "hotspots.h"
-#include "critpath.h"
+#include "record.h"
 
 #include <errno.h>
 #include <math.h>
@@ -972,204 +972,144 @@ ratio(double part, double whole)
 /* Which pipe bounds an op: the busiest, when it reaches BOUND_RATIO;
  * "none" when no pipe does; null without PMU data. */
 static void
-set_bound(json_t *o, const struct agg *g)
+set_bound(struct hsent *e, const struct agg *g)
 {
 	int i, best = 0;
 	double m;
 
-	if (g->pmu_w <= 0) {
-		pd_set_null(o, "bound");
-		pd_set_null(o, "bound_ratio");
+	if (g->pmu_w <= 0)
 		return;
-	}
 	for (i = 1; i < NPIPE; i++)
 		if (g->pmu[i] > g->pmu[best])
 			best = i;
 	m = g->pmu[best] / g->pmu_w;
-	pd_set_str(o, "bound", m >= BOUND_RATIO ? pipe_name[best] : "none");
-	pd_set_real(o, "bound_ratio", m, 4);
+	e->bound = m >= BOUND_RATIO ? pipe_name[best] : "none";
+	e->bound_ratio = m;
 }
 
-static json_t *
-list_ops(struct hot *h, size_t topn)
+static void
+list_ops(struct hot *h, struct hslist *l, size_t topn)
 {
-	json_t *a = json_array(), *o;
 	size_t i;
 	struct agg *g;
+	struct hsent *e;
 
 	table_sort(&h->ops);
+	l->have = 1;
 	for (i = 0; i < h->ops.n && i < topn; i++) {
 		g = &h->ops.a[i];
-		o = json_object();
-		pd_set_str(o, "name", g->name);
-		pd_set_str(o, "type", g->type);
-		pd_set_str(o, "core", g->core);
-		pd_set_int(o, "count", g->count);
-		pd_set_real(o, "total_us", g->total_us, 3);
-		pd_set_real(o, "mean_us", g->total_us / g->count, 3);
-		pd_set_real(o, "ratio", ratio(g->total_us, h->total_us), 4);
-		set_bound(o, g);
-		json_array_append_new(a, o);
+		e = hslist_add(l);
+		e->name = g->name;
+		e->type = g->type;
+		e->core = g->core;
+		e->count = g->count;
+		e->us = g->total_us;
+		e->mean_us = g->total_us / g->count;
+		e->ratio = ratio(g->total_us, h->total_us);
+		set_bound(e, g);
 	}
-	return a;
 }
 
-/* kind: 0 by_type, 1 by_core, 2 aicpu, 3 host_api, 4 cpu_ops. */
-static json_t *
-list_table(struct table *t, int kind, size_t topn, double whole)
+/* The first topn of a table, its share of whole (NaN: none); host_api
+ * entries with their level. */
+static void
+list_table(struct table *t, struct hslist *l, size_t topn, double whole)
 {
-	static const char *key[] = { "type", "core", "name", "name", "name" };
-	json_t *a = json_array(), *o;
 	size_t i;
-	struct agg *g;
+	struct hsent *e;
 
 	table_sort(t);
+	l->have = 1;
 	for (i = 0; i < t->n && i < topn; i++) {
-		g = &t->a[i];
-		o = json_object();
-		pd_set_str(o, key[kind], g->name);
-		if (kind == 1) {
-			pd_set_real(o, "total_us", g->total_us, 3);
-			pd_set_real(o, "ratio", ratio(g->total_us, whole), 4);
-			pd_set_int(o, "count", g->count);
-		} else if (kind == 4) {
-			pd_set_int(o, "count", g->count);
-			pd_set_real(o, "self_us", g->total_us, 3);
-		} else {
-			pd_set_int(o, "count", g->count);
-			pd_set_real(o, "total_us", g->total_us, 3);
-			if (kind == 0)
-				pd_set_real(o, "ratio",
-				    ratio(g->total_us, whole), 4);
-			if (kind == 3)
-				pd_set_str(o, "level", g->type);
-		}
-		json_array_append_new(a, o);
+		e = hslist_add(l);
+		e->name = t->a[i].name;
+		e->type = t->a[i].type;
+		e->count = t->a[i].count;
+		e->us = t->a[i].total_us;
+		e->ratio = ratio(t->a[i].total_us, whole);
+		e->device_us = t->a[i].dev_us;
 	}
-	return a;
 }
 
-/* What a sorted table cut at topn leaves out: {count, KEY} past the cut
- * (see pd-record(5)). */
-static json_t *
-rest_json(const struct table *t, size_t topn, const char *key)
+/* What a sorted table cut at topn leaves out (see pd-record(5)). */
+static void
+rest(const struct table *t, struct hsrest *r, size_t topn)
 {
-	json_t *o = json_object();
-	double sum = 0;
 	size_t i;
 
+	r->have = 1;
+	r->us = 0;
 	for (i = topn; i < t->n; i++)
-		sum += t->a[i].total_us;
-	pd_set_int(o, "count", t->n > topn ? (int64_t)(t->n - topn) : 0);
-	pd_set_real(o, key, sum, 3);
-	return o;
-}
-
-/* Optimizer.step#SGD.step -> class "SGD" (the text between '#' and the
- * last '.'), with the host and device totals of its steps. */
-static json_t *
-list_optim(struct table *t)
-{
-	json_t *a = json_array(), *o;
-	size_t i;
-
-	table_sort(t);
-	for (i = 0; i < t->n; i++) {
-		const char *n = t->a[i].name + strlen(OPTIM_STEP);
-		const char *dot = strrchr(n, '.');
-
-		o = json_object();
-		pd_set_str(o, "name", t->a[i].name);
-		pd_set(o, "class", dot && dot > n ?
-		    json_stringn(n, (size_t)(dot - n)) : json_string(n));
-		pd_set_int(o, "count", t->a[i].count);
-		pd_set_real(o, "host_total_us", t->a[i].total_us, 3);
-		pd_set_real(o, "device_total_us", t->a[i].dev_us, 3);
-		json_array_append_new(a, o);
-	}
-	return a;
+		r->us += t->a[i].total_us;
+	r->count = t->n > topn ? (int64_t)(t->n - topn) : 0;
 }
 
 static void
 emit(struct hot *h, json_t *root, const struct pd_tool *t, int have_api,
     int have_cpu)
 {
-	json_t *r = pd_rec_new("pd.hotspot", 1, root), *o;
+	json_t *rec = pd_rec_new("pd.hotspot", 1, root);
 	size_t n = (size_t)t->topn;
+	struct hsrec r;
 
-	pd_set_str(r, "source", h->source);
-	pd_set_real(r, "total_us", h->source ? h->total_us : NAN, 3);
-	pd_set(r, "top", h->have_kernels ? list_ops(h, n) : json_null());
-	pd_set(r, "by_type", h->source ? list_table(&h->types, 0, (size_t)-1,
-	    h->total_us) : json_null());
-	pd_set(r, "by_core", h->source ? list_table(&h->cores, 1, (size_t)-1,
-	    h->total_us) : json_null());
-	pd_set(r, "aicpu", h->have_kernels ?
-	    list_table(&h->aicpu, 2, n, 0) : json_null());
-	pd_set_null(r, "copies");	/* no copy kinds in the Ascend exports read */
-	if (h->have_kernels) {
-		pd_set_int(r, "short_ops", h->short_ops);
-		pd_set_real(r, "short_ratio",
-		    ratio(h->short_ops, h->kernels), 4);
-	} else {
-		pd_set_null(r, "short_ops");
-		pd_set_null(r, "short_ratio");
-	}
-	pd_set(r, "host_api", have_api ? list_table(&h->api, 3, n, 0) :
-	    json_null());
+	memset(&r, 0, sizeof r);
+	pd_set_str(rec, "source", h->source);
+	r.total_us = h->source ? h->total_us : NAN;
+	if (h->have_kernels)
+		list_ops(h, &r.top, n);
 	if (h->source) {
-		o = json_object();
-		pd_set_real(o, "compute_us", h->compute_us, 3);
-		pd_set_real(o, "comm_us", h->comm_us, 3);
-		pd_set_real(o, "memcpy_us", h->memcpy_us, 3);
-		pd_set_real(o, "memset_us", h->memset_us, 3);
-		pd_set(r, "classes", o);
-	} else
-		pd_set_null(r, "classes");
-	pd_set(r, "optimizers", have_cpu ? list_optim(&h->optim) :
-	    json_null());
-	if (h->have_state) {
-		o = json_object();
-		pd_set_int(o, "ops", h->state_ops);
-		pd_set_int(o, "dynamic", h->dyn_ops);
-		pd_set_int(o, "static", h->static_ops);
-		pd_set_real(o, "dynamic_us", h->dyn_us, 3);
-		pd_set(r, "op_state", o);
-	} else
-		pd_set_null(r, "op_state");
-	pd_set(r, "cpu_ops", have_cpu ? list_table(&h->cpu, 4, n, 0) :
-	    json_null());
-	/* appended keys (pd-record.5) */
-	pd_set(r, "kernels", h->source ? json_integer(h->kernels) :
-	    json_null());
-	pd_set_real(r, "short_threshold_us", SHORT_US, 3);
-	o = json_object();
-	if (h->compile_count >= 0)
-		pd_set_int(o, "compile_execute_count", h->compile_count);
-	else
-		pd_set_null(o, "compile_execute_count");
-	if (h->have_trace) {
-		pd_set_int(o, "launches", h->launches);
-		pd_set_int(o, "sync_after_launch", h->sync_after_launch);
-		pd_set_real(o, "sync_after_launch_ratio",
-		    ratio(h->sync_after_launch, h->launches), 4);
-	} else {
-		pd_set_null(o, "launches");
-		pd_set_null(o, "sync_after_launch");
-		pd_set_null(o, "sync_after_launch_ratio");
+		list_table(&h->types, &r.by_type, (size_t)-1, h->total_us);
+		list_table(&h->cores, &r.by_core, (size_t)-1, h->total_us);
 	}
-	pd_set(r, "host_checks", o);
+	if (h->have_kernels)
+		list_table(&h->aicpu, &r.aicpu, n, NAN);
+	/* no copy kinds in the Ascend exports read: copies null */
+	r.short_ratio = NAN;
+	if (h->have_kernels) {
+		r.short_ops = h->short_ops;
+		r.has_short_ops = 1;
+		r.short_ratio = ratio(h->short_ops, h->kernels);
+	}
+	if (have_api)
+		list_table(&h->api, &r.host_api, n, NAN);
+	if (h->source) {
+		r.classes.have = 1;
+		r.classes.compute_us = h->compute_us;
+		r.classes.comm_us = h->comm_us;
+		r.classes.memcpy_us = h->memcpy_us;
+		r.classes.memset_us = h->memset_us;
+	}
+	if (have_cpu)
+		list_table(&h->optim, &r.optimizers, (size_t)-1, NAN);
+	if (h->have_state) {
+		r.op_state.have = 1;
+		r.op_state.ops = h->state_ops;
+		r.op_state.dynamic = h->dyn_ops;
+		r.op_state.static_ops = h->static_ops;
+		r.op_state.dynamic_us = h->dyn_us;
+	}
+	if (have_cpu)
+		list_table(&h->cpu, &r.cpu_ops, n, NAN);
+	r.kernels = h->kernels;
+	r.has_kernels = h->source != NULL;
+	r.short_threshold_us = SHORT_US;
+	r.host_checks.have = 1;
+	r.host_checks.compile_execute_count = h->compile_count;
+	r.host_checks.has_compile_execute_count = h->compile_count >= 0;
+	r.host_checks.has_launches = h->have_trace;
+	r.host_checks.launches = h->launches;
+	r.host_checks.sync_after_launch = h->sync_after_launch;
+	r.host_checks.sync_after_launch_ratio = ratio(h->sync_after_launch,
+	    h->launches);
 	/* after list_ops and list_table: the tables are sorted */
-	pd_set(r, "top_rest", h->have_kernels ? rest_json(&h->ops, n,
-	    "total_us") : json_null());
-	pd_set(r, "cpu_ops_rest", have_cpu ? rest_json(&h->cpu, n, "self_us") :
-	    json_null());
-	cp_annotate(NULL, json_object_get(r, "top"), 0);
-	cp_annotate(NULL, json_object_get(r, "cpu_ops"), 1);
-	pd_set_null(r, "critical_path");	/* a Kineto analysis */
-	pd_set_int(r, "skipped_rows", h->skipped);
-	pd_set_bool(r, "truncated", h->truncated);
-	pd_rec_emit(r);
+	if (h->have_kernels)
+		rest(&h->ops, &r.top_rest, n);
+	if (have_cpu)
+		rest(&h->cpu, &r.cpu_ops_rest, n);
+	r.skipped_rows = h->skipped;
+	r.has_skipped_rows = 1;
+	r.truncated = h->truncated;
+	hsrec_write(rec, &r);	/* no critical path: a Kineto analysis */
 }
 
 static int

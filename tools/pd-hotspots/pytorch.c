@@ -20,7 +20,9 @@
 #include "sequences.h"
 #include "flops.h"
 #include "counters.h"
+#include "record.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,9 +37,6 @@
 enum { C_COMPUTE, C_COMM, C_MEMCPY, C_MEMSET, NCLASS };
 static const char *class_name[NCLASS] = {
 	"compute", "communication", "memcpy", "memset"
-};
-static const char *class_key[NCLASS] = {
-	"compute_us", "comm_us", "memcpy_us", "memset_us"
 };
 
 #define SHORT_CPU_NS 50000	/* HTA runtime_cutoff */
@@ -431,40 +430,35 @@ ratio(int64_t part, int64_t whole)
 	return whole > 0 ? (double)part / (double)whole : 0;
 }
 
-static json_t *
-top_json(struct hot *h, int topn)
+static void
+fill_top(struct hot *h, struct hslist *l, int topn)
 {
-	json_t *arr = json_array();
 	size_t *v = sorted(&h->kern), i;
 
-	for (i = 0; i < h->kern.n && (int)json_array_size(arr) < topn; i++) {
+	l->have = 1;
+	for (i = 0; i < h->kern.n && (int)l->n < topn; i++) {
 		struct agg *a = &h->kern.a[v[i]];
-		json_t *o;
+		struct hsent *e;
 
 		if (a->cls == C_COMM)
 			continue;
-		o = json_object();
-
-		pd_set_str(o, "name", a->name);
-		pd_set_str(o, "type", class_name[a->cls]);
-		pd_set_null(o, "core");
-		pd_set_int(o, "count", a->count);
-		pd_set_real(o, "total_us", us(a->total_ns), 3);
-		pd_set_real(o, "mean_us", us(a->total_ns) / (double)a->count, 3);
-		pd_set_real(o, "ratio", ratio(a->total_ns, h->total_ns), 4);
-		pd_set_null(o, "bound");
-		json_array_append_new(arr, o);
+		e = hslist_add(l);
+		e->name = a->name;
+		e->type = class_name[a->cls];
+		e->count = a->count;
+		e->us = us(a->total_ns);
+		e->mean_us = us(a->total_ns) / (double)a->count;
+		e->ratio = ratio(a->total_ns, h->total_ns);
 	}
 	free(v);
-	return arr;
 }
 
-static json_t *
-by_type_json(struct hot *h)
+static void
+fill_by_type(struct hot *h, struct hslist *l)
 {
-	json_t *arr = json_array();
 	int order[NCLASS], i, j, k;
 
+	l->have = 1;
 	for (i = 0; i < NCLASS; i++)
 		order[i] = i;
 	for (i = 1; i < NCLASS; i++)	/* by total desc, then name */
@@ -479,47 +473,46 @@ by_type_json(struct hot *h)
 			}
 		}
 	for (i = 0; i < NCLASS; i++) {
-		json_t *o;
+		struct hsent *e;
 
 		k = order[i];
 		if (!h->cls_n[k] || k == C_COMM)
 			continue;
-		o = json_object();
-		pd_set_str(o, "type", class_name[k]);
-		pd_set_int(o, "count", h->cls_n[k]);
-		pd_set_real(o, "total_us", us(h->cls_ns[k]), 3);
-		pd_set_real(o, "ratio", ratio(h->cls_ns[k], h->total_ns), 4);
-		json_array_append_new(arr, o);
+		e = hslist_add(l);
+		e->name = class_name[k];
+		e->count = h->cls_n[k];
+		e->us = us(h->cls_ns[k]);
+		e->ratio = ratio(h->cls_ns[k], h->total_ns);
 	}
-	return arr;
 }
 
-static json_t *
-list_json(struct table *t, int topn, const char *key)
+/* The first topn of a table (null without entries). */
+static void
+fill_list(struct table *t, struct hslist *l, int topn)
 {
-	json_t *arr = json_array();
-	size_t *v = sorted(t), i;
+	size_t *v, i;
 
+	if (!t->n)
+		return;
+	v = sorted(t);
+	l->have = 1;
 	for (i = 0; i < t->n && (int)i < topn; i++) {
 		struct agg *a = &t->a[v[i]];
-		json_t *o = json_object();
+		struct hsent *e = hslist_add(l);
 
-		pd_set_str(o, "name", a->name);
-		pd_set_int(o, "count", a->count);
-		pd_set_real(o, key, us(a->total_ns), 3);
-		json_array_append_new(arr, o);
+		e->name = a->name;
+		e->count = a->count;
+		e->us = us(a->total_ns);
 	}
 	free(v);
-	return arr;
 }
 
-/* What a list cut at topn leaves out: {count, KEY} of the entries past
- * the cut (communication kept out of top is not counted), so that a
+/* What a list cut at topn leaves out: the count and time of the entries
+ * past the cut (communication kept out of top is not counted), so that a
  * reader tells an operator below the cut from one that is absent. */
-static json_t *
-rest_json(struct table *t, int topn, int skip_comm, const char *key)
+static void
+fill_rest(struct table *t, struct hsrest *r, int topn, int skip_comm)
 {
-	json_t *o = json_object();
 	size_t *v = sorted(t), i;
 	int64_t n = 0, ns = 0, listed = 0;
 
@@ -536,9 +529,9 @@ rest_json(struct table *t, int topn, int skip_comm, const char *key)
 		ns += a->total_ns;
 	}
 	free(v);
-	pd_set_int(o, "count", n);
-	pd_set_real(o, key, us(ns), 3);
-	return o;
+	r->have = 1;
+	r->count = n;
+	r->us = us(ns);
 }
 
 static const char *
@@ -550,53 +543,41 @@ seq_name(void *ctx, int which, uint32_t idx)
 }
 
 static void
-fill(struct hot *h, json_t *rec, int topn)
+fill(struct hot *h, struct hsrec *r, int topn)
 {
-	json_t *cls;
-	int i;
-
+	r->total_us = NAN;
 	if (h->kernels || h->cls_n[C_COMM]) {
-		pd_set_real(rec, "total_us", us(h->total_ns), 3);
-		pd_set(rec, "top", top_json(h, topn));
-		pd_set(rec, "by_type", by_type_json(h));
-	} else {
-		pd_set_null(rec, "total_us");
-		pd_set(rec, "top", json_array());
-		pd_set(rec, "by_type", json_array());
-	}
-	pd_set_null(rec, "by_core");
-	pd_set_null(rec, "aicpu");
+		r->total_us = us(h->total_ns);
+		fill_top(h, &r->top, topn);
+		fill_by_type(h, &r->by_type);
+		r->classes.have = 1;
+		r->classes.compute_us = us(h->cls_ns[C_COMPUTE]);
+		r->classes.comm_us = us(h->cls_ns[C_COMM]);
+		r->classes.memcpy_us = us(h->cls_ns[C_MEMCPY]);
+		r->classes.memset_us = us(h->cls_ns[C_MEMSET]);
+	} else
+		r->top.have = r->by_type.have = 1;	/* [] */
 	copies_finish(&h->copies);
-	pd_set(rec, "copies", copies_json(&h->copies));
-	pd_set(rec, "copy_overlap", copies_overlap_json(&h->copies));
-	pd_set(rec, "kernel_sequences", seqs_json(h->seqs, seq_name, h, topn,
-	    h->total_ns));
+	r->copies = copies_json(&h->copies);
+	r->copy_overlap = copies_overlap_json(&h->copies);
+	r->kernel_sequences = seqs_json(h->seqs, seq_name, h, topn,
+	    h->total_ns);
+	r->short_ratio = NAN;
 	if (h->linked) {
-		pd_set_int(rec, "short_ops", h->shrt);
-		pd_set_real(rec, "short_ratio", ratio(h->shrt, h->linked), 4);
-	} else {
-		pd_set_null(rec, "short_ops");
-		pd_set_null(rec, "short_ratio");
+		r->short_ops = h->shrt;
+		r->has_short_ops = 1;
+		r->short_ratio = ratio(h->shrt, h->linked);
 	}
-	pd_set(rec, "host_api", h->api.n ? list_json(&h->api, topn,
-	    "total_us") : json_null());
-	if (h->kernels || h->cls_n[C_COMM]) {
-		cls = json_object();
-		for (i = 0; i < NCLASS; i++)
-			pd_set_real(cls, class_key[i], us(h->cls_ns[i]), 3);
-		pd_set(rec, "classes", cls);
-	} else {
-		pd_set_null(rec, "classes");
-	}
-	pd_set(rec, "cpu_ops", h->cpu.n ? list_json(&h->cpu, topn, "self_us") :
-	    json_null());
-	/* extra keys */
-	pd_set_int(rec, "kernels", h->kernels);
-	pd_set_real(rec, "short_threshold_us", SHORT_CPU_NS / 1000.0, 3);
-	pd_set_int(rec, "linked_kernels", h->linked);
-	pd_set(rec, "top_rest", rest_json(&h->kern, topn, 1, "total_us"));
-	pd_set(rec, "cpu_ops_rest", h->cpu.n ? rest_json(&h->cpu, topn, 0,
-	    "self_us") : json_null());
+	fill_list(&h->api, &r->host_api, topn);
+	fill_list(&h->cpu, &r->cpu_ops, topn);
+	r->kernels = h->kernels;
+	r->has_kernels = 1;
+	r->short_threshold_us = SHORT_CPU_NS / 1000.0;
+	r->linked_kernels = h->linked;
+	r->has_linked_kernels = 1;
+	fill_rest(&h->kern, &r->top_rest, topn, 1);
+	if (h->cpu.n)
+		fill_rest(&h->cpu, &r->cpu_ops_rest, topn, 0);
 }
 
 /* The host's runtime time by what the calls do (pd_kineto_api_kind),
@@ -737,7 +718,7 @@ hotspots_pytorch(json_t *root, const struct pd_tool *t)
 	struct pd_kineto_info info;
 	struct pd_trace_stats st;
 	struct hot h;
-	json_t *rec, *cpj;
+	struct hsrec r;
 	int rc;
 
 	memset(&h, 0, sizeof h);
@@ -766,20 +747,21 @@ hotspots_pytorch(json_t *root, const struct pd_tool *t)
 		reread_cpu(&h, &cb);
 	if (rc == 0 && h.cp)
 		reread_cp(&h, &cb);
-	rec = pd_kineto_rec("pd.hotspot", root, &info, "kineto_trace");
-	fill(&h, rec, t->topn);
-	cpj = h.cp ? cp_json(h.cp, h.path, t->topn) : json_null();
-	cp_annotate(h.cp, json_object_get(rec, "top"), 0);
-	cp_annotate(h.cp, json_object_get(rec, "cpu_ops"), 1);
-	pd_set(rec, "critical_path", cpj);
-	pd_set(rec, "flops", flops_json(h.fl, &info, h.total_ns, t->topn));
-	pd_set(rec, "counters", counters_json(h.ctr, t->topn));
-	pd_set(rec, "gpu", pd_kineto_gpu_json(&info));
-	pd_set(rec, "host_api_kinds", api_kinds_json(&h.api));
-	pd_set_int(rec, "events", (int64_t)st.events);
-	pd_set_int(rec, "skipped_events", (int64_t)(st.skipped + h.missing));
-	pd_set_bool(rec, "truncated", rc == 1);
-	pd_rec_emit(rec);
+	memset(&r, 0, sizeof r);
+	fill(&h, &r, t->topn);
+	r.cp = h.cp;
+	r.path = h.path;
+	r.topn = t->topn;
+	r.flops = flops_json(h.fl, &info, h.total_ns, t->topn);
+	r.counters = counters_json(h.ctr, t->topn);
+	r.gpu = pd_kineto_gpu_json(&info);
+	r.host_api_kinds = api_kinds_json(&h.api);
+	r.events = (int64_t)st.events;
+	r.skipped_events = (int64_t)(st.skipped + h.missing);
+	r.has_events = 1;
+	r.truncated = rc == 1;
+	hsrec_write(pd_kineto_rec("pd.hotspot", root, &info, "kineto_trace"),
+	    &r);
 	hot_free(&h);
 	pd_kineto_info_free(&info);
 	return rc == 1 || h.missing || st.skipped ? PD_EXIT_INPUT : 0;
