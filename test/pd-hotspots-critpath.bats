@@ -44,8 +44,7 @@ cp_of() {
 	[ "$(jq -c '[.top[]|[.name,.us]]' <<<"$got")" = '[["k1",30],["aten::op2",8],["aten::op1",5],["cudaLaunchKernel",2]]' ]
 }
 
-# Past PD_CRITPATH_MAX_EVENTS the trace is read again for one step, the
-# median by duration: cp-steps is cp-basic (ProfilerStep#1 [0,100], 7
+# Past PD_CRITPATH_MAX_EVENTS one step is kept, the median by duration: cp-steps is cp-basic (ProfilerStep#1 [0,100], 7
 # events) plus ProfilerStep#2 (10 us) and #3 (200 us) with an op each, 11
 # events: under a bound of 8, step 1 alone is kept, the same path as
 # cp-basic's. Under a bound of 3 even that step does not fit: null.
@@ -140,6 +139,13 @@ hta_bound() {
 	export PD_CRITPATH_MAX_EVENTS=50000
 	got=$(cp_of "$F")
 	[ "$(jq -c '[.window,.step]' <<<"$got")" = '["step",2]' ]
+	# its events (over 1 MiB coded) went through a temporary file; with
+	# none to be made they stay in memory, for the same path
+	TMPDIR=$BATS_TEST_TMPDIR/none
+	export TMPDIR
+	[ "$(cp_of "$F")" = "$got" ]
+	unset PD_CRITPATH_MAX_EVENTS
+	[ "$(jq -c '[.window,.nodes]' <<<"$(cp_of "$F")")" = '["trace",225384]' ]
 }
 
 # cp-ops: aten::outer [10,40] holds aten::inner [12,30], which launches k1

@@ -19,11 +19,13 @@
  * path; each of its edges is bound by the CPU, the GPU, a launch or a
  * kernel-kernel gap.
  *
- * Memory: the events kept (an entry of 80 bytes each), then the nodes and
- * edges; past max_events the events are dropped and the file is read
- * again for one ProfilerStep (the median one by duration). */
+ * Memory: while reading, each event coded in about 20 bytes, past 1 MiB
+ * in a temporary file (pd_spill); then the events kept (80 bytes each),
+ * the nodes and the edges. Past max_events only one ProfilerStep (the
+ * median one by duration) is kept. */
 #include "critpath.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,8 +33,10 @@
 #include "pd_i64map.h"
 #include "pd_kineto.h"
 #include "pd_rec.h"
+#include "pd_spill.h"
 
 #define CP_MAX_EVENTS 1000000
+#define REC_MAX 128		/* the longest coded event: 1 + 11 x 10 bytes */
 #define KK_DELAY_NS 1500000	/* HTA's KERNEL_KERNEL_DELAY_THRESHOLD_US */
 
 enum { K_OP, K_RT, K_ANNOT, K_GPU, K_SYNC };	/* event kinds */
@@ -101,8 +105,13 @@ struct cp {
 	struct cthread *th;
 	size_t nth, capth, lastth;
 	struct pd_ksteps steps;
+	struct pd_spill sp;	/* the events of the reading, coded */
+	struct cev prev;	/* the last one: the next is coded against it */
 	int over;		/* more than max events came */
-	int pass;		/* 1 on the second reading */
+	int pass;		/* 1: one step kept */
+	int restart;		/* cp_restart was called */
+	int done;		/* the events are in ev (finish) */
+	int err;		/* errno of the spill, 0 */
 	int64_t ws, we;		/* the step window of the second reading */
 	int64_t step;
 
@@ -225,6 +234,130 @@ arg_int(const char *v, size_t len, int64_t dflt)
 	return v && pd_kineto_raw_int(v, len, &x) ? x : dflt;
 }
 
+/* ---- the events of the reading ---- */
+
+static void
+spill_add(struct cp *c, const struct cev *e)
+{
+	unsigned char *p = pd_spill_reserve(&c->sp, REC_MAX);
+	struct cev *q = &c->prev;
+
+	*p++ = (unsigned char)(e->kind | e->kc << 3);
+	p = pd_spill_put_u(p, (uint32_t)(e->seq - q->seq));
+	p = pd_spill_put_d(p, e->ts, q->ts);
+	p = pd_spill_put_d(p, e->dur, 0);
+	p = pd_spill_put_d(p, e->corr, q->corr);
+	p = pd_spill_put_d(p, e->wait_corr, -1);
+	p = pd_spill_put_d(p, e->wait_stream, -1);
+	p = pd_spill_put_d(p, e->stream, q->stream);
+	p = pd_spill_put_d(p, e->pid, q->pid);
+	p = pd_spill_put_u(p, e->name);
+	p = pd_spill_put_u(p, e->thread);
+	pd_spill_commit(&c->sp, p);
+	*q = *e;
+}
+
+static void
+keep_ev(struct cp *c, const struct cev *e)
+{
+	if (c->nev == c->capev) {
+		c->capev = c->capev ? c->capev * 2 : 1024;
+		c->ev = pd_xrealloc(c->ev, c->capev * sizeof *c->ev);
+	}
+	c->ev[c->nev++] = *e;
+}
+
+/* The second reading's choice: one step's CPU events, GPU ones up to a
+ * step's length after it (those launched in it are kept later), threads
+ * numbered again in order of appearance. */
+static void
+keep_step(struct cp *c, struct cev *e, uint32_t *renum, struct cthread *th)
+{
+	if (e->ts < c->ws || (e->kind <= K_ANNOT && e->ts > c->we) ||
+	    e->ts > c->we + (c->we - c->ws) || c->over)
+		return;
+	if (c->nev >= c->max) {
+		c->over = 1;
+		return;
+	}
+	if (renum[e->thread] == UINT32_MAX) {
+		renum[e->thread] = (uint32_t)c->nth;
+		th[c->nth++] = c->th[e->thread];
+	}
+	e->thread = renum[e->thread];
+	keep_ev(c, e);
+}
+
+struct replay {
+	struct cp *c;
+	struct cev e;		/* the last event read */
+	int step;
+	uint32_t *renum;	/* first reading's thread -> kept one */
+	struct cthread *th;	/* the threads kept */
+	size_t nth;		/* of the first reading */
+	int bad;
+};
+
+static const unsigned char *
+replay_one(const unsigned char *p, const unsigned char *end, void *ctx)
+{
+	struct replay *r = ctx;
+	struct cev *e = &r->e;
+	unsigned b = *p++;
+
+	e->kind = (uint8_t)(b & 7);
+	e->kc = (uint8_t)(b >> 3);
+	e->seq += (uint32_t)pd_spill_get_u(&p, end);
+	e->ts = pd_spill_get_d(&p, end, e->ts);
+	e->dur = pd_spill_get_d(&p, end, 0);
+	e->corr = pd_spill_get_d(&p, end, e->corr);
+	e->wait_corr = pd_spill_get_d(&p, end, -1);
+	e->wait_stream = pd_spill_get_d(&p, end, -1);
+	e->stream = pd_spill_get_d(&p, end, e->stream);
+	e->pid = pd_spill_get_d(&p, end, e->pid);
+	e->name = (uint32_t)pd_spill_get_u(&p, end);
+	e->thread = (uint32_t)pd_spill_get_u(&p, end);
+	if (e->thread >= r->nth || e->name >= r->c->nnames) {
+		r->bad = 1;
+		return end;
+	}
+	if (r->step)
+		keep_step(r->c, e, r->renum, r->th);
+	else
+		keep_ev(r->c, e);
+	return p;
+}
+
+/* Keep the events of the spill (all, or those of the step: step), in
+ * file order. Returns 0 or an errno. */
+static int
+spill_replay(struct cp *c, int step)
+{
+	struct replay r;
+	size_t i;
+	int err;
+
+	memset(&r, 0, sizeof r);
+	r.c = c;
+	r.step = step;
+	r.nth = c->nth;
+	if (step) {
+		r.renum = pd_xrealloc(NULL, (r.nth + 1) * sizeof *r.renum);
+		r.th = pd_xrealloc(NULL, (r.nth + 1) * sizeof *r.th);
+		for (i = 0; i < r.nth; i++)
+			r.renum[i] = UINT32_MAX;
+		c->nth = 0;
+	}
+	err = pd_spill_each(&c->sp, REC_MAX, replay_one, &r);
+	if (step) {
+		free(c->th);
+		c->th = r.th;
+		c->capth = r.nth + 1;
+		free(r.renum);
+	}
+	return err ? err : r.bad ? EINVAL : 0;
+}
+
 void
 cp_add(struct cp *c, const struct pd_ev *ev, int kc)
 {
@@ -234,14 +367,14 @@ cp_add(struct cp *c, const struct pd_ev *ev, int kc)
 	};
 	const char *v[4];
 	size_t len[4];
-	struct cev *e;
+	struct cev e;
 	int kind;
 	int64_t step;
 
-	if (!ev->has_ts || !ev->has_dur)
+	if (!ev->has_ts || !ev->has_dur || c->done)
 		return;
 	step = pd_kineto_is_cpu_range(kc) ? pd_kineto_step_num(ev->name) : -1;
-	if (step >= 0 && !c->pass)
+	if (step >= 0)
 		pd_ksteps_add(&c->steps, step, ev->ts_ns, ev->ts_ns +
 		    (ev->dur_ns > 0 ? ev->dur_ns : 0));
 	if (step >= 0 || kc == PD_KC_ANNOT)
@@ -256,57 +389,48 @@ cp_add(struct cp *c, const struct pd_ev *ev, int kc)
 		kind = K_SYNC;
 	else
 		return;
-	if (c->over && !c->pass)
-		return;
-	if (c->pass) {
-		/* one step: CPU events inside it, GPU ones up to a step's
-		 * length after it (those launched in it are kept later) */
-		if (ev->ts_ns < c->ws || (kind <= K_ANNOT && ev->ts_ns > c->we) ||
-		    ev->ts_ns > c->we + (c->we - c->ws))
-			return;
-	}
-	if (c->nev >= c->max) {
-		c->over = 1;
-		if (!c->pass) {
-			free(c->ev);
-			c->ev = NULL;
-			c->nev = c->capev = 0;
-		}
-		return;
-	}
-	if (c->nev == c->capev) {
-		c->capev = c->capev ? c->capev * 2 : 1024;
-		c->ev = pd_xrealloc(c->ev, c->capev * sizeof *c->ev);
-	}
 	pd_kineto_args(ev, keys, 4, v, len);
-	e = &c->ev[c->nev++];
-	e->ts = ev->ts_ns;
-	e->dur = ev->dur_ns;
-	e->corr = arg_int(v[0], len[0], -1);
-	e->wait_stream = arg_int(v[2], len[2], -1);
-	e->wait_corr = arg_int(v[3], len[3], -1);
-	e->stream = -1;
+	e.ts = ev->ts_ns;
+	e.dur = ev->dur_ns;
+	e.corr = arg_int(v[0], len[0], -1);
+	e.wait_stream = arg_int(v[2], len[2], -1);
+	e.wait_corr = arg_int(v[3], len[3], -1);
+	e.stream = -1;
 	if (kind == K_GPU)
-		e->stream = pd_kineto_stream(ev);
+		e.stream = pd_kineto_stream(ev);
 	else if (kind == K_SYNC)
-		e->stream = arg_int(v[1], len[1], -1);
-	e->pid = ev->pid_is_num ? ev->pid_num : -1;
-	e->name = intern(c, ev->name);
-	e->thread = thread_of(c, ev);
-	e->seq = (uint32_t)ev->index;
-	e->kind = (uint8_t)kind;
-	e->kc = (uint8_t)kc;
+		e.stream = arg_int(v[1], len[1], -1);
+	e.pid = ev->pid_is_num ? ev->pid_num : -1;
+	e.name = intern(c, ev->name);
+	e.thread = thread_of(c, ev);
+	e.seq = (uint32_t)ev->index;
+	e.kind = (uint8_t)kind;
+	e.kc = (uint8_t)kc;
+	spill_add(c, &e);
+	if (c->sp.n > c->max)
+		c->over = 1;
 }
 
-int
-cp_restart(struct cp *c)
+/* The reading is over: keep its events (all of them, or past max_events
+ * the median ProfilerStep's). */
+static void
+finish(struct cp *c)
 {
 	size_t i, n;
 	int64_t *d;
 	struct pd_kstep *s;
 
-	if (!c->over || c->pass || c->steps.n == 0)
-		return 0;
+	if (c->done)
+		return;
+	c->done = 1;
+	if (!c->over) {
+		c->err = spill_replay(c, 0);
+		return;
+	}
+	if (c->steps.n == 0 || !c->restart) {
+		pd_spill_free(&c->sp);
+		return;
+	}
 	/* the median step by duration (the earlier of two) */
 	n = c->steps.n;
 	d = pd_xrealloc(NULL, n * sizeof *d);
@@ -334,10 +458,15 @@ cp_restart(struct cp *c)
 	c->step = s->num;
 	c->pass = 1;
 	c->over = 0;
-	c->nev = 0;
-	c->nth = 0;
-	c->lastth = 0;
-	return 1;
+	c->err = spill_replay(c, 1);
+}
+
+int
+cp_restart(struct cp *c)
+{
+	c->restart = 1;
+	finish(c);
+	return 0;
 }
 
 /* ---- the graph ---- */
@@ -1432,6 +1561,13 @@ cp_json(struct cp *c, const char *path, int topn)
 	long len;
 	size_t i;
 
+	finish(c);
+	if (c->err) {
+		pd_warn(path, 0, "the critical path's events could not be kept "
+		    "in a temporary file (%s); critical_path is null",
+		    strerror(c->err));
+		return json_null();
+	}
 	if (c->over) {
 		if (c->pass)
 			pd_warn(path, 0, "ProfilerStep#%lld alone has more than "
@@ -1528,6 +1664,7 @@ cp_free(struct cp *c)
 	free(c->nflag);
 	free(c->ev);
 	free(c->th);
+	pd_spill_free(&c->sp);
 	pd_ksteps_free(&c->steps);
 	json_decref(c->index);
 	free(c);

@@ -18,9 +18,10 @@ struct cp *cp_new(const struct pd_patterns *comm, uint64_t max_events);
 /* Every X event of the trace, with its pd_kineto_class. */
 void cp_add(struct cp *c, const struct pd_ev *ev, int kclass);
 
-/* More events than max_events came: the caller reads the file again
- * after cp_restart, feeding cp_add again; only one step is kept then.
- * Returns 0 when no second reading is needed or possible. */
+/* The trace was read to its end. Past max_events only one step is kept
+ * then, chosen among the events cp_add kept on disk (a trace read only
+ * in part keeps none: cp_json warns). Returns 0: the file need not be
+ * read again. */
 int cp_restart(struct cp *c);
 
 /* The critical_path object (new reference; json null when there is
