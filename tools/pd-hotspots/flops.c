@@ -22,6 +22,7 @@
 #include "pd_num.h"
 #include "pd_rec.h"
 #include "pd_share.h"
+#include "pd_spill.h"
 #include "pd_yamlio.h"
 
 enum { F_MM, F_ADDMM, F_BMM, F_BADDBMM, F_MATMUL, F_LINEAR, F_CONV,
@@ -112,11 +113,13 @@ struct op {
 	int inner, mask;
 };
 
+/* A GPU activity linked to its launch call: coded in ln (linked). */
 struct link {
-	int64_t ts, ns;
-	uint32_t th;
+	int64_t ts, ns;		/* launch start, activity duration */
+	uint32_t th;		/* launch thread */
 	int tf32;
 };
+#define LINK_MAX 32		/* the longest coded link: 3 x 10 bytes */
 
 struct thr {
 	int64_t pid, tid;
@@ -128,8 +131,8 @@ struct flops {
 	size_t ng, capg;
 	struct op *op;
 	size_t nop, capop;
-	struct link *ln;
-	size_t nln, capln;
+	struct pd_spill ln;	/* the links, in a temporary file past 1 MiB */
+	int64_t lts;		/* the last link's ts */
 	struct thr *th;
 	size_t nth, capth;
 	struct pd_i64map corr;
@@ -160,7 +163,7 @@ flops_free(struct flops *f)
 	}
 	free(f->g);
 	free(f->op);
-	free(f->ln);
+	pd_spill_free(&f->ln);
 	free(f->th);
 	json_decref(f->gindex);
 	pd_i64map_free(&f->corr);
@@ -696,14 +699,13 @@ is_tf32(const char *kernel)
 static void
 linked(struct flops *f, int64_t ts, uint32_t th, int64_t ns, int tf32)
 {
-	struct link *l;
+	unsigned char *p = pd_spill_reserve(&f->ln, LINK_MAX);
 
-	f->ln = grow(f->ln, &f->capln, f->nln, sizeof *f->ln);
-	l = &f->ln[f->nln++];
-	l->ts = ts;
-	l->th = th;
-	l->ns = ns;
-	l->tf32 = tf32;
+	p = pd_spill_put_d(p, ts, f->lts);
+	p = pd_spill_put_u(p, (uint64_t)th << 1 | (tf32 != 0));
+	p = pd_spill_put_d(p, ns, 0);
+	pd_spill_commit(&f->ln, p);
+	f->lts = ts;
 }
 
 static void
@@ -799,14 +801,60 @@ cmp_op(const void *x, const void *y)
 	return (a->seq > b->seq) - (a->seq < b->seq);
 }
 
+struct attr {
+	struct flops *f;
+	struct link l;		/* the last one read */
+};
+
+/* Give one link to the outer op whose span holds its launch: the last
+ * outer op of its thread starting at or before it. */
+static const unsigned char *
+attr_one(const unsigned char *p, const unsigned char *end, void *ctx)
+{
+	struct attr *a = ctx;
+	struct flops *f = a->f;
+	struct link *l = &a->l;
+	size_t lo = 0, hi = f->nop, first;
+	struct op *o;
+	uint64_t th;
+
+	l->ts = pd_spill_get_d(&p, end, l->ts);
+	th = pd_spill_get_u(&p, end);
+	l->th = (uint32_t)(th >> 1);
+	l->tf32 = (int)(th & 1);
+	l->ns = pd_spill_get_d(&p, end, 0);
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct op *m = &f->op[mid];
+
+		if (m->th < l->th || (m->th == l->th && m->ts <= l->ts))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (first = lo; first > 0 && f->op[first - 1].inner; first--)
+		;
+	if (first == 0)
+		return p;
+	o = &f->op[first - 1];
+	if (o->th != l->th || l->ts >= o->end)
+		return p;
+	SADD(o->dev_ns, l->ns);
+	if (l->tf32)
+		f->g[o->group].tf32 = 1;
+	return p;
+}
+
 /* Mark the ops inside another one of their thread, then give each linked
  * activity to the outer op whose span holds its launch. */
 static void
 attribute(struct flops *f)
 {
-	size_t i, lo, hi, first;
+	struct attr a;
+	size_t i;
 	int64_t end = 0;
 	uint32_t th = UINT32_MAX;
+	int err;
 
 	if (f->nop > 1)
 		qsort(f->op, f->nop, sizeof *f->op, cmp_op);
@@ -820,33 +868,14 @@ attribute(struct flops *f)
 		th = o->th;
 		end = o->end;
 	}
-	for (i = 0; i < f->nln; i++) {
-		struct link *l = &f->ln[i];
-		struct op *o;
-
-		/* the last outer op of the thread starting at or before l */
-		lo = 0;
-		hi = f->nop;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			const struct op *m = &f->op[mid];
-
-			if (m->th < l->th || (m->th == l->th && m->ts <= l->ts))
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		for (first = lo; first > 0 && f->op[first - 1].inner; first--)
-			;
-		if (first == 0)
-			continue;
-		o = &f->op[first - 1];
-		if (o->th != l->th || l->ts >= o->end)
-			continue;
-		SADD(o->dev_ns, l->ns);
-		if (l->tf32)
-			f->g[o->group].tf32 = 1;
-	}
+	memset(&a, 0, sizeof a);
+	a.f = f;
+	if (f->nop == 0)
+		pd_spill_free(&f->ln);
+	else if ((err = pd_spill_each(&f->ln, LINK_MAX, attr_one, &a)))
+		pd_warn(NULL, 0, "the launches of the FLOP-bearing operators "
+		    "could not be kept in a temporary file (%s); their "
+		    "device times are partial", strerror(err));
 }
 
 /* ---- peaks ---- */
