@@ -392,10 +392,14 @@ pd_kineto_args(const struct pd_ev *ev, const char *const *keys, int n,
     const char **v, size_t *len)
 {
 	const char *p, *e, *k, *ke, *ve;
+	size_t kl[8];		/* the lengths of the first keys */
 	int i, found = 0;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		v[i] = NULL, len[i] = 0;
+		if (i < 8)
+			kl[i] = strlen(keys[i]);
+	}
 	if (!ev->args)
 		return 0;
 	p = ev->args;
@@ -417,9 +421,9 @@ pd_kineto_args(const struct pd_ev *ev, const char *const *keys, int n,
 		if (!(ve = skip_val(p, e)) || ve == p)
 			break;
 		for (i = 0; i < n; i++) {
-			size_t kl = strlen(keys[i]);
-			if (!v[i] && (size_t)(ke - 1 - k) == kl &&
-			    memcmp(k, keys[i], kl) == 0) {
+			size_t l = i < 8 ? kl[i] : strlen(keys[i]);
+			if (!v[i] && (size_t)(ke - 1 - k) == l &&
+			    memcmp(k, keys[i], l) == 0) {
 				v[i] = p;
 				len[i] = (size_t)(ve - p);
 				found++;
