@@ -389,7 +389,10 @@ cp_add(struct cp *c, const struct pd_ev *ev, int kc)
 		kind = K_SYNC;
 	else
 		return;
-	pd_kineto_args(ev, keys, 4, v, len);
+	/* the wait and the stream args serve the syncs alone */
+	pd_kineto_args(ev, keys, kind == K_SYNC ? 4 : 1, v, len);
+	if (kind != K_SYNC)
+		v[2] = v[3] = NULL;
 	e.ts = ev->ts_ns;
 	e.dur = ev->dur_ns;
 	e.corr = arg_int(v[0], len[0], -1);
@@ -424,6 +427,8 @@ finish(struct cp *c)
 		return;
 	c->done = 1;
 	if (!c->over) {
+		c->capev = c->sp.n + 1;	/* all of them: no doubling */
+		c->ev = pd_xrealloc(NULL, c->capev * sizeof *c->ev);
 		c->err = spill_replay(c, 0);
 		return;
 	}
@@ -824,11 +829,15 @@ is_launch(struct cp *c, size_t i)
 static void
 queue_lengths(struct cp *c, int32_t *qrt, int32_t *q)
 {
-	struct qitem *it = pd_xrealloc(NULL, (2 * c->nev + 1) * sizeof *it);
+	struct qitem *it;
 	size_t i, n = 0;
 	int64_t stream = 0;
 	int32_t len = 0;
 
+	for (i = 0; i < c->nev; i++)
+		n += is_launch(c, i) ? 2 : 0;
+	it = pd_xrealloc(NULL, (n + 1) * sizeof *it);
+	n = 0;
 	for (i = 0; i < c->nev; i++) {
 		qrt[i] = q[i] = QNONE;
 		if (!is_launch(c, i))

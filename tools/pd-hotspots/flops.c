@@ -759,7 +759,8 @@ on_launch(struct flops *f, const struct pd_ev *ev)
 void
 flops_event(struct flops *f, const struct pd_ev *ev, int kc)
 {
-	const struct famdef *fd;
+	static size_t famlen[sizeof fams / sizeof *fams];
+	size_t i, len;
 	int64_t step;
 
 	if (pd_kineto_is_gpu(kc)) {
@@ -778,9 +779,13 @@ flops_event(struct flops *f, const struct pd_ev *ev, int kc)
 	}
 	if (kc != PD_KC_CPU_OP)
 		return;
-	for (fd = fams; fd->name; fd++)
-		if (!strcmp(fd->name, ev->name)) {
-			on_op(f, ev, fd);
+	if (!famlen[0])
+		for (i = 0; fams[i].name; i++)
+			famlen[i] = strlen(fams[i].name);
+	len = strlen(ev->name);
+	for (i = 0; fams[i].name; i++)
+		if (famlen[i] == len && !memcmp(fams[i].name, ev->name, len)) {
+			on_op(f, ev, &fams[i]);
 			return;
 		}
 }

@@ -45,7 +45,7 @@ enum { TAG_RT = 1, TAG_PEND = 2 };
 
 struct agg {
 	char *name;
-	int cls;
+	int cls;		/* kern: its class; api: a launch call */
 	int64_t count, total_ns;
 };
 
@@ -210,12 +210,13 @@ on_runtime(struct hot *h, const struct pd_ev *ev)
 	const char *const *l;
 	int64_t corr;
 
+	if (a->count == 0)
+		for (l = launches; *l; l++)
+			if (strcmp(*l, ev->name) == 0)
+				a->cls = 1;
 	a->count++;
 	a->total_ns += ev->dur_ns;
-	for (l = launches; *l; l++)
-		if (strcmp(*l, ev->name) == 0)
-			break;
-	if (!*l || !pd_ev_arg_int(ev, "correlation", &corr))
+	if (!a->cls || !pd_ev_arg_int(ev, "correlation", &corr))
 		return;
 	seqs_launch(h->seqs, ev, corr);
 	if ((e = pd_i64map_get(&h->link, corr, TAG_PEND))) {

@@ -74,6 +74,7 @@ struct seqs {
 	struct ent *e;
 	size_t ne, cape;
 	uint32_t *idx;		/* entry index + 1; 0: empty */
+	uint32_t *ih;		/* the top of its hash: probed without e */
 	size_t capidx;		/* a power of two, 2 * cape */
 	struct opslot *ops;
 	struct launchslot *launch;
@@ -192,7 +193,9 @@ reindex(struct seqs *s)
 
 	s->capidx = 2 * s->cape;
 	free(s->idx);
+	free(s->ih);
 	s->idx = pd_xcalloc(s->capidx, sizeof *s->idx);
+	s->ih = pd_xcalloc(s->capidx, sizeof *s->ih);
 	mask = s->capidx - 1;
 	for (i = 0; i < s->ne; i++) {
 		size_t j = s->e[i].hash & mask;
@@ -200,6 +203,7 @@ reindex(struct seqs *s)
 		while (s->idx[j])
 			j = (j + 1) & mask;
 		s->idx[j] = (uint32_t)(i + 1);
+		s->ih[j] = (uint32_t)(s->e[i].hash >> 32);
 	}
 }
 
@@ -237,6 +241,8 @@ find(struct seqs *s, uint64_t h, uint32_t stream, const uint32_t *name,
 	if (s->capidx) {
 		mask = s->capidx - 1;
 		for (j = h & mask; s->idx[j]; j = (j + 1) & mask) {
+			if (s->ih[j] != (uint32_t)(h >> 32))
+				continue;
 			e = &s->e[s->idx[j] - 1];
 			if (e->hash == h && e->stream == stream && e->n == n &&
 			    !memcmp(e->name, name, n * sizeof *name))
@@ -257,6 +263,7 @@ find(struct seqs *s, uint64_t h, uint32_t stream, const uint32_t *name,
 		;
 	e = &s->e[s->ne++];
 	s->idx[j] = (uint32_t)s->ne;
+	s->ih[j] = (uint32_t)(h >> 32);
 	memset(e, 0, sizeof *e);
 	e->hash = h;
 	e->stream = stream;
@@ -271,7 +278,8 @@ static void
 take(struct seqs *s, size_t si, const struct kev *k)
 {
 	struct stream *st = &s->st[si];
-	uint32_t name[SEQ_MAX];
+	uint32_t name[SEQ_MAX], op[SEQ_MAX];	/* op: by ring slot */
+	unsigned char have_op[SEQ_MAX] = { 0 };
 	const struct kev *run[SEQ_MAX];
 	int n, j;
 
@@ -299,14 +307,18 @@ take(struct seqs *s, size_t si, const struct kev *k)
 		e->total_ns += ns;
 		e->last_end = st->pos - 1;
 		for (j = 0; j < n; j++) {
-			uint32_t op = op_of(s, run[j]->ts, run[j]->ext,
-			    run[j]->corr);
+			size_t r = (size_t)((start + (uint64_t)j) % SEQ_MAX);
 
+			if (!have_op[r]) {
+				op[r] = op_of(s, run[j]->ts, run[j]->ext,
+				    run[j]->corr);
+				have_op[r] = 1;
+			}
 			e->ts[j] = run[j]->ts;
 			e->ext[j] = run[j]->ext;
 			e->corr[j] = run[j]->corr;
-			if (op != NO_OP || fresh)
-				e->op[j] = op;
+			if (op[r] != NO_OP || fresh)
+				e->op[j] = op[r];
 		}
 	}
 }
@@ -566,6 +578,7 @@ seqs_free(struct seqs *s)
 	free(s->st);
 	free(s->e);
 	free(s->idx);
+	free(s->ih);
 	free(s->ops);
 	free(s->launch);
 	free(s);
