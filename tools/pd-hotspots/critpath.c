@@ -109,7 +109,7 @@ struct cp {
 	struct cev prev;	/* the last one: the next is coded against it */
 	int over;		/* more than max events came */
 	int pass;		/* 1: one step kept */
-	int restart;		/* cp_restart was called */
+	int end;		/* cp_end was called */
 	int done;		/* the events are in ev (finish) */
 	int err;		/* errno of the spill, 0 */
 	int64_t ws, we;		/* the step window of the second reading */
@@ -267,9 +267,9 @@ keep_ev(struct cp *c, const struct cev *e)
 	c->ev[c->nev++] = *e;
 }
 
-/* The second reading's choice: one step's CPU events, GPU ones up to a
- * step's length after it (those launched in it are kept later), threads
- * numbered again in order of appearance. */
+/* Past max_events: the step's CPU events, GPU ones up to a step's
+ * length after it (those launched in it are kept later), threads
+ * numbered anew in order of appearance. */
 static void
 keep_step(struct cp *c, struct cev *e, uint32_t *renum, struct cthread *th)
 {
@@ -432,7 +432,7 @@ finish(struct cp *c)
 		c->err = spill_replay(c, 0);
 		return;
 	}
-	if (c->steps.n == 0 || !c->restart) {
+	if (c->steps.n == 0 || !c->end) {
 		pd_spill_free(&c->sp);
 		return;
 	}
@@ -466,12 +466,11 @@ finish(struct cp *c)
 	c->err = spill_replay(c, 1);
 }
 
-int
-cp_restart(struct cp *c)
+void
+cp_end(struct cp *c)
 {
-	c->restart = 1;
+	c->end = 1;
 	finish(c);
-	return 0;
 }
 
 /* ---- the graph ---- */

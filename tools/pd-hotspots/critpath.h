@@ -18,11 +18,10 @@ struct cp *cp_new(const struct pd_patterns *comm, uint64_t max_events);
 /* Every X event of the trace, with its pd_kineto_class. */
 void cp_add(struct cp *c, const struct pd_ev *ev, int kclass);
 
-/* The trace was read to its end. Past max_events only one step is kept
- * then, chosen among the events cp_add kept on disk (a trace read only
- * in part keeps none: cp_json warns). Returns 0: the file need not be
- * read again. */
-int cp_restart(struct cp *c);
+/* The trace was read to its end: past max_events, one step is kept (the
+ * median ProfilerStep by duration). Without this call (a trace read only
+ * in part) none is: cp_json warns. */
+void cp_end(struct cp *c);
 
 /* The critical_path object (new reference; json null when there is
  * nothing to build a graph from, or the graph has a cycle: warned with

@@ -89,7 +89,6 @@ struct hot {
 	struct thread *th;
 	size_t nth, capth, lastth;
 	int cpu_pass;		/* second reading: CPU ops only */
-	int cp_pass;		/* another reading: the critical path's step */
 	struct cp *cp;		/* NULL for an nsys root */
 	int reread;		/* a thread was out of order */
 	struct pd_i64map link;
@@ -366,8 +365,6 @@ on_event(const struct pd_ev *ev, void *ctx)
 	kc = pd_kineto_class(ev);
 	if (h->cp && !h->cpu_pass)
 		cp_add(h->cp, ev, kc);
-	if (h->cp_pass)
-		return 0;
 	if (!h->cpu_pass && ev->has_ts && ev->has_dur)
 		flops_event(h->fl, ev, kc);
 	if (!h->cpu_pass && kc == PD_KC_OTHER)
@@ -685,26 +682,6 @@ reread_cpu(struct hot *h, const struct pd_trace_cb *cb)
 	self_times(h);
 }
 
-/* The trace had more events than the critical path keeps: read it again
- * for the events of one step. */
-static void
-reread_cp(struct hot *h, const struct pd_trace_cb *cb)
-{
-	struct pd_kineto_info info;
-	struct pd_trace_stats st;
-	int rc;
-
-	if (!cp_restart(h->cp))
-		return;
-	h->cp_pass = 1;
-	rc = pd_kineto_read(h->root, h->path, cb, &info, &st);
-	pd_kineto_info_free(&info);
-	h->cp_pass = 0;
-	if (rc != 0)
-		pd_warn(h->path, 0, "could not be read again for the "
-		    "critical path; it covers what was read");
-}
-
 /* The events on_event does anything with (pd_trace_cb.want). */
 static int
 want(const struct pd_ev *ev)
@@ -747,7 +724,7 @@ hotspots_pytorch(json_t *root, const struct pd_tool *t)
 	if (rc == 0 && h.reread)
 		reread_cpu(&h, &cb);
 	if (rc == 0 && h.cp)
-		reread_cp(&h, &cb);
+		cp_end(h.cp);
 	memset(&r, 0, sizeof r);
 	fill(&h, &r, t->topn);
 	r.cp = h.cp;
