@@ -306,3 +306,22 @@ $t: warning: $d/fifo.csv: export 'trace_view' of '$d/r_ascend_pt': not a regular
 	run_pd "$PD_TESTBIN/noise-check" 0.05 0.1 "3" "3"
 	[ "$output" = "spread nan floor 0.1500 noise 0.1500 verdict unchanged samples -1" ]
 }
+
+# spill-check writes records of varint-coded int64 differences (INT64_MIN,
+# INT64_MAX, 0, -1, 1 and arbitrary bits: every difference wraps) through
+# a pd_spill and compares what comes back with what went in. Past its
+# limit the log goes to a temporary file, read back in blocks of that
+# size (a limit of 1 byte: every record straddles blocks); without a
+# temporary directory it stays in memory, for the same records.
+@test "spill: records come back whole from memory and from a temporary file" {
+	run_pd "$PD_TESTBIN/spill-check" 100 1048576
+	[[ "$output" = "100 records, "*" bytes, memory, ok" ]]
+	run_pd "$PD_TESTBIN/spill-check" 100000 4096
+	[[ "$output" = "100000 records, "*" bytes, file, ok" ]]
+	run_pd "$PD_TESTBIN/spill-check" 1000 1
+	[[ "$output" = "1000 records, "*" bytes, file, ok" ]]
+	TMPDIR=$BATS_TEST_TMPDIR/none run_pd "$PD_TESTBIN/spill-check" 100000 4096
+	[[ "$output" = "100000 records, "*" bytes, memory, ok" ]]
+	run_pd "$PD_TESTBIN/spill-check" 0 16
+	[ "$output" = "0 records, 0 bytes, memory, ok" ]
+}
