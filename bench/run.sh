@@ -211,7 +211,12 @@ fi
 # above on the big one; x_base here is big / 256 MiB. Target: <= 1.10
 # (flat). The figure is 256 MiB -> 2 GiB: BENCH_GIB=2 for that
 # (it needs about 3 GiB free for the trace and its gzip, and 1.5 GiB
-# more for the cache entry).
+# more for the cache entry). What still grows with the trace, per tool:
+# pd-sum-mem sorts its events in runs of 4 MiB (PD_SORT_MEM; temporary
+# files under TMPDIR, 64 B per [memory] event and 32 B per operator
+# range: ~75 MiB on disk for the 1 GiB trace), merged with 64 KiB per
+# run (~1 KiB of memory per MiB of trace), and keeps 64 B per step and
+# device, one entry per operator name, address and block still held.
 SMALL=$OUT/big-0.25g.pt.trace.json
 if part rss && [ "$GIB" != 0.25 ] && [ ! -s "$SMALL" ]; then
 	echo "bench: generating $SMALL"

@@ -325,3 +325,24 @@ $t: warning: $d/fifo.csv: export 'trace_view' of '$d/r_ascend_pt': not a regular
 	run_pd "$PD_TESTBIN/spill-check" 0 16
 	[ "$output" = "0 records, 0 bytes, memory, ok" ]
 }
+
+# pd_xsort with runs of 10 records (16 bytes each): 1000 records with keys
+# -48..48 (many repeats) come back in (key, sequence) order, each once, in
+# 100 runs; 20 records fill exactly two runs; 0 and 1 need no file. The
+# sum of the keys read is that of the keys written (printed first). A
+# TMPDIR that does not exist is an I/O error (exit 5) once a run spills.
+@test "xsort: records come back sorted, each once, across runs" {
+	local a
+	for a in "1000 7 100" "20 3 2" "1 1 0" "0 1 0"; do
+		set -- $a
+		PD_SORT_MEM=160 TMPDIR=$BATS_TEST_TMPDIR run_pd \
+		    "$PD_TESTBIN/xsort-check" "$1" "$2"
+		[ "${lines[1]}" = "n=$1 runs=$3 sorted=1 sum=${lines[0]#in=}" ]
+	done
+	PD_SORT_MEM=160 TMPDIR=$BATS_TEST_TMPDIR/none run_pd 5 \
+	    "$PD_TESTBIN/xsort-check" 1000 7
+	[ "$stderr" = "xsort-check: No such file or directory" ]
+	# in one run, nothing is written: no TMPDIR needed
+	TMPDIR=$BATS_TEST_TMPDIR/none run_pd "$PD_TESTBIN/xsort-check" 1000 7
+	[ "${lines[1]}" = "n=1000 runs=0 sorted=1 sum=-217" ]
+}

@@ -290,3 +290,44 @@ kroot() {	# kroot FILE KIND [DEVICE]: a pd.root with one export
 	[ "$(jqr pd.mem "$shape")" = '[[],[]]' ]
 	[ "$(jqr pd.mem '[.allocs_without_op,.devices[0].phases]')" = '[null,null]' ]
 }
+
+# The events are sorted in runs of PD_SORT_MEM bytes, written to temporary
+# files under TMPDIR past one run. With runs of two events (64-byte events,
+# 32-byte ranges) every fixture and the corpus's largest trace go through
+# the files (a TMPDIR that does not exist then fails, exit 5) and give the
+# record of the in-memory sort byte for byte; the corpus numbers are the
+# ones pinned above.
+@test "pd-sum-mem kineto: sorting in temporary files gives the same record" {
+	local f
+	for f in sum-mem-2021 sum-kineto sum-2021; do
+		run_pd 0 pd-sum-mem "$KF/$f.json"
+		local want=$output
+		PD_SORT_MEM=64 run_pd 0 pd-sum-mem "$KF/$f.json"
+		[ "$output" = "$want" ]
+		TMPDIR=$BATS_TEST_TMPDIR/none PD_SORT_MEM=64 run_pd 5 \
+		    pd-sum-mem "$KF/$f.json"
+	done
+	require_corpus
+	mkdir "$BATS_TEST_TMPDIR/sort"
+	PD_SORT_MEM=65536 TMPDIR=$BATS_TEST_TMPDIR/sort run_pd 0 pd-sum-mem \
+	    "$PT/hta-memory-events-v100/df_index_resolver.json.gz"
+	jqv pd.mem '.devices[0] | [.device,.events,.peak_allocated_bytes,.peak_reserved_bytes,.capacity_bytes]' \
+	    '[.rank,.peak_ratio]' '.top_allocators[0:2] | map([.name,.bytes,.count])'
+	[ "${J[0]}" = \
+	    '[1,26770,6629508096,12782141440,34089730048]' ]
+	[ "${J[1]}" = '[1,0.375]' ]
+	[ "${J[2]}" = \
+	    '[["aten::mul",12402728960,2295],["aten::add",9478615040,1240]]' ]
+	# nothing is left behind in TMPDIR
+	[ -z "$(ls -A "$BATS_TEST_TMPDIR/sort")" ]
+}
+
+@test "pd-sum-mem kineto: no temporary file: exit 5, the file and the reason" {
+	TMPDIR=$BATS_TEST_TMPDIR/none PD_SORT_MEM=64 run_pd 5 pd-sum-mem \
+	    "$KF/sum-mem-2021.json"
+	[[ "$stderr" == *"sum-mem-2021.json: cannot sort its events in a temporary file in '$BATS_TEST_TMPDIR/none': No such file or directory"* ]]
+	[ "$(printf '%s\n' "$output" | grep -c '"type":"pd.mem"')" -eq 0 ]
+	# one run is sorted in memory: no file needed
+	TMPDIR=$BATS_TEST_TMPDIR/none run_pd 0 pd-sum-mem "$KF/sum-mem-2021.json"
+	[ "$(jqr pd.mem '.devices[0].peak_allocated_bytes')" = 7000 ]
+}

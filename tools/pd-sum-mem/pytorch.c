@@ -10,10 +10,12 @@
  *    category], action 1 preexisting, 2 create, 3 increment version,
  *    4 destroy, bytes already signed; category 0..7 as below.
  * Keeps: every [memory] event (time, thread, device, bytes, totals,
- * address) and every CPU range that is an operator or names a phase, a
- * few dozen bytes each; per allocator address the balance of allocations
- * and frees (order-free). At the end both are sorted: by thread and time
- * to give each allocation its innermost operator and phase, then by
+ * address; 64 bytes) and every CPU range that is an operator or names a
+ * phase (32 bytes) in a pd_xsort each (4 MiB in memory, the rest in
+ * sorted runs in a temporary file); per allocator address the balance of
+ * allocations and frees, per device its first and last time (order-free).
+ * At the end both are merged by thread and time to give each allocation
+ * its innermost operator and phase, and the events sorted again by
  * device and time for the peaks, the least-squares line, the peaks per
  * ProfilerStep and phase, the lifetimes (free paired with the open
  * allocation of its address) and a timeline of at most TL_POINTS points.
@@ -38,6 +40,7 @@
 #include "pd_kineto.h"
 #include "pd_locate.h"
 #include "pd_rec.h"
+#include "pd_xsort.h"
 
 /* Least-squares line through (t, bytes), order-free: t in s from t0. */
 struct fit {
@@ -81,8 +84,8 @@ static const char *const ph_names[NPH] = {
 #define TL_POINTS 128	/* most points of a device's timeline */
 #define NO_OP UINT32_MAX
 
-/* A [memory] event, kept to the end: attribution needs every CPU range
- * of its thread, and the sums need time order. */
+/* A [memory] event, kept to the end (in a pd_xsort: attribution needs
+ * every CPU range of its thread, and the sums need time order). */
 struct mev {
 	int64_t ts, bytes, ta, tr, addr;
 	uint32_t th, dev, op, seq;
@@ -90,7 +93,7 @@ struct mev {
 };
 
 /* A CPU range: an operator allocations are attributed to, a phase
- * range, or both. */
+ * range, or both (kept in a pd_xsort, by thread and time). */
 struct rng {
 	int64_t s, e;
 	uint32_t th, name, seq;
@@ -108,8 +111,17 @@ struct tlpt {
 	int used;
 };
 
+/* The first and last time of a device's events, order-free (see
+ * dev_span). */
+struct tspan {
+	int64_t min, minpos, max;
+	uint8_t any, anypos;
+};
+
 struct dev {
 	int64_t type, id;
+	struct tspan span_all, span_ta;	/* of all events, of those with ta */
+	int64_t t0, t1, sum;	/* timeline span; running sum of Bytes */
 	uint64_t events, allocs, frees;
 	int64_t alloc_bytes, free_bytes;
 	int has_alloc, has_res, has_frag, totals;
@@ -142,10 +154,10 @@ struct acc {
 	struct slot *h;
 	size_t nh, caph;
 	uint64_t bad, addressed;
-	struct mev *m;
-	size_t nm, capm;
-	struct rng *r;
-	size_t nr, capr;
+	struct pd_xsort ms;	/* [memory] events, by thread and time */
+	struct pd_xsort rs;	/* CPU ranges, by thread and time */
+	struct pd_xsort ds;	/* attributed events, by device and time */
+	int ioerr;		/* errno of a failed temporary file */
 	struct thr *th;
 	size_t nth, capth, lastth;
 	json_t *index;		/* operator name -> index into op */
@@ -306,6 +318,19 @@ addr_key(int64_t addr, int64_t type, int64_t id)
 }
 
 static void
+tspan_add(struct tspan *p, int64_t ts)
+{
+	if (!p->any || ts < p->min)
+		p->min = ts;
+	if (!p->any || ts > p->max)
+		p->max = ts;
+	if (ts > 0 && (!p->anypos || ts < p->minpos))
+		p->minpos = ts, p->anypos = 1;
+	p->any = 1;
+}
+
+/* 0 and the range, or 1 when a temporary file failed (reading stops). */
+static int
 on_range(struct acc *a, const struct pd_ev *ev, int kc)
 {
 	int64_t n = pd_kineto_step_num(ev->name);
@@ -314,17 +339,16 @@ on_range(struct acc *a, const struct pd_ev *ev, int kc)
 
 	if (n >= 0) {
 		pd_ksteps_add(&a->steps, n, ev->ts_ns, ev->ts_ns + ev->dur_ns);
-		return;
+		return 0;
 	}
 	phase = phase_of(ev->name);
 	op = kc == PD_KC_CPU_OP;
 	if (!op && phase == NPH)
-		return;
-	if (a->nr == a->capr) {
-		a->capr = a->capr ? a->capr * 2 : 1024;
-		a->r = pd_xrealloc(a->r, a->capr * sizeof *a->r);
+		return 0;
+	if (!(r = pd_xsort_slot(&a->rs))) {
+		a->ioerr = a->rs.err;
+		return 1;
 	}
-	r = &a->r[a->nr++];
 	r->s = ev->ts_ns;
 	r->e = ev->ts_ns + ev->dur_ns;
 	r->th = thread(a, ev);
@@ -332,6 +356,7 @@ on_range(struct acc *a, const struct pd_ev *ev, int kc)
 	r->seq = a->seq++;
 	r->op = (uint8_t)op;
 	r->phase = (uint8_t)phase;
+	return 0;
 }
 
 static int
@@ -350,7 +375,7 @@ on_event(const struct pd_ev *ev, void *ctx)
 	if (ev->ph == 'X') {
 		kc = pd_kineto_class(ev);
 		if (pd_kineto_is_cpu_range(kc) && ev->has_ts && ev->has_dur)
-			on_range(a, ev, kc);
+			return on_range(a, ev, kc);
 		return 0;
 	}
 	/* instant events only: cheaper than classifying every event */
@@ -361,11 +386,10 @@ on_event(const struct pd_ev *ev, void *ctx)
 		pd_kineto_bad_event(a->path, ev, "no ts or Bytes", &a->bad);
 		return 0;
 	}
-	if (a->nm == a->capm) {
-		a->capm = a->capm ? a->capm * 2 : 1024;
-		a->m = pd_xrealloc(a->m, a->capm * sizeof *a->m);
+	if (!(m = pd_xsort_slot(&a->ms))) {
+		a->ioerr = a->ms.err;
+		return 1;
 	}
-	m = &a->m[a->nm++];
 	memset(m, 0, sizeof *m);
 	/* 2021 traces have no Addr: then only Bytes and the order tell */
 	m->has_addr = (uint8_t)pd_kineto_raw_int(v[1], len[1], &addr);
@@ -387,6 +411,9 @@ on_event(const struct pd_ev *ev, void *ctx)
 	d = &a->dv[m->dev];
 	d->events++;
 	d->totals |= m->has_ta;
+	tspan_add(&d->span_all, m->ts);
+	if (m->has_ta)
+		tspan_add(&d->span_ta, m->ts);
 	if (bytes >= 0) {
 		d->allocs++;
 		d->alloc_bytes += bytes;
@@ -443,37 +470,50 @@ mev_dev_cmp(const void *x, const void *y)
 /* Each event gets the innermost operator and phase range of its thread
  * that holds its time (ends included), by one sweep over both sorted by
  * thread and time; without a phase range, a time inside a ProfilerStep
- * is forward, outside every step other. */
-static void
+ * is forward, outside every step other. The events go on into a->ds.
+ * The stack holds the open ranges (copies: as deep as they nest).
+ * 0, or -1 when a temporary file failed (a->ioerr). */
+static int
 attribute(struct acc *a)
 {
-	size_t i = 0, j, sp = 0, *st;
+	const struct rng *ri;
+	const struct mev *mj;
+	struct rng *st = NULL;
+	size_t sp = 0, cap = 0;
+	uint32_t prev_th = 0;
+	int first = 1;
 	long k;
 
-	if (a->nr > 1)
-		qsort(a->r, a->nr, sizeof *a->r, rng_cmp);
-	if (a->nm > 1)
-		qsort(a->m, a->nm, sizeof *a->m, mev_th_cmp);
-	st = pd_xmalloc((a->nr + 1) * sizeof *st);
-	for (j = 0; j < a->nm; j++) {
-		struct mev *m = &a->m[j];
+	if (pd_xsort_finish(&a->rs) < 0 || pd_xsort_finish(&a->ms) < 0)
+		goto fail;
+	for (; (mj = pd_xsort_peek(&a->ms)); pd_xsort_next(&a->ms)) {
+		struct mev *m = pd_xsort_slot(&a->ds);
 		uint32_t op = NO_OP;
 		int phase = NPH;
-		if (j == 0 || m->th != a->m[j - 1].th) {
+		if (!m)
+			goto fail;
+		*m = *mj;
+		if (first || m->th != prev_th) {
 			sp = 0;
-			while (i < a->nr && a->r[i].th < m->th)
-				i++;
+			while ((ri = pd_xsort_peek(&a->rs)) && ri->th < m->th)
+				pd_xsort_next(&a->rs);
 		}
-		for (; i < a->nr && a->r[i].th == m->th && a->r[i].s <= m->ts;
-		    i++) {
-			while (sp && a->r[st[sp - 1]].e < a->r[i].s)
+		first = 0;
+		prev_th = m->th;
+		for (; (ri = pd_xsort_peek(&a->rs)) && ri->th == m->th &&
+		    ri->s <= m->ts; pd_xsort_next(&a->rs)) {
+			while (sp && st[sp - 1].e < ri->s)
 				sp--;
-			st[sp++] = i;
+			if (sp == cap) {
+				cap = cap ? cap * 2 : 64;
+				st = pd_xrealloc(st, cap * sizeof *st);
+			}
+			st[sp++] = *ri;
 		}
-		while (sp && a->r[st[sp - 1]].e < m->ts)
+		while (sp && st[sp - 1].e < m->ts)
 			sp--;
 		for (k = (long)sp - 1; k >= 0; k--) {
-			const struct rng *r = &a->r[st[k]];
+			const struct rng *r = &st[k];
 			if (r->e < m->ts)
 				continue;
 			if (op == NO_OP && r->op)
@@ -489,7 +529,16 @@ attribute(struct acc *a)
 		m->op = op;
 		m->phase = (uint8_t)phase;
 	}
+	if (a->ms.err || a->rs.err)
+		goto fail;
 	free(st);
+	pd_xsort_free(&a->ms);
+	pd_xsort_free(&a->rs);
+	return 0;
+fail:
+	a->ioerr = a->ms.err ? a->ms.err : a->rs.err ? a->rs.err : a->ds.err;
+	free(st);
+	return -1;
 }
 
 /* One event into a step's or a phase's numbers; a < 0 when it has no
@@ -513,87 +562,95 @@ peak_add(struct peak *p, const struct mev *m, int64_t a, int64_t r)
 	}
 }
 
-/* The numbers of one device from its events in time order m[0..n).
- * Allocated is Total Allocated where the trace has it, else (2021) the
- * running sum of Bytes from the start of the trace. */
+/* Before the first event of a device: its per-step numbers, and the
+ * span of its timeline. That is the first to the last time of its events
+ * in time order (those with Total Allocated, where the trace has it),
+ * where a first time of 0 gives way to the next later one (as a
+ * timeline's first point at 0 is unset). */
 static void
-dev_sum(struct acc *a, struct dev *d, const struct mev *m, size_t n,
-    int counted, struct pd_i64map *live)
+dev_begin(struct acc *a, struct dev *d)
 {
-	int64_t sum = 0, t0 = 0, t1 = 0, va, vr;
-	size_t i;
-	int b;
+	const struct tspan *p = d->totals ? &d->span_ta : &d->span_all;
 
 	if (a->steps.n)
 		d->st = pd_xcalloc(a->steps.n, sizeof *d->st);
-	for (i = 0; i < n; i++)
-		if (!d->totals || m[i].has_ta) {
-			if (!t0 && !t1)
-				t0 = m[i].ts;
-			t1 = m[i].ts;
+	d->sum = 0;
+	d->t0 = d->t1 = 0;
+	if (p->any) {
+		d->t0 = p->min != 0 ? p->min : p->anypos ? p->minpos : 0;
+		d->t1 = p->max;
+	}
+}
+
+/* One event of a device into its numbers; a device's events come in time
+ * order. Allocated is Total Allocated where the trace has it, else (2021)
+ * the running sum of Bytes from the start of the trace. */
+static void
+dev_event(struct acc *a, struct dev *d, const struct mev *e, int counted,
+    struct pd_i64map *live)
+{
+	int64_t t0 = d->t0, t1 = d->t1, va, vr;
+	long si = pd_ksteps_find(&a->steps, e->ts);
+	struct pd_i64ent *ent;
+	int b;
+
+	d->sum += e->bytes;
+	va = d->totals ? (e->has_ta ? e->ta : -1) : d->sum;
+	vr = e->has_tr ? e->tr : -1;
+	if (counted && e->bytes >= 0) {
+		if (e->op != NO_OP) {
+			a->op[e->op].count++;
+			a->op[e->op].bytes += e->bytes;
+		} else {
+			a->noop_n++;
+			a->noop_b += e->bytes;
 		}
-	for (i = 0; i < n; i++) {
-		const struct mev *e = &m[i];
-		long si = pd_ksteps_find(&a->steps, e->ts);
-		struct pd_i64ent *ent;
-		sum += e->bytes;
-		va = d->totals ? (e->has_ta ? e->ta : -1) : sum;
-		vr = e->has_tr ? e->tr : -1;
-		if (counted && e->bytes >= 0) {
-			if (e->op != NO_OP) {
-				a->op[e->op].count++;
-				a->op[e->op].bytes += e->bytes;
-			} else {
-				a->noop_n++;
-				a->noop_b += e->bytes;
-			}
+	}
+	if (e->has_addr) {
+		int64_t key = addr_key(e->addr, d->type, d->id);
+		if (e->bytes >= 0) {
+			ent = pd_i64map_put(live, key, 1);
+			ent->v[0] = e->ts;
+			ent->v[1] = e->op == NO_OP ? -1 : (int64_t)e->op;
+		} else if ((ent = pd_i64map_get(live, key, 1))) {
+			if (ent->v[1] >= 0 && counted)
+				a->op[ent->v[1]].life_ns += e->ts -
+				    ent->v[0];
+			pd_i64map_del(live, ent);
 		}
-		if (e->has_addr) {
-			int64_t key = addr_key(e->addr, d->type, d->id);
-			if (e->bytes >= 0) {
-				ent = pd_i64map_put(live, key, 1);
-				ent->v[0] = e->ts;
-				ent->v[1] = e->op == NO_OP ? -1 : (int64_t)e->op;
-			} else if ((ent = pd_i64map_get(live, key, 1))) {
-				if (ent->v[1] >= 0 && counted)
-					a->op[ent->v[1]].life_ns += e->ts -
-					    ent->v[0];
-				pd_i64map_del(live, ent);
-			}
-		}
-		peak_add(&d->ph[e->phase], e, va, vr);
-		if (si >= 0)
-			peak_add(&d->st[si], e, va, vr);
-		if (va < 0)
-			continue;
-		fit_add(&d->fit, e->ts, va);
-		if (!d->has_alloc || va > d->peak_a) {
-			d->peak_a = va;
-			d->peak_a_ts = e->ts;
-			d->has_frag = vr >= 0;
-			d->frag = vr - va;
-			d->res_at_peak = vr;
-		}
-		d->has_alloc = 1;
-		if (vr >= 0 && (!d->has_res || vr > d->peak_r)) {
-			d->peak_r = vr;
-			d->peak_r_ts = e->ts;
-			d->has_res = 1;
-		}
-		/* the span cut in TL_POINTS equal slices, the highest
-		 * allocated point of each kept (the peak is one of them) */
-		b = t1 > t0 ? (int)((double)(e->ts - t0) * TL_POINTS /
-		    ((double)(t1 - t0) + 1.0)) : 0;
-		if (b < 0)
-			b = 0;
-		if (b >= TL_POINTS)
-			b = TL_POINTS - 1;
-		if (!d->tl[b].used || va > d->tl[b].a) {
-			d->tl[b].ts = e->ts;
-			d->tl[b].a = va;
-			d->tl[b].r = vr;
-			d->tl[b].used = 1;
-		}
+	}
+	peak_add(&d->ph[e->phase], e, va, vr);
+	if (si >= 0)
+		peak_add(&d->st[si], e, va, vr);
+	if (va < 0)
+		return;
+	fit_add(&d->fit, e->ts, va);
+	if (!d->has_alloc || va > d->peak_a) {
+		d->peak_a = va;
+		d->peak_a_ts = e->ts;
+		d->has_frag = vr >= 0;
+		d->frag = vr - va;
+		d->res_at_peak = vr;
+	}
+	d->has_alloc = 1;
+	if (vr >= 0 && (!d->has_res || vr > d->peak_r)) {
+		d->peak_r = vr;
+		d->peak_r_ts = e->ts;
+		d->has_res = 1;
+	}
+	/* the span cut in TL_POINTS equal slices, the highest
+	 * allocated point of each kept (the peak is one of them) */
+	b = t1 > t0 ? (int)((double)(e->ts - t0) * TL_POINTS /
+	    ((double)(t1 - t0) + 1.0)) : 0;
+	if (b < 0)
+		b = 0;
+	if (b >= TL_POINTS)
+		b = TL_POINTS - 1;
+	if (!d->tl[b].used || va > d->tl[b].a) {
+		d->tl[b].ts = e->ts;
+		d->tl[b].a = va;
+		d->tl[b].r = vr;
+		d->tl[b].used = 1;
 	}
 }
 
@@ -742,6 +799,42 @@ top_ops(struct acc *a, size_t topn, int (*cmp)(const void *,
 	return arr;
 }
 
+/* After reading: the events attributed, then each device's in time
+ * order. 0, or -1 when a temporary file failed (a->ioerr). */
+static int
+summarize(struct acc *a)
+{
+	const struct mev *m;
+	struct pd_i64map live;
+	size_t i;
+	uint32_t cur = 0;
+	int any_cuda = 0, first = 1, rc = 0;
+
+	memset(&live, 0, sizeof live);
+	pd_ksteps_sort(&a->steps);
+	if (attribute(a) < 0 || pd_xsort_finish(&a->ds) < 0) {
+		a->ioerr = a->ioerr ? a->ioerr : a->ds.err;
+		return -1;
+	}
+	for (i = 0; i < a->ndv; i++)
+		any_cuda |= a->dv[i].type == 1;
+	for (; (m = pd_xsort_peek(&a->ds)); pd_xsort_next(&a->ds)) {
+		struct dev *d = &a->dv[m->dev];
+		if (first || m->dev != cur)
+			dev_begin(a, d);
+		first = 0;
+		cur = m->dev;
+		dev_event(a, d, m, d->type == 1 || !any_cuda, &live);
+	}
+	if (a->ds.err) {
+		a->ioerr = a->ds.err;
+		rc = -1;
+	}
+	pd_i64map_free(&live);
+	pd_xsort_free(&a->ds);
+	return rc;
+}
+
 static void
 emit_trace(json_t *root, struct acc *a, const struct pd_kineto_info *info,
     const struct pd_trace_stats *st, int truncated, size_t topn)
@@ -749,28 +842,12 @@ emit_trace(json_t *root, struct acc *a, const struct pd_kineto_info *info,
 	json_t *rec = pd_kineto_rec("pd.mem", root, info, "kineto_trace");
 	json_t *arr = json_array();
 	struct dev *best = NULL;
-	struct pd_i64map live;
 	int64_t nr = 0, nf = 0, nrb = 0, nfb = 0, cap;
-	size_t i, lo;
+	size_t i;
 	int any_cuda = 0;
 
-	memset(&live, 0, sizeof live);
-	pd_ksteps_sort(&a->steps);
-	attribute(a);
-	if (a->nm > 1)
-		qsort(a->m, a->nm, sizeof *a->m, mev_dev_cmp);
 	for (i = 0; i < a->ndv; i++)
 		any_cuda |= a->dv[i].type == 1;
-	for (lo = 0; lo < a->nm; ) {
-		size_t hi = lo;
-		struct dev *d = &a->dv[a->m[lo].dev];
-		while (hi < a->nm && a->m[hi].dev == a->m[lo].dev)
-			hi++;
-		dev_sum(a, d, a->m + lo, hi - lo, d->type == 1 || !any_cuda,
-		    &live);
-		lo = hi;
-	}
-	pd_i64map_free(&live);
 	if (a->ndv > 1)
 		qsort(a->dv, a->ndv, sizeof *a->dv, dev_cmp);
 	for (i = 0; i < a->ndv; i++) {
@@ -880,7 +957,16 @@ mem_trace(json_t *root, const char *path, size_t topn)
 	memset(&a, 0, sizeof a);
 	a.path = path;
 	a.index = json_object();
+	pd_xsort_init(&a.ms, sizeof(struct mev), mev_th_cmp);
+	pd_xsort_init(&a.rs, sizeof(struct rng), rng_cmp);
+	pd_xsort_init(&a.ds, sizeof(struct mev), mev_dev_cmp);
 	rc = pd_kineto_read(root, path, &cb, &info, &st);
+	if (rc >= 0 && (a.ioerr || summarize(&a) < 0)) {
+		pd_error(path, 0, "cannot sort its events in a temporary file "
+		    "in %s: %s", pd_diag_quote(pd_xsort_dir(), (size_t)-1),
+		    strerror(a.ioerr));
+		rc = -1;
+	}
 	if (rc >= 0)
 		emit_trace(root, &a, &info, &st, rc == 1, topn);
 	pd_kineto_info_free(&info);
@@ -890,8 +976,9 @@ mem_trace(json_t *root, const char *path, size_t topn)
 		free(a.op[i].name);
 	free(a.dv);
 	free(a.h);
-	free(a.m);
-	free(a.r);
+	pd_xsort_free(&a.ms);
+	pd_xsort_free(&a.rs);
+	pd_xsort_free(&a.ds);
 	free(a.th);
 	free(a.op);
 	json_decref(a.index);

@@ -1,0 +1,267 @@
+#include "pd_xsort.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pd_diag.h"
+
+#define RUNBUF	(64u << 10)	/* read buffer of a run while merging */
+
+struct pd_xsort_run {
+	off_t off;		/* next byte of the run in the file */
+	size_t left;		/* records of the run not yet in rb */
+	char *rb;		/* read buffer */
+	size_t rcap, rn, ri;	/* records rb holds, holds now, next one */
+};
+
+void
+pd_xsort_init(struct pd_xsort *x, size_t size,
+    int (*cmp)(const void *, const void *))
+{
+	const char *e = getenv("PD_SORT_MEM");
+	size_t mem = PD_XSORT_MEM;
+
+	memset(x, 0, sizeof *x);
+	x->size = size;
+	x->cmp = cmp;
+	x->fd = -1;
+	if (e && *e) {
+		char *end;
+		unsigned long long v = strtoull(e, &end, 10);
+		if (*end == '\0' && v > 0)
+			mem = v > SIZE_MAX / 2 ? SIZE_MAX / 2 : (size_t)v;
+	}
+	x->max = mem / size;
+	if (x->max < 2)
+		x->max = 2;
+}
+
+static int
+io_fail(struct pd_xsort *x, int e)
+{
+	if (!x->err)
+		x->err = e ? e : EIO;
+	return -1;
+}
+
+const char *
+pd_xsort_dir(void)
+{
+	const char *dir = getenv("TMPDIR");
+
+	return dir && *dir ? dir : "/tmp";
+}
+
+static int
+tmp_open(struct pd_xsort *x)
+{
+	const char *dir = pd_xsort_dir();
+	char *path;
+	size_t n;
+
+	n = strlen(dir) + sizeof "/pd-sort-XXXXXX";
+	path = pd_xmalloc(n);
+	snprintf(path, n, "%s/pd-sort-XXXXXX", dir);
+	x->fd = mkstemp(path);
+	if (x->fd >= 0)
+		unlink(path);
+	free(path);
+	return x->fd >= 0 ? 0 : io_fail(x, errno);
+}
+
+/* Sort buf and append it to the file as one run. */
+static int
+spill(struct pd_xsort *x)
+{
+	size_t len = x->n * x->size, done = 0;
+	struct pd_xsort_run *r;
+
+	if (x->fd < 0 && tmp_open(x) < 0)
+		return -1;
+	qsort(x->buf, x->n, x->size, x->cmp);
+	while (done < len) {
+		ssize_t w = pwrite(x->fd, x->buf + done, len - done,
+		    x->off + (off_t)done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return io_fail(x, w < 0 ? errno : ENOSPC);
+		done += (size_t)w;
+	}
+	x->runs = pd_xrealloc(x->runs, (x->nruns + 1) * sizeof *x->runs);
+	r = &x->runs[x->nruns++];
+	memset(r, 0, sizeof *r);
+	r->off = x->off;
+	r->left = x->n;
+	x->off += (off_t)len;
+	x->n = 0;
+	return 0;
+}
+
+void *
+pd_xsort_slot(struct pd_xsort *x)
+{
+	if (x->err)
+		return NULL;
+	if (x->n == x->max && spill(x) < 0)
+		return NULL;
+	if (x->n == x->cap) {
+		size_t nc = x->cap ? x->cap * 2 : 256;
+		if (nc > x->max)
+			nc = x->max;
+		x->buf = pd_xrealloc(x->buf, nc * x->size);
+		x->cap = nc;
+	}
+	x->total++;
+	return x->buf + x->n++ * x->size;
+}
+
+/* Refill a run's read buffer; 0 when the run is over. */
+static int
+refill(struct pd_xsort *x, struct pd_xsort_run *r)
+{
+	size_t want, len, done = 0;
+
+	if (!r->rb) {
+		r->rcap = RUNBUF / x->size ? RUNBUF / x->size : 1;
+		if (r->rcap > r->left)
+			r->rcap = r->left ? r->left : 1;
+		r->rb = pd_xmalloc(r->rcap * x->size);
+	}
+	want = r->rcap < r->left ? r->rcap : r->left;
+	r->rn = r->ri = 0;
+	if (want == 0)
+		return 0;
+	len = want * x->size;
+	while (done < len) {
+		ssize_t n = pread(x->fd, r->rb + done, len - done,
+		    r->off + (off_t)done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			io_fail(x, n < 0 ? errno : EIO);
+			return 0;
+		}
+		done += (size_t)n;
+	}
+	r->off += (off_t)len;
+	r->left -= want;
+	r->rn = want;
+	return 1;
+}
+
+static const void *
+run_rec(const struct pd_xsort *x, size_t i)
+{
+	const struct pd_xsort_run *r = &x->runs[i];
+
+	return r->rb + r->ri * x->size;
+}
+
+/* heap order: the smaller current record, then the earlier run */
+static int
+less(const struct pd_xsort *x, size_t a, size_t b)
+{
+	int c = x->cmp(run_rec(x, a), run_rec(x, b));
+
+	return c < 0 || (c == 0 && a < b);
+}
+
+static void
+sift_down(struct pd_xsort *x, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, m = i, t;
+		if (l < x->nheap && less(x, x->heap[l], x->heap[m]))
+			m = l;
+		if (l + 1 < x->nheap && less(x, x->heap[l + 1], x->heap[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		t = x->heap[i];
+		x->heap[i] = x->heap[m];
+		x->heap[m] = t;
+		i = m;
+	}
+}
+
+int
+pd_xsort_finish(struct pd_xsort *x)
+{
+	size_t i;
+
+	x->reading = 1;
+	if (x->err)
+		return -1;
+	if (x->nruns == 0) {
+		if (x->n > 1)
+			qsort(x->buf, x->n, x->size, x->cmp);
+		return 0;
+	}
+	if (x->n > 0 && spill(x) < 0)
+		return -1;
+	free(x->buf);
+	x->buf = NULL;
+	x->cap = 0;
+	x->heap = pd_xmalloc(x->nruns * sizeof *x->heap);
+	for (i = 0; i < x->nruns; i++)
+		if (refill(x, &x->runs[i]))
+			x->heap[x->nheap++] = i;
+	if (x->err)
+		return -1;
+	for (i = x->nheap / 2; i-- > 0; )
+		sift_down(x, i);
+	return 0;
+}
+
+const void *
+pd_xsort_peek(struct pd_xsort *x)
+{
+	if (x->err)
+		return NULL;
+	if (x->nruns == 0)
+		return x->pos < x->n ? x->buf + x->pos * x->size : NULL;
+	return x->nheap ? run_rec(x, x->heap[0]) : NULL;
+}
+
+void
+pd_xsort_next(struct pd_xsort *x)
+{
+	struct pd_xsort_run *r;
+
+	if (x->nruns == 0) {
+		if (x->pos < x->n)
+			x->pos++;
+		return;
+	}
+	if (x->err || x->nheap == 0)
+		return;
+	r = &x->runs[x->heap[0]];
+	if (++r->ri == r->rn && !refill(x, r)) {
+		free(r->rb);
+		r->rb = NULL;
+		x->heap[0] = x->heap[--x->nheap];
+	}
+	if (x->nheap > 1)
+		sift_down(x, 0);
+}
+
+void
+pd_xsort_free(struct pd_xsort *x)
+{
+	size_t i;
+
+	for (i = 0; i < x->nruns; i++)
+		free(x->runs[i].rb);
+	free(x->runs);
+	free(x->heap);
+	free(x->buf);
+	if (x->fd >= 0)
+		close(x->fd);
+	memset(x, 0, sizeof *x);
+	x->fd = -1;
+}

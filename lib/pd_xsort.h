@@ -1,0 +1,63 @@
+/* pd_xsort: sort fixed-size records in bounded memory (an external merge
+ * sort), for tools that must see a trace's events in an order the file
+ * does not have them in (time order per thread or device).
+ *
+ * Records are added one at a time into a run buffer of at most
+ * PD_XSORT_MEM bytes (4 MiB; the environment variable PD_SORT_MEM, in
+ * bytes, overrides it, at least two records). A full buffer is sorted and
+ * written to an unlinked temporary file under $TMPDIR (else /tmp). When
+ * everything fits in one buffer nothing is written. Reading back merges
+ * the runs with a read buffer of 64 KiB each: memory is the run buffer
+ * while adding, then 64 KiB per run (one run per PD_XSORT_MEM bytes of
+ * records) while reading.
+ *
+ * cmp must be a total order (add a sequence number to break ties): the
+ * order of records that compare equal is not defined. */
+#ifndef PD_XSORT_H
+#define PD_XSORT_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#define PD_XSORT_MEM	(4u << 20)
+
+struct pd_xsort_run;
+
+struct pd_xsort {
+	size_t size;		/* bytes of a record */
+	int (*cmp)(const void *, const void *);
+	char *buf;		/* the run being filled, or all of them */
+	size_t n, cap, max;	/* records in buf, allocated, at most */
+	size_t total;		/* records added */
+	int fd;			/* the temporary file, -1 before the first */
+	off_t off;		/* bytes written to it */
+	struct pd_xsort_run *runs;
+	size_t nruns;
+	size_t *heap, nheap;	/* runs by their current record */
+	size_t pos;		/* reading without runs: next record of buf */
+	int reading;
+	int err;		/* errno of the first I/O error, else 0 */
+};
+
+void pd_xsort_init(struct pd_xsort *x, size_t size,
+    int (*cmp)(const void *, const void *));
+
+/* Room for one more record (size bytes, to be filled by the caller before
+ * the next call), or NULL after an I/O error (x->err says which). */
+void *pd_xsort_slot(struct pd_xsort *x);
+
+/* Adding is over: sort, and get ready to read. 0, or -1 after an I/O
+ * error (x->err). */
+int pd_xsort_finish(struct pd_xsort *x);
+
+/* The smallest record not yet read, NULL at the end or after an I/O error
+ * (x->err); valid until the next pd_xsort_next. */
+const void *pd_xsort_peek(struct pd_xsort *x);
+void pd_xsort_next(struct pd_xsort *x);
+
+void pd_xsort_free(struct pd_xsort *x);
+
+/* Where the temporary files go: $TMPDIR, else /tmp (for messages). */
+const char *pd_xsort_dir(void);
+
+#endif

@@ -1,0 +1,78 @@
+/* xsort-check N SEED: sort N pseudo-random records (a key with many
+ * repeats, a sequence number) with pd_xsort and check what comes back:
+ * prints "n=N runs=R sorted=S sum=K", S 1 when every record came back
+ * once, in (key, seq) order; K the sum of the keys read (to compare with
+ * the one of the keys written, printed first as "in=K"). Exit 0 unless
+ * the sorter reported an I/O error (then 5, and the error). */
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pd_xsort.h"
+
+struct rec {
+	int64_t key;
+	uint64_t seq;
+};
+
+static int
+cmp(const void *x, const void *y)
+{
+	const struct rec *a = x, *b = y;
+
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	return (a->seq > b->seq) - (a->seq < b->seq);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct pd_xsort x;
+	const struct rec *r;
+	struct rec prev;
+	uint64_t n, i, seed, got = 0;
+	int64_t in = 0, out = 0;
+	int sorted = 1;
+	unsigned char *seen;
+
+	if (argc != 3)
+		return 2;
+	n = strtoull(argv[1], NULL, 10);
+	seed = strtoull(argv[2], NULL, 10);
+	seen = calloc(n + 1, 1);
+	pd_xsort_init(&x, sizeof(struct rec), cmp);
+	for (i = 0; i < n; i++) {
+		struct rec *s = pd_xsort_slot(&x);
+		if (!s)
+			break;
+		seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+		s->key = (int64_t)(seed >> 33) % 97 - 48;
+		s->seq = i;
+		in += s->key;
+	}
+	if (pd_xsort_finish(&x) == 0) {
+		for (; (r = pd_xsort_peek(&x)); pd_xsort_next(&x)) {
+			if ((got && cmp(&prev, r) >= 0) || r->seq >= n ||
+			    seen[r->seq])
+				sorted = 0;
+			else
+				seen[r->seq] = 1;
+			prev = *r;
+			out += r->key;
+			got++;
+		}
+	}
+	if (x.err) {
+		fprintf(stderr, "xsort-check: %s\n", strerror(x.err));
+		return 5;
+	}
+	printf("in=%" PRId64 "\n", in);
+	printf("n=%" PRIu64 " runs=%zu sorted=%d sum=%" PRId64 "\n", got,
+	    x.nruns, sorted && got == n, out);
+	pd_xsort_free(&x);
+	free(seen);
+	return 0;
+}
