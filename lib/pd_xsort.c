@@ -9,7 +9,8 @@
 
 #include "pd_diag.h"
 
-#define RUNBUF	(64u << 10)	/* read buffer of a run while merging */
+#define RUNBUF	(32u << 10)	/* read buffer of a run while merging */
+#define FANIN	16		/* runs merged at a time */
 
 struct pd_xsort_run {
 	off_t off;		/* next byte of the run in the file */
@@ -73,18 +74,14 @@ tmp_open(struct pd_xsort *x)
 	return x->fd >= 0 ? 0 : io_fail(x, errno);
 }
 
-/* Sort buf and append it to the file as one run. */
+/* Append len bytes to the file. */
 static int
-spill(struct pd_xsort *x)
+append(struct pd_xsort *x, const char *p, size_t len)
 {
-	size_t len = x->n * x->size, done = 0;
-	struct pd_xsort_run *r;
+	size_t done = 0;
 
-	if (x->fd < 0 && tmp_open(x) < 0)
-		return -1;
-	qsort(x->buf, x->n, x->size, x->cmp);
 	while (done < len) {
-		ssize_t w = pwrite(x->fd, x->buf + done, len - done,
+		ssize_t w = pwrite(x->fd, p + done, len - done,
 		    x->off + (off_t)done);
 		if (w < 0 && errno == EINTR)
 			continue;
@@ -92,12 +89,35 @@ spill(struct pd_xsort *x)
 			return io_fail(x, w < 0 ? errno : ENOSPC);
 		done += (size_t)w;
 	}
+	x->off += (off_t)len;
+	return 0;
+}
+
+static void
+run_add(struct pd_xsort *x, off_t off, size_t n)
+{
+	struct pd_xsort_run *r;
+
 	x->runs = pd_xrealloc(x->runs, (x->nruns + 1) * sizeof *x->runs);
 	r = &x->runs[x->nruns++];
 	memset(r, 0, sizeof *r);
-	r->off = x->off;
-	r->left = x->n;
-	x->off += (off_t)len;
+	r->off = off;
+	r->left = n;
+}
+
+/* Sort buf and append it to the file as one run. */
+static int
+spill(struct pd_xsort *x)
+{
+	off_t off;
+
+	if (x->fd < 0 && tmp_open(x) < 0)
+		return -1;
+	qsort(x->buf, x->n, x->size, x->cmp);
+	off = x->off;
+	if (append(x, x->buf, x->n * x->size) < 0)
+		return -1;
+	run_add(x, off, x->n);
 	x->n = 0;
 	return 0;
 }
@@ -189,11 +209,79 @@ sift_down(struct pd_xsort *x, size_t i)
 	}
 }
 
-int
-pd_xsort_finish(struct pd_xsort *x)
+/* The heap over runs [0, n). */
+static int
+heap_start(struct pd_xsort *x, size_t n)
 {
 	size_t i;
 
+	x->nheap = 0;
+	for (i = 0; i < n; i++)
+		if (refill(x, &x->runs[i]))
+			x->heap[x->nheap++] = i;
+	if (x->err)
+		return -1;
+	for (i = x->nheap / 2; i-- > 0; )
+		sift_down(x, i);
+	return 0;
+}
+
+/* Past the smallest record: its run's next one, or the run is done. */
+static void
+heap_next(struct pd_xsort *x)
+{
+	struct pd_xsort_run *r = &x->runs[x->heap[0]];
+
+	if (++r->ri == r->rn && !refill(x, r)) {
+		free(r->rb);
+		r->rb = NULL;
+		x->heap[0] = x->heap[--x->nheap];
+	}
+	if (x->nheap > 1)
+		sift_down(x, 0);
+}
+
+/* Merge the first FANIN runs into one at the end of the file. */
+static int
+premerge(struct pd_xsort *x)
+{
+	size_t ocap = RUNBUF / x->size ? RUNBUF / x->size : 1, on = 0, n = 0,
+	    i;
+	char *ob = pd_xmalloc(ocap * x->size);
+	off_t off = x->off;
+
+	if (heap_start(x, FANIN) < 0)
+		goto fail;
+	while (x->nheap) {
+		memcpy(ob + on++ * x->size, run_rec(x, x->heap[0]), x->size);
+		n++;
+		if (on == ocap) {
+			if (append(x, ob, on * x->size) < 0)
+				goto fail;
+			on = 0;
+		}
+		heap_next(x);
+	}
+	if (x->err || append(x, ob, on * x->size) < 0)
+		goto fail;
+	free(ob);
+	memmove(x->runs, x->runs + FANIN, (x->nruns - FANIN) *
+	    sizeof *x->runs);
+	x->nruns -= FANIN;
+	run_add(x, off, n);
+	return 0;
+fail:
+	for (i = 0; i < FANIN; i++) {
+		free(x->runs[i].rb);
+		x->runs[i].rb = NULL;
+	}
+	free(ob);
+	return -1;
+}
+
+int
+pd_xsort_finish(struct pd_xsort *x)
+{
 	x->reading = 1;
 	if (x->err)
 		return -1;
@@ -208,14 +296,12 @@ pd_xsort_finish(struct pd_xsort *x)
 	x->buf = NULL;
 	x->cap = 0;
 	x->heap = pd_xmalloc(x->nruns * sizeof *x->heap);
-	for (i = 0; i < x->nruns; i++)
-		if (refill(x, &x->runs[i]))
-			x->heap[x->nheap++] = i;
-	if (x->err)
-		return -1;
-	for (i = x->nheap / 2; i-- > 0; )
-		sift_down(x, i);
-	return 0;
+	/* at most FANIN read buffers at a time: merge the oldest runs
+	 * into one until that many are left */
+	while (x->nruns > FANIN)
+		if (premerge(x) < 0)
+			return -1;
+	return heap_start(x, x->nruns);
 }
 
 const void *
@@ -231,8 +317,6 @@ pd_xsort_peek(struct pd_xsort *x)
 void
 pd_xsort_next(struct pd_xsort *x)
 {
-	struct pd_xsort_run *r;
-
 	if (x->nruns == 0) {
 		if (x->pos < x->n)
 			x->pos++;
@@ -240,14 +324,7 @@ pd_xsort_next(struct pd_xsort *x)
 	}
 	if (x->err || x->nheap == 0)
 		return;
-	r = &x->runs[x->heap[0]];
-	if (++r->ri == r->rn && !refill(x, r)) {
-		free(r->rb);
-		r->rb = NULL;
-		x->heap[0] = x->heap[--x->nheap];
-	}
-	if (x->nheap > 1)
-		sift_down(x, 0);
+	heap_next(x);
 }
 
 void

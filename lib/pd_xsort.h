@@ -3,13 +3,15 @@
  * does not have them in (time order per thread or device).
  *
  * Records are added one at a time into a run buffer of at most
- * PD_XSORT_MEM bytes (4 MiB; the environment variable PD_SORT_MEM, in
+ * PD_XSORT_MEM bytes (1 MiB; the environment variable PD_SORT_MEM, in
  * bytes, overrides it, at least two records). A full buffer is sorted and
  * written to an unlinked temporary file under $TMPDIR (else /tmp). When
  * everything fits in one buffer nothing is written. Reading back merges
- * the runs with a read buffer of 64 KiB each: memory is the run buffer
- * while adding, then 64 KiB per run (one run per PD_XSORT_MEM bytes of
- * records) while reading.
+ * the runs with a read buffer of 32 KiB each, 16 runs at most: with more,
+ * the oldest 16 are first merged into one at the end of the file (the
+ * file then holds the records more than once). Memory: the run buffer
+ * while adding, then at most 16 x 32 KiB (and as much again while
+ * merging runs into one), whatever the number of records.
  *
  * cmp must be a total order (add a sequence number to break ties): the
  * order of records that compare equal is not defined. */
@@ -19,7 +21,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#define PD_XSORT_MEM	(4u << 20)
+#define PD_XSORT_MEM	(1u << 20)
 
 struct pd_xsort_run;
 

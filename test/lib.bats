@@ -327,13 +327,16 @@ $t: warning: $d/fifo.csv: export 'trace_view' of '$d/r_ascend_pt': not a regular
 }
 
 # pd_xsort with runs of 10 records (16 bytes each): 1000 records with keys
-# -48..48 (many repeats) come back in (key, sequence) order, each once, in
-# 100 runs; 20 records fill exactly two runs; 0 and 1 need no file. The
-# sum of the keys read is that of the keys written (printed first). A
-# TMPDIR that does not exist is an I/O error (exit 5) once a run spills.
+# -48..48 (many repeats) come back in (key, sequence) order, each once,
+# from 100 runs, 16 merged at a time into one until at most 16 are left
+# (100 - 6 x 15 = 10); 100000 records: 10000 runs, 666 such merges, the
+# first ones merged again; 20 records fill exactly two runs; 0 and 1 need
+# no file. The sum of the keys read is that of the keys written (printed
+# first). A TMPDIR that does not exist is an I/O error (exit 5) once a
+# run spills.
 @test "xsort: records come back sorted, each once, across runs" {
 	local a
-	for a in "1000 7 100" "20 3 2" "1 1 0" "0 1 0"; do
+	for a in "1000 7 10" "100000 5 10" "20 3 2" "1 1 0" "0 1 0"; do
 		set -- $a
 		PD_SORT_MEM=160 TMPDIR=$BATS_TEST_TMPDIR run_pd \
 		    "$PD_TESTBIN/xsort-check" "$1" "$2"

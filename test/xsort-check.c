@@ -1,7 +1,7 @@
 /* xsort-check N SEED: sort N pseudo-random records (a key with many
  * repeats, a sequence number) with pd_xsort and check what comes back:
- * prints "n=N runs=R sorted=S sum=K", S 1 when every record came back
- * once, in (key, seq) order; K the sum of the keys read (to compare with
+ * prints "n=N runs=R sorted=S sum=K" (R: the runs merged at the end),
+ * S 1 when every record came back once, in (key, seq) order; K the sum of the keys read (to compare with
  * the one of the keys written, printed first as "in=K"). Exit 0 unless
  * the sorter reported an I/O error (then 5, and the error). */
 #include <inttypes.h>

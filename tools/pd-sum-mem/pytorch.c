@@ -11,7 +11,7 @@
  *    4 destroy, bytes already signed; category 0..7 as below.
  * Keeps: every [memory] event (time, thread, device, bytes, totals,
  * address; 64 bytes) and every CPU range that is an operator or names a
- * phase (32 bytes) in a pd_xsort each (4 MiB in memory, the rest in
+ * phase (32 bytes) in a pd_xsort each (1 MiB in memory, the rest in
  * sorted runs in a temporary file); per allocator address the balance of
  * allocations and frees, per device its first and last time (order-free).
  * At the end both are merged by thread and time to give each allocation
