@@ -212,11 +212,16 @@ fi
 # (flat). The figure is 256 MiB -> 2 GiB: BENCH_GIB=2 for that
 # (it needs about 3 GiB free for the trace and its gzip, and 1.5 GiB
 # more for the cache entry). What still grows with the trace, per tool:
-# pd-sum-mem sorts its events in runs of 4 MiB (PD_SORT_MEM; temporary
-# files under TMPDIR, 64 B per [memory] event and 32 B per operator
-# range: ~75 MiB on disk for the 1 GiB trace), merged with 64 KiB per
-# run (~1 KiB of memory per MiB of trace), and keeps 64 B per step and
-# device, one entry per operator name, address and block still held.
+# pd-sum-mem and pd-sum-step sort what they keep per event with pd_xsort
+# in runs of 1 MiB (PD_SORT_MEM), past one run in temporary files under
+# TMPDIR, merged 16 at a time with 32 KiB each: flat in memory, on disk
+# up to about twice the records (pd-sum-mem: 64 B per [memory] event,
+# 32 B per operator range, ~170 MiB at the peak for the 1 GiB trace;
+# pd-sum-step: 24 B per kernel, copy, set and operator, those inside the
+# one before of their class left out).
+# In memory what grows is per step (pd-sum-mem 80 B per step and device,
+# pd-sum-step about 100 B), and pd-sum-mem's entry per operator name,
+# address and block still held.
 SMALL=$OUT/big-0.25g.pt.trace.json
 if part rss && [ "$GIB" != 0.25 ] && [ ! -s "$SMALL" ]; then
 	echo "bench: generating $SMALL"

@@ -281,3 +281,38 @@ print(n)' "$f")
 	done
 	[ "$n" -ge 19 ]
 }
+
+# The intervals are sorted in runs of PD_SORT_MEM bytes (24 each), past
+# one run in temporary files under TMPDIR: with runs of two the fixture
+# and the corpus NCCL trace go through the files (a TMPDIR that does not
+# exist then fails, exit 5) and give the same record as in memory, with
+# the numbers pinned above.
+@test "pd-sum-step kineto: sorting in temporary files gives the same record" {
+	local f
+	for f in sum-kineto sum-2021 sum-cpuonly; do
+		run_pd 0 pd-sum-step "$KF/$f.json"
+		local want=$output
+		PD_SORT_MEM=48 run_pd 0 pd-sum-step "$KF/$f.json"
+		[ "$output" = "$want" ]
+	done
+	PD_SORT_MEM=48 run_pd 0 pd-sum-step "$KF/sum-kineto.json"
+	jqv pd.step '.steps[0] | [.step,.step_us,.computing_us,.comm_not_overlapped_us,.overlapped_us,.comm_us,.free_us,.memcpy_us,.memset_us,.busy_us,.cpu_ops_us]' \
+	    '.gpu | [.kernel_time_us,.idle_us,.compute_us,.non_compute_us,.comm_us,.overlap_us,.comm_comp_overlap_ratio]'
+	[ "${J[0]}" = \
+	    '[10,1000,249.75,250,50,300,446.125,50.125,4,553.875,80]' ]
+	[ "${J[1]}" = '[1949.75,1145.875,449.75,354.125,400,100,0.25]' ]
+	TMPDIR=$BATS_TEST_TMPDIR/none PD_SORT_MEM=48 run_pd 5 pd-sum-step \
+	    "$KF/sum-kineto.json"
+	[[ "$stderr" == *"sum-kineto.json: cannot sort its events in a temporary file in '$BATS_TEST_TMPDIR/none': No such file or directory"* ]]
+	[ "$(printf '%s\n' "$output" | grep -c '"type":"pd.step"')" -eq 0 ]
+	require_corpus
+	mkdir "$BATS_TEST_TMPDIR/sort"
+	PD_SORT_MEM=4096 TMPDIR=$BATS_TEST_TMPDIR/sort run_pd 0 pd-sum-step \
+	    "$PT/hta-nccl-2rank-a100/nccl_data.json.gz"
+	jqv pd.step '.steps[0] | [.step,.step_us,.computing_us,.comm_us,.overlapped_us,.busy_us,.free_us]' \
+	    '[.rank,.gpu.kernel_time_us,.gpu.comm_comp_overlap_ratio,(.steps|length)]'
+	[ "${J[0]}" = \
+	    '[4,222442.191,38506.406,11989.021,1825.259,49438.921,173003.27]' ]
+	[ "${J[1]}" = '[0,660551.005,0.1561,3]' ]
+	[ -z "$(ls -A "$BATS_TEST_TMPDIR/sort")" ]
+}
