@@ -67,6 +67,8 @@ main(int argc, char **argv)
 	}
 	if (x.err) {
 		fprintf(stderr, "xsort-check: %s\n", strerror(x.err));
+		pd_xsort_free(&x);
+		free(seen);
 		return 5;
 	}
 	printf("in=%" PRId64 "\n", in);

@@ -349,6 +349,7 @@ on_range(struct acc *a, const struct pd_ev *ev, int kc)
 		a->ioerr = a->rs.err;
 		return 1;
 	}
+	memset(r, 0, sizeof *r);	/* padding too: it goes to a file */
 	r->s = ev->ts_ns;
 	r->e = ev->ts_ns + ev->dur_ns;
 	r->th = thread(a, ev);

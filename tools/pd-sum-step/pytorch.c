@@ -80,9 +80,9 @@ ivl_cmp(const void *x, const void *y)
 	return (a->c > b->c) - (a->c < b->c);
 }
 
-/* [s, e) of class c: empty ones are left out (as a union has them); one
- * that starts inside the last of its class widens it; else the last goes
- * to the sorter. 0, or 1 when a temporary file failed. */
+/* [s, e) of class c: an empty one is left out (it adds nothing to a
+ * union); one that starts inside the last of its class widens it; else
+ * the last goes to the sorter. 0, or 1 when a temporary file failed. */
 static int
 add(struct acc *a, int c, int64_t s, int64_t e)
 {
