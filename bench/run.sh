@@ -219,7 +219,7 @@ fi
 # 32 B per operator range, ~170 MiB at the peak for the 1 GiB trace;
 # pd-sum-step: 24 B per kernel, copy, set and operator, those inside the
 # one before of their class left out).
-# In memory what grows is per step (pd-sum-mem 80 B per step and device,
+# In memory what grows is per step (pd-sum-mem 56 B per step and device,
 # pd-sum-step about 100 B), and pd-sum-mem's entry per operator name,
 # address and block still held.
 SMALL=$OUT/big-0.25g.pt.trace.json
