@@ -1,0 +1,93 @@
+#!/usr/bin/env bats
+# The trace reader with a filter (pd_trace_cb.want): an event the filter
+# declines has the rest of its object skipped, not read, as soon as its
+# ph, name, cat and pid are known. Whatever the order of an event's keys,
+# a filtered read hands out exactly the events of the unfiltered read that
+# the filter keeps, each the same in every field, with the same indexes,
+# stats and diagnostics. No number here is computed by hand: each check
+# compares a filtered read with the unfiltered one (PD_CACHE=0 both, so
+# that the parse itself is compared), and the unfiltered read is checked
+# against jansson (trace-check) on the fixtures and, in test/lib.bats, on
+# the corpus.
+load helper
+
+T=$FIX/trace
+TC=$PD_TESTBIN/tcache-check
+
+# filtered FILE: tcache-check -f (its filter keeps ph X, not cat
+# "cuda_runtime", not pid 0 nor "Spans") hands out the lines of the
+# unfiltered read of the events it keeps, picked from that read with grep
+# on their fields (" ph=88 " is X; " 1/0 tid=" follows a pid that is the
+# number 0), and the same metas, stats and status; PD_TRACE_FILTER=0
+# gives the unfiltered read.
+filtered() {
+	local d=$BATS_TEST_TMPDIR rc frc
+	PD_CACHE=0 "$TC" "$1" >"$d/all" 2>/dev/null && rc=0 || rc=$?
+	grep -v -E '^[0-9]+ ' "$d/all" >"$d/rest" || true
+	{ grep -E '^[0-9]+ ph=88 ' "$d/all" |
+	    grep -v -E ' cat=12:cuda_runtime | 1/0 tid=| pid=5:Spans 0/0 tid=' ||
+	    true; } >"$d/kept"
+	PD_CACHE=0 "$TC" -f "$1" >"$d/f" 2>/dev/null && frc=0 || frc=$?
+	[ "$rc" = "$frc" ] || { echo "status $rc, filtered $frc" >&2; return 1; }
+	grep -E '^[0-9]+ ' "$d/f" | diff "$d/kept" - >&2
+	grep -v -E '^[0-9]+ ' "$d/f" | diff "$d/rest" - >&2
+	PD_TRACE_FILTER=0 PD_CACHE=0 "$TC" -f "$1" 2>/dev/null | cmp - "$d/all"
+}
+
+@test "trace: the fixtures of many key orders read as jansson reads them" {
+	local f
+	for f in "$T"/key-orders.json "$T"/repeats.json; do
+		run_pd "$PD_TESTBIN/trace-check" "$f"
+		# every element of the event array is an object with good
+		# times: the reader hands out as many as jq counts
+		[ "$output" = "ok $(jq '(.traceEvents? // .) | length' "$f") events" ]
+	done
+}
+
+@test "trace: a filter keeps the same events whatever the order of their keys" {
+	filtered "$T"/key-orders.json
+	# the fixture has events of each kind: some kept, some declined by
+	# ph, by cat, by pid 0 and by pid "Spans", and one read whole with
+	# no cat (the filter is asked at its end)
+	grep -q ' name=14:ProfilerStep#7 ' "$BATS_TEST_TMPDIR/all"
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/kept")" -ge 8 ]
+	[ "$(grep -c -E '^[0-9]+ ' "$BATS_TEST_TMPDIR/all")" -ge 18 ]
+}
+
+@test "trace: a key repeated after the filter's answer is read, and asked again" {
+	filtered "$T"/repeats.json
+	# the last ph, cat and pid count (jansson keeps the last one too):
+	# "declined, then ph X" and "pid 0, then pid 1" are kept, whole
+	grep -q '^0 ph=88 name=19:declined, then ph X .* args=8:{"k": 1} ' \
+	    "$BATS_TEST_TMPDIR/f"
+	grep -q '^2 ph=88 name=17:pid 0, then pid 1 .* args=8:{"k": 2} ' \
+	    "$BATS_TEST_TMPDIR/f"
+	! grep -q 'then cat cuda_runtime\|then pid Spans\|still declined' \
+	    "$BATS_TEST_TMPDIR/f"
+}
+
+@test "trace: declined events count as before: bad times skipped, a bad tid stops" {
+	filtered "$T"/unwanted-bad.json
+	# the unfiltered read: 2 events, 4 skipped (two declined ones with a
+	# bad ts or dur, a kept one with a bad dur, the number 7), then the
+	# declined event whose tid is an object is malformed, on its line
+	tail -n 1 "$BATS_TEST_TMPDIR/f" | grep -q \
+	    ' events=2 skipped=4 .* malformed=1 line=8 format=1 err=malformed event$'
+}
+
+@test "trace: a trace cut inside a declined event's args ends the same" {
+	filtered "$T"/unwanted-cut.json
+	tail -n 1 "$BATS_TEST_TMPDIR/f" | grep -q \
+	    ' events=1 skipped=0 .* truncated=1 malformed=0 line=3 .* err=file ends inside an event$'
+}
+
+@test "trace: a filter keeps the same events on every corpus trace" {
+	require_corpus
+	local f n=0
+	while IFS= read -r f; do
+		filtered "$f" || { echo "differs: $f" >&2; return 1; }
+		n=$((n + 1))
+	done < <(find "$CORPUS/pytorch" "$CORPUS/ascend" -type f \
+	    \( -name '*.json' -o -name '*.json.gz' \) -size -64M | sort)
+	[ "$n" -gt 30 ]
+}
