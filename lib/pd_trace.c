@@ -1,8 +1,9 @@
 /* The hot loop of perfdiag: a hand-written scanner for trace events.
- * Cross-checked against jansson on the corpus (test/lib.bats) and fuzzed
- * (make fuzz). Every parse function works on [p, end) and returns
- * OK, MORE (the buffer ended inside the value: read more and retry) or
- * BAD (syntax error). */
+ * Cross-checked against jansson on the corpus (test/lib.bats), a filtered
+ * read against an unfiltered one (test/trace.bats), and fuzzed (make
+ * fuzz). Every parse function works on [p, end) and returns OK, MORE (the
+ * buffer ended inside the value: read more and retry) or BAD (syntax
+ * error). */
 #include "pd_trace.h"
 #include "pd_diag.h"
 
@@ -40,6 +41,11 @@ struct rd {
 	uint64_t bytes;
 	char *scr;
 	size_t scap, slen;
+	/* the keys of the last event of each kind (ph & 7), in order */
+	struct kpred {
+		uint64_t text, mask;	/* its first 8 bytes, which count */
+		unsigned char kind, len;	/* len 0: no guess */
+	} pred[8][16];
 };
 
 /* The scanners below look at 16 bytes at a time where SSE2 is there (the
@@ -215,7 +221,10 @@ scalar_end(const char *p, const char *end, const char **q)
 		}							\
 	} while (0)
 
-/* p at '{' or '['. */
+/* p at '{' or '['. A block of 16 bytes without a backslash is done
+ * without a loop over its bytes: the bytes inside strings are those after
+ * an odd number of quotes (a prefix XOR of the quote bits); only the
+ * brackets outside them are looked at one by one. */
 static int
 skip_container(const char *p, const char *end, const char **q)
 {
@@ -226,10 +235,34 @@ skip_container(const char *p, const char *end, const char **q)
 		__m128i v = LOAD16(p);
 		/* '[' ']' '{' '}' are 0x5B 0x5D 0x7B 0x7D: or 0x20 folds them */
 		__m128i f = _mm_or_si128(v, _mm_set1_epi8(0x20));
-		unsigned m = mask16(v, '"') | mask16(v, '\\') |
-		    mask16(f, '{') | mask16(f, '}');
+		unsigned bs = mask16(v, '\\'), qm = mask16(v, '"');
+		unsigned op = mask16(f, '{'), cl = mask16(f, '}');
 		int i = 0, skip = 0;
 
+		if (!bs) {
+			unsigned in = qm;
+
+			in ^= in << 1;
+			in ^= in << 2;
+			in ^= in << 4;
+			in ^= in << 8;
+			in = (in ^ (instr ? 0xFFFFu : 0)) & 0xFFFFu;
+			instr = (int)(in >> 15);
+			op &= ~in;
+			cl &= ~in;
+			for (op |= cl; op; op &= op - 1) {
+				i = __builtin_ctz(op);
+				if (!(cl >> i & 1)) {
+					depth++;
+				} else if (--depth == 0) {
+					*q = p + i + 1;
+					return OK;
+				}
+			}
+			p += 16;
+			continue;
+		}
+		unsigned m = qm | bs | op | cl;
 		while (m) {
 			i = __builtin_ctz(m);
 			m &= m - 1;
@@ -342,6 +375,21 @@ put_utf8(struct rd *r, unsigned cp)
 	sput(r, b, n);
 }
 
+/* Append s..e to the scratch buffer, NUL-terminated; returns its
+ * offset. */
+static INLINE size_t
+scopy(struct rd *r, const char *s, const char *e)
+{
+	size_t off = r->slen, n = (size_t)(e - s);
+
+	if (off + n + 1 > r->scap)
+		sgrow(r, off + n + 1);
+	memcpy(r->scr + off, s, n);
+	r->scr[off + n] = 0;
+	r->slen = off + n + 1;
+	return off;
+}
+
 /* Append the unescaped contents of the string s..e (without quotes) to the
  * scratch buffer, NUL-terminated; returns its offset. */
 static size_t
@@ -396,21 +444,33 @@ unescape(struct rd *r, const char *s, const char *e, int esc)
 	return off;
 }
 
-/* A string or a number as text into scratch; for a number, *isnum. */
-static int
+static int text_other(struct rd *, const char *, const char *,
+    const char **, size_t *, int *);
+
+/* A string or a number as text into scratch; *quoted for a string. */
+static INLINE int
 text_value(struct rd *r, const char *p, const char *end, const char **q,
     size_t *off, int *quoted)
 {
 	int esc, rc;
 
-	if (*p == '"') {
-		rc = str_end(p, end, q, &esc);
-		if (rc != OK)
-			return rc;
-		*off = unescape(r, p + 1, *q - 1, esc);
-		*quoted = 1;
-		return OK;
-	}
+	if (*p != '"')
+		return text_other(r, p, end, q, off, quoted);
+	rc = str_end(p, end, q, &esc);
+	if (rc != OK)
+		return rc;
+	*off = esc ? unescape(r, p + 1, *q - 1, esc) : scopy(r, p + 1,
+	    *q - 1);
+	*quoted = 1;
+	return OK;
+}
+
+static int
+text_other(struct rd *r, const char *p, const char *end, const char **q,
+    size_t *off, int *quoted)
+{
+	int rc;
+
 	rc = skip_value(p, end, q);
 	if (rc != OK)
 		return rc;
@@ -428,6 +488,39 @@ all_digits(const char *s, int64_t *v)
 	    strspn(s, "-0123456789") == strlen(s);
 }
 
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && \
+    __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+static const uint64_t pow10_8[9] = { 1, 10, 100, 1000, 10000, 100000,
+	1000000, 10000000, 100000000 };
+
+/* The run of ASCII digits that starts at s, 8 bytes of which may be read:
+ * its length (at most 8), and in *v its value, from one load. */
+static INLINE int
+digits8(const char *s, uint64_t *v)
+{
+	uint64_t x, t, m;
+	int n;
+
+	memcpy(&x, s, 8);
+	t = x ^ 0x3030303030303030ULL;	/* a digit byte is now 0..9 */
+	/* the top bit set in each byte above 9; a carry out of one only
+	 * reaches the bytes after it */
+	m = ((t + 0x7676767676767676ULL) | t) & 0x8080808080808080ULL;
+	n = m ? __builtin_ctzll(m) >> 3 : 8;
+	if (n == 0) {
+		*v = 0;
+		return 0;
+	}
+	t <<= 8 * (8 - n);	/* leading zeros for the missing digits */
+	t = t * 10 + (t >> 8);
+	*v = (((t & 0x000000FF000000FFULL) * (100 + (1000000ULL << 32))) +
+	    (((t >> 16) & 0x000000FF000000FFULL) * (1 + (10000ULL << 32)))) >>
+	    32;
+	return n;
+}
+#define HAVE_DIGITS8 1
+#endif
+
 /* A plain number, -?DIGITS(.DIGITS)?, at p and ending at a delimiter:
  * its value scaled by 10^shift (3 for µs to ns, 0 for an integer), as
  * pd_num_us_to_ns and pd_num_int compute it (the first dropped fraction
@@ -435,7 +528,7 @@ all_digits(const char *s, int64_t *v)
  * MORE (the buffer ends inside it) or BAD for anything else (an exponent,
  * a sign '+', too many digits, no fraction allowed...), which the caller
  * then reads the general way. */
-static int
+static INLINE int
 plain_num(const char *p, const char *end, int shift, int frac,
     const char **q, int64_t *out)
 {
@@ -445,6 +538,20 @@ plain_num(const char *p, const char *end, int shift, int frac,
 
 	if (s < end && *s == '-')
 		neg = 1, s++;
+#ifdef HAVE_DIGITS8
+	/* eight digits a step while eight bytes are left (wrapping past
+	 * 16 digits does not matter: that is BAD below) */
+	while (end - s >= 8 && nd <= 16) {
+		uint64_t v;
+		int n = digits8(s, &v);
+
+		u = u * pow10_8[n] + v;
+		nd += n;
+		s += n;
+		if (n < 8)
+			break;
+	}
+#endif
 	for (; s < end && (unsigned)(*s - '0') < 10; s++, nd++)
 		u = u * 10 + (uint64_t)(*s - '0');
 	if (nd == 0 || nd > 16)
@@ -477,7 +584,7 @@ plain_num(const char *p, const char *end, int shift, int frac,
 }
 
 enum { K_OTHER, K_PH, K_NAME, K_CAT, K_PID, K_TID, K_TS, K_DUR, K_ARGS,
-	K_ID };
+	K_ID, K_SKIPTID };
 
 static int
 key_kind(const char *k, size_t n)
@@ -511,9 +618,84 @@ key_kind(const char *k, size_t n)
 	return K_OTHER;
 }
 
+/* The key whose opening quote is at p, with 6 bytes readable there, when
+ * it is one of ours written without escapes: its kind, *ke after its
+ * closing quote. -1 for any other key (read the general way). */
+static INLINE int
+key_fast(const char *p, const char **ke)
+{
+	switch (p[1]) {
+	case 'p':
+		if (p[2] == 'h' && p[3] == '"')
+			return *ke = p + 4, K_PH;
+		if (memcmp(p + 2, "id\"", 3) == 0)
+			return *ke = p + 5, K_PID;
+		break;
+	case 'n':
+		if (memcmp(p + 2, "ame\"", 4) == 0)
+			return *ke = p + 6, K_NAME;
+		break;
+	case 'c':
+		if (memcmp(p + 2, "at\"", 3) == 0)
+			return *ke = p + 5, K_CAT;
+		break;
+	case 't':
+		if (p[2] == 's' && p[3] == '"')
+			return *ke = p + 4, K_TS;
+		if (memcmp(p + 2, "id\"", 3) == 0)
+			return *ke = p + 5, K_TID;
+		break;
+	case 'd':
+		if (memcmp(p + 2, "ur\"", 3) == 0)
+			return *ke = p + 5, K_DUR;
+		break;
+	case 'a':
+		if (memcmp(p + 2, "rgs\"", 4) == 0)
+			return *ke = p + 6, K_ARGS;
+		break;
+	case 'i':
+		if (p[2] == 'd' && p[3] == '"')
+			return *ke = p + 4, K_ID;
+		break;
+	}
+	return -1;
+}
+
+/* Is the key at p (8 bytes readable) the one k guesses? */
+static INLINE int
+key_is(const char *p, const struct kpred *k)
+{
+	uint64_t w;
+
+	memcpy(&w, p, 8);
+	return (w & k->mask) == k->text;
+}
+
+/* Remember the key p..ke (with its quotes, and the ':' and blanks after
+ * it when they fit in 8 bytes too) as k's guess. */
+static void
+key_learn(struct kpred *k, const char *p, const char *ke, const char *v,
+    int kind)
+{
+	unsigned char t[8] = { 0 }, m[8] = { 0 };
+	size_t n = (size_t)(v - p);
+
+	if (n > 8)
+		n = (size_t)(ke - p);
+	k->len = 0;
+	if (n > 8)
+		return;
+	memcpy(t, p, n);
+	memset(m, 0xFF, n);
+	memcpy(&k->text, t, 8);
+	memcpy(&k->mask, m, 8);
+	k->kind = (unsigned char)kind;
+	k->len = (unsigned char)n;
+}
+
 /* pid or tid: a plain integer is read at once, else as text (the
  * number, when there is one, is found at the end of the event). */
-static int
+static INLINE int
 id_value(struct rd *r, const char *p, const char *end, const char **q,
     size_t *off, int *known, int64_t *num)
 {
@@ -522,7 +704,7 @@ id_value(struct rd *r, const char *p, const char *end, const char **q,
 	*known = 0;
 	rc = plain_num(p, end, 0, 0, q, num);
 	if (rc == OK) {
-		*off = unescape(r, p, *q, 0);
+		*off = scopy(r, p, *q);
 		*known = 1;
 		return OK;
 	}
@@ -531,21 +713,62 @@ id_value(struct rd *r, const char *p, const char *end, const char **q,
 	return text_value(r, p, end, q, off, &quoted);
 }
 
-/* Parse one event object at p. */
+/* What parse_event has found of an event's texts: offsets into the
+ * scratch buffer (SIZE_MAX: absent), which may move as it grows. */
+struct texts {
+	size_t name, cat, pid, tid;
+	int pid_known, tid_known;
+	int64_t pid_num, tid_num;
+};
+
+static void
+set_texts(struct rd *r, struct pd_ev *ev, const struct texts *t)
+{
+	ev->name = t->name == SIZE_MAX ? "" : r->scr + t->name;
+	ev->cat = t->cat == SIZE_MAX ? "" : r->scr + t->cat;
+	if (t->pid != SIZE_MAX) {
+		ev->pid = r->scr + t->pid;
+		if (t->pid_known)
+			ev->pid_is_num = 1, ev->pid_num = t->pid_num;
+		else
+			ev->pid_is_num = all_digits(ev->pid, &ev->pid_num);
+	}
+	if (t->tid != SIZE_MAX) {
+		ev->tid = r->scr + t->tid;
+		if (t->tid_known)
+			ev->tid_is_num = 1, ev->tid_num = t->tid_num;
+		else
+			ev->tid_is_num = all_digits(ev->tid, &ev->tid_num);
+	}
+}
+
+enum { S_PH = 1, S_NAME = 2, S_CAT = 4, S_PID = 8, S_ALL = 15 };
+
+/* Parse one event object at p. With a filter (fcb, else NULL), *wanted
+ * says whether it wants the event; it is asked as soon as ph, name, cat
+ * and pid have all been read, and an event it declines has the rest of
+ * its object only skipped: what it must still check is that the object
+ * is well formed the same way (a pid, tid, name or cat that reading would
+ * refuse) and ts and dur, which decide whether the event counts. Only a
+ * repeated ph, name, cat or pid after that answer is read again, and the
+ * filter asked again at the end: if it then wants the event, the event
+ * is read again from its start, whole. */
 static int
 parse_event(struct rd *r, const char *p, const char *end, const char **q,
-    struct pd_ev *ev, int *badts)
+    struct pd_ev *ev, int *badts, const struct pd_trace_cb *fcb,
+    int *wanted)
 {
-	const char *start = p, *k, *ke;
-	size_t name_off = SIZE_MAX, cat_off = SIZE_MAX, pid_off = SIZE_MAX,
-	    tid_off = SIZE_MAX;
-	int esc, rc, quoted, pid_known = 0, tid_known = 0;
-	int64_t pid_num = 0, tid_num = 0;
+	const char *start = p, *ke, *k;
+	struct texts t = { SIZE_MAX, SIZE_MAX, SIZE_MAX, SIZE_MAX, 0, 0, 0, 0 };
+	int esc, rc, quoted, kind, seen = 0, asked = 0, skip = 0, again = 0;
+	int i = 0;
+	struct kpred *kp, *row = r->pred[0];
 	static const struct pd_ev ev0;
 
 	*ev = ev0;	/* a copy, not memset: "rep stos" is slow to start */
 	r->slen = 0;
 	*badts = 0;
+	*wanted = 1;
 	p++;	/* '{' */
 	for (;;) {
 		p = ws(p, end);
@@ -557,25 +780,60 @@ parse_event(struct rd *r, const char *p, const char *end, const char **q,
 		}
 		if (*p != '"')
 			return BAD;
-		rc = str_end(p, end, &ke, &esc);
-		if (rc != OK)
-			return rc;
-		k = p + 1;
-		size_t kn = (size_t)(ke - 1 - k);
+		/* the events of one kind (ph) in a file mostly have their
+		 * keys in one order: the key that the last one had here is
+		 * tried first */
+		kp = i < 16 ? &row[i] : NULL;
+		i++;
+		if (kp && kp->len && end - p >= 8 && key_is(p, kp)) {
+			kind = kp->kind;
+			ke = p + kp->len;
+			if (ke[-1] == '"') {	/* the key alone */
+				ke = ws(ke, end);
+				if (ke >= end)
+					return MORE;
+				if (*ke != ':')
+					return BAD;
+				ke++;
+			}
+		} else {
+			if (end - p < 6 || (kind = key_fast(p, &ke)) < 0) {
+				rc = str_end(p, end, &ke, &esc);
+				if (rc != OK)
+					return rc;
+				kind = key_kind(p + 1,
+				    (size_t)(ke - 1 - (p + 1)));
+			}
+			k = ke;
+			ke = ws(ke, end);
+			if (ke >= end)
+				return MORE;
+			if (*ke != ':')
+				return BAD;
+			ke = ws(ke + 1, end);
+			if (kp && ke < end)
+				key_learn(kp, p, k, ke, kind);
+		}
 		p = ws(ke, end);
 		if (p >= end)
 			return MORE;
-		if (*p != ':')
-			return BAD;
-		p = ws(p + 1, end);
-		if (p >= end)
-			return MORE;
 		const char *v = p;
-		switch (key_kind(k, kn)) {
+		if (asked && (kind == K_PH || kind == K_NAME ||
+		    kind == K_CAT || kind == K_PID))
+			again = 1;
+		if (skip) {
+			if (kind == K_TID)
+				kind = K_SKIPTID;
+			else if (kind == K_ARGS || kind == K_ID)
+				kind = K_OTHER;
+		}
+		switch (kind) {
 		case K_PH:
+			seen |= S_PH;
 			if (end - p > 2 && p[0] == '"' && p[2] == '"' &&
 			    p[1] != '\\' && p[1] != '"') {
 				ev->ph = p[1];
+				row = r->pred[p[1] & 7];
 				p += 3;
 				rc = OK;
 				break;
@@ -583,33 +841,37 @@ parse_event(struct rd *r, const char *p, const char *end, const char **q,
 			rc = skip_value(p, end, &p);
 			if (rc == OK && *v == '"' && p - v > 2)
 				ev->ph = v[1];
+			row = r->pred[ev->ph & 7];
 			break;
 		case K_NAME:
-			rc = text_value(r, p, end, &p, &name_off, &quoted);
+			seen |= S_NAME;
+			rc = text_value(r, p, end, &p, &t.name, &quoted);
 			if (rc == BAD) {	/* name as object: ignore */
 				rc = skip_value(v, end, &p);
-				name_off = SIZE_MAX;
+				t.name = SIZE_MAX;
 			}
 			break;
 		case K_CAT:
-			rc = text_value(r, p, end, &p, &cat_off, &quoted);
+			seen |= S_CAT;
+			rc = text_value(r, p, end, &p, &t.cat, &quoted);
 			if (rc == BAD) {
 				rc = skip_value(v, end, &p);
-				cat_off = SIZE_MAX;
+				t.cat = SIZE_MAX;
 			}
 			break;
 		case K_PID:
-			rc = id_value(r, p, end, &p, &pid_off, &pid_known,
-			    &pid_num);
+			seen |= S_PID;
+			rc = id_value(r, p, end, &p, &t.pid, &t.pid_known,
+			    &t.pid_num);
 			break;
 		case K_TID:
-			rc = id_value(r, p, end, &p, &tid_off, &tid_known,
-			    &tid_num);
+			rc = id_value(r, p, end, &p, &t.tid, &t.tid_known,
+			    &t.tid_num);
 			break;
 		case K_TS:
 		case K_DUR: {
 			int64_t ns;
-			int isdur = kn == 3, x;
+			int x;
 
 			rc = plain_num(p, end, 3, 1, &p, &ns);
 			if (rc == OK) {
@@ -628,7 +890,7 @@ parse_event(struct rd *r, const char *p, const char *end, const char **q,
 				x = pd_num_us_to_ns(s, (size_t)(e - s), &ns);
 			}
 			if (x == PD_NUM_OK || x == PD_NUM_INEXACT) {
-				if (isdur)
+				if (kind == K_DUR)
 					ev->dur_ns = ns, ev->has_dur = 1;
 				else
 					ev->ts_ns = ns, ev->has_ts = 1;
@@ -653,12 +915,22 @@ parse_event(struct rd *r, const char *p, const char *end, const char **q,
 					ev->id++, ev->id_len -= 2;
 			}
 			break;
+		case K_SKIPTID:	/* refused as id_value does: a container */
+			rc = skip_value(p, end, &p);
+			if (rc == OK && (*v == '{' || *v == '['))
+				rc = BAD;
+			break;
 		default:
 			rc = skip_value(p, end, &p);
 			break;
 		}
 		if (rc != OK)
 			return rc;
+		if (fcb && !asked && seen == S_ALL) {
+			asked = 1;
+			set_texts(r, ev, &t);
+			skip = !pd_trace_wants(fcb, ev);
+		}
 		p = ws(p, end);
 		if (p >= end)
 			return MORE;
@@ -673,23 +945,19 @@ parse_event(struct rd *r, const char *p, const char *end, const char **q,
 		return BAD;
 	}
 	*q = p;
+	if (skip && !again) {
+		*wanted = 0;
+		return OK;
+	}
 	ev->raw = start;
 	ev->raw_len = (size_t)(p - start);
-	ev->name = name_off == SIZE_MAX ? "" : r->scr + name_off;
-	ev->cat = cat_off == SIZE_MAX ? "" : r->scr + cat_off;
-	if (pid_off != SIZE_MAX) {
-		ev->pid = r->scr + pid_off;
-		if (pid_known)
-			ev->pid_is_num = 1, ev->pid_num = pid_num;
-		else
-			ev->pid_is_num = all_digits(ev->pid, &ev->pid_num);
-	}
-	if (tid_off != SIZE_MAX) {
-		ev->tid = r->scr + tid_off;
-		if (tid_known)
-			ev->tid_is_num = 1, ev->tid_num = tid_num;
-		else
-			ev->tid_is_num = all_digits(ev->tid, &ev->tid_num);
+	set_texts(r, ev, &t);
+	if (fcb && (!asked || again)) {
+		*wanted = pd_trace_wants(fcb, ev);
+		/* a repeated key made it wanted after all */
+		if (*wanted && skip)
+			return parse_event(r, start, end, q, ev, badts, NULL,
+			    wanted);
 	}
 	return OK;
 }
@@ -749,7 +1017,8 @@ static int
 events(struct rd *r, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
 {
 	struct pd_ev ev;
-	int c, rc, badts, filter = pd_trace_filters(cb);
+	int c, rc, badts, wanted;
+	const struct pd_trace_cb *fcb = pd_trace_filters(cb) ? cb : NULL;
 
 	r->pos++;	/* '[' */
 	for (;;) {
@@ -768,7 +1037,8 @@ events(struct rd *r, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
 			const char *after = NULL;
 			for (;;) {
 				const char *p_ = r->buf + r->pos, *e_ = r->buf + r->len;
-				rc = parse_event(r, p_, e_, &after, &ev, &badts);
+				rc = parse_event(r, p_, e_, &after, &ev, &badts,
+				    fcb, &wanted);
 				if (rc != MORE || r->eof)
 					break;
 				if (fill(r) < 0)
@@ -786,8 +1056,7 @@ events(struct rd *r, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
 				st->skipped++;
 			} else {
 				ev.index = st->events++;
-				if (cb->on_event && (!filter ||
-				    pd_trace_wants(cb, &ev)) &&
+				if (cb->on_event && wanted &&
 				    cb->on_event(&ev, cb->ctx)) {
 					r->pos = (size_t)(after - r->buf);
 					return 2;

@@ -58,9 +58,10 @@ struct pd_trace_cb {
 	 * event with only ph, name, cat and pid (pid_num, pid_is_num) set,
 	 * the rest 0 or NULL, return 0 for one on_event would do nothing
 	 * with. It must answer from those fields alone, the same every time.
-	 * The reader then does not call on_event for such events; the
-	 * cache's replay skips them without building them or touching their
-	 * args. A reader may still hand them out (the Nsight reader does),
+	 * The reader then does not call on_event for such events, and
+	 * skips the rest of their object once it has read those four keys
+	 * (their order in the object does not matter); the cache's replay
+	 * skips them without building them or touching their args. A reader may still hand them out (the Nsight reader does),
 	 * so on_event must not depend on their absence. The events skipped
 	 * count in stats and in ev->index as before. PD_TRACE_FILTER=0 turns
 	 * every filter off (for comparing: the output must be the same). */
