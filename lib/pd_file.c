@@ -1,5 +1,6 @@
 /* pd_file: regular files only, opened without blocking (see pd_file.h). */
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -256,4 +257,31 @@ pd_file_zclose(struct pd_zfile *z)
 		inflateEnd(&z->zs);
 	close(z->fd);
 	free(z);
+}
+
+const char *
+pd_file_tmpdir(void)
+{
+	const char *dir = getenv("TMPDIR");
+
+	return dir && *dir ? dir : "/tmp";
+}
+
+int
+pd_file_tmp(const char *tag)
+{
+	char path[PATH_MAX];
+	int fd, e;
+
+	if (snprintf(path, sizeof path, "%s/%s.XXXXXX", pd_file_tmpdir(),
+	    tag) >= (int)sizeof path) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if ((fd = mkstemp(path)) < 0)
+		return -1;
+	e = errno;
+	unlink(path);
+	errno = e;
+	return fd;
 }

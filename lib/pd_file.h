@@ -57,4 +57,12 @@ int pd_file_zstatus(const struct pd_zfile *z);
 const char *pd_file_zwhat(int status);
 void pd_file_zclose(struct pd_zfile *z);
 
+/* Scratch space for data a tool spills out of memory (pd_spill,
+ * pd_xsort): the directory, $TMPDIR else /tmp, and a new file in it,
+ * already unlinked (gone when closed, even on a crash), opened read-write;
+ * -1 with errno set when none can be made. tag names it while it exists
+ * ("pd-sort"). */
+const char *pd_file_tmpdir(void);
+int pd_file_tmp(const char *tag);
+
 #endif

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "pd_diag.h"
+#include "pd_file.h"
 
 #define LIMIT (1u << 20)
 
@@ -19,19 +20,11 @@ limit_of(const struct pd_spill *s)
 static FILE *
 tmp_open(void)
 {
-	const char *dir = getenv("TMPDIR");
-	char path[4096];
+	int fd = pd_file_tmp("pd-spill");
 	FILE *f;
-	int fd;
 
-	if (!dir || !*dir)
-		dir = "/tmp";
-	if (snprintf(path, sizeof path, "%s/pd-spill.XXXXXX", dir) >=
-	    (int)sizeof path)
+	if (fd < 0)
 		return NULL;
-	if ((fd = mkstemp(path)) < 0)
-		return NULL;
-	unlink(path);
 	if (!(f = fdopen(fd, "w+b")))
 		close(fd);
 	return f;

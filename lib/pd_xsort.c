@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "pd_diag.h"
+#include "pd_file.h"
 
 #define RUNBUF	(32u << 10)	/* read buffer of a run while merging */
 #define FANIN	16		/* runs merged at a time */
@@ -52,25 +53,13 @@ io_fail(struct pd_xsort *x, int e)
 const char *
 pd_xsort_dir(void)
 {
-	const char *dir = getenv("TMPDIR");
-
-	return dir && *dir ? dir : "/tmp";
+	return pd_file_tmpdir();
 }
 
 static int
 tmp_open(struct pd_xsort *x)
 {
-	const char *dir = pd_xsort_dir();
-	char *path;
-	size_t n;
-
-	n = strlen(dir) + sizeof "/pd-sort-XXXXXX";
-	path = pd_xmalloc(n);
-	snprintf(path, n, "%s/pd-sort-XXXXXX", dir);
-	x->fd = mkstemp(path);
-	if (x->fd >= 0)
-		unlink(path);
-	free(path);
+	x->fd = pd_file_tmp("pd-sort");
 	return x->fd >= 0 ? 0 : io_fail(x, errno);
 }
 
