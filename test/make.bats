@@ -33,7 +33,8 @@ mk() {
 	[[ "$output" == *"-DPD_FAKE_CFLAGS"*"-o $B/bin/pd-locate"*"-lpdfake"* ]]
 	[[ "$output" != *"run make again"* ]]
 	[ "$(cat "$B/config.mk")" = "PKG_CFLAGS = -DPD_FAKE_CFLAGS
-PKG_LIBS = -lpdfake" ]
+PKG_LIBS = -lpdfake
+SQLITE_LIBS = -lpdfake" ]
 }
 
 @test "make: without a way to install, the packages and the command are named" {
