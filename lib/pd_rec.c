@@ -78,7 +78,8 @@ static const char *const shape_mem[] = { "type", "v", "root", "rank",
 	"frees_without_alloc", "top_by_lifetime", "modules", "static_ops",
 	"npu_mem", "fragmentation_bytes", "fragmentation_ratio",
 	"allocs_without_op", "skipped_rows", "path", "inexact_rows",
-	"truncated", NULL };
+	"categories_at_peak", "actions", "unordered_entries", "truncated",
+	NULL };
 static const char *const shape_step[] = { "type", "v", "root", "rank",
 	"source", "steps", "totals", "shares", "step_stats", "slowest_step",
 	"skipped_rows", "path", "scope", "stage", "stages", "device",

@@ -155,3 +155,22 @@ keys() {
 	[ "$(hot 'select(.source | test("kineto|nsys")) | [.top[].bound_ratio, .host_api[].level] | unique')" = '[null]' ]
 	[ "$(hot 'select(.source == "kernel_details") | [.top[].bound_ratio, .host_api[].level | type] | unique')" = '["number","string"]' ]
 }
+
+# The pd.mem record has one key list whichever reader wrote it: before,
+# the raw memory timeline's had categories_at_peak, actions and
+# unordered_entries, which the Ascend and Kineto records left out (now
+# null there).
+@test "records: pd.mem of a raw memory timeline has the keys of the others" {
+	require_corpus
+	C=$CORPUS
+	run_pd pd-sum-mem -q "$C/ascend/pta_2rank_level1_text" \
+	    "$C/ascend/pta_2rank_level1_db" "$C/pytorch/hta-memory-events-v100" \
+	    "$C/pytorch/hta-memory-timeline-raw"
+	mem() { printf '%s\n' "$output" | jq -c "select(.type == \"pd.mem\") | $1" | sort -u; }
+	[ "$(mem .source | wc -l)" -eq 4 ]
+	[ "$(mem 'keys_unsorted' | wc -l)" -eq 1 ]
+	[ "$(mem 'keys_unsorted | .[-4:] | join(",")')" = '"categories_at_peak,actions,unordered_entries,truncated"' ]
+	# the raw timeline has them, the others have null
+	[ "$(mem 'select(.source == "memory_timeline_raw") | [.categories_at_peak, .actions, .unordered_entries] | map(type)')" = '["array","object","number"]' ]
+	[ "$(mem 'select(.source != "memory_timeline_raw") | [.categories_at_peak, .actions, .unordered_entries] | unique')" = '[null]' ]
+}

@@ -815,34 +815,41 @@ alloc_by_life(const void *x, const void *y)
 	return strcmp(a->name, b->name);
 }
 
-static json_t *
-allocators(struct mem *m, size_t topn, int (*cmp)(const void *,
-    const void *))
+/* v rounded to whole bytes, when a number. */
+static int
+whole(double v, int64_t *iv)
 {
-	json_t *a = json_array(), *o;
+	return pd_num_round_i64(v, iv) == PD_NUM_OK;
+}
+
+static void
+allocators(struct mem *m, size_t topn, int by_life, struct memrec *r)
+{
+	struct memop *o;
 	size_t i;
 
 	if (m->na > 1)
-		qsort(m->a, m->na, sizeof *m->a, cmp);
+		qsort(m->a, m->na, sizeof *m->a, by_life ? alloc_by_life :
+		    alloc_by_bytes);
+	if (!by_life)
+		r->top.have = 1;
+	else
+		r->by_life.have = 1;
 	for (i = 0; i < m->na && i < topn; i++) {
-		o = json_object();
-		pd_set_str(o, "name", m->a[i].name);
-		pd_set(o, "bytes", bytes(1, m->a[i].bytes));
-		pd_set_int(o, "count", m->a[i].count);
-		pd_set_real(o, "lifetime_us", m->a[i].lifetime_us, 3);
-		json_array_append_new(a, o);
+		o = memrec_op(r, by_life);
+		o->name = m->a[i].name;
+		o->has_bytes = whole(m->a[i].bytes, &o->bytes);
+		o->count = m->a[i].count;
+		o->lifetime_us = m->a[i].lifetime_us;
 	}
-	return a;
 }
 
-static json_t *
-count_bytes(long n, double b)
+static void
+count_bytes(struct memcount *c, long n, double b)
 {
-	json_t *o = json_object();
-
-	pd_set_int(o, "count", n);
-	pd_set(o, "bytes", bytes(1, b));
-	return o;
+	c->have = 1;
+	c->count = n;
+	c->has_bytes = whole(b, &c->bytes);
 }
 
 struct modpeak {
@@ -860,39 +867,42 @@ mod_cmp(const void *x, const void *y)
 	return strcmp(a->name, b->name);
 }
 
-static json_t *
-modules(struct mem *m, size_t topn)
+static void
+modules(struct mem *m, size_t topn, struct memrec *r)
 {
-	json_t *a, *o, *v;
+	json_t *v;
 	const char *k;
 	struct modpeak *p;
+	struct memname *e;
 	size_t n = 0, i;
 
 	if (!m->modules)
-		return json_null();
+		return;
 	p = calloc(json_object_size(m->modules) + 1, sizeof *p);
+	if (!p)
+		pd_oom();
 	json_object_foreach(m->modules, k, v) {
 		p[n].name = k;
 		p[n++].b = json_real_value(v);
 	}
 	qsort(p, n, sizeof *p, mod_cmp);
-	a = json_array();
+	r->modules.have = 1;
 	for (i = 0; i < n && i < topn; i++) {
-		o = json_object();
-		pd_set_str(o, "component", p[i].name);
-		pd_set(o, "peak_reserved_bytes", bytes(1, p[i].b));
-		json_array_append_new(a, o);
+		e = memrec_module(r);
+		e->name = p[i].name;
+		e->has_bytes = whole(p[i].b, &e->bytes);
 	}
 	free(p);
-	return a;
 }
 
 static void
 emit(struct mem *m, json_t *root, const struct pd_tool *t)
 {
-	json_t *r = pd_rec_new("pd.mem", 1, root), *o, *src;
+	json_t *rec = pd_rec_new("pd.mem", 1, root), *src;
+	struct memrec r;
 	double pa = 0, pr = 0;
 	int ha = 0, hr = 0;
+	int64_t iv;
 	size_t i;
 	char buf[256] = "";
 
@@ -901,41 +911,33 @@ emit(struct mem *m, json_t *root, const struct pd_tool *t)
 		snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s",
 		    i ? "+" : "", json_string_value(src));
 	}
-	pd_set_str(r, "source", buf);
-	o = devices(m, &pa, &pr, &ha, &hr);
-	pd_set(r, "devices", o);
-	pd_set(r, "peak_allocated_bytes", bytes(ha, pa));
-	pd_set(r, "peak_reserved_bytes", bytes(hr, pr));
-	pd_set_null(r, "capacity_bytes");
-	pd_set_null(r, "peak_ratio");
-	pd_set(r, "top_allocators", m->have_opmem ?
-	    allocators(m, (size_t)t->topn, alloc_by_bytes) : json_null());
-	pd_set(r, "never_released", m->have_opmem ?
-	    count_bytes(m->never_n, m->never_b) : json_null());
-	pd_set(r, "frees_without_alloc", m->have_opmem ?
-	    count_bytes(m->free_n, m->free_b) : json_null());
-	/* appended keys (pd-record.5) */
-	pd_set(r, "top_by_lifetime", m->have_opmem ?
-	    allocators(m, (size_t)t->topn, alloc_by_life) : json_null());
-	pd_set(r, "modules", modules(m, (size_t)t->topn));
-	pd_set(r, "static_ops", m->have_static ?
-	    count_bytes(m->static_n, m->static_b) : json_null());
+	pd_set_str(rec, "source", buf);
+	memrec_init(&r);
+	r.devices = devices(m, &pa, &pr, &ha, &hr);
+	if (ha && whole(pa, &iv))
+		memrec_set(&r, MR_PEAK_ALLOC, iv);
+	if (hr && whole(pr, &iv))
+		memrec_set(&r, MR_PEAK_RES, iv);
+	if (m->have_opmem) {
+		allocators(m, (size_t)t->topn, 0, &r);
+		count_bytes(&r.never_released, m->never_n, m->never_b);
+		count_bytes(&r.frees_without_alloc, m->free_n, m->free_b);
+		allocators(m, (size_t)t->topn, 1, &r);
+	}
+	modules(m, (size_t)t->topn, &r);
+	if (m->have_static)
+		count_bytes(&r.static_ops, m->static_n, m->static_b);
 	if (m->have_lane) {
-		o = json_object();
-		pd_set(o, "app_peak_bytes", bytes(m->lane_app > 0,
-		    m->lane_app));
-		pd_set(o, "device_peak_bytes", bytes(m->lane_dev > 0,
-		    m->lane_dev));
-		pd_set(r, "npu_mem", o);
-	} else
-		pd_set_null(r, "npu_mem");
-	pd_set_null(r, "fragmentation_bytes");
-	pd_set_null(r, "fragmentation_ratio");
-	pd_set_null(r, "allocs_without_op");
-	pd_set_int(r, "skipped_rows", m->skipped);
-	pd_set_bool(r, "truncated", m->truncated);
-	pd_set_int(r, "inexact_rows", m->inexact);
-	pd_rec_emit(r);
+		r.has_npu_mem = 1;
+		if (m->lane_app > 0 && whole(m->lane_app, &iv))
+			memrec_set(&r, MR_NPU_APP, iv);
+		if (m->lane_dev > 0 && whole(m->lane_dev, &iv))
+			memrec_set(&r, MR_NPU_DEV, iv);
+	}
+	memrec_set(&r, MR_SKIPPED, m->skipped);
+	memrec_set(&r, MR_INEXACT, m->inexact);
+	r.truncated = m->truncated;
+	memrec_write(rec, &r);
 }
 
 int

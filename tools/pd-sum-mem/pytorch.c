@@ -674,14 +674,13 @@ dev_cmp(const void *x, const void *y)
 	return (a->id > b->id) - (a->id < b->id);
 }
 
-static json_t *
-count_bytes(int64_t n, int64_t bytes)
+static void
+count_bytes(struct memcount *c, int64_t n, int64_t bytes)
 {
-	json_t *o = json_object();
-
-	pd_set_int(o, "count", n);
-	pd_set_int(o, "bytes", bytes);
-	return o;
+	c->have = 1;
+	c->count = n;
+	c->bytes = bytes;
+	c->has_bytes = 1;
 }
 
 static json_t *
@@ -740,16 +739,6 @@ dev_series(json_t *o, const struct dev *d, const struct pd_ksteps *steps)
 	pd_set(o, "timeline", arr);
 }
 
-static void
-frag_ratio(json_t *o, const struct dev *d)
-{
-	if (d && d->has_frag && d->res_at_peak > 0)
-		pd_set_real(o, "fragmentation_ratio", (double)d->frag /
-		    (double)d->res_at_peak, 4);
-	else
-		pd_set_null(o, "fragmentation_ratio");
-}
-
 static int
 op_by_bytes(const void *x, const void *y)
 {
@@ -773,31 +762,31 @@ op_by_life(const void *x, const void *y)
 /* The operators with allocations, at most topn, in cmp's order (the
  * array is sorted in place: entries without allocations sort last by
  * bytes, and are skipped). */
-static json_t *
-top_ops(struct acc *a, size_t topn, int (*cmp)(const void *,
-    const void *))
+static void
+top_ops(struct acc *a, size_t topn, int by_life, struct memrec *r)
 {
-	json_t *arr = json_array(), *o;
+	struct memop *o;
 	size_t i, n = 0;
 
 	if (a->nop > 1)
-		qsort(a->op, a->nop, sizeof *a->op, cmp);
+		qsort(a->op, a->nop, sizeof *a->op, by_life ? op_by_life :
+		    op_by_bytes);
+	if (!by_life)
+		r->top.have = 1;
+	else
+		r->by_life.have = 1;
 	for (i = 0; i < a->nop && n < topn; i++) {
 		if (!a->op[i].count)
 			continue;
-		o = json_object();
-		pd_set_str(o, "name", a->op[i].name);
-		pd_set_int(o, "bytes", a->op[i].bytes);
-		pd_set_int(o, "count", a->op[i].count);
+		o = memrec_op(r, by_life);
+		o->name = a->op[i].name;
+		o->bytes = a->op[i].bytes;
+		o->has_bytes = 1;
+		o->count = a->op[i].count;
 		if (a->addressed)
-			pd_set_real(o, "lifetime_us",
-			    (double)a->op[i].life_ns / 1e3, 3);
-		else
-			pd_set_null(o, "lifetime_us");
-		json_array_append_new(arr, o);
+			o->lifetime_us = (double)a->op[i].life_ns / 1e3;
 		n++;
 	}
-	return arr;
 }
 
 /* After reading: the events attributed, then each device's in time
@@ -843,6 +832,7 @@ emit_trace(json_t *root, struct acc *a, const struct pd_kineto_info *info,
 	json_t *rec = pd_kineto_rec("pd.mem", root, info, "kineto_trace");
 	json_t *arr = json_array();
 	struct dev *best = NULL;
+	struct memrec r;
 	int64_t nr = 0, nf = 0, nrb = 0, nfb = 0, cap;
 	size_t i;
 	int any_cuda = 0;
@@ -901,37 +891,39 @@ emit_trace(json_t *root, struct acc *a, const struct pd_kineto_info *info,
 		else if (a->h[i].used && a->h[i].bal < 0)
 			nf++, nfb -= a->h[i].bytes;
 	}
-	pd_set(rec, "devices", arr);
+	memrec_init(&r);
+	r.devices = arr;
 	cap = best && best->type == 1 ? pd_kineto_device_mem(info, best->id) :
 	    -1;
-	set_int_or_null(rec, "peak_allocated_bytes", best ? best->peak_a : 0,
-	    best != NULL);
-	set_int_or_null(rec, "peak_reserved_bytes", best ? best->peak_r : 0,
-	    best && best->has_res);
-	set_int_or_null(rec, "capacity_bytes", cap, cap >= 0);
+	if (best)
+		memrec_set(&r, MR_PEAK_ALLOC, best->peak_a);
+	if (best && best->has_res)
+		memrec_set(&r, MR_PEAK_RES, best->peak_r);
+	if (cap >= 0)
+		memrec_set(&r, MR_CAP, cap);
 	if (best && cap > 0)
-		pd_set_real(rec, "peak_ratio", (double)(best->has_res ?
-		    best->peak_r : best->peak_a) / (double)cap, 4);
-	else
-		pd_set_null(rec, "peak_ratio");
-	pd_set(rec, "top_allocators", a->ndv ? top_ops(a, topn,
-	    op_by_bytes) : json_null());
+		r.peak_ratio = (double)(best->has_res ? best->peak_r :
+		    best->peak_a) / (double)cap;
+	if (a->ndv)
+		top_ops(a, topn, 0, &r);
 	/* without addresses (2021) no block can be followed */
-	pd_set(rec, "never_released", a->addressed ? count_bytes(nr, nrb) :
-	    json_null());
-	pd_set(rec, "frees_without_alloc", a->addressed ?
-	    count_bytes(nf, nfb) : json_null());
-	pd_set(rec, "top_by_lifetime", a->addressed ? top_ops(a, topn,
-	    op_by_life) : json_null());
-	set_int_or_null(rec, "fragmentation_bytes", best ? best->frag : 0,
-	    best && best->has_frag);
-	frag_ratio(rec, best);
-	pd_set(rec, "allocs_without_op", a->ndv ? count_bytes(a->noop_n,
-	    a->noop_b) : json_null());
-	pd_set_int(rec, "skipped_rows", (int64_t)(a->bad + st->skipped));
-	pd_set_str(rec, "path", a->path);
-	pd_set_bool(rec, "truncated", truncated);
-	pd_rec_emit(rec);
+	if (a->addressed) {
+		count_bytes(&r.never_released, nr, nrb);
+		count_bytes(&r.frees_without_alloc, nf, nfb);
+		top_ops(a, topn, 1, &r);
+	}
+	if (best && best->has_frag) {
+		memrec_set(&r, MR_FRAG, best->frag);
+		if (best->res_at_peak > 0)
+			r.fragmentation_ratio = (double)best->frag /
+			    (double)best->res_at_peak;
+	}
+	if (a->ndv)
+		count_bytes(&r.allocs_without_op, a->noop_n, a->noop_b);
+	memrec_set(&r, MR_SKIPPED, (int64_t)(a->bad + st->skipped));
+	r.path = a->path;
+	r.truncated = truncated;
+	memrec_write(rec, &r);
 }
 
 /* The events on_event does anything with (pd_trace_cb.want): CPU ranges
@@ -1095,8 +1087,10 @@ mem_raw(json_t *root, const char *path)
 	int fd = pd_file_open(path, NULL);
 	gzFile gz = fd >= 0 ? gzdopen(fd, "rb") : NULL;
 	struct raw r;
-	json_t *rec, *arr, *o;
+	json_t *rec, *o;
 	struct memdev md;
+	struct memrec mr;
+	struct memname *c;
 	const char *why = NULL;
 	long line;
 	int rc, i, order[NCAT], j;
@@ -1122,7 +1116,7 @@ mem_raw(json_t *root, const char *path)
 	}
 	rec = pd_rec_new("pd.mem", 1, root);
 	pd_set_str(rec, "source", "memory_timeline_raw");
-	arr = json_array();
+	memrec_init(&mr);
 	memdev_init(&md);
 	if (json_is_integer(json_object_get(root, "device")))
 		memdev_set(&md, MD_DEVICE,
@@ -1134,22 +1128,13 @@ mem_raw(json_t *root, const char *path)
 	md.growth_bytes_per_s = fit_slope(&r.fit);
 	memdev_set(&md, MD_EVENTS, (int64_t)r.n);
 	o = memdev_json(&md);
-	json_array_append_new(arr, o);
-	pd_set(rec, "devices", r.have ? arr : json_array());
-	if (!r.have)
-		json_decref(arr);
-	set_int_or_null(rec, "peak_allocated_bytes", r.peak, r.have);
-	pd_set_null(rec, "peak_reserved_bytes");
-	pd_set_null(rec, "capacity_bytes");
-	pd_set_null(rec, "peak_ratio");
-	pd_set_null(rec, "top_allocators");
-	pd_set_null(rec, "never_released");
-	pd_set_null(rec, "frees_without_alloc");
-	pd_set_null(rec, "top_by_lifetime");
-	pd_set_null(rec, "fragmentation_bytes");
-	pd_set_null(rec, "fragmentation_ratio");
-	pd_set_null(rec, "allocs_without_op");
-	pd_set_int(rec, "skipped_rows", (int64_t)r.bad);
+	if (r.have) {
+		mr.devices = json_array();
+		json_array_append_new(mr.devices, o);
+		memrec_set(&mr, MR_PEAK_ALLOC, r.peak);
+	} else
+		json_decref(o);
+	memrec_set(&mr, MR_SKIPPED, (int64_t)r.bad);
 	/* categories at the peak, largest first */
 	for (i = 0; i < NCAT; i++)
 		order[i] = i;
@@ -1160,24 +1145,20 @@ mem_raw(json_t *root, const char *path)
 			order[j] = order[j - 1];
 			order[j - 1] = x;
 		}
-	arr = json_array();
+	mr.categories.have = 1;
 	for (i = 0; i < NCAT && r.have; i++) {
-		o = json_object();
-		pd_set_str(o, "category", cat_names[order[i]]);
-		pd_set_int(o, "bytes", r.at_peak[order[i]]);
-		json_array_append_new(arr, o);
+		c = memrec_category(&mr);
+		c->name = cat_names[order[i]];
+		c->bytes = r.at_peak[order[i]];
+		c->has_bytes = 1;
 	}
-	pd_set(rec, "categories_at_peak", arr);
-	o = json_object();
-	pd_set_int(o, "preexisting", (int64_t)r.actions[1]);
-	pd_set_int(o, "create", (int64_t)r.actions[2]);
-	pd_set_int(o, "increment_version", (int64_t)r.actions[3]);
-	pd_set_int(o, "destroy", (int64_t)r.actions[4]);
-	pd_set(rec, "actions", o);
-	pd_set_int(rec, "unordered_entries", (int64_t)r.unordered);
-	pd_set_str(rec, "path", path);
-	pd_set_bool(rec, "truncated", rc != 0);
-	pd_rec_emit(rec);
+	mr.has_actions = 1;
+	for (i = 0; i < 4; i++)
+		mr.actions[i] = (int64_t)r.actions[i + 1];
+	memrec_set(&mr, MR_UNORDERED, (int64_t)r.unordered);
+	mr.path = path;
+	mr.truncated = rc != 0;
+	memrec_write(rec, &mr);
 	return 0;
 }
 
