@@ -174,3 +174,27 @@ keys() {
 	[ "$(mem 'select(.source == "memory_timeline_raw") | [.categories_at_peak, .actions, .unordered_entries] | map(type)')" = '["array","object","number"]' ]
 	[ "$(mem 'select(.source != "memory_timeline_raw") | [.categories_at_peak, .actions, .unordered_entries] | unique')" = '[null]' ]
 }
+
+# pd.comm transports, links and alignment are written by the record
+# builder (tools/pd-sum-comm/record.c) with one key list each, whichever
+# Ascend export was read; a PyTorch trace has none of them (null). The
+# key lists were the same before the builder wrote them: this pins them.
+@test "records: pd.comm transports, links and alignment have one key set" {
+	require_corpus
+	C=$CORPUS
+	run_pd pd-sum-comm -q "$C/ascend/pta_2rank_level1_text" \
+	    "$C/ascend/pta_2rank_level1_db" "$C/ascend/msprof_PROF_legacy_2dev" \
+	    "$C/ascend/msinsight_server_fixtures/cluster_analysis_output" \
+	    "$C/pytorch/hta-nccl-2rank-a100"
+	comm() { printf '%s\n' "$output" | jq -c "select(.type == \"pd.comm\") | $1" | sort -u; }
+	# four Ascend sources wrote transports, two an alignment check
+	[ "$(comm 'select(.transports | length > 0) | .source' | wc -l)" -ge 4 ]
+	[ "$(comm 'select(.alignment.ops | length > 0) | .source' | wc -l)" -eq 2 ]
+	[ "$(comm '.transports[]? | keys_unsorted')" = '["transport","bytes","time_us","bandwidth_gb_per_s","small_packet_ratio","ops"]' ]
+	[ "$(comm '.links[]? | keys_unsorted')" = '["src","dst","group","transport","bytes","time_us","bandwidth_gb_per_s"]' ]
+	[ "$(comm '.alignment | objects | keys_unsorted')" = '["checked_ops","unaligned_ops","sdma_us","unaligned_us","unaligned_ratio","ops"]' ]
+	[ "$(comm '.alignment.ops[]? | keys_unsorted')" = '["name","step","bytes","time_us","unaligned_us","bandwidth_gb_per_s"]' ]
+	# ranks that are whole numbers are written as numbers
+	[ "$(comm '.links[]? | [.src, .dst] | map(type)')" = '["number","number"]' ]
+	[ "$(comm 'select(.source == "kineto_trace") | [.transports, .links, .alignment]')" = '[null,null,null]' ]
+}

@@ -28,14 +28,12 @@ us(double ms)
 	return ms * 1e3;
 }
 
-/* GB/s from MB and ms: MB/ms = 10^6 B / 10^-3 s = GB/s. */
-static void
-set_bw(json_t *o, const char *key, double mb, double ms)
+/* GB/s from MB and ms: MB/ms = 10^6 B / 10^-3 s = GB/s; NaN without
+ * time. */
+static double
+bw(double mb, double ms)
 {
-	if (ms > 0)
-		pd_set_real(o, key, mb / ms, 3);
-	else
-		pd_set_null(o, key);
+	return ms > 0 ? mb / ms : NAN;
 }
 
 static int
@@ -135,70 +133,54 @@ ops_fill(struct agg *a, double *tot, struct commrec *r)
 	}
 }
 
-static json_t *
-transports_json(struct agg *a)
+static void
+transports_fill(struct agg *a, struct commrec *r)
 {
-	json_t *arr = json_array(), *o;
+	struct commtransport *o;
 	struct transport *t;
 	size_t i;
 
 	if (a->ntransports)
 		qsort(a->transports, a->ntransports, sizeof *a->transports,
 		    cmp_transport);
+	r->has_transports = 1;
 	for (i = 0; i < a->ntransports; i++) {
 		t = &a->transports[i];
 		if (t->mb == 0 && t->ms == 0)
 			continue;	/* listed in every file, unused */
-		o = json_object();
-		pd_set_str(o, "transport", t->name);
-		pd_set_int(o, "bytes", (int64_t)(t->mb * 1e6 + 0.5));
-		pd_set_real(o, "time_us", us(t->ms), 3);
-		set_bw(o, "bandwidth_gb_per_s", t->mb, t->ms);
+		o = commrec_transport(r);
+		o->name = t->name;
+		o->bytes = (int64_t)(t->mb * 1e6 + 0.5);
+		o->time_us = us(t->ms);
+		o->bandwidth_gb_per_s = bw(t->mb, t->ms);
 		if (t->nops)
-			pd_set_real(o, "small_packet_ratio",
-			    (double)t->nsmall / (double)t->nops, 4);
-		else
-			pd_set_null(o, "small_packet_ratio");
-		pd_set_int(o, "ops", t->nops);
-		json_array_append_new(arr, o);
+			o->small_packet_ratio = (double)t->nsmall /
+			    (double)t->nops;
+		o->ops = t->nops;
 	}
-	return arr;
 }
 
-/* A rank number as an integer, anything else as the string. */
 static void
-set_rank(json_t *o, const char *key, const char *s)
+links_fill(struct agg *a, struct commrec *r)
 {
-	int64_t r;
-
-	if (pd_num_int(s, strlen(s), &r) == PD_NUM_OK && !strchr(s, '.'))
-		pd_set_int(o, key, r);
-	else
-		pd_set_str(o, key, s);
-}
-
-static json_t *
-links_json(struct agg *a)
-{
-	json_t *arr = json_array(), *o;
+	struct commlink *o;
 	struct link *l;
 	size_t i;
 
 	if (a->nlinks)
 		qsort(a->links, a->nlinks, sizeof *a->links, cmp_link);
+	r->has_links = 1;
 	for (i = 0; i < a->nlinks; i++) {
 		l = &a->links[i];
-		o = json_object();
-		set_rank(o, "src", l->src);
-		set_rank(o, "dst", l->dst);
-		pd_set_str(o, "group", l->group);
-		pd_set_str(o, "transport", l->transport);
-		pd_set_int(o, "bytes", (int64_t)(l->mb * 1e6 + 0.5));
-		pd_set_real(o, "time_us", us(l->ms), 3);
-		set_bw(o, "bandwidth_gb_per_s", l->mb, l->ms);
-		json_array_append_new(arr, o);
+		o = commrec_link(r);
+		o->src = l->src;
+		o->dst = l->dst;
+		o->group = l->group;
+		o->transport = l->transport;
+		o->bytes = (int64_t)(l->mb * 1e6 + 0.5);
+		o->time_us = us(l->ms);
+		o->bandwidth_gb_per_s = bw(l->mb, l->ms);
 	}
-	return arr;
 }
 
 static void
@@ -231,10 +213,11 @@ cmp_unaligned(const void *x, const void *y)
 
 /* The byte-alignment check over the ops with a Size Distribution, or null
  * when no op has one (Level0, legacy and cluster exports). */
-static json_t *
-alignment_json(struct agg *a, int topn)
+static void
+alignment_fill(struct agg *a, int topn, struct commrec *r)
 {
-	json_t *o, *arr;
+	struct commalign *al = &r->alignment;
+	struct communaligned *e;
 	struct op_call **un;
 	size_t i, n = 0;
 	long checked = 0, any = 0;
@@ -255,41 +238,29 @@ alignment_json(struct agg *a, int topn)
 	}
 	if (!any) {
 		free(un);
-		return json_null();
+		return;
 	}
 	if (n)
 		qsort(un, n, sizeof *un, cmp_unaligned);
-	o = json_object();
-	pd_set_int(o, "checked_ops", checked);
-	pd_set_int(o, "unaligned_ops", (int64_t)n);
-	pd_set_real(o, "sdma_us", us(ms), 3);
-	pd_set_real(o, "unaligned_us", us(un_ms), 3);
-	if (ms > 0)
-		pd_set_real(o, "unaligned_ratio", un_ms / ms, 4);
-	else
-		pd_set_null(o, "unaligned_ratio");
-	arr = json_array();
+	al->have = 1;
+	al->checked_ops = checked;
+	al->unaligned_ops = (int64_t)n;
+	al->sdma_us = us(ms);
+	al->unaligned_us = us(un_ms);
+	al->unaligned_ratio = ms > 0 ? un_ms / ms : NAN;
 	for (i = 0; i < n && i < (size_t)topn; i++) {
-		json_t *e = json_object();
-
-		pd_set_str(e, "name", un[i]->name);
-		if (un[i]->has_step)
-			pd_set_int(e, "step", un[i]->step);
-		else
-			pd_set_null(e, "step");
-		pd_set_int(e, "bytes", (int64_t)un[i]->al_bytes);
-		pd_set_real(e, "time_us", us(un[i]->al_ms), 4);
-		pd_set_real(e, "unaligned_us", us(un[i]->un_ms), 4);
+		e = commrec_unaligned(r);
+		e->name = un[i]->name;
+		e->step = un[i]->step;
+		e->has_step = un[i]->has_step;
+		e->bytes = (int64_t)un[i]->al_bytes;
+		e->time_us = us(un[i]->al_ms);
+		e->unaligned_us = us(un[i]->un_ms);
 		if (un[i]->al_ms > 0)
-			pd_set_real(e, "bandwidth_gb_per_s", un[i]->al_bytes /
-			    1e6 / un[i]->al_ms, 4);
-		else
-			pd_set_null(e, "bandwidth_gb_per_s");
-		json_array_append_new(arr, e);
+			e->bandwidth_gb_per_s = un[i]->al_bytes / 1e6 /
+			    un[i]->al_ms;
 	}
-	pd_set(o, "ops", arr);
 	free(un);
-	return o;
 }
 
 /* x / (x + tr), a share of the transit-or-x time. */
@@ -323,10 +294,10 @@ emit_rank(json_t *root, struct agg *a, const struct pd_tool *t)
 	share(&r.wait_ratio, &r.has_wait_ratio, tot[2], tot[1], tot[4] > 0);
 	share(&r.sync_ratio, &r.has_sync_ratio, tot[3], tot[1], tot[4] > 0);
 	/* small_ratio: per transport here */
-	r.transports = transports_json(a);
-	r.links = links_json(a);
+	transports_fill(a, &r);
+	links_fill(a, &r);
 	r.groups = a->groups ? json_incref(a->groups) : NULL;
-	r.alignment = alignment_json(a, t->topn);
+	alignment_fill(a, t->topn, &r);
 	slowest_fill(a, t->topn, &r);
 	if (a->has_raw && !a->nops) {
 		r.wait_us = us(a->raw_wait_ms);

@@ -1,10 +1,12 @@
 /* pd-sum-comm: the pd.comm record from a struct commrec (record.h). */
 #include "record.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pd_diag.h"
+#include "pd_num.h"
 #include "pd_rec.h"
 
 /* Each operator value's key and how it is written: decimals, or 0 for a
@@ -57,6 +59,45 @@ commrec_call(struct commrec *r)
 	r->slowest = grow_list(r->slowest, &r->nslowest, &r->capslowest,
 	    sizeof *r->slowest);
 	return &r->slowest[r->nslowest - 1];
+}
+
+struct commtransport *
+commrec_transport(struct commrec *r)
+{
+	struct commtransport *t;
+
+	r->transports = grow_list(r->transports, &r->ntransports,
+	    &r->captransports, sizeof *r->transports);
+	r->has_transports = 1;
+	t = &r->transports[r->ntransports - 1];
+	t->bandwidth_gb_per_s = t->small_packet_ratio = NAN;
+	return t;
+}
+
+struct commlink *
+commrec_link(struct commrec *r)
+{
+	struct commlink *l;
+
+	r->links = grow_list(r->links, &r->nlinks, &r->caplinks,
+	    sizeof *r->links);
+	r->has_links = 1;
+	l = &r->links[r->nlinks - 1];
+	l->bandwidth_gb_per_s = NAN;
+	return l;
+}
+
+struct communaligned *
+commrec_unaligned(struct commrec *r)
+{
+	struct commalign *al = &r->alignment;
+	struct communaligned *u;
+
+	al->ops = grow_list(al->ops, &al->nops, &al->capops, sizeof *al->ops);
+	al->have = 1;
+	u = &al->ops[al->nops - 1];
+	u->bandwidth_gb_per_s = NAN;
+	return u;
 }
 
 static void
@@ -114,6 +155,98 @@ slowest_json(const struct commrec *r)
 	return a;
 }
 
+static json_t *
+transports_json(const struct commrec *r)
+{
+	json_t *a, *o;
+	const struct commtransport *t;
+	size_t i;
+
+	if (!r->has_transports)
+		return json_null();
+	a = json_array();
+	for (i = 0; i < r->ntransports; i++) {
+		t = &r->transports[i];
+		o = json_object();
+		pd_set_str(o, "transport", t->name);
+		pd_set_int(o, "bytes", t->bytes);
+		pd_set_real(o, "time_us", t->time_us, 3);
+		pd_set_real(o, "bandwidth_gb_per_s", t->bandwidth_gb_per_s, 3);
+		pd_set_real(o, "small_packet_ratio", t->small_packet_ratio, 4);
+		pd_set_int(o, "ops", t->ops);
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+/* A rank name as an integer when it is a whole number, else the string. */
+static void
+set_rank(json_t *o, const char *key, const char *s)
+{
+	int64_t r;
+
+	if (pd_num_int(s, strlen(s), &r) == PD_NUM_OK && !strchr(s, '.'))
+		pd_set_int(o, key, r);
+	else
+		pd_set_str(o, key, s);
+}
+
+static json_t *
+links_json(const struct commrec *r)
+{
+	json_t *a, *o;
+	const struct commlink *l;
+	size_t i;
+
+	if (!r->has_links)
+		return json_null();
+	a = json_array();
+	for (i = 0; i < r->nlinks; i++) {
+		l = &r->links[i];
+		o = json_object();
+		set_rank(o, "src", l->src);
+		set_rank(o, "dst", l->dst);
+		pd_set_str(o, "group", l->group);
+		pd_set_str(o, "transport", l->transport);
+		pd_set_int(o, "bytes", l->bytes);
+		pd_set_real(o, "time_us", l->time_us, 3);
+		pd_set_real(o, "bandwidth_gb_per_s", l->bandwidth_gb_per_s, 3);
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+static json_t *
+alignment_json(const struct commalign *al)
+{
+	json_t *o, *a, *e;
+	const struct communaligned *u;
+	size_t i;
+
+	if (!al->have)
+		return json_null();
+	o = json_object();
+	pd_set_int(o, "checked_ops", al->checked_ops);
+	pd_set_int(o, "unaligned_ops", al->unaligned_ops);
+	pd_set_real(o, "sdma_us", al->sdma_us, 3);
+	pd_set_real(o, "unaligned_us", al->unaligned_us, 3);
+	pd_set_real(o, "unaligned_ratio", al->unaligned_ratio, 4);
+	a = json_array();
+	for (i = 0; i < al->nops; i++) {
+		u = &al->ops[i];
+		e = json_object();
+		pd_set_str(e, "name", u->name);
+		pd_set_int_if(e, "step", u->step, u->has_step);
+		pd_set_int(e, "bytes", u->bytes);
+		pd_set_real(e, "time_us", u->time_us, 4);
+		pd_set_real(e, "unaligned_us", u->unaligned_us, 4);
+		pd_set_real(e, "bandwidth_gb_per_s", u->bandwidth_gb_per_s, 4);
+		json_array_append_new(a, e);
+	}
+	pd_set(o, "ops", a);
+	return o;
+}
+
 void
 commrec_write(json_t *rec, struct commrec *r)
 {
@@ -122,10 +255,10 @@ commrec_write(json_t *rec, struct commrec *r)
 	set_num(rec, "sync_ratio", r->sync_ratio, 4, r->has_sync_ratio);
 	set_num(rec, "small_ratio", r->small_ratio, 4, r->has_small_ratio);
 	pd_set(rec, "ops", ops_json(r));
-	pd_set(rec, "transports", r->transports);
-	pd_set(rec, "links", r->links);
+	pd_set(rec, "transports", transports_json(r));
+	pd_set(rec, "links", links_json(r));
 	pd_set(rec, "groups", r->groups);
-	pd_set(rec, "alignment", r->alignment);
+	pd_set(rec, "alignment", alignment_json(&r->alignment));
 	pd_set(rec, "slowest", slowest_json(r));
 	set_num(rec, "wait_us", r->wait_us, 3, r->has_wait_us);
 	pd_set_int(rec, "op_count", r->op_count);
@@ -138,12 +271,19 @@ commrec_write(json_t *rec, struct commrec *r)
 	pd_set_int(rec, "skipped", r->skipped);
 	pd_set_str(rec, "path", r->path);
 	pd_set_bool(rec, "truncated", r->truncated);
-	r->transports = r->links = r->groups = r->alignment = NULL;
-	r->collectives = NULL;
+	r->groups = r->collectives = NULL;
 	free(r->ops);
 	free(r->slowest);
+	free(r->transports);
+	free(r->links);
+	free(r->alignment.ops);
 	r->ops = NULL;
 	r->slowest = NULL;
+	r->transports = NULL;
+	r->links = NULL;
+	r->alignment.ops = NULL;
 	r->nops = r->capops = r->nslowest = r->capslowest = 0;
+	r->ntransports = r->captransports = r->nlinks = r->caplinks = 0;
+	r->alignment.nops = r->alignment.capops = 0;
 	pd_rec_emit(rec);
 }
