@@ -59,6 +59,7 @@ keys() {
 	[ "$(step '.steps[] | keys_unsorted' | wc -l)" -eq 1 ]
 	[ "$(step '.steps[] | keys_unsorted')" = '["step","step_us","computing_us","comm_not_overlapped_us","overlapped_us","comm_us","free_us","preparing_us","bubble_us","stage_us","memcpy_us","memset_us","busy_us","fp_bp_us","tail_us","cpu_ops_us"]' ]
 	[ "$(step '.totals | keys_unsorted')" = "$(step '.steps[] | keys_unsorted | .[1:]')" ]
+	[ "$(step '.stages[]? | keys_unsorted')" = '["stage","ranks","totals"]' ]
 	[ "$(step '.stages[]?.totals | keys_unsorted')" = "$(step '.totals | keys_unsorted')" ]
 	# a family's missing value is null: Ascend has no CPU operator time,
 	# the CPU-only autograd trace has it

@@ -149,7 +149,7 @@ sum_step_ascend(json_t *root, const struct pd_tool *t)
 		read_cluster(root, p);
 	return 0;
 found:
-	emit_run(root, &r, -2, "rank", -1, NULL);
+	emit_run(root, &r, -2, "rank", -1, NULL, 0);
 	run_free(&r);
 	return 0;
 }

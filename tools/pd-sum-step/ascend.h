@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "pd_csv.h"
+#include "record.h"
 #include "pd_tool.h"
 #include "pd_trace.h"
 
@@ -56,10 +57,10 @@ struct step *step_find(struct run *r, int64_t id);
 void step_put(struct step *s, int k, int64_t ns);
 int step_has(const struct step *s, int k);
 int step_ns(const struct step *s, int64_t *ns);
-/* The totals of a cluster stage row (step_us null), a new reference. */
-json_t *stage_totals_json(const struct run *r);
+/* The totals of a cluster stage row (step_us not had). */
+void stage_totals(const struct run *r, struct stepval *sum);
 void emit_run(json_t *root, struct run *r, int64_t rank, const char *scope,
-    int64_t stage, json_t *stages);
+    int64_t stage, const struct stepstage *stages, size_t nstages);
 int csv_map(struct pd_csv *c, struct csvmap *m, int cluster);
 int csv_row(struct pd_csv *c, const struct csvmap *m, struct run *r,
     struct step *s);

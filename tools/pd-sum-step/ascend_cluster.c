@@ -112,28 +112,27 @@ cmp_cluster_row(const void *a, const void *b)
 	return x->stage ? strcmp(x->index, y->index) : 0;
 }
 
-/* [{stage, ranks, totals}] of the stage rows (numbered from 0), or null. */
-static json_t *
-stages_json(struct cluster_row *v, size_t n)
+/* The stages of the stage rows (numbered from 0), or NULL (*k 0). */
+static struct stepstage *
+stages_get(struct cluster_row *v, size_t n, size_t *k)
 {
-	json_t *a = json_array(), *o;
+	struct stepstage *st = pd_xcalloc(n + 1, sizeof *st);
 	size_t i;
-	int k = 0;
 
+	*k = 0;
 	for (i = 0; i < n; i++) {
 		if (!v[i].stage)
 			continue;
-		o = json_object();
-		pd_set_int(o, "stage", k++);
-		pd_set(o, "ranks", json_incref(v[i].ranks));
-		pd_set(o, "totals", stage_totals_json(&v[i].r));
-		json_array_append_new(a, o);
+		st[*k].stage = (int64_t)*k;
+		st[*k].ranks = v[i].ranks;
+		stage_totals(&v[i].r, &st[*k].totals);
+		(*k)++;
 	}
-	if (!k) {
-		json_decref(a);
-		return json_null();
+	if (!*k) {
+		free(st);
+		return NULL;
 	}
-	return a;
+	return st;
 }
 
 static int64_t
@@ -162,11 +161,11 @@ read_cluster(json_t *root, const char *path)
 	struct cluster_row *v = NULL, *cr;
 	struct run whole = { 0 };
 	struct step tmp;
-	size_t n = 0, i;
+	size_t n = 0, i, nstages;
 	int rc, stage, ppcol;
 	int64_t rank = -1, pp;
 	const char *type;
-	json_t *stages;
+	struct stepstage *stages;
 
 	if (!c)
 		return 0;
@@ -204,7 +203,7 @@ read_cluster(json_t *root, const char *path)
 	pd_csv_close(c);
 	if (n)
 		qsort(v, n, sizeof *v, cmp_cluster_row);
-	stages = stages_json(v, n);
+	stages = stages_get(v, n, &nstages);
 	for (i = 0; i < n; i++) {
 		v[i].r.source = "cluster_step_trace_time";
 		v[i].r.path = path;
@@ -212,14 +211,14 @@ read_cluster(json_t *root, const char *path)
 		v[i].r.truncated = whole.truncated;
 		if (!v[i].stage)
 			emit_run(root, &v[i].r, v[i].rank, "rank",
-			    stage_index(v, n, &v[i]), stages);
+			    stage_index(v, n, &v[i]), stages, nstages);
 	}
 	for (i = 0; i < n; i++) {
 		run_free(&v[i].r);
 		free(v[i].index);
 		json_decref(v[i].ranks);
 	}
-	json_decref(stages);
+	free(stages);
 	free(v);
 	return 1;
 }

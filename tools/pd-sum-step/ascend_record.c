@@ -43,19 +43,17 @@ run_steps(const struct run *r, struct steprec *rec)
 		step_val(&r->s[i], steprec_add(rec));
 }
 
-json_t *
-stage_totals_json(const struct run *r)
+void
+stage_totals(const struct run *r, struct stepval *sum)
 {
 	struct steprec rec = { 0 };
-	struct stepval sum;
 
 	run_steps(r, &rec);
-	stepval_sum(&sum, rec.steps, rec.n);
+	stepval_sum(sum, rec.steps, rec.n);
 	/* the column maxima come from different ranks: their sum is no step
 	 * time */
-	sum.have &= ~(1u << SV_STEP);
+	sum->have &= ~(1u << SV_STEP);
 	steprec_free(&rec);
-	return stepval_json(&sum, 0);
 }
 
 static int
@@ -71,10 +69,10 @@ cmp_step(const void *a, const void *b)
 }
 
 /* Emit one pd.step. rank < -1: keep the root's rank. scope/stages: the
- * cluster keys (stage < 0: none; stages is borrowed, may be NULL). */
+ * cluster keys (stage < 0: none; stages is borrowed, NULL: null). */
 void
 emit_run(json_t *root, struct run *r, int64_t rank, const char *scope,
-    int64_t stage, json_t *stages)
+    int64_t stage, const struct stepstage *stages, size_t nstages)
 {
 	json_t *rec = pd_rec_new("pd.step", 1, root);
 	json_t *dev = json_object_get(root, "device");
@@ -96,6 +94,7 @@ emit_run(json_t *root, struct run *r, int64_t rank, const char *scope,
 	sr.stage = stage;
 	sr.has_stage = stage >= 0;
 	sr.stages = stages;
+	sr.nstages = nstages;
 	if (r->has_device) {
 		sr.device = r->device;
 		sr.has_device = 1;

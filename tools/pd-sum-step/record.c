@@ -174,6 +174,26 @@ gpu_json(const struct stepgpu *g)
 	return o;
 }
 
+/* [{stage, ranks, totals}], or null. */
+static json_t *
+stages_json(const struct steprec *r)
+{
+	json_t *a, *o;
+	size_t i;
+
+	if (!r->stages)
+		return json_null();
+	a = json_array();
+	for (i = 0; i < r->nstages; i++) {
+		o = json_object();
+		pd_set_int(o, "stage", r->stages[i].stage);
+		pd_set(o, "ranks", json_incref(r->stages[i].ranks));
+		pd_set(o, "totals", stepval_json(&r->stages[i].totals, 0));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
 void
 steprec_write(json_t *rec, const struct steprec *r)
 {
@@ -192,8 +212,7 @@ steprec_write(json_t *rec, const struct steprec *r)
 	pd_set_str(rec, "path", r->path);
 	pd_set_str(rec, "scope", r->scope);
 	pd_set_int_if(rec, "stage", r->stage, r->has_stage);
-	pd_set(rec, "stages", r->stages ? json_incref(r->stages) :
-	    json_null());
+	pd_set(rec, "stages", stages_json(r));
 	pd_set_int_if(rec, "device", r->device, r->has_device);
 	pd_set_int_if(rec, "inexact_values", r->inexact, r->has_inexact);
 	pd_set_int_if(rec, "events", r->events, r->has_events);

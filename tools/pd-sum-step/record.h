@@ -4,7 +4,8 @@
  * stepval per step (integer ns, a bit per value it has); steprec_write()
  * writes every pd.step key after source from it, the same keys for every
  * family, null where the family has no value (pd-record(5)). The totals,
- * shares, step_stats and slowest_step are derived here from the steps. */
+ * shares, step_stats and slowest_step are derived here from the steps.
+ * A cluster's stages are structs too, written with one key list. */
 #ifndef PD_SUM_STEP_RECORD_H
 #define PD_SUM_STEP_RECORD_H
 
@@ -55,6 +56,13 @@ struct stepgpu {
 	int64_t span, idle, compute, comm, overlap;
 };
 
+/* A pipeline stage of a cluster (stages entry). */
+struct stepstage {
+	int64_t stage;
+	json_t *ranks;		/* borrowed: the stage's ranks */
+	struct stepval totals;	/* without step_us (no one step's time) */
+};
+
 struct steprec {
 	struct stepval *steps;	/* in record order */
 	size_t n, cap;
@@ -63,7 +71,8 @@ struct steprec {
 	const char *scope;	/* NULL: null */
 	int64_t stage;
 	int has_stage;
-	json_t *stages;		/* borrowed; NULL: null */
+	const struct stepstage *stages;	/* borrowed; NULL: null */
+	size_t nstages;
 	int64_t device;
 	int has_device;
 	int64_t inexact;	/* numbers in exponent form, kept */
