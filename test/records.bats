@@ -199,3 +199,25 @@ keys() {
 	[ "$(comm '.links[]? | [.src, .dst] | map(type)')" = '["number","number"]' ]
 	[ "$(comm 'select(.source == "kineto_trace") | [.transports, .links, .alignment]')" = '[null,null,null]' ]
 }
+
+# pd.input slowest_op and pipeline (MindSpore's dataset pipeline) and
+# slowest_call (a PyTorch DataLoader) are written by the record builder
+# (tools/pd-sum-input/record.c) with one key list each, null in the
+# records of a family that has none. The key lists were the same before
+# the builder wrote them: this pins them.
+@test "records: pd.input slowest_op, pipeline and slowest_call have one key set" {
+	require_corpus
+	C=$CORPUS
+	run_pd pd-sum-input -q "$C/ascend/mindspore_legacy_run2_dataset" \
+	    "$C/pytorch/hta-nccl-2rank-a100" "$C/pytorch/param-resnet-rtx2080ti" \
+	    "$C/ascend/pta_2rank_level1_text"
+	input() { printf '%s\n' "$output" | jq -c "select(.type == \"pd.input\") | $1" | sort -u; }
+	[ "$(input '.slowest_op | objects | keys_unsorted')" = '["op_id","op_type","queue_usage_ratio"]' ]
+	[ "$(input '.pipeline[]? | keys_unsorted')" = '["op_id","op_type","num_workers","queue_usage_ratio"]' ]
+	[ "$(input '.slowest_call | objects | keys_unsorted')" = '["name","dur_us","step","start_ns"]' ]
+	# the MindSpore record has the pipeline, not a DataLoader call; the
+	# PyTorch one the other way round; torch_npu's neither
+	[ "$(input 'select(.source | startswith("step_trace_raw")) | [.slowest_op, .pipeline, .slowest_call] | map(type)')" = '["object","array","null"]' ]
+	[ "$(input 'select(.slowest_call != null) | [.source, (.slowest_op | type), (.pipeline | type)]')" = '["kineto_trace","null","null"]' ]
+	[ "$(input 'select(.source == "trace_view+step_trace_time") | [.slowest_op, .pipeline, .slowest_call]')" = '[null,null,null]' ]
+}

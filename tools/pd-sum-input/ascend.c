@@ -703,35 +703,34 @@ by_id(const void *a, const void *b)
 }
 
 /* After slowest(): sorting moves the ops. */
-static json_t *
-pipeline(struct in *x)
+static void
+pipeline(struct in *x, struct inputrec *r)
 {
-	json_t *a = json_array(), *o;
+	struct inputop *o;
 	size_t i;
 
 	qsort(x->ops, x->nops, sizeof *x->ops, by_id);
 	for (i = 0; i < x->nops; i++) {
-		o = json_object();
-		pd_set_int(o, "op_id", x->ops[i].id);
-		pd_set_str(o, "op_type", x->ops[i].type);
-		pd_set(o, "num_workers", x->ops[i].workers >= 0 ?
-		    json_integer(x->ops[i].workers) : json_null());
-		pd_set_real(o, "queue_usage_ratio", x->ops[i].usage, 4);
-		json_array_append_new(a, o);
+		o = inputrec_op(r);
+		o->op_id = x->ops[i].id;
+		o->op_type = x->ops[i].type;
+		o->num_workers = x->ops[i].workers;
+		o->has_workers = x->ops[i].workers >= 0;
+		o->queue_usage_ratio = x->ops[i].usage;
 	}
-	return a;
 }
 
 static void
 emit(struct in *x, json_t *root)
 {
-	json_t *rec = pd_rec_new("pd.input", 1, root), *o;
+	json_t *rec = pd_rec_new("pd.input", 1, root);
 	struct inputrec r = { 0 };
 	double sin = 0, sst = 0;
 	long n = 0;
 	size_t i;
 	char buf[256] = "";
 	struct pipe_op *slow;
+	char slow_type[sizeof slow->type];
 
 	for (i = 0; i < json_array_size(x->sources); i++)
 		snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s",
@@ -745,18 +744,20 @@ emit(struct in *x, json_t *root)
 	    x->q_records) : NAN;
 	slow = slowest(x);
 	if (slow) {
-		o = json_object();
-		pd_set_int(o, "op_id", slow->id);
-		pd_set_str(o, "op_type", slow->type);
-		pd_set_real(o, "queue_usage_ratio", slow->usage, 4);
-		r.slowest_op = o;
+		/* a copy: pipeline() sorts the ops */
+		snprintf(slow_type, sizeof slow_type, "%s", slow->type);
+		r.has_slowest_op = 1;
+		r.slowest_op.op_id = slow->id;
+		r.slowest_op.op_type = slow_type;
+		r.slowest_op.queue_usage_ratio = slow->usage;
 	}
 	r.dataloader_spans = (int64_t)x->loaders.n;
 	r.slow_dataloader_calls = x->slow_loaders;
 	r.first_call_us = NAN;
 	r.getnext_empty_ratio = x->have_getnext ? ratio(x->gn_empty,
 	    x->gn_records) : NAN;
-	r.pipeline = x->nops ? pipeline(x) : NULL;
+	if (x->nops)
+		pipeline(x, &r);
 	r.tick_mhz = x->tick_mhz > 0 ? x->tick_mhz : NAN;
 	r.skipped = x->skipped;
 	r.truncated = x->truncated;

@@ -122,7 +122,7 @@ emit(json_t *root, struct acc *a, const struct pd_kineto_info *info,
     const struct pd_trace_stats *st, int truncated)
 {
 	json_t *rec = pd_kineto_rec("pd.input", root, info, "kineto_trace");
-	json_t *o;
+	char name[sizeof a->iter + 40];
 	struct inputrec r = { 0 };
 	struct pd_ivl u = { 0 };
 	int64_t in_sum = 0, step_sum = 0;
@@ -170,17 +170,16 @@ emit(json_t *root, struct acc *a, const struct pd_kineto_info *info,
 	r.slow_dataloader_calls = (int64_t)j;
 	if (have) {
 		long k = pd_ksteps_find(&a->steps, a->dl[slow].s);
-		o = json_object();
-		json_object_set_new(o, "name", json_sprintf(
-		    "enumerate(DataLoader)#%s.__next__", a->iter));
-		pd_set_real(o, "dur_us",
-		    (double)(a->dl[slow].e - a->dl[slow].s) / 1e3, 3);
-		if (k >= 0 && a->steps.v[k].num >= 0)
-			pd_set_int(o, "step", a->steps.v[k].num);
-		else
-			pd_set_null(o, "step");
-		pd_set_int(o, "start_ns", a->dl[slow].s);
-		r.slowest_call = o;
+		snprintf(name, sizeof name, "enumerate(DataLoader)#%s.__next__",
+		    a->iter);
+		r.has_slowest_call = 1;
+		r.slowest_call.name = name;
+		r.slowest_call.dur_us =
+		    (double)(a->dl[slow].e - a->dl[slow].s) / 1e3;
+		r.slowest_call.has_step = k >= 0 && a->steps.v[k].num >= 0;
+		r.slowest_call.step = r.slowest_call.has_step ?
+		    a->steps.v[k].num : 0;
+		r.slowest_call.start_ns = a->dl[slow].s;
 	}
 	r.iterator = !have ? NULL : a->mixed ? "mixed" : a->iter;
 	r.calls = (int64_t)a->ndl;
