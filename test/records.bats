@@ -221,3 +221,29 @@ keys() {
 	[ "$(input 'select(.slowest_call != null) | [.source, (.slowest_op | type), (.pipeline | type)]')" = '["kineto_trace","null","null"]' ]
 	[ "$(input 'select(.source == "trace_view+step_trace_time") | [.slowest_op, .pipeline, .slowest_call]')" = '[null,null,null]' ]
 }
+
+# Over the whole corpus, every object in the records of pd-sum-step,
+# pd-sum-comm, pd-sum-mem and pd-sum-input (the record itself, each
+# nested object, an array's entries counted as one path) has one key
+# list per record type and path, whichever family or export wrote it.
+# Before, the raw memory timeline's pd.mem had three keys the other pd.mem
+# records left out.
+@test "records: one key list per type and nested path over the whole corpus" {
+	require_corpus
+	C=$CORPUS
+	run_pd bash -c "pd-locate '$C'/ascend/* '$C'/pytorch/* '$C'/nsys/* \
+	    '$C'/archives/* | pd-sum-step -q | pd-sum-comm -q | pd-sum-mem -q |
+	    pd-sum-input -q"
+	# [type, path, keys] of every object, once each
+	printf '%s\n' "$output" | jq -c 'select(.type | IN("pd.step", "pd.comm",
+	    "pd.mem", "pd.input")) | .type as $t | ([[]] + [paths(type == "object")])[] as $p |
+	    [$t, ($p | map(if type == "number" then "[]" else . end) | join(".")),
+	    (getpath($p) | keys_unsorted)]' | sort -u >"$BATS_TEST_TMPDIR/kl"
+	# each type came from several sources, and has nested objects
+	for t in pd.step pd.comm pd.mem pd.input; do
+		[ "$(printf '%s\n' "$output" | jq -r --arg t $t 'select(.type == $t) | .source' | sort -u | wc -l)" -ge 4 ]
+		[ "$(jq -r --arg t $t 'select(.[0] == $t and .[1] != "") | .[1]' "$BATS_TEST_TMPDIR/kl" | sort -u | wc -l)" -ge 4 ]
+	done
+	dup=$(jq -c '.[0:2]' "$BATS_TEST_TMPDIR/kl" | sort | uniq -d)
+	[ -z "$dup" ] || { echo "more than one key list: $dup" >&2; return 1; }
+}
