@@ -116,6 +116,9 @@ pd_xsort_slot(struct pd_xsort *x)
 {
 	if (x->err)
 		return NULL;
+	if (x->n == x->max && x->fd < 0 && x->nruns == 0 &&
+	    (x->fd = pd_file_tmp("pd-sort")) < 0)
+		x->max = SIZE_MAX / x->size;	/* no scratch file: memory */
 	if (x->n == x->max && spill(x) < 0)
 		return NULL;
 	if (x->n == x->cap) {

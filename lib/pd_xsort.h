@@ -6,7 +6,10 @@
  * PD_XSORT_MEM bytes (1 MiB; the environment variable PD_SORT_MEM, in
  * bytes, overrides it, at least two records). A full buffer is sorted and
  * written to an unlinked temporary file under $TMPDIR (else /tmp). When
- * everything fits in one buffer nothing is written. Reading back merges
+ * everything fits in one buffer nothing is written; when no temporary
+ * file can be made, the buffer grows instead and everything is sorted in
+ * memory (the same order; memory then grows with the records). A write
+ * that fails once the file is made is an error (err). Reading back merges
  * the runs with a read buffer of 32 KiB each, 16 runs at most: with more,
  * the oldest 16 are first merged into one at the end of the file (the
  * file then holds the records more than once). Memory: the run buffer

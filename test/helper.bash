@@ -108,3 +108,10 @@ _jqm() {
 	jq -j -s --arg t "$t" "$p" >"$BATS_TEST_TMPDIR/.jqm" || return 1
 	mapfile -t -d $'\x1e' J <"$BATS_TEST_TMPDIR/.jqm"
 }
+
+# nowrite CMD...: CMD with no file writes allowed (ulimit -f 0; SIGXFSZ
+# ignored, so a write fails with EFBIG): a tool that spills to a temporary
+# file then meets a write error.
+nowrite() {
+	bash -c 'trap "" XFSZ; ulimit -f 0; exec "$@"' nowrite "$@"
+}
