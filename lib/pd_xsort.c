@@ -56,13 +56,6 @@ pd_xsort_dir(void)
 	return pd_file_tmpdir();
 }
 
-static int
-tmp_open(struct pd_xsort *x)
-{
-	x->fd = pd_file_tmp("pd-sort");
-	return x->fd >= 0 ? 0 : io_fail(x, errno);
-}
-
 /* Append len bytes to the file. */
 static int
 append(struct pd_xsort *x, const char *p, size_t len)
@@ -94,14 +87,13 @@ run_add(struct pd_xsort *x, off_t off, size_t n)
 	r->left = n;
 }
 
-/* Sort buf and append it to the file as one run. */
+/* Sort buf and append it to the file as one run (the file is made by
+ * pd_xsort_slot before the first run, the only way to a run). */
 static int
 spill(struct pd_xsort *x)
 {
 	off_t off;
 
-	if (x->fd < 0 && tmp_open(x) < 0)
-		return -1;
 	qsort(x->buf, x->n, x->size, x->cmp);
 	off = x->off;
 	if (append(x, x->buf, x->n * x->size) < 0)
