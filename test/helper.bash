@@ -52,6 +52,41 @@ require_corpus() {
 	fi
 }
 
+# require_torch: PY is a python3 that has torch (Debian's python3-torch,
+# which .ci/run installs), found without importing it (an import costs
+# seconds of CPU, the run that follows pays it once). Skipped when there is
+# none, a failure when CI=true.
+require_torch() {
+	local p
+	for p in python3 /usr/bin/python3; do
+		if "$p" -c 'import importlib.util as u, sys; sys.exit(u.find_spec("torch") is None)' 2>/dev/null; then
+			PY=$p
+			return 0
+		fi
+	done
+	if [ "${CI:-}" = true ]; then
+		echo "python3-torch missing (required when CI=true)" >&2
+		return 1
+	fi
+	skip "python3-torch is not installed"
+}
+
+# Headless Chromium for the report pages: chromium_bin prints its path
+# (nothing where it is not installed); chrome ARGS... runs it ($B, from
+# chromium_bin) with nothing from outside the page and its console on
+# stderr. A start costs about 1.7 s of CPU: take the DOM (--dump-dom, on
+# stdout) and the screenshot (--screenshot=PNG) from one start.
+chromium_bin() {
+	command -v chromium || command -v chromium-browser || true
+}
+chrome() {
+	timeout 120 "$B" --headless --no-sandbox --disable-gpu --disable-quic \
+	    --no-first-run --disable-background-networking \
+	    --disable-component-update --disable-sync --hide-scrollbars \
+	    --user-data-dir="$(mktemp -d "$BATS_TEST_TMPDIR/profile.XXXXXX")" \
+	    --enable-logging=stderr --v=0 "$@"
+}
+
 # run_pd [rc] cmd...: run and, if the status differs from rc (default 0),
 # print the command, its status and both streams, and fail.
 run_pd() {

@@ -1073,19 +1073,8 @@ advisor_findings() {
 # the step is the CPU's operators: the verdict is compute-bound on the host,
 # naming the aten operators that take the time, with a CPU fix (threads,
 # oneDNN layouts), never a CUDA or Ascend one.
-torch_python() {
-	local p
-	for p in python3 /usr/bin/python3; do
-		if "$p" -c 'import torch' 2>/dev/null; then echo "$p"; return; fi
-	done
-}
-
 @test "pd-classify: a real CPU training run is compute-bound on the host, with its operators" {
-	PY=$(torch_python)
-	if [ -z "$PY" ]; then
-		[ "${CI:-}" != true ] || { echo "python3-torch missing in CI" >&2; return 1; }
-		skip "python3-torch is not installed"
-	fi
+	require_torch
 	d=$BATS_TEST_TMPDIR
 	pd-inject -q -o "$d/train_pd.py" -d "$d/prof" "$CF/cpu_train.py" >/dev/null
 	pd-collect -n -i 0.5 -p "$d/prof" -- "$PY" "$d/train_pd.py" 10 >"$d/run.jsonl" 2>"$d/run.err"
@@ -1220,11 +1209,7 @@ cpu_samples() {
 # the job's own, not more threads. The whole stream goes through the
 # pipeline, pd-collect's samples with the root.
 @test "pd-classify: a real CPU run that shares its CPU is contended, not compute-bound" {
-	PY=$(torch_python)
-	if [ -z "$PY" ]; then
-		[ "${CI:-}" != true ] || { echo "python3-torch missing in CI" >&2; return 1; }
-		skip "python3-torch is not installed"
-	fi
+	require_torch
 	command -v taskset >/dev/null || skip "taskset is not installed"
 	d=$BATS_TEST_TMPDIR
 	pd-inject -q -o "$d/train_pd.py" -d "$d/prof" "$CF/cpu_train.py" >/dev/null

@@ -214,13 +214,12 @@ with_stdin() {
 	[ ! -e "$W/tiny_cpu_pd.py" ]
 }
 
-# End to end, when this machine's python3 has torch (CI does not install
-# it): 2 epochs of 8 batches, a continue at batch 3 (still a step: the
-# wrapper steps per item); wait 6 + warmup 1, so the 4 active steps run
-# across the epoch boundary, and pd-locate finds the one trace written.
+# End to end with Debian's python3-torch (require_torch): 2 epochs of 8
+# batches, a continue at batch 3 (still a step: the wrapper steps per
+# item); wait 6 + warmup 1, so the 4 active steps run across the epoch
+# boundary, and pd-locate finds the one trace written.
 @test "pd-inject: end to end on CPU, pd-locate finds the trace" {
-	PY=${PYTHON:-/usr/bin/python3}
-	"$PY" -c 'import torch' 2>/dev/null || skip "no torch for $PY"
+	require_torch
 	run_pd 0 pd-inject -w 6 -W 1 -a 4 "$W/tiny_cpu.py"
 	cd "$W"
 	run_pd 0 "$PY" tiny_cpu_pd.py

@@ -6,23 +6,10 @@
 # a CSP violation). Skipped only where Chromium is not installed.
 load helper
 
-chromium_bin() {
-	command -v chromium || command -v chromium-browser || true
-}
-
 setup() {
 	B=$(chromium_bin)
 	[ -n "$B" ] || skip "chromium is not installed (apt-get install chromium)"
 	D=$BATS_TEST_TMPDIR
-}
-
-# chrome ARGS...: headless Chromium with nothing from outside the page
-chrome() {
-	timeout 120 "$B" --headless --no-sandbox --disable-gpu --disable-quic \
-	    --no-first-run --disable-background-networking \
-	    --disable-component-update --disable-sync --hide-scrollbars \
-	    --user-data-dir="$(mktemp -d "$D/profile.XXXXXX")" \
-	    --enable-logging=stderr --v=0 "$@"
 }
 
 # check_page HTML [SVGS [RECTS]]: DOM, console and screenshot checks (at
@@ -51,21 +38,17 @@ check_page() {
 	awk -v b="$bg" 'BEGIN { exit !(b < 0.95) }'
 }
 
-@test "report-browser: png-check tells a blank page from a drawn one" {
-	chrome --window-size=400,300 --screenshot="$D/blank.png" about:blank \
-	    >/dev/null 2>&1
-	run_pd "$PD_TESTBIN/png-check" "$D/blank.png"
-	[ "$output" = "400 300 1 1.0000" ]
-}
-
-@test "report-browser: the console check sees a console message" {
-	printf '%s\n' '<!DOCTYPE html><p>x</p><script>console.error("boom")</script>' \
+# The checks themselves, on one start as check_page makes it: a page with
+# nothing drawn and a script that logs an error gives a screenshot of one
+# colour, all background, and the console line on stderr.
+@test "report-browser: png-check tells a blank page, the console check sees a console message" {
+	printf '%s\n' '<!DOCTYPE html><script>console.error("boom")</script>' \
 	    >"$D/bad.html"
-	# as check_page starts it: DOM and screenshot in one start
 	chrome --window-size=400,300 --screenshot="$D/bad.png" \
 	    --dump-dom "file://$D/bad.html" >/dev/null 2>"$D/bad.err"
 	grep -q CONSOLE "$D/bad.err"
-	[ -s "$D/bad.png" ]
+	run_pd "$PD_TESTBIN/png-check" "$D/bad.png"
+	[ "$output" = "400 300 1 1.0000" ]
 }
 
 @test "report-browser: the fixture report renders with all its charts" {
@@ -107,28 +90,6 @@ check_page() {
 	cp "$D/shot.png" "${REPORT_SHOT:-$D/demo.png}"
 }
 
-@test "report-browser: corpus reports render (2 ranks Ascend, Kineto GPU)" {
-	require_corpus
-	local c
-	for c in ascend/pta_2rank_level1_text pytorch/hta-nccl-2rank-a100; do
-		pd-locate "$CORPUS/$c" | pd-sum-step | pd-sum-comm | pd-sum-mem \
-		    | pd-sum-input | pd-sum-gaps | pd-hotspots | pd-profile \
-		    | pd-classify | pd-report -o "$D/r" >/dev/null 2>"$D/err" || true
-		echo "case $c" >&2
-		check_page "$D/r/report.html"
-		grep -q '<svg id="chart-steps"' "$dom"
-		grep -q '<svg id="chart-step-series"' "$dom"
-		grep -q '<svg id="chart-hotspots"' "$dom"
-		# the strip: at least a host lane and two device streams
-		grep -q '<svg id="chart-strip"' "$dom"
-		[ "$(grep -o '<g class="lane">' "$dom" | wc -l)" -ge 3 ]
-		grep -qF 'host launch calls: ' "$dom"
-		# a Kineto trace has its critical path drawn
-		case $c in pytorch/*) grep -q '<svg id="chart-path"' "$dom" ;; esac
-		cp "$D/shot.png" "${REPORT_SHOT:-$D/x.png}.${c##*/}.png"
-	done
-}
-
 @test "report-browser: a 1024-rank report renders its heatmap and histogram" {
 	python3 -c '
 import json
@@ -150,17 +111,31 @@ for r in range(1024):
 	cp "$D/shot.png" "${REPORT_SHOT:-$D/x.png}.1024.png"
 }
 
+# pd-report DIR... on two corpus runs (2 ranks Ascend, Kineto GPU): the
+# index and each run's report render, with their charts.
 @test "report-browser: the index of many runs renders, each report too" {
 	require_corpus
+	local n
 	run_pd 0 pd-report -q -o "$D/idx" "$CORPUS/ascend/pta_2rank_level1_text" \
-	    "$CORPUS/pytorch/param-resnet-rtx2080ti"
+	    "$CORPUS/pytorch/hta-nccl-2rank-a100"
 	chrome --dump-dom "file://$D/idx/index.html" >"$D/i.html" 2>"$D/i.err"
 	! grep -E 'CONSOLE|Refused to|ERR_' "$D/i.err"
 	grep -q '>pta_2rank_level1_text</a>' "$D/i.html"
-	grep -q '>param-resnet-rtx2080ti</a>' "$D/i.html"
-	for n in pta_2rank_level1_text param-resnet-rtx2080ti; do
+	grep -q '>hta-nccl-2rank-a100</a>' "$D/i.html"
+	for n in pta_2rank_level1_text hta-nccl-2rank-a100; do
+		echo "case $n" >&2
 		check_page "$D/idx/$n/report.html"
 		grep -qF "<h1>perfdiag report: $n</h1>" "$dom"
+		grep -q '<svg id="chart-steps"' "$dom"
+		grep -q '<svg id="chart-step-series"' "$dom"
+		grep -q '<svg id="chart-hotspots"' "$dom"
+		# the strip: at least a host lane and two device streams
+		grep -q '<svg id="chart-strip"' "$dom"
+		[ "$(grep -o '<g class="lane">' "$dom" | wc -l)" -ge 3 ]
+		grep -qF 'host launch calls: ' "$dom"
+		# a Kineto trace has its critical path drawn
+		case $n in hta-*) grep -q '<svg id="chart-path"' "$dom" ;; esac
+		cp "$D/shot.png" "${REPORT_SHOT:-$D/x.png}.$n.png"
 	done
 }
 
