@@ -15,7 +15,16 @@
  *                              "Spans"; it aborts when it is shown
  *                              more than ph, name, cat and pid.
  *   tcache-check -m [-fs N] FILE the same, from an entry image built in
- *                              memory and replayed (pd_tcache_*_mem) */
+ *                              memory and replayed (pd_tcache_*_mem)
+ *   tcache-check -F FILE...    for each FILE, the lines of a read with
+ *                              the filter of -f against those of a read
+ *                              without it, in this process: the event
+ *                              lines of the events the same test keeps
+ *                              (applied to the whole events), every
+ *                              other line (metas, stats) as it is. One
+ *                              line a file: "same FILE kept=N of M", or
+ *                              "differs FILE" and the first lines that
+ *                              differ (exit 1). The cache is not used. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +37,21 @@
 
 static long stop_after = -1, wait_ms;
 static int quiet;
+/* -F: the unfiltered read prints only the events keep() keeps */
+static int keep_only;
+static unsigned long n_kept, n_all;
+
+/* the test of -f and -F: ph X, cat not "cuda_runtime", pid not the
+ * number 0 nor the text "Spans" */
+static int
+keep(const struct pd_ev *e)
+{
+	if (e->ph != 'X' || strcmp(e->cat, "cuda_runtime") == 0)
+		return 0;
+	if (e->pid && e->pid_is_num && e->pid_num == 0)
+		return 0;
+	return !e->pid || strcmp(e->pid, "Spans") != 0;
+}
 
 static void
 text(const char *what, const char *s, size_t n)
@@ -45,6 +69,12 @@ static int
 ev(const struct pd_ev *e, void *ctx)
 {
 	(void)ctx;
+	if (keep_only) {
+		n_all++;
+		if (!keep(e))
+			return 0;
+		n_kept++;
+	}
 	if (wait_ms) {
 		struct timespec t = { wait_ms / 1000, wait_ms % 1000 * 1000000L };
 		nanosleep(&t, NULL);
@@ -73,12 +103,9 @@ want(const struct pd_ev *e)
 	    e->ts_ns || e->dur_ns || e->args || e->id || e->raw ||
 	    e->raw_len || e->index || !e->name || !e->cat)
 		abort();	/* more than the filter may look at */
-	if (e->ph != 'X' || strcmp(e->cat, "cuda_runtime") == 0)
-		return 0;
-	if (e->pid && e->pid_is_num && e->pid_num == 0)
-		return 0;
-	return !e->pid || strcmp(e->pid, "Spans") != 0;
+	return keep(e);
 }
+
 
 static void
 meta(const char *key, json_t *v, void *ctx)
@@ -112,6 +139,86 @@ slurp(const char *path, size_t *len)
 	return b;
 }
 
+static void
+print_stats(int rc, const struct pd_trace_stats *st)
+{
+	printf("rc=%d events=%" PRIu64 " skipped=%" PRIu64 " bytes=%" PRIu64
+	    " truncated=%d malformed=%d line=%ld format=%d err=%s\n", rc,
+	    st->events, st->skipped, st->bytes, st->truncated, st->malformed,
+	    st->err_line, st->format, st->err);
+}
+
+/* one read of FILE into a buffer: with the filter, or without it and
+ * keep() applied to each whole event */
+static char *
+read_to_buf(const char *file, int filtered, size_t *len)
+{
+	struct pd_trace_cb cb = { NULL, ev, meta, NULL };
+	struct pd_trace_stats st;
+	char *buf = NULL;
+	FILE *out = open_memstream(&buf, len), *saved = stdout;
+	int rc;
+
+	if (!out)
+		exit(5);
+	if (filtered)
+		cb.want = want;
+	keep_only = !filtered;
+	stdout = out;
+	rc = pd_trace_read(file, &cb, &st);
+	print_stats(rc, &st);
+	stdout = saved;
+	if (fclose(out) != 0)
+		exit(5);
+	return buf;
+}
+
+/* the first line that differs between A and B, printed from both */
+static void
+first_difference(const char *a, const char *b)
+{
+	size_t line = 1;
+
+	while (*a && *a == *b) {
+		if (*a == '\n') {
+			line++;
+			a++, b++;
+			continue;
+		}
+		a++, b++;
+	}
+	while (line > 1 && a[-1] != '\n')
+		a--, b--;
+	printf("line %zu:\n- %.*s\n+ %.*s\n", line, (int)strcspn(a, "\n"), a,
+	    (int)strcspn(b, "\n"), b);
+}
+
+static int
+compare_filtered(int n, char **files)
+{
+	int bad = 0;
+
+	setenv("PD_CACHE", "0", 1);
+	for (int i = 0; i < n; i++) {
+		size_t la, lf;
+		char *all, *f;
+
+		n_kept = n_all = 0;
+		all = read_to_buf(files[i], 0, &la);
+		f = read_to_buf(files[i], 1, &lf);
+		if (la == lf && memcmp(all, f, la) == 0)
+			printf("same %s kept=%lu of %lu\n", files[i], n_kept, n_all);
+		else {
+			printf("differs %s\n", files[i]);
+			first_difference(all, f);
+			bad = 1;
+		}
+		free(all);
+		free(f);
+	}
+	return bad;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -120,8 +227,10 @@ main(int argc, char **argv)
 	struct pd_trace_stats st;
 	int c, mem = 0, rc;
 
-	while ((c = getopt(argc, argv, "fmqs:w:")) != -1) {
-		if (c == 'f')
+	while ((c = getopt(argc, argv, "fFmqs:w:")) != -1) {
+		if (c == 'F')
+			return compare_filtered(argc - optind, argv + optind);
+		else if (c == 'f')
 			cb.want = want;
 		else if (c == 'm')
 			mem = 1;
@@ -135,7 +244,7 @@ main(int argc, char **argv)
 			return 2;
 	}
 	if (optind != argc - 1) {
-		fprintf(stderr, "usage: tcache-check [-fmq] [-s N] [-w MS] FILE\n");
+		fprintf(stderr, "usage: tcache-check [-fmq] [-s N] [-w MS] FILE | -F FILE...\n");
 		return 2;
 	}
 	if (mem) {
@@ -157,9 +266,6 @@ main(int argc, char **argv)
 		rc = pd_trace_read(argv[optind], &cb, &st);
 		fprintf(stderr, "cache: %s\n", what[pd_tcache_last()]);
 	}
-	printf("rc=%d events=%" PRIu64 " skipped=%" PRIu64 " bytes=%" PRIu64
-	    " truncated=%d malformed=%d line=%ld format=%d err=%s\n", rc,
-	    st.events, st.skipped, st.bytes, st.truncated, st.malformed,
-	    st.err_line, st.format, st.err);
+	print_stats(rc, &st);
 	return 0;
 }
