@@ -1,7 +1,7 @@
 # Shared setup for every bats file: a hermetic run of the freshly built tools.
 bats_require_minimum_version 1.5.0
 export LC_ALL=C TZ=UTC
-TOP=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+TOP=${BATS_TEST_DIRNAME%/*}	# an absolute path: bats resolves it
 export PD_BIN=${PD_BIN:-$TOP/bin}
 export PD_TESTBIN=${PD_TESTBIN:-$TOP/build/test}
 # A python3 that is a pyenv shim runs pyenv (about half a second of CPU)
@@ -100,6 +100,17 @@ run_pd() {
 		echo "stderr: $stderr" >&2
 		return 1
 	fi
+}
+
+# nrec TYPE: NREC is the number of records of TYPE in $output, counted
+# in the shell (a tool writes "type" as a record's first key) where a jq
+# start per file of a corpus loop would cost more than the tool's run.
+nrec() {
+	local l
+	NREC=0
+	for l in "${lines[@]}"; do
+		[[ $l != "{\"type\":\"$1\","* ]] || NREC=$((NREC + 1))
+	done
 }
 
 # Records are checked with jq: jqr TYPE FILTER prints FILTER applied to every

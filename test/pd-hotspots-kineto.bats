@@ -138,7 +138,8 @@ hot() {
 	local f n=0
 	while IFS= read -r f; do
 		hot "$f"
-		[ "$(jqr pd.hotspot .type | wc -l)" -eq 1 ]
+		nrec pd.hotspot
+		[ "$NREC" -eq 1 ]
 		n=$((n + 1))
 	done < <(find "$CORPUS/pytorch" -name '*.json.gz' ! -name 'memory_timeline*' | sort)
 	[ "$n" -ge 18 ]

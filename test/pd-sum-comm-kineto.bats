@@ -112,6 +112,7 @@ PT=$CORPUS/pytorch
 	local f
 	for f in $(find "$PT" -name '*.json.gz' ! -name '*.raw.gz' | sort); do
 		run_pd 0 pd-sum-comm "$f"
-		[ "$(jqr pd.comm .type | wc -l)" -eq 1 ]
+		nrec pd.comm
+		[ "$NREC" -eq 1 ]
 	done
 }

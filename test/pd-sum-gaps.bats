@@ -270,7 +270,8 @@ PY
 	local f n=0
 	while IFS= read -r f; do
 		gaps kineto kineto_trace "$f"
-		[ "$(jqr pd.gaps .type | wc -l)" -eq 1 ]
+		nrec pd.gaps
+		[ "$NREC" -eq 1 ]
 		n=$((n + 1))
 	done < <(find "$CORPUS/pytorch" -name '*.json.gz' ! -name 'memory_timeline*' | sort)
 	[ "$n" -ge 18 ]

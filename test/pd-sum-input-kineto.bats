@@ -78,6 +78,7 @@ PT=$CORPUS/pytorch
 	local f
 	for f in $(find "$PT" -name '*.json.gz' ! -name '*.raw.gz' | sort); do
 		run_pd 0 pd-sum-input "$f"
-		[ "$(jqr pd.input .type | wc -l)" -eq 1 ]
+		nrec pd.input
+		[ "$NREC" -eq 1 ]
 	done
 }

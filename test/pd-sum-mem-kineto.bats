@@ -271,7 +271,8 @@ kroot() {	# kroot FILE KIND [DEVICE]: a pd.root with one export
 	local f
 	for f in $(find "$CORPUS/pytorch" -name '*.gz' | sort); do
 		run_pd 0 pd-sum-mem "$f"
-		[ "$(jqr pd.mem .type | wc -l)" -eq 1 ]
+		nrec pd.mem
+		[ "$NREC" -eq 1 ]
 	done
 }
 

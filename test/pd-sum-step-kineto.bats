@@ -276,7 +276,8 @@ print(n)' "$f")
 	local f n=0
 	for f in $(find "$PT" -name '*.json.gz' ! -name '*.raw.gz' | sort); do
 		run_pd 0 pd-sum-step "$f"
-		[ "$(jqr pd.step .type | wc -l)" -eq 1 ]
+		nrec pd.step
+		[ "$NREC" -eq 1 ]
 		n=$((n + 1))
 	done
 	[ "$n" -ge 19 ]
