@@ -222,6 +222,9 @@ fi
 # In memory what grows is per step (pd-sum-mem 56 B per step and device,
 # pd-sum-step about 100 B), and pd-sum-mem's entry per operator name,
 # address and block still held.
+# pd-sum-comm keeps of the collectives only the -n slowest and the first
+# 4096 by start (40 B each, at most twice as many at a time); it grows per
+# step (24 B), per collective type and per process group.
 SMALL=$OUT/big-0.25g.pt.trace.json
 if part rss && [ "$GIB" != 0.25 ] && [ ! -s "$SMALL" ]; then
 	echo "bench: generating $SMALL"

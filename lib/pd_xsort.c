@@ -326,3 +326,57 @@ pd_xsort_free(struct pd_xsort *x)
 	memset(x, 0, sizeof *x);
 	x->fd = -1;
 }
+
+void
+pd_xtop_init(struct pd_xtop *t, size_t size, size_t k,
+    int (*cmp)(const void *, const void *))
+{
+	memset(t, 0, sizeof *t);
+	t->size = size;
+	t->k = k;
+	t->cmp = cmp;
+	t->max = k > SIZE_MAX / 2 / size ? SIZE_MAX / size : 2 * k;
+}
+
+static void
+xtop_cut(struct pd_xtop *t)
+{
+	if (t->n > 1)
+		qsort(t->buf, t->n, t->size, t->cmp);
+	if (t->n > t->k) {
+		t->n = t->k;
+		t->cut = 1;
+	}
+}
+
+void
+pd_xtop_add(struct pd_xtop *t, const void *rec)
+{
+	if (t->k == 0 || (t->cut && t->cmp(rec, t->buf + (t->k - 1) *
+	    t->size) >= 0))
+		return;
+	if (t->n == t->max)
+		xtop_cut(t);
+	if (t->n == t->cap) {
+		size_t nc = t->cap ? t->cap * 2 : 64;
+		if (nc > t->max)
+			nc = t->max;
+		t->buf = pd_xrealloc(t->buf, nc * t->size);
+		t->cap = nc;
+	}
+	memcpy(t->buf + t->n++ * t->size, rec, t->size);
+}
+
+size_t
+pd_xtop_finish(struct pd_xtop *t)
+{
+	xtop_cut(t);
+	return t->n;
+}
+
+void
+pd_xtop_free(struct pd_xtop *t)
+{
+	free(t->buf);
+	memset(t, 0, sizeof *t);
+}

@@ -65,4 +65,26 @@ void pd_xsort_free(struct pd_xsort *x);
 /* Where the temporary files go: $TMPDIR, else /tmp (for messages). */
 const char *pd_xsort_dir(void);
 
+/* pd_xtop: the k smallest of a stream of fixed-size records, for a list
+ * cut to its first k (the slowest calls, the first collectives), in
+ * memory for at most 2k records whatever the number added: a full buffer
+ * is sorted and cut to its first k, and a record not smaller than the
+ * k-th kept is dropped at once. cmp must be a total order (add a sequence
+ * number to break ties), so that the result is that of sorting them all. */
+struct pd_xtop {
+	size_t size, k;
+	int (*cmp)(const void *, const void *);
+	char *buf;
+	size_t n, cap, max;	/* records in buf, allocated, at most */
+	int cut;		/* cut once: buf[k - 1] is the bound */
+};
+
+void pd_xtop_init(struct pd_xtop *t, size_t size, size_t k,
+    int (*cmp)(const void *, const void *));
+/* Add a copy of the record rec. */
+void pd_xtop_add(struct pd_xtop *t, const void *rec);
+/* The smallest min(k, added) records, sorted, in t->buf; their number. */
+size_t pd_xtop_finish(struct pd_xtop *t);
+void pd_xtop_free(struct pd_xtop *t);
+
 #endif

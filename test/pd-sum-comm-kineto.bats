@@ -82,6 +82,34 @@ PT=$CORPUS/pytorch
 	[ "$(jqr pd.comm '.slowest | length')" = 1 ]
 }
 
+# A generated trace of 9000 all-reduce kernels written latest first: the
+# kernel written i-th (from 0) starts at (9000 - i) x 10 us and lasts
+# (i x 7919 mod 9000) + 1 us (7919 is prime to 9000: every duration from 1
+# to 9000 us once). Only the 4096 earliest and the -n slowest are kept as
+# it is read (sorted and cut each time twice as many are held), so the
+# lists must be those of sorting all of them: the earliest starts at 10 us
+# (seq 0), the 4096th at 40960 us (seq 4095); the slowest last 9000, 8999
+# and 8998 us.
+@test "pd-sum-comm kineto: long lists are cut to the earliest and slowest" {
+	python3 - "$BATS_TEST_TMPDIR/many.json" <<-'PY'
+	import json, sys
+	ev = [{"ph": "X", "cat": "kernel", "pid": 0, "tid": 7,
+	       "name": "ncclDevKernel_AllReduce_Sum_f32_RING_LL(x)",
+	       "ts": (9000 - i) * 10, "dur": i * 7919 % 9000 + 1,
+	       "args": {"device": 0, "stream": 7}} for i in range(9000)]
+	json.dump({"schemaVersion": 1, "traceEvents": ev}, open(sys.argv[1], "w"))
+	PY
+	run_pd 0 pd-sum-comm -n 3 "$BATS_TEST_TMPDIR/many.json"
+	jqv pd.comm '.collectives_total' '.collectives | length' \
+	    '[.collectives[0,4095] | [.seq,.start_ns]]' '[.slowest[].elapse_us]' \
+	    '[.collectives[].start_ns] == ([.collectives[].start_ns] | sort)'
+	[ "${J[0]}" = 9000 ]
+	[ "${J[1]}" = 4096 ]
+	[ "${J[2]}" = '[[0,10000],[4095,40960000]]' ]
+	[ "${J[3]}" = '[9000,8999,8998]' ]
+	[ "${J[4]}" = true ]
+}
+
 @test "pd-sum-comm kineto: a cut-off trace is summarized, exit 3" {
 	run_pd 3 pd-sum-comm "$KF/sum-cut.json"
 	[[ "$stderr" == *"sum-cut.json:15: file ends inside an event"* ]]

@@ -12,9 +12,11 @@
  * to the CPU "gloo:*" annotations, or, when it has no GPU activity at all,
  * to the "nccl:*" ones; these are sized from their first "Input Dims" x
  * "Input type".
- * Keeps: per op type the sums, and 32 bytes per collective (for the slowest
- * list and the per-collective start times that pd-profile compares across
- * ranks); the ProfilerStep windows.
+ * Keeps: per op type the sums, and of the collectives only those that can
+ * still be listed: the -n slowest and the first MAX_COLL in start order
+ * (the per-collective start times that pd-profile compares across ranks),
+ * 40 bytes each, at most twice that many at a time (pd_xtop); the
+ * ProfilerStep windows (pd_ksteps, per step).
  * Groups: distributedInfo.pg_config (name, description, ranks), the kind
  * read from the description (Megatron's TENSOR_MODEL_PARALLEL_GROUP,
  * DeviceMesh's mesh_tp, ...).
@@ -33,6 +35,7 @@
 #include "pd_kineto.h"
 #include "pd_patterns.h"
 #include "pd_rec.h"
+#include "pd_xsort.h"
 
 #define MAX_COLL 4096	/* collectives listed per record */
 
@@ -51,16 +54,18 @@ struct op {
 
 struct coll {
 	int64_t s, dur, bytes;	/* bytes < 0: unknown */
-	uint32_t op, seq;
-	int64_t name_op;	/* index of op, for the slowest list's name */
+	uint32_t op;
 	int32_t grp;		/* index into the lane's groups, -1: none */
+	uint64_t ins;		/* order added: breaks ties */
 };
 
 struct lane {
 	struct op *op;
 	size_t nop, capop;
-	struct coll *c;
-	size_t n, cap;
+	size_t n;		/* collectives */
+	struct pd_xtop slow;	/* the slowest (slow_cmp) */
+	struct pd_xtop first;	/* the first MAX_COLL (coll_cmp) */
+	int started;		/* slow and first initialized */
 	char **grp;		/* "Process Group Name" + "/" + its ranks */
 	size_t ngrp;
 };
@@ -96,6 +101,7 @@ grp_index(struct lane *l, const struct pd_ev *ev)
 
 struct acc {
 	const char *path;
+	int topn;
 	const struct pd_patterns *comm;
 	struct pd_ksteps steps;
 	struct lane gpu, gloo, cpu;	/* cpu: "nccl:" annotations */
@@ -232,13 +238,17 @@ bus_factor(const char *type, int64_t n)
 	return 0;
 }
 
+static int coll_cmp(const void *x, const void *y);
+static int slow_cmp(const void *x, const void *y);
+
+/* grp: the collective's group index, -1 none */
 static void
-add(struct lane *l, const char *type, const char *name, int64_t s,
-    int64_t dur, int64_t bytes, int64_t group_size)
+add(struct lane *l, int topn, const char *type, const char *name, int64_t s,
+    int64_t dur, int64_t bytes, int64_t group_size, int32_t grp)
 {
 	size_t i = op_index(l, type, name);
 	struct op *o = &l->op[i];
-	struct coll *c;
+	struct coll c;
 	double f;
 
 	o->count++;
@@ -258,19 +268,20 @@ add(struct lane *l, const char *type, const char *name, int64_t s,
 			o->bus_ns += dur;
 		}
 	}
-	if (l->n == l->cap) {
-		l->cap = l->cap ? l->cap * 2 : 256;
-		l->c = realloc(l->c, l->cap * sizeof *l->c);
-		if (!l->c)
-			pd_oom();
+	if (!l->started) {
+		pd_xtop_init(&l->slow, sizeof c, (size_t)topn, slow_cmp);
+		pd_xtop_init(&l->first, sizeof c, MAX_COLL, coll_cmp);
+		l->started = 1;
 	}
-	c = &l->c[l->n++];
-	c->s = s;
-	c->dur = dur;
-	c->bytes = bytes;
-	c->op = (uint32_t)i;
-	c->seq = 0;
-	c->grp = -1;
+	memset(&c, 0, sizeof c);
+	c.s = s;
+	c.dur = dur;
+	c.bytes = bytes;
+	c.op = (uint32_t)i;
+	c.grp = grp;
+	c.ins = l->n++;
+	pd_xtop_add(&l->slow, &c);
+	pd_xtop_add(&l->first, &c);
 }
 
 /* Lower-case letters of the collective in an NCCL kernel name. */
@@ -403,18 +414,19 @@ on_event(const struct pd_ev *ev, void *ctx)
 		} else {
 			type_of_kernel(ev->name, type, sizeof type);
 		}
-		add(&a->gpu, type, ev->name, ev->ts_ns, ev->dur_ns,
-		    kernel_bytes(ev), group_size(ev));
-		a->gpu.c[a->gpu.n - 1].grp = grp_index(&a->gpu, ev);
+		add(&a->gpu, a->topn, type, ev->name, ev->ts_ns, ev->dur_ns,
+		    kernel_bytes(ev), group_size(ev), grp_index(&a->gpu, ev));
 	} else if (n >= 0) {
 		pd_ksteps_add(&a->steps, n, ev->ts_ns, ev->ts_ns + ev->dur_ns);
 	} else {
-		add(ev->name[0] == 'g' ? &a->gloo : &a->cpu, ev->name + 5,
-		    ev->name, ev->ts_ns, ev->dur_ns, annot_bytes(ev), -1);
+		add(ev->name[0] == 'g' ? &a->gloo : &a->cpu, a->topn,
+		    ev->name + 5, ev->name, ev->ts_ns, ev->dur_ns,
+		    annot_bytes(ev), -1, -1);
 	}
 	return 0;
 }
 
+/* start order: start, op type, then as added */
 static int
 coll_cmp(const void *x, const void *y)
 {
@@ -422,7 +434,9 @@ coll_cmp(const void *x, const void *y)
 
 	if (a->s != b->s)
 		return a->s < b->s ? -1 : 1;
-	return (a->op > b->op) - (a->op < b->op);
+	if (a->op != b->op)
+		return a->op < b->op ? -1 : 1;
+	return (a->ins > b->ins) - (a->ins < b->ins);
 }
 
 static void
@@ -486,17 +500,17 @@ ops_fill(struct lane *l, int64_t *total, struct commrec *r)
 	free(ix);
 }
 
+/* the slowest first: duration, then start, then as added */
 static int
 slow_cmp(const void *x, const void *y)
 {
-	const struct coll *a = *(struct coll *const *)x;
-	const struct coll *b = *(struct coll *const *)y;
+	const struct coll *a = x, *b = y;
 
 	if (a->dur != b->dur)
 		return a->dur > b->dur ? -1 : 1;
 	if (a->s != b->s)
 		return a->s < b->s ? -1 : 1;
-	return 0;
+	return (a->ins > b->ins) - (a->ins < b->ins);
 }
 
 static void
@@ -514,33 +528,25 @@ set_step(json_t *o, const struct pd_ksteps *st, int64_t t, int64_t *start)
 }
 
 static void
-slowest_fill(struct lane *l, const struct pd_ksteps *st, int topn,
-    struct commrec *r)
+slowest_fill(struct lane *l, const struct pd_ksteps *st, struct commrec *r)
 {
-	struct coll **p = malloc((l->n + 1) * sizeof *p);
-	size_t i;
+	const struct coll *p = (const struct coll *)(void *)l->slow.buf;
+	size_t i, n = l->started ? pd_xtop_finish(&l->slow) : 0;
 	long k;
 
-	if (!p)
-		pd_oom();
-	for (i = 0; i < l->n; i++)
-		p[i] = &l->c[i];
-	if (l->n > 1)
-		qsort(p, l->n, sizeof *p, slow_cmp);
-	for (i = 0; i < l->n && i < (size_t)topn; i++) {
+	for (i = 0; i < n; i++) {
 		struct commcall *c = commrec_call(r);
 
-		c->name = l->op[p[i]->op].name;
-		c->elapse_us = (double)p[i]->dur / 1e3;
-		if ((k = pd_ksteps_find(st, p[i]->s)) >= 0) {
+		c->name = l->op[p[i].op].name;
+		c->elapse_us = (double)p[i].dur / 1e3;
+		if ((k = pd_ksteps_find(st, p[i].s)) >= 0) {
 			c->step = st->v[k].num;
 			c->has_step = 1;
 		}
-		c->op_type = l->op[p[i]->op].type;
-		c->start_ns = p[i]->s;
+		c->op_type = l->op[p[i].op].type;
+		c->start_ns = p[i].s;
 		c->has_start = 1;
 	}
-	free(p);
 }
 
 /* Every collective in start order (the first MAX_COLL): what pd-profile
@@ -552,15 +558,14 @@ colls_json(struct lane *l, const struct pd_ksteps *st)
 	json_t *arr = json_array();
 	size_t ng = l->ngrp + 1;
 	uint32_t *seq = calloc(l->nop * ng + 1, sizeof *seq);
-	size_t i;
+	size_t i, n = l->started ? pd_xtop_finish(&l->first) : 0;
 	int64_t s0;
 
 	if (!seq)
 		pd_oom();
-	if (l->n > 1)
-		qsort(l->c, l->n, sizeof *l->c, coll_cmp);
-	for (i = 0; i < l->n && i < MAX_COLL; i++) {
-		struct coll *c = &l->c[i];
+	for (i = 0; i < n; i++) {
+		const struct coll *c = (const struct coll *)(void *)
+		    (l->first.buf + i * sizeof *c);
 		json_t *o = json_object();
 		pd_set_str(o, "op_type", l->op[c->op].type);
 		pd_set_str(o, "group", c->grp >= 0 ? l->grp[c->grp] : NULL);
@@ -601,7 +606,7 @@ small_ratio(struct commrec *r, const struct lane *l)
 
 static void
 emit(json_t *root, struct acc *a, const struct pd_kineto_info *info,
-    const struct pd_trace_stats *st, int truncated, int topn)
+    const struct pd_trace_stats *st, int truncated)
 {
 	json_t *rec = pd_kineto_rec("pd.comm", root, info, "kineto_trace");
 	/* "nccl:" annotations time only the launch when kernels ran */
@@ -617,7 +622,7 @@ emit(json_t *root, struct acc *a, const struct pd_kineto_info *info,
 		r.has_total = 1;
 	}
 	small_ratio(&r, l);
-	slowest_fill(l, &a->steps, topn, &r);
+	slowest_fill(l, &a->steps, &r);
 	r.op_count = (int64_t)l->n;
 	r.lane = !l->n ? NULL : l == &a->gpu ? "gpu_kernels" :
 	    "cpu_annotations";
@@ -641,7 +646,8 @@ lane_free(struct lane *l)
 		free(l->op[i].name);
 	}
 	free(l->op);
-	free(l->c);
+	pd_xtop_free(&l->slow);
+	pd_xtop_free(&l->first);
 	for (i = 0; i < l->ngrp; i++)
 		free(l->grp[i]);
 	free(l->grp);
@@ -674,13 +680,14 @@ sum_comm_pytorch(json_t *root, const struct pd_tool *t)
 	int rc;
 
 	memset(&a, 0, sizeof a);
+	a.topn = t->topn;
 	if (!(a.path = pd_kineto_trace_path(root)))
 		return 0;
 	if (!(a.comm = pd_patterns_comm(t->patterns)))
 		return PD_EXIT_CONFIG;
 	rc = pd_kineto_read(root, a.path, &cb, &info, &st);
 	if (rc >= 0)
-		emit(root, &a, &info, &st, rc == 1, t->topn);
+		emit(root, &a, &info, &st, rc == 1);
 	pd_kineto_info_free(&info);
 	pd_ksteps_free(&a.steps);
 	json_decref(a.groups);
