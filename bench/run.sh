@@ -222,6 +222,11 @@ fi
 # In memory what grows is per step (pd-sum-mem 56 B per step and device,
 # pd-sum-step about 100 B), and pd-sum-mem's entry per operator name,
 # address and block still held.
+# pd-sum-gaps sorts the same way 40 B per device activity, and 24 B more
+# per one-to-one launch (its delay and start), and logs host spans and
+# synchronize calls in a few bytes each (pd_spill, 1 MiB in memory); in
+# memory it grows per step (40 B), per stream and per launch call or
+# activity not yet linked (40 B).
 # pd-sum-comm keeps of the collectives only the -n slowest and the first
 # 4096 by start (40 B each, at most twice as many at a time); it grows per
 # step (24 B), per collective type and per process group.

@@ -283,6 +283,41 @@ PY
 	[ "$(jqr pd.gaps '[.busy_us,.span_us,(.streams[]|select(.stream==7)|[.host_wait_us,.kernel_wait_us]),.launch.kernels,.launch.short_kernels,.launch.delayed_launches]')" = '[157500.014,660551.005,[540091.317,2150.343],3774,2076,267]' ]
 }
 
+# The activities, launch starts and delays are sorted in runs of
+# PD_SORT_MEM bytes (host spans and synchronize calls logged past as many),
+# in temporary files under TMPDIR past one run. With runs of two records
+# every fixture goes through the files and gives the record of the
+# in-memory sort byte for byte; so does a TMPDIR that does not exist (no
+# file can be made: all stays in memory); with writes refused (ulimit -f
+# 0) the tool says so and exits 5. The corpus numbers are the ones pinned
+# in the test above, nothing is left in TMPDIR.
+@test "pd-sum-gaps: sorting in temporary files gives the same record" {
+	local f want fmt kind
+	mkdir "$BATS_TEST_TMPDIR/sort"
+	for f in basic large 2021 strip wide ascend_trace_view ascend-wait; do
+		fmt=kineto kind=kineto_trace
+		case $f in ascend*) fmt=torch_npu kind=trace_view ;; esac
+		gaps $fmt $kind "$K/gaps-$f.json"
+		want=$output
+		TMPDIR=$BATS_TEST_TMPDIR/sort PD_SORT_MEM=64 \
+		    gaps $fmt $kind "$K/gaps-$f.json"
+		[ "$output" = "$want" ]
+		TMPDIR=$BATS_TEST_TMPDIR/none PD_SORT_MEM=64 \
+		    gaps $fmt $kind "$K/gaps-$f.json"
+		[ "$output" = "$want" ]
+	done
+	# (a file cannot take stderr under ulimit -f 0: it joins stdout, a pipe)
+	TMPDIR=$BATS_TEST_TMPDIR/sort PD_SORT_MEM=64 run_pd 5 nowrite \
+	    bash -c 'pd-sum-gaps "$1" 2>&1' - "$K/gaps-basic.json"
+	[[ "$output" == *"gaps-basic.json: cannot sort its activities in a temporary file in"* ]]
+	[[ "$output" != *'"pd.gaps"'* ]]
+	require_corpus
+	TMPDIR=$BATS_TEST_TMPDIR/sort PD_SORT_MEM=4096 gaps kineto kineto_trace \
+	    "$CORPUS/pytorch/hta-nccl-2rank-a100/nccl_data.json.gz"
+	[ "$(jqr pd.gaps '[.busy_us,.span_us,(.streams[]|select(.stream==7)|[.host_wait_us,.kernel_wait_us]),.launch.kernels,.launch.short_kernels,.launch.delayed_launches]')" = '[157500.014,660551.005,[540091.317,2150.343],3774,2076,267]' ]
+	[ -z "$(ls -A "$BATS_TEST_TMPDIR/sort")" ]
+}
+
 # HTA 0.6.1 rounds float-ns timestamps (ceil ts, floor end): 22 sub-us
 # memsets of this trace get dur -1 and its temporal breakdown asserts.
 # Integer ns keep them: busy and idle add up to the span exactly.

@@ -443,7 +443,14 @@ sum_gaps_db(json_t *root, const char *path, const struct pd_tool *t)
 	sqlite3_close(db);
 	rec = pd_rec_new("pd.gaps", 1, root);
 	pd_set_str(rec, "source", "ascend_pytorch_profiler_db");
-	gaps_fill(&a.g, rec, t->topn);
+	if (gaps_fill(&a.g, rec, t->topn) < 0) {
+		sum_gaps_ioerr(path, &a.g);
+		json_decref(rec);
+		gaps_free(&a.g);
+		free(a.l);
+		free(a.q);
+		return PD_EXIT_SYSTEM;
+	}
 	pd_set_int(rec, "events", a.rows);	/* table rows read */
 	pd_set_int(rec, "skipped_events", (int64_t)a.missing);
 	pd_set_bool(rec, "truncated", a.dbtrunc);
@@ -496,7 +503,14 @@ sum_gaps_ascend(json_t *root, const struct pd_tool *t)
 	}
 	rec = pd_rec_new("pd.gaps", 1, root);
 	pd_set_str(rec, "source", "trace_view");
-	gaps_fill(&a.g, rec, t->topn);
+	if (gaps_fill(&a.g, rec, t->topn) < 0) {
+		sum_gaps_ioerr(a.path, &a.g);
+		json_decref(rec);
+		gaps_free(&a.g);
+		free(a.l);
+		free(a.q);
+		return PD_EXIT_SYSTEM;
+	}
 	sum_gaps_read_keys(rc, &st, rec, missing);
 	if (has_lane(&a, L_OVERLAP))
 		pd_set_real(rec, "free_us", (double)a.free_ns / 1000.0, 3);

@@ -10,32 +10,86 @@
 #include "pd_rec.h"
 
 enum { TAG_RT = 1, TAG_PEND = 2 };
+enum { LOG_SYNC = GAP_HOST_N };	/* hlog tags: GAP_HOST_*, then this */
+#define LOG_MAX	21		/* bytes of a hlog record at most */
+
+/* sorted order of the activities: start, stream, end, order seen (the
+ * order the per-stream sort and merge of streams gave them) */
+static int
+cmp_rec(const void *x, const void *y)
+{
+	const struct gap_rec *a = x, *b = y;
+
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	if (a->stream != b->stream)
+		return a->stream < b->stream ? -1 : 1;
+	if (a->end != b->end)
+		return a->end < b->end ? -1 : 1;
+	return (a->seq > b->seq) - (a->seq < b->seq);
+}
+
+/* a launch start of an activity linked one to one */
+struct gap_lq {
+	int64_t lts;
+	uint64_t stream;
+};
+
+static int
+cmp_lq(const void *x, const void *y)
+{
+	const struct gap_lq *a = x, *b = y;
+
+	if (a->lts != b->lts)
+		return a->lts < b->lts ? -1 : 1;
+	return (a->stream > b->stream) - (a->stream < b->stream);
+}
+
+static int
+cmp_i64(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+
+	return (a > b) - (a < b);
+}
 
 void
 gaps_init(struct gaps *g)
 {
+	const char *e = getenv("PD_SORT_MEM");
+
 	memset(g, 0, sizeof *g);
+	pd_xsort_init(&g->acts, sizeof(struct gap_rec), cmp_rec);
+	pd_xsort_init(&g->lq, sizeof(struct gap_lq), cmp_lq);
+	pd_xsort_init(&g->delays, sizeof(int64_t), cmp_i64);
+	/* the host log spills past the same bound as the sorts */
+	if (e && *e) {
+		char *end;
+		unsigned long long v = strtoull(e, &end, 10);
+
+		if (*end == '\0' && v > 0)
+			g->hlog.limit = v < LOG_MAX ? LOG_MAX :
+			    v > (1u << 30) ? (1u << 30) : (size_t)v;
+	}
+	g->first = g->lastend = GAP_NONE;
 }
 
 void
 gaps_free(struct gaps *g)
 {
-	size_t i;
-
-	for (i = 0; i < g->ns; i++) {
-		free(g->s[i].a);
-		free(g->s[i].w);
-	}
 	free(g->s);
 	free(g->steps);
 	free(g->stepnum);
 	free(g->waits);
 	free(g->comm_ids);
-	free(g->syncs);
-	for (i = 0; i < GAP_HOST_N; i++)
-		free(g->host[i].v);
-	free(g->d);
-	free(g->dw);
+	pd_spill_free(&g->hlog);
+	/* a zeroed struct gaps (never initialized) has no sorts: size 0 */
+	if (g->acts.size)
+		pd_xsort_free(&g->acts);
+	if (g->lq.size)
+		pd_xsort_free(&g->lq);
+	if (g->delays.size)
+		pd_xsort_free(&g->delays);
 	pd_i64map_free(&g->link);
 	memset(g, 0, sizeof *g);
 }
@@ -55,77 +109,41 @@ stream_of(struct gaps *g, int64_t dev, int dev_known, int64_t id)
 		g->caps = g->caps ? g->caps * 2 : 8;
 		g->s = pd_xrealloc(g->s, g->caps * sizeof *g->s);
 	}
+	if (g->ns >= UINT32_MAX)
+		pd_oom();
 	s = &g->s[g->ns];
 	memset(s, 0, sizeof *s);
 	s->dev = dev, s->dev_known = dev_known, s->id = id;
 	return g->last = g->ns++;
 }
 
-static int
-act_kind(const struct gap_stream *s, const struct gap_act *a)
-{
-	int k = (int)(a->dk >> 30);
-
-	return k == GAP_WIDE ? s->w[(uint32_t)a->loff].kind : k;
-}
-
-static int64_t
-act_end(const struct gap_stream *s, const struct gap_act *a)
-{
-	if (a->dk >> 30 == GAP_WIDE)
-		return s->w[(uint32_t)a->loff].end;
-	return a->ts + (int64_t)(a->dk & GAP_DUR_MAX);
-}
-
-/* start of the launch call; GAP_NONE when not linked */
-static int64_t
-act_lts(const struct gap_stream *s, const struct gap_act *a)
-{
-	int k = (int)(a->dk >> 30);
-
-	if (k == GAP_WIDE)
-		return s->w[(uint32_t)a->loff].lts;
-	return k ? a->ts - a->loff : GAP_NONE;
-}
-
-/* Store end and the launch call (start lts, link kind; kind 0: none) of a,
- * compact when they fit, else in the wide table. end >= a->ts. */
 static void
-act_store(struct gap_stream *s, struct gap_act *a, int64_t end, int64_t lts,
-    int kind)
+io_check(struct gaps *g, const struct pd_xsort *x)
 {
-	struct gap_wide *w;
-	int64_t off = kind ? a->ts - lts : 0;
-
-	if (a->dk >> 30 != GAP_WIDE && end - a->ts <= (int64_t)GAP_DUR_MAX &&
-	    off >= INT32_MIN && off <= INT32_MAX) {
-		a->dk = (uint32_t)kind << 30 | (uint32_t)(end - a->ts);
-		a->loff = (int32_t)off;
-		return;
-	}
-	if (a->dk >> 30 != GAP_WIDE) {
-		if (s->nw == s->capw) {
-			s->capw = s->capw ? s->capw * 2 : 16;
-			s->w = pd_xrealloc(s->w, s->capw * sizeof *s->w);
-		}
-		if (s->nw > INT32_MAX)
-			pd_oom();
-		a->dk = (uint32_t)GAP_WIDE << 30;
-		a->loff = (int32_t)s->nw++;
-	}
-	w = &s->w[(uint32_t)a->loff];
-	w->end = end;
-	w->lts = kind ? lts : GAP_NONE;
-	w->kind = kind;
+	if (x->err && !g->ioerr)
+		g->ioerr = x->err;
 }
 
-/* HTA kernel launch statistics, counted when an activity (ts, end) is
- * linked one to one to its launch call (lts, lend). */
+/* Add a copy of r to the sort x (nothing after an I/O error). */
 static void
-launch_count(struct gaps *g, int64_t ts, int64_t end, int64_t lts,
-    int64_t lend)
+sort_add(struct gaps *g, struct pd_xsort *x, const void *r)
+{
+	void *p = pd_xsort_slot(x);
+
+	if (p)
+		memcpy(p, r, x->size);
+	else
+		io_check(g, x);
+}
+
+/* HTA kernel launch statistics, counted when an activity (ts, end) of
+ * stream si is linked one to one to its launch call (lts, lend). */
+static void
+launch_count(struct gaps *g, uint32_t si, int64_t ts, int64_t end,
+    int64_t lts, int64_t lend)
 {
 	int64_t cpu = lend - lts, gpu = end - ts, delay = ts - lend;
+	struct gap_lq q;
 
 	if (delay < 0)
 		delay = 0;
@@ -136,30 +154,21 @@ launch_count(struct gaps *g, int64_t ts, int64_t end, int64_t lts,
 		g->loutl++;
 	if (delay > GAP_DELAY_NS)
 		g->ldelayed++;
-	if (delay <= (int64_t)UINT32_MAX) {
-		if (g->nd == g->capd) {
-			g->capd = g->capd ? g->capd * 2 : 256;
-			g->d = pd_xrealloc(g->d, g->capd * sizeof *g->d);
-		}
-		g->d[g->nd++] = (uint32_t)delay;
-	} else {
-		if (g->ndw == g->capdw) {
-			g->capdw = g->capdw ? g->capdw * 2 : 16;
-			g->dw = pd_xrealloc(g->dw, g->capdw * sizeof *g->dw);
-		}
-		g->dw[g->ndw++] = delay;
-	}
+	sort_add(g, &g->delays, &delay);
+	memset(&q, 0, sizeof q);
+	q.lts = lts;
+	q.stream = si;
+	sort_add(g, &g->lq, &q);
 }
 
+/* r linked to the launch call rt (v[0] start, v[1] end, u multi) */
 static void
-link_act(struct gaps *g, struct gap_stream *s, struct gap_act *a,
-    const struct pd_i64ent *rt)
+link_act(struct gaps *g, struct gap_rec *r, const struct pd_i64ent *rt)
 {
-	int64_t end = act_end(s, a);
-
-	act_store(s, a, end, rt->v[0], rt->u ? 2 : 1);
+	r->kind = rt->u ? 2 : 1;
+	r->lts = rt->v[0];
 	if (!rt->u)
-		launch_count(g, a->ts, end, rt->v[0], rt->v[1]);
+		launch_count(g, r->stream, r->ts, r->end, rt->v[0], rt->v[1]);
 }
 
 void
@@ -168,7 +177,7 @@ gaps_activity(struct gaps *g, int64_t dev, int dev_known, int64_t stream,
 {
 	size_t si = stream_of(g, dev, dev_known, stream);
 	struct gap_stream *s = &g->s[si];
-	struct gap_act *a;
+	struct gap_rec r;
 	struct pd_i64ent *e;
 
 	if (dur > 0) {
@@ -186,32 +195,52 @@ gaps_activity(struct gaps *g, int64_t dev, int dev_known, int64_t stream,
 		g->waits[g->nwaits].ts = ts;
 		g->waits[g->nwaits++].end = ts + dur;
 	}
-	if (s->n == s->cap) {
-		s->cap = s->cap ? s->cap * 2 : 256;
-		s->a = pd_xrealloc(s->a, s->cap * sizeof *s->a);
-	}
-	a = &s->a[s->n];
-	a->ts = ts;
-	a->dk = 0;
-	act_store(s, a, ts + (dur > 0 ? dur : 0), 0, 0);
+	memset(&r, 0, sizeof r);
+	r.ts = ts;
+	r.end = ts + (dur > 0 ? dur : 0);
+	r.lts = GAP_NONE;
+	r.seq = g->nact++;
+	r.stream = (uint32_t)si;
+	s->n++;
+	if (g->first == GAP_NONE || ts < g->first)
+		g->first = ts;
+	if (g->lastend == GAP_NONE || r.end > g->lastend)
+		g->lastend = r.end;
 	if (has_corr) {
 		if ((e = pd_i64map_get(&g->link, corr, TAG_RT))) {
-			link_act(g, s, a, e);
+			link_act(g, &r, e);
 			if (!e->u)
 				pd_i64map_del(&g->link, e);
 		} else {
+			/* kept here until its launch call is seen */
 			e = pd_i64map_put(&g->link, corr, TAG_PEND);
-			e->v[0] = (int64_t)si;
-			e->v[1] = (int64_t)s->n;
+			e->v[0] = r.ts;
+			e->v[1] = r.end;
+			e->v[2] = (int64_t)r.seq;
+			e->u = r.stream;
+			return;
 		}
 	}
-	s->n++;
+	sort_add(g, &g->acts, &r);
+}
+
+/* The activity a TAG_PEND entry holds. */
+static void
+pend_rec(const struct pd_i64ent *e, struct gap_rec *r)
+{
+	memset(r, 0, sizeof *r);
+	r->ts = e->v[0];
+	r->end = e->v[1];
+	r->lts = GAP_NONE;
+	r->seq = (uint64_t)e->v[2];
+	r->stream = e->u;
 }
 
 void
 gaps_launch(struct gaps *g, int64_t corr, int64_t ts, int64_t dur, int multi)
 {
 	struct pd_i64ent *e, rt;
+	struct gap_rec r;
 	int found = 0;
 
 	memset(&rt, 0, sizeof rt);
@@ -219,7 +248,9 @@ gaps_launch(struct gaps *g, int64_t corr, int64_t ts, int64_t dur, int multi)
 	rt.v[1] = ts + (dur > 0 ? dur : 0);
 	rt.u = multi ? 1 : 0;
 	while ((e = pd_i64map_get(&g->link, corr, TAG_PEND))) {
-		link_act(g, &g->s[e->v[0]], &g->s[e->v[0]].a[e->v[1]], &rt);
+		pend_rec(e, &r);
+		link_act(g, &r, &rt);
+		sort_add(g, &g->acts, &r);
 		pd_i64map_del(&g->link, e);
 		found = 1;
 	}
@@ -253,10 +284,25 @@ gaps_step(struct gaps *g, int64_t ts, int64_t dur, int64_t num)
 	g->stepnum[g->nsteps - 1] = num;
 }
 
+/* A host span or synchronize call (tag) to the log: the tag, the start
+ * as a difference to the one before, the length. */
+static void
+log_span(struct gaps *g, int tag, int64_t ts, int64_t end)
+{
+	unsigned char *p = pd_spill_reserve(&g->hlog, LOG_MAX), *q = p;
+
+	*q++ = (unsigned char)tag;
+	q = pd_spill_put_d(q, ts, g->hprev);
+	q = pd_spill_put_u(q, (uint64_t)(end - ts));
+	pd_spill_commit(&g->hlog, q);
+	g->hprev = ts;
+}
+
 void
 gaps_sync(struct gaps *g, int64_t ts, int64_t dur)
 {
-	span_push(&g->syncs, &g->nsyncs, &g->capsyncs, ts, dur);
+	log_span(g, LOG_SYNC, ts, ts + (dur > 0 ? dur : 0));
+	g->nsyncs++;
 }
 
 void
@@ -290,111 +336,19 @@ comm_named(const struct gaps *g, const struct gap_stream *s)
 void
 gaps_host(struct gaps *g, int lane, int64_t ts, int64_t dur)
 {
-	struct gap_lane *l = &g->host[lane];
-	struct gap_span *last = l->n ? &l->v[l->n - 1] : NULL;
+	struct gap_span *last = &g->hlast[lane];
+	int64_t end = ts + (dur > 0 ? dur : 0);
 
-	if (last && ts >= last->ts && ts <= last->end) {
-		if (ts + (dur > 0 ? dur : 0) > last->end)
-			last->end = ts + (dur > 0 ? dur : 0);
+	if (g->hhave[lane] && ts >= last->ts && ts <= last->end) {
+		if (end > last->end)
+			last->end = end;
 		return;
 	}
-	span_push(&l->v, &l->n, &l->cap, ts, dur);
-}
-
-/* the stream being sorted (qsort has no context argument in C99) */
-static const struct gap_stream *cmp_s;
-
-static int
-cmp_act(const void *x, const void *y)
-{
-	const struct gap_act *a = x, *b = y;
-	int64_t ea, eb;
-
-	if (a->ts != b->ts)
-		return a->ts < b->ts ? -1 : 1;
-	ea = act_end(cmp_s, a), eb = act_end(cmp_s, b);
-	return (ea > eb) - (ea < eb);
-}
-
-/* Sort the activities of s by start, then end; Kineto files are mostly
- * in order already, so check first. */
-static void
-sort_stream(struct gap_stream *s)
-{
-	size_t i;
-
-	cmp_s = s;
-	for (i = 1; i < s->n; i++)
-		if (cmp_act(&s->a[i - 1], &s->a[i]) > 0)
-			break;
-	if (i < s->n)
-		qsort(s->a, s->n, sizeof *s->a, cmp_act);
-	cmp_s = NULL;
-}
-
-static int
-cmp_i64(const void *x, const void *y)
-{
-	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-
-	return (a > b) - (a < b);
-}
-
-/* launch times are mostly in order already */
-static void
-sort_i64(int64_t *v, size_t n)
-{
-	size_t i;
-
-	for (i = 1; i < n; i++)
-		if (v[i - 1] > v[i])
-			break;
-	if (i < n)
-		qsort(v, n, sizeof *v, cmp_i64);
-}
-
-static int
-cmp_u32(const void *x, const void *y)
-{
-	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-
-	return (a > b) - (a < b);
-}
-
-/* LSD radix sort, 3 passes of 11 bits (a temporary copy of v). */
-static void
-sort_u32(uint32_t *v, size_t n)
-{
-	uint32_t *t, *src = v, *dst, *x;
-	size_t cnt[2048], i, sum;
-	int pass;
-
-	if (n < 256) {
-		if (n)
-			qsort(v, n, sizeof *v, cmp_u32);
-		return;
-	}
-	t = pd_xrealloc(NULL, n * sizeof *t);
-	dst = t;
-	for (pass = 0; pass < 3; pass++) {
-		int sh = pass * 11;
-
-		memset(cnt, 0, sizeof cnt);
-		for (i = 0; i < n; i++)
-			cnt[src[i] >> sh & 2047]++;
-		for (i = 0, sum = 0; i < 2048; i++) {
-			size_t c = cnt[i];
-
-			cnt[i] = sum;
-			sum += c;
-		}
-		for (i = 0; i < n; i++)
-			dst[cnt[src[i] >> sh & 2047]++] = src[i];
-		x = src, src = dst, dst = x;
-	}
-	if (src != v)
-		memcpy(v, src, n * sizeof *v);
-	free(t);
+	if (g->hhave[lane])
+		log_span(g, lane, last->ts, last->end);
+	last->ts = ts;
+	last->end = end;
+	g->hhave[lane] = 1;
 }
 
 static double
@@ -403,87 +357,82 @@ us(int64_t ns)
 	return (double)ns / 1000.0;
 }
 
+/* What the pass over the sorted activities keeps per stream. */
+struct sstate {
+	int64_t busy, idle, hw, kw, other, first, maxend;
+	int64_t qlen, qmax;	/* the launch queue */
+	double qsum;
+	size_t nq;
+	int started, linked;
+	size_t dev;		/* its device's index in the pass's devices */
+};
+
 /* Per-stream idle breakdown as HTA's idle time analysis: each gap between
  * the end of what ran before on the stream and the next activity goes
  * whole to host wait (the next launch call started after that end),
- * kernel wait (gap < 30 us) or other. */
+ * kernel wait (gap < 30 us) or other. The queue length: +1 at each
+ * launch, -1 when its activity starts. */
+static void
+stream_step(struct sstate *t, const struct gap_rec *a)
+{
+	if (a->kind)
+		t->linked = 1;
+	if (!t->started) {
+		t->started = 1;
+		t->first = a->ts;
+		t->maxend = a->end;
+		t->busy = a->end - a->ts;
+	} else if (a->ts > t->maxend) {
+		int64_t gap = a->ts - t->maxend;
+
+		t->idle += gap;
+		if (a->lts != GAP_NONE && a->lts > t->maxend)
+			t->hw += gap;
+		else if (gap < GAP_KERNEL_WAIT_NS)
+			t->kw += gap;
+		else
+			t->other += gap;
+		t->busy += a->end - a->ts;
+		t->maxend = a->end;
+	} else if (a->end > t->maxend) {
+		t->busy += a->end - t->maxend;
+		t->maxend = a->end;
+	}
+}
+
+static void
+queue_step(struct sstate *t, int64_t cur)
+{
+	t->qlen += cur;
+	if (t->qlen > t->qmax)
+		t->qmax = t->qlen;
+	t->qsum += (double)t->qlen;
+	t->nq++;
+}
+
 static json_t *
-stream_json(struct gap_stream *s)
+stream_json(const struct gap_stream *s, const struct sstate *t)
 {
 	json_t *o = json_object();
-	int64_t busy = 0, idle = 0, hw = 0, kw = 0, other = 0, maxend, cur;
-	int64_t *lq, qlen = 0, qmax = 0;
-	double qsum = 0;
-	size_t i, j, nl = 0, nq = 0;
-	int linked = 0;
-
-	maxend = act_end(s, &s->a[0]);
-	busy = maxend - s->a[0].ts;
-	for (i = 0; i < s->n; i++)
-		if (act_kind(s, &s->a[i]))
-			linked = 1;
-	for (i = 1; i < s->n; i++) {
-		struct gap_act *a = &s->a[i];
-		int64_t end = act_end(s, a);
-
-		if (a->ts > maxend) {
-			int64_t gap = a->ts - maxend;
-
-			idle += gap;
-			if (act_lts(s, a) != GAP_NONE && act_lts(s, a) > maxend)
-				hw += gap;
-			else if (gap < GAP_KERNEL_WAIT_NS)
-				kw += gap;
-			else
-				other += gap;
-			busy += end - a->ts;
-			maxend = end;
-		} else if (end > maxend) {
-			busy += end - maxend;
-			maxend = end;
-		}
-	}
-	/* queue length: +1 at each launch, -1 when its activity starts */
-	lq = pd_xrealloc(NULL, s->n * sizeof *lq);
-	for (i = 0; i < s->n; i++)
-		if (act_kind(s, &s->a[i]) == 1)
-			lq[nl++] = act_lts(s, &s->a[i]);
-	sort_i64(lq, nl);
-	for (i = j = 0; i < nl || j < s->n;) {
-		if (j < s->n && act_kind(s, &s->a[j]) != 1) {
-			j++;
-			continue;
-		}
-		if (i < nl && (j >= s->n || lq[i] <= s->a[j].ts))
-			cur = 1, i++;
-		else
-			cur = -1, j++;
-		qlen += cur;
-		if (qlen > qmax)
-			qmax = qlen;
-		qsum += (double)qlen;
-		nq++;
-	}
-	free(lq);
 
 	pd_set_int(o, "stream", s->id);
-	pd_set_real(o, "busy_us", us(busy), 3);
-	pd_set_real(o, "idle_us", us(idle), 3);
-	if (linked)
-		pd_set_real(o, "host_wait_us", us(hw), 3);
+	pd_set_real(o, "busy_us", us(t->busy), 3);
+	pd_set_real(o, "idle_us", us(t->idle), 3);
+	if (t->linked)
+		pd_set_real(o, "host_wait_us", us(t->hw), 3);
 	else
 		pd_set_null(o, "host_wait_us");
-	pd_set_real(o, "kernel_wait_us", us(kw), 3);
-	pd_set_real(o, "other_us", us(other), 3);
+	pd_set_real(o, "kernel_wait_us", us(t->kw), 3);
+	pd_set_real(o, "other_us", us(t->other), 3);
 	if (s->dev_known)
 		pd_set_int(o, "device", s->dev);
 	else
 		pd_set_null(o, "device");
 	pd_set_int(o, "activities", (int64_t)s->n);
-	pd_set_real(o, "span_us", us(maxend - s->a[0].ts), 3);
-	if (nq) {
-		pd_set_int(o, "queue_max", qmax);
-		pd_set_real(o, "queue_mean", qsum / (double)nq, 3);
+	pd_set_real(o, "span_us", us(t->maxend - t->first), 3);
+	if (t->nq) {
+		pd_set_int(o, "queue_max", t->qmax);
+		pd_set_real(o, "queue_mean", t->qsum / (double)t->nq, 3);
 	} else {
 		pd_set_null(o, "queue_max");
 		pd_set_null(o, "queue_mean");
@@ -491,80 +440,70 @@ stream_json(struct gap_stream *s)
 	return o;
 }
 
-/* Union of the activities of the streams accepted by want (all when
- * dev_only is 0): busy time, first start, last end; gaps longer than
- * GAP_LARGE_NS appended to large. A k-way merge of the sorted streams. */
+/* The union of activities (all, or those of one device): busy time. */
+struct usweep {
+	int64_t busy, maxend;
+	int started;
+};
+
+/* a into u; the idle gap it ends, 0 when none */
 static int64_t
-sweep(struct gaps *g, int dev_only, int64_t dev, int64_t *first,
-    int64_t *last, json_t *large, int64_t *nlarge)
+usweep_step(struct usweep *u, const struct gap_rec *a)
 {
-	size_t *pos = pd_xrealloc(NULL, g->ns * sizeof *pos), i, best;
-	int64_t busy = 0, maxend = GAP_NONE;
-	int started = 0;
+	int64_t gap = 0;
 
-	memset(pos, 0, g->ns * sizeof *pos);
-	*first = *last = GAP_NONE;
-	for (;;) {
-		struct gap_act *a;
-		int64_t end;
-
-		best = g->ns;
-		for (i = 0; i < g->ns; i++) {
-			if (dev_only && g->s[i].dev != dev)
-				continue;
-			if (pos[i] < g->s[i].n && (best == g->ns ||
-			    g->s[i].a[pos[i]].ts < g->s[best].a[pos[best]].ts))
-				best = i;
-		}
-		if (best == g->ns)
-			break;
-		a = &g->s[best].a[pos[best]++];
-		end = act_end(&g->s[best], a);
-		if (!started) {
-			*first = a->ts;
-			maxend = end;
-			busy = end - a->ts;
-			started = 1;
-			continue;
-		}
-		if (a->ts > maxend) {
-			if (large && a->ts - maxend > GAP_LARGE_NS) {
-				json_t *o = json_object();
-
-				pd_set_null(o, "stream");
-				pd_set_int(o, "start_ns", maxend);
-				pd_set_real(o, "dur_us", us(a->ts - maxend), 3);
-				if (g->s[best].dev_known)
-					pd_set_int(o, "device", dev);
-				else
-					pd_set_null(o, "device");
-				json_array_append_new(large, o);
-				(*nlarge)++;
-			}
-			busy += end - a->ts;
-			maxend = end;
-		} else if (end > maxend) {
-			busy += end - maxend;
-			maxend = end;
-		}
+	if (!u->started) {
+		u->started = 1;
+		u->maxend = a->end;
+		u->busy = a->end - a->ts;
+	} else if (a->ts > u->maxend) {
+		gap = a->ts - u->maxend;
+		u->busy += a->end - a->ts;
+		u->maxend = a->end;
+	} else if (a->end > u->maxend) {
+		u->busy += a->end - u->maxend;
+		u->maxend = a->end;
 	}
-	*last = maxend;
-	free(pos);
-	return busy;
+	return gap;
 }
 
-static int
-cmp_gapjson(const void *x, const void *y)
-{
-	json_t *a = *(json_t *const *)x, *b = *(json_t *const *)y;
-	double da = json_real_value(json_object_get(a, "dur_us"));
-	double db = json_real_value(json_object_get(b, "dur_us"));
-	json_int_t sa = json_integer_value(json_object_get(a, "start_ns"));
-	json_int_t sb = json_integer_value(json_object_get(b, "start_ns"));
+/* A gap longer than GAP_LARGE_NS in the union of one device's streams. */
+struct large {
+	int64_t dur, start, dev;
+	size_t devi;		/* the device's index: devices in stream order */
+	uint64_t seq;		/* found: in time order per device */
+	int dev_known;		/* of the stream of the activity after it */
+};
 
-	if (da != db)
-		return da > db ? -1 : 1;
-	return (sa > sb) - (sa < sb);
+/* the longest first, then the earliest, then as the per-device sweeps in
+ * device order found them */
+static int
+cmp_large(const void *x, const void *y)
+{
+	const struct large *a = x, *b = y;
+
+	if (a->dur != b->dur)
+		return a->dur > b->dur ? -1 : 1;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	if (a->devi != b->devi)
+		return a->devi < b->devi ? -1 : 1;
+	return (a->seq > b->seq) - (a->seq < b->seq);
+}
+
+static json_t *
+large_json(const struct large *l)
+{
+	json_t *o = json_object();
+
+	pd_set_null(o, "stream");
+	pd_set_int(o, "start_ns", l->start);
+	pd_set_real(o, "dur_us", us(l->dur), 3);
+	if (l->dev_known)
+		pd_set_int(o, "device", l->dev);
+	else
+		pd_set_null(o, "device");
+	return o;
 }
 
 static json_t *
@@ -585,46 +524,61 @@ sorted_top(json_t *arr, int topn, int (*cmp)(const void *, const void *))
 
 /* nsys gpu_time_util: activity time inside each of 30 equal chunks of the
  * span over the chunk length (concurrent activities add up). */
-static json_t *
-chunks_json(struct gaps *g, int64_t first, int64_t last)
+struct chunks {
+	int64_t first, len, b[GAP_CHUNKS + 1], in[GAP_CHUNKS];
+};
+
+static void
+chunks_init(struct chunks *k, int64_t first, int64_t last)
 {
-	int64_t len = last - first, b[GAP_CHUNKS + 1], in[GAP_CHUNKS];
-	json_t *arr = json_array();
-	size_t i, k;
 	int c;
 
-	if (len <= 0)
-		return arr;
+	memset(k, 0, sizeof *k);
+	k->first = first;
+	k->len = last - first;
 	for (c = 0; c <= GAP_CHUNKS; c++)
-		b[c] = first + (len / GAP_CHUNKS) * c +
-		    (len % GAP_CHUNKS) * c / GAP_CHUNKS;
-	memset(in, 0, sizeof in);
-	for (k = 0; k < g->ns; k++)
-		for (i = 0; i < g->s[k].n; i++) {
-			struct gap_act *a = &g->s[k].a[i];
-			int64_t end = act_end(&g->s[k], a);
+		k->b[c] = first + (k->len / GAP_CHUNKS) * c +
+		    (k->len % GAP_CHUNKS) * c / GAP_CHUNKS;
+}
 
-			c = (int)((double)(a->ts - first) / (double)len * GAP_CHUNKS);
-			if (c >= GAP_CHUNKS)
-				c = GAP_CHUNKS - 1;
-			while (c > 0 && b[c] > a->ts)
-				c--;
-			while (c < GAP_CHUNKS - 1 && b[c + 1] <= a->ts)
-				c++;
-			for (; c < GAP_CHUNKS && b[c] < end; c++) {
-				int64_t s = a->ts > b[c] ? a->ts : b[c];
-				int64_t e = end < b[c + 1] ? end : b[c + 1];
+static void
+chunks_add(struct chunks *k, const struct gap_rec *a)
+{
+	const int64_t *b = k->b;
+	int c;
 
-				if (e > s)
-					in[c] += e - s;
-			}
-		}
+	if (k->len <= 0)
+		return;
+	c = (int)((double)(a->ts - k->first) / (double)k->len * GAP_CHUNKS);
+	if (c >= GAP_CHUNKS)
+		c = GAP_CHUNKS - 1;
+	while (c > 0 && b[c] > a->ts)
+		c--;
+	while (c < GAP_CHUNKS - 1 && b[c + 1] <= a->ts)
+		c++;
+	for (; c < GAP_CHUNKS && b[c] < a->end; c++) {
+		int64_t s = a->ts > b[c] ? a->ts : b[c];
+		int64_t e = a->end < b[c + 1] ? a->end : b[c + 1];
+
+		if (e > s)
+			k->in[c] += e - s;
+	}
+}
+
+static json_t *
+chunks_json(const struct chunks *k)
+{
+	json_t *arr = json_array();
+	int c;
+
+	if (k->len <= 0)
+		return arr;
 	for (c = 0; c < GAP_CHUNKS; c++) {
 		double r;
 
-		if (b[c + 1] <= b[c])
+		if (k->b[c + 1] <= k->b[c])
 			continue;
-		r = (double)in[c] / (double)(b[c + 1] - b[c]);
+		r = (double)k->in[c] / (double)(k->b[c + 1] - k->b[c]);
 		if (r < GAP_LOW_UTIL) {
 			json_t *o = json_object();
 
@@ -636,58 +590,67 @@ chunks_json(struct gaps *g, int64_t first, int64_t last)
 	return arr;
 }
 
-/* the i-th launch delay in increasing order (us); d and dw sorted */
-static double
-delay_at(const struct gaps *g, size_t i)
-{
-	return i < g->nd ? us((int64_t)g->d[i]) : us(g->dw[i - g->nd]);
-}
-
-/* pd_quantile_sorted over the launch delays */
-static double
-delay_quantile(const struct gaps *g, double q)
-{
-	size_t n = g->nd + g->ndw, i;
-	double pos = q * (double)(n - 1), frac;
-
-	i = (size_t)floor(pos);
-	frac = pos - (double)i;
-	if (i + 1 >= n)
-		return delay_at(g, n - 1);
-	return delay_at(g, i) + (delay_at(g, i + 1) - delay_at(g, i)) * frac;
-}
-
-/* The median and 90th percentile of the launch delays into g->p50 and
- * g->p90; the delays are freed (room for the queue pass). */
-static void
+/* The median and 90th percentile of the launch delays (pd_quantile_sorted
+ * over them, in us) into g->p50 and g->p90, read in increasing order from
+ * their sort; the sort is freed. -1 after an I/O error. */
+static int
 delay_fill(struct gaps *g)
 {
-	if (g->ln) {
-		sort_u32(g->d, g->nd);
-		if (g->ndw)
-			qsort(g->dw, g->ndw, sizeof *g->dw, cmp_i64);
-		g->p50 = delay_quantile(g, 0.5);
-		g->p90 = delay_quantile(g, 0.9);
+	size_t n = (size_t)g->ln, want[4], i, k;
+	double pos[2], v[4];
+	const int64_t *d;
+	int j;
+
+	if (!g->ln) {
+		pd_xsort_free(&g->delays);
+		return 0;
 	}
-	free(g->d);
-	free(g->dw);
-	g->d = NULL, g->dw = NULL;
-	g->nd = g->capd = g->ndw = g->capdw = 0;
+	for (j = 0; j < 2; j++) {
+		pos[j] = (j ? 0.9 : 0.5) * (double)(n - 1);
+		i = (size_t)floor(pos[j]);
+		if (i + 1 >= n)
+			want[2 * j] = want[2 * j + 1] = n - 1;
+		else
+			want[2 * j] = i, want[2 * j + 1] = i + 1;
+	}
+	if (pd_xsort_finish(&g->delays) < 0) {
+		io_check(g, &g->delays);
+		return -1;
+	}
+	for (i = 0; (d = pd_xsort_peek(&g->delays)); i++) {
+		for (k = 0; k < 4; k++)
+			if (want[k] == i)
+				v[k] = us(*d);
+		if (i >= want[3])
+			break;
+		pd_xsort_next(&g->delays);
+	}
+	io_check(g, &g->delays);
+	pd_xsort_free(&g->delays);
+	if (g->ioerr)
+		return -1;
+	for (j = 0; j < 2; j++) {
+		double frac = pos[j] - floor(pos[j]), r;
+
+		if (want[2 * j] == want[2 * j + 1])
+			r = v[2 * j + 1];
+		else
+			r = v[2 * j] + (v[2 * j + 1] - v[2 * j]) * frac;
+		if (j)
+			g->p90 = r;
+		else
+			g->p50 = r;
+	}
+	return 0;
 }
 
 /* HTA kernel launch statistics over activities linked one-to-one to their
  * launch call (counted by launch_count). */
 static json_t *
-launch_json(struct gaps *g)
+launch_json(struct gaps *g, int64_t unlinked)
 {
 	json_t *o = json_object();
-	int64_t unlinked = 0;
-	size_t k, i;
 
-	for (k = 0; k < g->ns; k++)
-		for (i = 0; i < g->s[k].n; i++)
-			if (act_kind(&g->s[k], &g->s[k].a[i]) == 0)
-				unlinked++;
 	if (g->no_launch)
 		pd_set_null(o, "kernels");
 	else
@@ -728,28 +691,6 @@ cmp_stream(const void *x, const void *y)
 	if (da != db)
 		return da < db ? -1 : 1;
 	return (sa > sb) - (sa < sb);
-}
-
-static void
-sync_fill(struct gaps *g, json_t *rec)
-{
-	int64_t n = 0, ns = 0;
-	size_t i, j;
-
-	if (!g->nsteps) {
-		pd_set_null(rec, "sync_in_step");
-		return;
-	}
-	for (i = 0; i < g->nsyncs; i++)
-		for (j = 0; j < g->nsteps; j++)
-			if (g->syncs[i].ts >= g->steps[j].ts &&
-			    g->syncs[i].ts < g->steps[j].end) {
-				n++;
-				ns += g->syncs[i].end - g->syncs[i].ts;
-				break;
-			}
-	pd_set_int(rec, "sync_in_step", n);
-	g->sync_ns = ns;
 }
 
 /* The timeline strip: what ran in one representative step (the median
@@ -967,29 +908,72 @@ static const struct {
 	{ "collectives", "communication", GAP_HOST_COMM },
 };
 
-/* Stream si's lane in [w0, w1): its activities less its wait tasks, their
- * launch calls' starts added to launch; 0 when nothing of it is there. */
+/* The strip being drawn: its window [w0, w1), the host lanes, a device
+ * lane per stream (filled as the activities are read in order). */
+struct strip {
+	int on;			/* there is a window */
+	int64_t w0, w1;
+	size_t m, ordinal;	/* the median step, its place by start */
+	struct lane host[NHOST];
+	struct lane *dl;	/* per stream */
+};
+
+/* The window: the median step, else the span of the activities; none
+ * when there are neither or it is empty. */
+static void
+strip_init(struct gaps *g, struct strip *st)
+{
+	size_t i;
+
+	memset(st, 0, sizeof *st);
+	if (g->nsteps) {
+		st->m = median_step(g);
+		st->w0 = g->steps[st->m].ts, st->w1 = g->steps[st->m].end;
+		for (i = 0; i < g->nsteps; i++)
+			if (g->steps[i].ts < st->w0 || (g->steps[i].ts == st->w0 &&
+			    i <= st->m))
+				st->ordinal++;
+	} else if (g->nact) {
+		st->w0 = g->first, st->w1 = g->lastend;
+	} else
+		return;
+	if (st->w1 <= st->w0)
+		return;
+	st->on = 1;
+	for (i = 0; i < NHOST; i++) {
+		st->host[i].kind = host_lanes[i].kind;
+		strcpy(st->host[i].name, host_lanes[i].name);
+	}
+	st->dl = pd_xrealloc(NULL, (g->ns ? g->ns : 1) * sizeof *st->dl);
+	memset(st->dl, 0, (g->ns ? g->ns : 1) * sizeof *st->dl);
+	for (i = 0; i < g->ns; i++)
+		st->dl[i].stream = i;
+}
+
+/* Activity a on the strip: its span on its stream's lane, its launch
+ * call's start on the launch lane. */
+static void
+strip_add(struct strip *st, const struct gap_rec *a)
+{
+	if (!st->on)
+		return;
+	lane_add(&st->dl[a->stream], a->ts, a->end, st->w0, st->w1);
+	if (a->lts != GAP_NONE)
+		lane_add(&st->host[H_LAUNCH], a->lts, a->lts, st->w0, st->w1);
+}
+
+/* Stream si's lane, all its activities in: less its wait tasks; 0 when
+ * nothing of it is in the window. */
 static int
-device_lane(const struct gaps *g, size_t si, struct lane *l,
-    struct lane *launch, int64_t w0, int64_t w1)
+device_lane(const struct gaps *g, size_t si, struct lane *l, int64_t w0,
+    int64_t w1)
 {
 	const struct gap_stream *s = &g->s[si];
 	struct lane w;
 	size_t j;
 
-	memset(l, 0, sizeof *l);
-	l->stream = si;
-	for (j = 0; j < s->n; j++) {
-		int64_t lts = act_lts(s, &s->a[j]);
-
-		lane_add(l, s->a[j].ts, act_end(s, &s->a[j]), w0, w1);
-		if (lts != GAP_NONE)
-			lane_add(launch, lts, lts, w0, w1);
-	}
-	if (!l->n) {
-		free(l->v);
+	if (!l->n)
 		return 0;
-	}
 	l->kind = s->comm_ns * 2 > s->all_ns || comm_named(g, s) ?
 	    "communication" : "device";
 	if (s->dev_known)
@@ -1012,47 +996,29 @@ device_lane(const struct gaps *g, size_t si, struct lane *l,
 }
 
 static json_t *
-strip_json(struct gaps *g, int64_t first, int64_t last)
+strip_json(struct gaps *g, struct strip *st)
 {
-	struct lane host[NHOST], *dl;
+	struct lane *host = st->host, *dl = st->dl;
 	json_t *o, *lanes;
-	int64_t w0, w1, res;
-	size_t i, j, nd = 0, kept, ordinal = 0, m = 0;
+	int64_t w0 = st->w0, w1 = st->w1, res;
+	size_t i, nd = 0, kept;
 
-	if (g->nsteps) {
-		m = median_step(g);
-
-		w0 = g->steps[m].ts, w1 = g->steps[m].end;
-		for (i = 0; i < g->nsteps; i++)
-			if (g->steps[i].ts < w0 || (g->steps[i].ts == w0 &&
-			    i <= m))
-				ordinal++;
-	} else if (first != GAP_NONE) {
-		w0 = first, w1 = last;
-	} else
-		return json_null();
-	if (w1 <= w0)
+	if (!st->on)
 		return json_null();
 	res = (w1 - w0) / GAP_STRIP_FINE;
 	if (res < 1)
 		res = 1;
-	memset(host, 0, sizeof host);
-	for (i = 0; i < NHOST; i++) {
-		host[i].kind = host_lanes[i].kind;
-		strcpy(host[i].name, host_lanes[i].name);
-	}
-	dl = pd_xrealloc(NULL, (g->ns ? g->ns : 1) * sizeof *dl);
-	for (i = 0; i < g->ns; i++)
-		if (device_lane(g, i, &dl[nd], &host[H_LAUNCH], w0, w1))
-			lane_draw(&dl[nd++], res);
-	for (i = 0; i < g->nsyncs; i++)
-		lane_add(&host[H_SYNC], g->syncs[i].ts, g->syncs[i].end, w0, w1);
-	for (i = 0; i < NHOST; i++) {
-		const struct gap_lane *gl = host_lanes[i].lane < 0 ? NULL :
-		    &g->host[host_lanes[i].lane];
+	for (i = 0; i < g->ns; i++) {
+		struct lane l = dl[i];
 
-		for (j = 0; gl && j < gl->n; j++)
-			lane_add(&host[i], gl->v[j].ts, gl->v[j].end, w0, w1);
+		dl[i].v = NULL;
+		if (device_lane(g, i, &l, w0, w1)) {
+			lane_draw(&l, res);
+			dl[nd++] = l;
+		} else
+			free(l.v);
+	}
+	for (i = 0; i < NHOST; i++) {
 		host[i].wait = -1;
 		lane_union(&host[i]);
 		lane_draw(&host[i], res);
@@ -1065,10 +1031,10 @@ strip_json(struct gaps *g, int64_t first, int64_t last)
 	o = json_object();
 	pd_set_str(o, "window", g->nsteps ? "median step" : "trace");
 	if (g->nsteps) {
-		pd_set_int(o, "step", (int64_t)ordinal);
+		pd_set_int(o, "step", (int64_t)st->ordinal);
 		pd_set_int(o, "steps", (int64_t)g->nsteps);
-		if (g->stepnum[m] >= 0)
-			pd_set_int(o, "step_num", g->stepnum[m]);
+		if (g->stepnum[st->m] >= 0)
+			pd_set_int(o, "step_num", g->stepnum[st->m]);
 		else
 			pd_set_null(o, "step_num");
 	} else {
@@ -1086,39 +1052,264 @@ strip_json(struct gaps *g, int64_t first, int64_t last)
 		json_array_append_new(lanes, lane_json(&dl[i], w0));
 	pd_set(o, "lanes", lanes);
 	pd_set_int(o, "lanes_left_out", (int64_t)(nd - kept));
-	for (i = 0; i < NHOST; i++)
-		free(host[i].v);
-	for (i = 0; i < nd; i++)
+	for (i = 0; i < nd; i++) {
 		free(dl[i].v);
-	free(dl);
+		dl[i].v = NULL;
+	}
 	return o;
 }
 
-void
+static void
+strip_free(struct strip *st, size_t ns)
+{
+	size_t i;
+
+	for (i = 0; i < NHOST; i++)
+		free(st->host[i].v);
+	for (i = 0; st->dl && i < ns; i++)
+		free(st->dl[i].v);
+	free(st->dl);
+}
+
+/* Whether t is inside a step: the steps' starts in order, each with the
+ * largest end up to it. */
+struct stepidx {
+	int64_t *start, *maxend;
+	size_t n;
+};
+
+static void
+stepidx_init(struct stepidx *x, const struct gaps *g)
+{
+	struct gap_span *v = pd_xrealloc(NULL, (g->nsteps + 1) * sizeof *v);
+	size_t i;
+
+	memcpy(v, g->steps, g->nsteps * sizeof *v);
+	qsort(v, g->nsteps, sizeof *v, cmp_span);
+	x->n = g->nsteps;
+	x->start = pd_xrealloc(NULL, (x->n + 1) * sizeof *x->start);
+	x->maxend = pd_xrealloc(NULL, (x->n + 1) * sizeof *x->maxend);
+	for (i = 0; i < x->n; i++) {
+		x->start[i] = v[i].ts;
+		x->maxend[i] = i && x->maxend[i - 1] > v[i].end ?
+		    x->maxend[i - 1] : v[i].end;
+	}
+	free(v);
+}
+
+static int
+stepidx_in(const struct stepidx *x, int64_t t)
+{
+	size_t lo = 0, hi = x->n;
+
+	while (lo < hi) {	/* the first start > t */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (x->start[mid] <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 && x->maxend[lo - 1] > t;
+}
+
+/* Reading the host log back: synchronize calls inside steps, the strip's
+ * host lanes. */
+struct replay {
+	struct gaps *g;
+	struct strip *st;
+	struct stepidx steps;
+	int64_t prev, nsync;
+};
+
+static const unsigned char *
+replay_one(const unsigned char *p, const unsigned char *end, void *ctx)
+{
+	struct replay *r = ctx;
+	int tag = *p++, i;
+	int64_t ts = pd_spill_get_d(&p, end, r->prev);
+	int64_t e = ts + (int64_t)pd_spill_get_u(&p, end);
+
+	r->prev = ts;
+	if (tag == LOG_SYNC) {
+		if (r->steps.n && stepidx_in(&r->steps, ts)) {
+			r->nsync++;
+			r->g->sync_ns += e - ts;
+		}
+		if (r->st->on)
+			lane_add(&r->st->host[H_SYNC], ts, e, r->st->w0,
+			    r->st->w1);
+		return p;
+	}
+	for (i = 0; r->st->on && i < NHOST; i++)
+		if (host_lanes[i].lane == tag)
+			lane_add(&r->st->host[i], ts, e, r->st->w0, r->st->w1);
+	return p;
+}
+
+/* The pass over the activities in order. */
+struct pass {
+	struct sstate *t;	/* per stream */
+	struct usweep all, *dev;	/* per device */
+	int64_t *devv;		/* the devices' values */
+	size_t ndev;
+	struct pd_xtop large;
+	int64_t nlarge, unlinked;
+	struct chunks ck;
+};
+
+static void
+pass_init(struct gaps *g, struct pass *ps, int topn)
+{
+	size_t i, j;
+
+	memset(ps, 0, sizeof *ps);
+	ps->t = pd_xrealloc(NULL, (g->ns + 1) * sizeof *ps->t);
+	memset(ps->t, 0, (g->ns + 1) * sizeof *ps->t);
+	ps->dev = pd_xrealloc(NULL, (g->ns + 1) * sizeof *ps->dev);
+	memset(ps->dev, 0, (g->ns + 1) * sizeof *ps->dev);
+	ps->devv = pd_xrealloc(NULL, (g->ns + 1) * sizeof *ps->devv);
+	/* devices in the order of their first stream */
+	for (i = 0; i < g->ns; i++) {
+		for (j = 0; j < ps->ndev; j++)
+			if (ps->devv[j] == g->s[i].dev)
+				break;
+		if (j == ps->ndev)
+			ps->devv[ps->ndev++] = g->s[i].dev;
+		ps->t[i].dev = j;
+	}
+	pd_xtop_init(&ps->large, sizeof(struct large), (size_t)topn,
+	    cmp_large);
+	chunks_init(&ps->ck, g->first, g->lastend);
+}
+
+static void
+pass_free(struct pass *ps)
+{
+	free(ps->t);
+	free(ps->dev);
+	free(ps->devv);
+	pd_xtop_free(&ps->large);
+}
+
+static void
+pass_one(struct gaps *g, struct pass *ps, const struct gap_rec *a)
+{
+	struct sstate *t = &ps->t[a->stream];
+	int64_t gap;
+
+	stream_step(t, a);
+	if (a->kind == 1)
+		queue_step(t, -1);
+	if (!a->kind)
+		ps->unlinked++;
+	usweep_step(&ps->all, a);
+	gap = usweep_step(&ps->dev[t->dev], a);
+	if (gap > GAP_LARGE_NS) {
+		struct large l;
+
+		memset(&l, 0, sizeof l);
+		l.dur = gap;
+		l.start = a->ts - gap;
+		l.dev = g->s[a->stream].dev;
+		l.devi = t->dev;
+		l.seq = (uint64_t)ps->nlarge++;
+		l.dev_known = g->s[a->stream].dev_known;
+		pd_xtop_add(&ps->large, &l);
+	}
+	chunks_add(&ps->ck, a);
+}
+
+/* Read the activities in order, the launch starts merged in before the
+ * activities that start at or after them. -1 after an I/O error. */
+static int
+pass_run(struct gaps *g, struct pass *ps, struct strip *st)
+{
+	const struct gap_rec *a;
+	const struct gap_lq *q;
+
+	if (pd_xsort_finish(&g->acts) < 0 || pd_xsort_finish(&g->lq) < 0)
+		goto fail;
+	while ((a = pd_xsort_peek(&g->acts))) {
+		while ((q = pd_xsort_peek(&g->lq)) && q->lts <= a->ts) {
+			queue_step(&ps->t[q->stream], 1);
+			pd_xsort_next(&g->lq);
+		}
+		pass_one(g, ps, a);
+		strip_add(st, a);
+		pd_xsort_next(&g->acts);
+	}
+	while ((q = pd_xsort_peek(&g->lq))) {
+		queue_step(&ps->t[q->stream], 1);
+		pd_xsort_next(&g->lq);
+	}
+	if (!g->acts.err && !g->lq.err)
+		return 0;
+fail:
+	io_check(g, &g->acts);
+	io_check(g, &g->lq);
+	return -1;
+}
+
+/* The activities still waiting for their launch call, unlinked; the last
+ * span of each host lane. */
+static void
+flush_pending(struct gaps *g)
+{
+	size_t i;
+
+	for (i = 0; i < g->link.cap; i++)
+		if (g->link.e[i].tag == TAG_PEND) {
+			struct gap_rec r;
+
+			pend_rec(&g->link.e[i], &r);
+			sort_add(g, &g->acts, &r);
+		}
+	pd_i64map_free(&g->link);
+	for (i = 0; i < GAP_HOST_N; i++)
+		if (g->hhave[i]) {
+			log_span(g, (int)i, g->hlast[i].ts, g->hlast[i].end);
+			g->hhave[i] = 0;
+		}
+}
+
+int
 gaps_fill(struct gaps *g, json_t *rec, int topn)
 {
 	json_t *streams = json_array(), *large = json_array();
-	int64_t busy, first, last, nlarge = 0, nact = 0;
-	size_t i, j;
+	struct strip st;
+	struct pass ps;
+	struct replay rp;
+	size_t i, n;
+	int rc = -1, e;
 
-	delay_fill(g);
-	for (i = 0; i < g->ns; i++) {
-		sort_stream(&g->s[i]);
-		nact += (int64_t)g->s[i].n;
+	flush_pending(g);
+	strip_init(g, &st);
+	pass_init(g, &ps, topn);
+	memset(&rp, 0, sizeof rp);
+	rp.g = g;
+	rp.st = &st;
+	if (g->nsteps)
+		stepidx_init(&rp.steps, g);
+	e = pd_spill_each(&g->hlog, LOG_MAX, replay_one, &rp);
+	free(rp.steps.start);
+	free(rp.steps.maxend);
+	if (e) {
+		if (!g->ioerr)
+			g->ioerr = e;
+		goto out;
 	}
-	busy = sweep(g, 0, 0, &first, &last, NULL, NULL);
-	for (i = 0; i < g->ns; i++) {
-		for (j = 0; j < i; j++)
-			if (g->s[j].dev == g->s[i].dev)
-				break;
-		if (j == i) {
-			int64_t f, l;
+	if (g->ioerr || delay_fill(g) < 0 || pass_run(g, &ps, &st) < 0)
+		goto out;
+	for (i = 0; i < g->ns; i++)
+		json_array_append_new(streams, stream_json(&g->s[i], &ps.t[i]));
+	n = pd_xtop_finish(&ps.large);
+	for (i = 0; i < n; i++)
+		json_array_append_new(large, large_json((const struct large *)
+		    (void *)(ps.large.buf + i * sizeof(struct large))));
+	if (g->nact) {
+		int64_t first = g->first, last = g->lastend, busy = ps.all.busy;
 
-			sweep(g, 1, g->s[i].dev, &f, &l, large, &nlarge);
-		}
-		json_array_append_new(streams, stream_json(&g->s[i]));
-	}
-	if (nact) {
 		pd_set_real(rec, "span_us", us(last - first), 3);
 		pd_set_real(rec, "busy_us", us(busy), 3);
 		pd_set_real(rec, "idle_us", us(last - first - busy), 3);
@@ -1131,26 +1322,37 @@ gaps_fill(struct gaps *g, json_t *rec, int topn)
 		pd_set_null(rec, "idle_ratio");
 	}
 	pd_set(rec, "streams", sorted_top(streams, 1 << 30, cmp_stream));
-	pd_set(rec, "large_gaps", sorted_top(large, topn, cmp_gapjson));
-	pd_set(rec, "low_util_chunks", nact ? chunks_json(g, first, last) :
+	pd_set(rec, "large_gaps", large);
+	pd_set(rec, "low_util_chunks", g->nact ? chunks_json(&ps.ck) :
 	    json_array());
-	pd_set(rec, "launch", launch_json(g));
-	sync_fill(g, rec);
-	if (nact && !g->no_pageable)
+	pd_set(rec, "launch", launch_json(g, ps.unlinked));
+	if (g->nsteps)
+		pd_set_int(rec, "sync_in_step", rp.nsync);
+	else
+		pd_set_null(rec, "sync_in_step");
+	if (g->nact && !g->no_pageable)
 		pd_set_int(rec, "pageable_memcpy", g->pageable_n);
 	else
 		pd_set_null(rec, "pageable_memcpy");
 	/* extra keys (documented in pd-record.5) */
-	pd_set_int(rec, "large_gaps_total", nlarge);
+	pd_set_int(rec, "large_gaps_total", ps.nlarge);
 	pd_set_int(rec, "sync_calls", (int64_t)g->nsyncs);
 	if (g->nsteps)
 		pd_set_real(rec, "sync_in_step_us", us(g->sync_ns), 3);
 	else
 		pd_set_null(rec, "sync_in_step_us");
-	if (nact && !g->no_pageable)
+	if (g->nact && !g->no_pageable)
 		pd_set_real(rec, "pageable_memcpy_us", us(g->pageable_ns), 3);
 	else
 		pd_set_null(rec, "pageable_memcpy_us");
 	pd_set_int(rec, "steps", (int64_t)g->nsteps);
-	pd_set(rec, "strip", strip_json(g, nact ? first : GAP_NONE, last));
+	pd_set(rec, "strip", strip_json(g, &st));
+	streams = large = NULL;
+	rc = 0;
+out:
+	json_decref(streams);
+	json_decref(large);
+	strip_free(&st, g->ns);
+	pass_free(&ps);
+	return rc;
 }

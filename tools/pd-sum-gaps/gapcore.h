@@ -3,13 +3,19 @@
  * id), step windows and synchronize calls; gaps_fill() turns them into the
  * pd.gaps keys. All times are integer nanoseconds.
  *
- * Memory: per stream, 16 bytes per device activity (they arrive unsorted
- * and are sorted at the end; an activity longer than 2^30 ns or launched
- * more than 2^31 ns away keeps 24 more in a side table), 4 bytes per
- * launch delay (8 when over 2^32 ns; the launch statistics are counted
- * when an activity is linked; the delays are freed at the end before the
- * queue pass takes 8 bytes per linked activity of one stream), plus the
- * launch calls not yet linked to their activity. */
+ * Memory stays flat with the number of activities: each one becomes a
+ * 40-byte record (stream, start, end, launch start and link kind, order
+ * seen) sorted in bounded memory by pd_xsort, by start across streams, and
+ * read back once at the end, when every figure is taken in one pass; each
+ * one-to-one launch adds its delay (8 bytes) to a second sort and its
+ * start (16 bytes) to a third (the queue length); host spans and
+ * synchronize calls go to a pd_spill log (a few bytes each) until the
+ * strip's window is known. What is held in memory: one entry per stream,
+ * per step (40 bytes) and per Ascend wait task (24 bytes), the launch
+ * calls and activities not linked yet (a pd_i64map entry, 40 bytes, each;
+ * those never linked stay until the end), and at the end the strip's
+ * spans inside its window (16 bytes each; the window is the median step,
+ * or the whole trace when there are no steps). */
 #ifndef GAPCORE_H
 #define GAPCORE_H
 
@@ -18,36 +24,26 @@
 #include <stddef.h>
 
 #include "pd_i64map.h"
+#include "pd_spill.h"
+#include "pd_xsort.h"
 
 #define GAP_NONE INT64_MIN
 
-/* A device activity, compact: dk is the link kind (0 none, 1 one launch
- * -> one activity, 2 a launch of many) << 30 | the duration; the launch
- * call (kinds 1 and 2) started at ts - loff. When the duration or loff
- * does not fit, the kind is GAP_WIDE and loff indexes the stream's wide
- * table. */
-struct gap_act {
-	int64_t ts;
-	uint32_t dk;
-	int32_t loff;
-};
-
-#define GAP_WIDE	3
-#define GAP_DUR_MAX	((UINT32_C(1) << 30) - 1)
-
-struct gap_wide {
-	int64_t end, lts;
-	int kind;
+/* A device activity as sorted (by ts, stream, end, seq): kind is the
+ * link kind (0 none, 1 one launch -> one activity, 2 a launch of many),
+ * lts the launch call's start (GAP_NONE when not linked). */
+struct gap_rec {
+	int64_t ts, end, lts;
+	uint64_t seq;		/* order seen: ties as a stable sort has them */
+	uint32_t stream;	/* index in gaps.s */
+	uint32_t kind;
 };
 
 struct gap_stream {
 	int64_t dev, id;
 	int dev_known;
 	int64_t all_ns, comm_ns;	/* activity time, and of collectives */
-	struct gap_act *a;
-	size_t n, cap;
-	struct gap_wide *w;
-	size_t nw, capw;
+	size_t n;			/* activities */
 };
 
 struct gap_span {
@@ -62,11 +58,6 @@ enum {
 	GAP_HOST_N
 };
 
-struct gap_lane {
-	struct gap_span *v;
-	size_t n, cap;
-};
-
 struct gap_wait {
 	size_t stream;		/* index in gaps.s */
 	int64_t ts, end;
@@ -76,10 +67,15 @@ struct gaps {
 	struct gap_stream *s;
 	size_t ns, caps, last;
 	struct pd_i64map link;
-	struct gap_span *steps, *syncs;
+	struct gap_span *steps;
 	int64_t *stepnum;	/* the steps' numbers, -1 unknown */
-	size_t nsteps, capsteps, nsyncs, capsyncs;
-	struct gap_lane host[GAP_HOST_N];	/* host lanes of the strip */
+	size_t nsteps, capsteps, nsyncs;
+	/* host lanes of the strip (GAP_HOST_*) and synchronize calls: the
+	 * last span of each lane (hhave: there is one), the rest in hlog */
+	struct gap_span hlast[GAP_HOST_N];
+	int hhave[GAP_HOST_N];
+	struct pd_spill hlog;
+	int64_t hprev;		/* start of the last span logged */
 	struct gap_wait *waits;			/* GAP_ACT_WAIT activities */
 	size_t nwaits, capwaits;
 	int64_t *comm_ids;	/* streams the communication lane names */
@@ -88,12 +84,15 @@ struct gaps {
 	int64_t pageable_n, pageable_ns;
 	int no_pageable;	/* the family has no pageable memcpy notion */
 	int no_launch;		/* nor one launch call per activity */
+	/* the activities (struct gap_rec), the launch starts of those linked
+	 * one to one (struct gap_lq) and their delays (int64_t ns) */
+	struct pd_xsort acts, lq, delays;
+	uint64_t nact;
+	int64_t first, lastend;	/* smallest start, largest end */
 	/* launch statistics over activities linked one to one */
 	int64_t ln, lshort, loutl, ldelayed;
-	uint32_t *d;		/* launch delays (ns) up to UINT32_MAX */
-	int64_t *dw;		/* and longer ones */
-	size_t nd, capd, ndw, capdw;
-	double p50, p90;	/* of the delays (us), once they are freed */
+	double p50, p90;	/* of the delays (us) */
+	int ioerr;		/* errno of a failed temporary file, 0 */
 };
 
 void gaps_init(struct gaps *g);
@@ -126,8 +125,9 @@ void gaps_host(struct gaps *g, int lane, int64_t ts, int64_t dur);
 void gaps_comm_stream(struct gaps *g, int64_t stream);
 
 /* Append span_us .. pageable_memcpy (the pd.gaps core keys after source)
- * to rec. */
-void gaps_fill(struct gaps *g, json_t *rec, int topn);
+ * to rec. -1 when a temporary file failed (g->ioerr says why; rec is then
+ * incomplete), else 0. */
+int gaps_fill(struct gaps *g, json_t *rec, int topn);
 
 /* Thresholds (ns). */
 #define GAP_KERNEL_WAIT_NS	30000		/* HTA consecutive_kernel_delay */

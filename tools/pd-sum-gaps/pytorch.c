@@ -2,7 +2,8 @@
  *
  * Reads: the trace file of the root (kineto_trace export, else the root),
  * streamed once. GPU activities (kernel, gpu_memcpy, gpu_memset and their
- * 2021 names Kernel/Memcpy/Memset) are kept per (device, stream); launch
+ * 2021 names Kernel/Memcpy/Memset) are sorted per (device, stream) in
+ * bounded memory (gapcore.h); launch
  * calls (cuda_runtime/cuda_driver, 2021 Runtime) are linked to them by
  * args.correlation; ProfilerStep#N windows and synchronize calls are kept.
  * Writes: one pd.gaps record (see gapcore.c for the arithmetic). */
@@ -17,6 +18,7 @@
 #include "pd_patterns.h"
 #include "pd_rec.h"
 #include "pd_trace.h"
+#include "pd_xsort.h"
 
 struct pt {
 	struct gaps g;
@@ -165,6 +167,15 @@ sum_gaps_read_keys(int rc, const struct pd_trace_stats *st, json_t *rec,
 	pd_set_bool(rec, "truncated", rc == 1);
 }
 
+/* Shared by both families: gaps_fill failed (a temporary file). */
+void
+sum_gaps_ioerr(const char *path, const struct gaps *g)
+{
+	pd_error(path, 0, "cannot sort its activities in a temporary file in "
+	    "%s: %s", pd_diag_quote(pd_xsort_dir(), (size_t)-1),
+	    strerror(g->ioerr));
+}
+
 /* The events on_event does anything with (pd_trace_cb.want). */
 static int
 want(const struct pd_ev *ev)
@@ -202,7 +213,13 @@ sum_gaps_pytorch(json_t *root, const struct pd_tool *t)
 		return PD_EXIT_SYSTEM;
 	}
 	rec = pd_kineto_rec("pd.gaps", root, &info, "kineto_trace");
-	gaps_fill(&p.g, rec, t->topn);
+	if (gaps_fill(&p.g, rec, t->topn) < 0) {
+		sum_gaps_ioerr(p.path, &p.g);
+		json_decref(rec);
+		gaps_free(&p.g);
+		pd_kineto_info_free(&info);
+		return PD_EXIT_SYSTEM;
+	}
 	sum_gaps_read_keys(rc, &st, rec, p.missing);
 	pd_rec_emit(rec);
 	gaps_free(&p.g);

@@ -13,4 +13,8 @@ int sum_gaps_pytorch(json_t *root, const struct pd_tool *t);
 void sum_gaps_read_keys(int rc, const struct pd_trace_stats *st, json_t *rec,
     uint64_t missing);
 
+struct gaps;
+/* gaps_fill failed: say so (path, the temporary directory, g->ioerr). */
+void sum_gaps_ioerr(const char *path, const struct gaps *g);
+
 #endif
