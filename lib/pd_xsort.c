@@ -42,6 +42,24 @@ pd_xsort_init(struct pd_xsort *x, size_t size,
 		x->max = 2;
 }
 
+void
+pd_xsort_set_sort(struct pd_xsort *x, void (*sort)(void *, size_t))
+{
+	x->sort = sort;
+}
+
+/* Sort the run in buf. */
+static void
+sort_run(struct pd_xsort *x)
+{
+	if (x->n < 2)
+		return;
+	if (x->sort)
+		x->sort(x->buf, x->n);
+	else
+		qsort(x->buf, x->n, x->size, x->cmp);
+}
+
 static int
 io_fail(struct pd_xsort *x, int e)
 {
@@ -94,7 +112,7 @@ spill(struct pd_xsort *x)
 {
 	off_t off;
 
-	qsort(x->buf, x->n, x->size, x->cmp);
+	sort_run(x);
 	off = x->off;
 	if (append(x, x->buf, x->n * x->size) < 0)
 		return -1;
@@ -270,8 +288,7 @@ pd_xsort_finish(struct pd_xsort *x)
 	if (x->err)
 		return -1;
 	if (x->nruns == 0) {
-		if (x->n > 1)
-			qsort(x->buf, x->n, x->size, x->cmp);
+		sort_run(x);
 		return 0;
 	}
 	if (x->n > 0 && spill(x) < 0)

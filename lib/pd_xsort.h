@@ -42,10 +42,16 @@ struct pd_xsort {
 	size_t pos;		/* reading without runs: next record of buf */
 	int reading;
 	int err;		/* errno of the first I/O error, else 0 */
+	void (*sort)(void *, size_t);	/* sorts a run; NULL: qsort */
 };
 
 void pd_xsort_init(struct pd_xsort *x, size_t size,
     int (*cmp)(const void *, const void *));
+
+/* Sort each run with sort(buf, n) instead of qsort with cmp (a radix
+ * sort of integer keys, say): it must give the order cmp gives, which
+ * still merges the runs. */
+void pd_xsort_set_sort(struct pd_xsort *x, void (*sort)(void *, size_t));
 
 /* Room for one more record (size bytes, to be filled by the caller before
  * the next call), or NULL after an I/O error (x->err says which). */

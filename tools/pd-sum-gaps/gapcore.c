@@ -53,6 +53,90 @@ cmp_i64(const void *x, const void *y)
 	return (a > b) - (a < b);
 }
 
+/* LSD radix sorts of the delays and launch starts (a run of them at a
+ * time, for pd_xsort): 11 bits a pass, only as many passes as the largest
+ * key needs, through a temporary copy; the order cmp_i64 and cmp_lq give,
+ * at a fraction of qsort's cost. */
+#define RADIX_BITS	11
+#define RADIX_N		(1u << RADIX_BITS)
+
+/* One stable pass over n records of size bytes by digit (key >> sh). */
+#define RADIX_PASS(T, src, dst, n, KEY, sh) do {			\
+	size_t cnt_[RADIX_N], i_, sum_;					\
+	memset(cnt_, 0, sizeof cnt_);					\
+	for (i_ = 0; i_ < (n); i_++)					\
+		cnt_[(KEY((src)[i_])) >> (sh) & (RADIX_N - 1)]++;	\
+	for (i_ = 0, sum_ = 0; i_ < RADIX_N; i_++) {			\
+		size_t c_ = cnt_[i_];					\
+		cnt_[i_] = sum_;					\
+		sum_ += c_;						\
+	}								\
+	for (i_ = 0; i_ < (n); i_++)					\
+		(dst)[cnt_[(KEY((src)[i_])) >> (sh) & (RADIX_N - 1)]++] =	\
+		    (src)[i_];						\
+} while (0)
+
+#define KEY_DELAY(x)	((uint64_t)(x))
+
+/* delays: int64_t, never negative */
+static void
+sort_delays(void *buf, size_t n)
+{
+	int64_t *v = buf, *t, *src = v, *dst, *x;
+	uint64_t max = 0;
+	size_t i;
+	int sh;
+
+	for (i = 0; i < n; i++)
+		if ((uint64_t)v[i] > max)
+			max = (uint64_t)v[i];
+	dst = t = pd_xrealloc(NULL, n * sizeof *t);
+	for (sh = 0; sh < 64 && (sh == 0 || max >> sh); sh += RADIX_BITS) {
+		RADIX_PASS(int64_t, src, dst, n, KEY_DELAY, sh);
+		x = src, src = dst, dst = x;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof *v);
+	free(t);
+}
+
+static int64_t radix_min;	/* the smallest lts of the run being sorted */
+#define KEY_STREAM(r)	((r).stream)
+#define KEY_LTS(r)	((uint64_t)(r).lts - (uint64_t)radix_min)
+
+/* launch starts: by lts, then stream (the stream's digits first) */
+static void
+sort_lq(void *buf, size_t n)
+{
+	struct gap_lq *v = buf, *t, *src = v, *dst, *x;
+	uint64_t maxs = 0, maxk = 0;
+	size_t i;
+	int sh;
+
+	radix_min = v[0].lts;
+	for (i = 0; i < n; i++) {
+		if (v[i].stream > maxs)
+			maxs = v[i].stream;
+		if (v[i].lts < radix_min)
+			radix_min = v[i].lts;
+	}
+	for (i = 0; i < n; i++)
+		if (KEY_LTS(v[i]) > maxk)
+			maxk = KEY_LTS(v[i]);
+	dst = t = pd_xrealloc(NULL, n * sizeof *t);
+	for (sh = 0; sh < 64 && maxs >> sh; sh += RADIX_BITS) {
+		RADIX_PASS(struct gap_lq, src, dst, n, KEY_STREAM, sh);
+		x = src, src = dst, dst = x;
+	}
+	for (sh = 0; sh < 64 && (sh == 0 || maxk >> sh); sh += RADIX_BITS) {
+		RADIX_PASS(struct gap_lq, src, dst, n, KEY_LTS, sh);
+		x = src, src = dst, dst = x;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof *v);
+	free(t);
+}
+
 void
 gaps_init(struct gaps *g)
 {
@@ -62,6 +146,8 @@ gaps_init(struct gaps *g)
 	pd_xsort_init(&g->acts, sizeof(struct gap_rec), cmp_rec);
 	pd_xsort_init(&g->lq, sizeof(struct gap_lq), cmp_lq);
 	pd_xsort_init(&g->delays, sizeof(int64_t), cmp_i64);
+	pd_xsort_set_sort(&g->lq, sort_lq);
+	pd_xsort_set_sort(&g->delays, sort_delays);
 	/* the host log spills past the same bound as the sorts */
 	if (e && *e) {
 		char *end;
