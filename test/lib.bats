@@ -326,6 +326,21 @@ $t: warning: $d/fifo.csv: export 'trace_view' of '$d/r_ascend_pt': not a regular
 	[ "$output" = "0 records, 0 bytes, memory, ok" ]
 }
 
+# pd_xtop keeps the K smallest of N records (keys -48..48 with many
+# repeats, ties broken by the order added) in a buffer of at most 2K: the
+# same records in the same order as the first K of a qsort over all N
+# (which xtop-check does itself), for K smaller than N, K = 1, K larger
+# than N and N = 0.
+@test "xtop: the k smallest, as a sort of all of them, in 2k records" {
+	local a
+	for a in "1000 7 10 10" "100000 5 300 300" "1000 3 1 1" "5 1 10 5" \
+	    "0 1 3 0"; do
+		set -- $a
+		run_pd "$PD_TESTBIN/xtop-check" "$1" "$2" "$3"
+		[ "$output" = "kept=$4 same=1 bounded=1" ]
+	done
+}
+
 # pd_xsort with runs of 10 records (16 bytes each): 1000 records with keys
 # -48..48 (many repeats) come back in (key, sequence) order, each once,
 # from 100 runs, 16 merged at a time into one until at most 16 are left
@@ -350,4 +365,17 @@ $t: warning: $d/fifo.csv: export 'trace_view' of '$d/r_ascend_pt': not a regular
 	# in one run, nothing is written: no TMPDIR needed
 	TMPDIR=$BATS_TEST_TMPDIR/none run_pd "$PD_TESTBIN/xsort-check" 1000 7
 	[ "${lines[1]}" = "n=1000 runs=0 sorted=1 sum=-217" ]
+}
+
+# A run sorter of one's own (pd_xsort_set_sort; here an insertion sort)
+# sorts every run instead of qsort: the 100 runs of 10 of 1000 records, or
+# the one run in memory, and the records come back the same.
+@test "xsort: runs sorted by a sorter given with pd_xsort_set_sort" {
+	PD_SORT_MEM=160 TMPDIR=$BATS_TEST_TMPDIR run_pd \
+	    "$PD_TESTBIN/xsort-check" 1000 7 own
+	[ "${lines[1]}" = "n=1000 runs=10 sorted=1 sum=-217" ]
+	[ "${lines[2]}" = "own=100" ]
+	TMPDIR=$BATS_TEST_TMPDIR/none run_pd "$PD_TESTBIN/xsort-check" 1000 7 own
+	[ "${lines[1]}" = "n=1000 runs=0 sorted=1 sum=-217" ]
+	[ "${lines[2]}" = "own=1" ]
 }

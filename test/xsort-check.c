@@ -1,9 +1,11 @@
-/* xsort-check N SEED: sort N pseudo-random records (a key with many
+/* xsort-check N SEED [own]: sort N pseudo-random records (a key with many
  * repeats, a sequence number) with pd_xsort and check what comes back:
  * prints "n=N runs=R sorted=S sum=K" (R: the runs merged at the end),
  * S 1 when every record came back once, in (key, seq) order; K the sum of the keys read (to compare with
  * the one of the keys written, printed first as "in=K"). Exit 0 unless
- * the sorter reported an I/O error (then 5, and the error). */
+ * the sorter reported an I/O error (then 5, and the error). With "own",
+ * runs are sorted by an insertion sort given with pd_xsort_set_sort
+ * instead of qsort, and "own=C" says how many runs it sorted. */
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -27,6 +29,24 @@ cmp(const void *x, const void *y)
 	return (a->seq > b->seq) - (a->seq < b->seq);
 }
 
+static size_t nown;
+
+/* the run sorter of "own": insertion sort in cmp's order */
+static void
+own_sort(void *buf, size_t n)
+{
+	struct rec *v = buf, t;
+	size_t i, j;
+
+	for (i = 1; i < n; i++) {
+		t = v[i];
+		for (j = i; j > 0 && cmp(&v[j - 1], &t) > 0; j--)
+			v[j] = v[j - 1];
+		v[j] = t;
+	}
+	nown++;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -38,12 +58,14 @@ main(int argc, char **argv)
 	int sorted = 1;
 	unsigned char *seen;
 
-	if (argc != 3)
+	if (argc != 3 && (argc != 4 || strcmp(argv[3], "own")))
 		return 2;
 	n = strtoull(argv[1], NULL, 10);
 	seed = strtoull(argv[2], NULL, 10);
 	seen = calloc(n + 1, 1);
 	pd_xsort_init(&x, sizeof(struct rec), cmp);
+	if (argc == 4)
+		pd_xsort_set_sort(&x, own_sort);
 	for (i = 0; i < n; i++) {
 		struct rec *s = pd_xsort_slot(&x);
 		if (!s)
@@ -74,6 +96,8 @@ main(int argc, char **argv)
 	printf("in=%" PRId64 "\n", in);
 	printf("n=%" PRIu64 " runs=%zu sorted=%d sum=%" PRId64 "\n", got,
 	    x.nruns, sorted && got == n, out);
+	if (argc == 4)
+		printf("own=%zu\n", nown);
 	pd_xsort_free(&x);
 	free(seen);
 	return 0;
