@@ -23,7 +23,7 @@
 #
 # Then: peak RSS on a 256 MiB trace against the big one (flat: <= 1.10);
 # the 8 x 51 MiB set (the corpus trace as 8 ranks) through the pipeline,
-# next to cat and gzip -dc of it; each tool's start-up (median wall of 50
+# next to cat and gzip -dc of it; each tool's start-up (median wall of 200
 # runs, --version and a tiny input, next to true and cat; <= 5 ms).
 set -eu
 cd "$(dirname "$0")/.."
@@ -325,19 +325,13 @@ fi
 # stdin for the tools that read records), next to true and cat of it.
 # Target: <= 5 ms each.
 TINY=$TOP/test/fixtures/kineto/sum-kineto.json
-startup() {	# startup CMD...: sets W to the median wall ms of 50 runs
-	i=0
-	: >"$OUT/st.w"
-	while [ $i -lt 50 ]; do
-		"$OUT/rusage" "$@" >/dev/null 2>"$OUT/m.err" </dev/null || true
-		tail -n 1 "$OUT/m.err" | cut -d' ' -f1 >>"$OUT/st.w"
-		i=$((i + 1))
-	done
-	W=$(sort -n "$OUT/st.w" | awk '{ a[NR] = $1 } END { printf "%.1f", a[int((NR + 1) / 2)] * 1000 }')
+startup() {	# startup CMD...: sets W to the median wall ms of 200 runs
+	"$OUT/rusage" -n 200 "$@" >/dev/null 2>"$OUT/m.err" </dev/null || true
+	W=$(tail -n 1 "$OUT/m.err" | awk '{ printf "%.2f", $1 * 1000 }')
 }
 if part startup; then
 	startup true; ST0=$W
-	row "true" start "${W}ms" - - - 1.00 "baseline for start-up (median of 50)"
+	row "true" start "${W}ms" - - - 1.00 "baseline for start-up (median of 200)"
 	startup cat "$TINY"; STC=$W
 	row "cat" tiny "${W}ms" - - - 1.00 "baseline for a tiny input"
 	for b in "$BIN"/pd-*; do
