@@ -35,7 +35,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <dirent.h>
@@ -49,7 +48,7 @@
 #define STALL_NS	5000000000LL	/* a builder silent this long: read */
 #define DEFAULT_MIB	4096
 #define FLUSH		(1 << 20)
-#define WINDOW		(4 << 20)	/* mapped bytes given back per step */
+#define READ_MIN	(64 << 10)	/* the least a replay reads at once */
 #define CHUNK_REC	4096		/* events a chunk */
 #define CHUNK_ARGS	(1 << 20)	/* args bytes that end a chunk early */
 
@@ -814,27 +813,92 @@ pd_tcache_build_mem(const char *buf, size_t len, void **img, size_t *imglen)
 /* ---- replaying an entry ---- */
 
 struct img {
-	const char *p;
+	const char *p;		/* in memory: the whole image */
+	int fd;			/* else the entry, read as the replay goes */
 	size_t len;
-	int mapped, verify;
+	int verify;
+	struct hdr hb;		/* the header read from fd */
 	const struct hdr *h;
+	const char *t;		/* the sections after the events, ... */
+	uint64_t toff;		/* ... from this offset of the entry */
+	char *tbuf;		/* t when read from fd */
+	char *buf;		/* the events read from fd: ... */
+	size_t bcap, blen;
+	uint64_t boff;		/* ... blen bytes from this offset */
 	const struct shape *shps;
 	const struct str *strs;
 	const char *sb;
 	uint64_t stop_ev, stop_meta;	/* where a bad chunk stopped it */
 };
 
-/* Drop the mapped pages of [base, upto) from the resident set (they come
- * back from the page cache if touched again). */
-static void
-give_back(const char *base, const char *upto)
+/* The bytes at off of the sections after the events. */
+static const char *
+at(const struct img *m, uint64_t off)
 {
-	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
-	uintptr_t a = (uintptr_t)base & ~(uintptr_t)(pg - 1);
-	uintptr_t b = (uintptr_t)upto & ~(uintptr_t)(pg - 1);
+	return m->t + (off - m->toff);
+}
 
-	if (b > a)
-		madvise((void *)a, (size_t)(b - a), MADV_DONTNEED);
+static int
+readall(int fd, char *b, size_t n, uint64_t off)
+{
+	while (n) {
+		ssize_t r = pread(fd, b, n, (off_t)off);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		b += r;
+		n -= (size_t)r;
+		off += (uint64_t)r;
+	}
+	return 0;
+}
+
+/* The n bytes at off of the events (off + n within them); NULL when they
+ * cannot be read. From a file, they are read into one buffer, which holds
+ * one chunk at a time: read(2) into a buffer the processor's cache keeps
+ * costs less than faulting in the pages of a mapping. A later call for
+ * the same off reads only what the buffer lacks. */
+static const char *
+ev_bytes(struct img *m, uint64_t off, uint64_t n)
+{
+	uint64_t end = m->h->ev_off + m->h->ev_len, want;
+
+	if (m->fd < 0)
+		return m->p + off;
+	if (off == m->boff && n <= m->blen)
+		return m->buf;
+	if (off != m->boff) {
+		m->boff = off;
+		m->blen = 0;
+	}
+	want = n > READ_MIN ? n : READ_MIN;
+	if (want > end - off)
+		want = end - off;
+	if (want > SIZE_MAX)
+		return NULL;
+	if (want > m->bcap) {
+		char *nb = realloc(m->buf, (size_t)want);
+		if (!nb)
+			return NULL;
+		m->buf = nb;
+		m->bcap = (size_t)want;
+	}
+	if (readall(m->fd, m->buf + m->blen, (size_t)want - m->blen,
+	    off + m->blen) < 0) {
+		m->blen = 0;
+		return NULL;
+	}
+	m->blen = (size_t)want;
+	return m->buf;
+}
+
+static void
+img_free(struct img *m)
+{
+	free(m->tbuf);
+	free(m->buf);
+	m->tbuf = m->buf = NULL;
 }
 
 static int
@@ -847,8 +911,9 @@ span_ok(uint64_t off, uint64_t len, uint64_t size)
 static int
 img_check(struct img *m, int verify)
 {
-	const struct hdr *h = (const void *)m->p;
-	uint64_t i, sum, nsk = 0, prev = 0;
+	const struct hdr *h = m->fd < 0 ? (const void *)m->p :
+	    (const void *)&m->hb;
+	uint64_t i, sum, nsk = 0, prev = 0, tail;
 
 	if (m->len < sizeof *h || ((uintptr_t)m->p & 7))
 		return -1;
@@ -875,13 +940,26 @@ img_check(struct img *m, int verify)
 	    h->nshp >= NONE)
 		return -1;
 	m->verify = verify;
+	m->h = h;
+	tail = h->ev_off + h->ev_len;
+	if (m->fd < 0) {
+		m->t = m->p;
+		m->toff = 0;
+	} else {
+		/* from a file: the small sections are read at once */
+		if (m->len - tail > SIZE_MAX - 1 ||
+		    !(m->tbuf = malloc((size_t)(m->len - tail) + 1)) ||
+		    readall(m->fd, m->tbuf, (size_t)(m->len - tail), tail) < 0)
+			return -1;
+		m->t = m->tbuf;
+		m->toff = tail;
+	}
 	if (verify) {
 		struct cs c;
 		struct hdr z;
-		size_t off = sizeof *h + h->ev_len;
 
 		cs_init(&c);
-		cs_add(&c, m->p + off, m->len - off);
+		cs_add(&c, at(m, tail), m->len - tail);
 		z = *h;
 		z.sum = 0;
 		cs_add(&c, &z, sizeof z);
@@ -889,10 +967,9 @@ img_check(struct img *m, int verify)
 		if (sum != h->sum)
 			return -1;
 	}
-	m->h = h;
-	m->shps = (const void *)(m->p + h->shp_off);
-	m->strs = (const void *)(m->p + h->str_off);
-	m->sb = m->p + h->sbytes_off;
+	m->shps = (const void *)at(m, h->shp_off);
+	m->strs = (const void *)at(m, h->str_off);
+	m->sb = at(m, h->sbytes_off);
 	for (i = 0; i < h->nstr; i++) {
 		const struct str *s = &m->strs[i];
 		if (!span_ok(s->off, (uint64_t)s->len + 1, h->sbytes_len) ||
@@ -906,7 +983,7 @@ img_check(struct img *m, int verify)
 			return -1;
 	}
 	for (i = 0; i < h->nskip; i++) {
-		const struct skip *s = (const void *)(m->p + h->skip_off +
+		const struct skip *s = (const void *)at(m, h->skip_off +
 		    i * sizeof *s);
 		if (s->pos < prev || s->pos > h->nev || s->count == 0 ||
 		    s->count > h->skipped - nsk)
@@ -917,7 +994,7 @@ img_check(struct img *m, int verify)
 	if (nsk != h->skipped)
 		return -1;
 	for (i = 0, prev = 0; i < h->meta_len; ) {
-		const struct meta *x = (const void *)(m->p + h->meta_off + i);
+		const struct meta *x = (const void *)at(m, h->meta_off + i);
 		uint64_t n;
 		if (h->meta_len - i < sizeof *x)
 			return -1;
@@ -939,7 +1016,7 @@ meta_call(const struct img *m, const struct pd_trace_cb *cb, uint64_t off,
 	const struct hdr *h = m->h;
 
 	while (off < h->meta_len) {
-		const struct meta *x = (const void *)(m->p + h->meta_off + off);
+		const struct meta *x = (const void *)at(m, h->meta_off + off);
 		const char *k = (const char *)(x + 1);
 		uint64_t n = sizeof *x + (uint64_t)x->key_len + x->val_len + 2;
 
@@ -967,28 +1044,30 @@ bad_record(struct pd_trace_stats *st, uint64_t i)
 	    "event %" PRIu64, i);
 }
 
-/* The chunk at p (before end), checked: its records and its args' bounds
- * in *recs, *args, *aend; NULL when it is not sound (or, verified, its
- * sum is wrong), else where the next chunk starts. */
-static const char *
-chunk_at(const struct img *m, const char *p, const char *end, uint64_t left,
+/* The chunk at offset off (before end), checked: its records and its
+ * args' bounds in *recs, *args, *aend; 0 when it is not sound (or,
+ * verified, its sum is wrong) or cannot be read, else the offset where the
+ * next chunk starts. What it hands out stays valid until the next call. */
+static uint64_t
+chunk_at(struct img *m, uint64_t off, uint64_t end, uint64_t left,
     const struct rec **recs, const char **args, const char **aend,
     uint32_t *nrec)
 {
 	struct chunk c;
-	uint64_t room = (uint64_t)(end - p), rb, ab;
+	uint64_t room = end - off, rb, ab;
+	const char *p, *q;
 
-	if (room < sizeof c)
-		return NULL;
+	if (room < sizeof c || !(p = ev_bytes(m, off, sizeof c)))
+		return 0;
 	memcpy(&c, p, sizeof c);
 	if (c.nrec == 0 || c.nrec > CHUNK_REC || c.nrec > left || c.pad)
-		return NULL;
+		return 0;
 	rb = (uint64_t)c.nrec * sizeof(struct rec);
 	if (rb > room - sizeof c || c.arg_len > room - sizeof c - rb)
-		return NULL;
+		return 0;
 	ab = (c.arg_len + 7) & ~(uint64_t)7;
-	if (ab > room - sizeof c - rb)
-		return NULL;
+	if (ab > room - sizeof c - rb || !(p = ev_bytes(m, off, sizeof c + rb)))
+		return 0;
 	if (m->verify) {
 		struct cs s;
 		struct chunk z = c;
@@ -998,17 +1077,20 @@ chunk_at(const struct img *m, const char *p, const char *end, uint64_t left,
 		cs_add(&s, &z, sizeof z);
 		cs_add(&s, p + sizeof c, rb);
 		if (cs_end(&s) != c.sum)
-			return NULL;
+			return 0;
 	}
+	/* its sum holds: arg_len is the builder's */
+	if (!(p = ev_bytes(m, off, sizeof c + rb + ab)))
+		return 0;
 	*recs = (const void *)(p + sizeof c);
 	*args = p + sizeof c + rb;
 	*aend = *args + c.arg_len;
 	*nrec = c.nrec;
 	/* the padding is part of no event: it must be zero */
-	for (p = *aend; p < *args + ab; p++)
-		if (*p)
-			return NULL;
-	return *args + ab;
+	for (q = *aend; q < *args + ab; q++)
+		if (*q)
+			return 0;
+	return off + sizeof c + rb + ab;
 }
 
 /* The replay: the read's return code, or -3 when a bad chunk or record
@@ -1017,8 +1099,7 @@ static int
 replay(struct img *m, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
 {
 	const struct hdr *h = m->h;
-	const char *p = m->p + h->ev_off, *end = p + h->ev_len;
-	const char *given = p;	/* mapped bytes before this are given back */
+	uint64_t p = h->ev_off, end = p + h->ev_len;
 	const char *args = NULL, *aend = NULL;
 	const struct rec *recs = NULL;
 	unsigned char *memo = NULL;	/* per shape: 0 unknown, 1 yes, 2 no */
@@ -1039,11 +1120,6 @@ replay(struct img *m, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
 
 		moff = meta_call(m, cb, moff, i, &nmeta);
 		if (j == nrec) {
-			if (m->mapped && p - given >= WINDOW) {
-				/* the events handed out are done with */
-				give_back(given, p);
-				given = p;
-			}
 			if (!(p = chunk_at(m, p, end, h->nev - i, &recs, &args,
 			    &aend, &nrec)))
 				goto bad;
@@ -1099,7 +1175,7 @@ replay(struct img *m, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
 		st->events = i + 1;
 		if (cb->on_event && cb->on_event(&ev, cb->ctx)) {
 			/* stopped: the skips met before this event count */
-			const struct skip *x = (const void *)(m->p + h->skip_off);
+			const struct skip *x = (const void *)at(m, h->skip_off);
 			for (; sk < h->nskip && x[sk].pos <= i; sk++)
 				nsk += x[sk].count;
 			st->skipped = nsk;
@@ -1140,6 +1216,7 @@ pd_tcache_replay_mem(const void *img, size_t len, int verify,
 	int rc;
 
 	memset(&m, 0, sizeof m);
+	m.fd = -1;
 	m.p = img;
 	m.len = len;
 	if ((uintptr_t)img & 7) {
@@ -1297,39 +1374,34 @@ mono_ns(void)
 	return (int64_t)t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 
-/* Open and map an entry; 0 with m set, -1 when absent or not valid. */
+/* Open an entry and read its header and small sections; 0 with m set
+ * (m->fd open), -1 when absent or not valid. */
 static int
 entry_open(int dir, const char *name, const struct key *k, struct img *m)
 {
 	struct stat sb;
 	int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	void *p;
 
 	memset(m, 0, sizeof *m);
+	m->fd = -1;
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode) ||
 	    sb.st_uid != geteuid() || (size_t)sb.st_size < sizeof(struct hdr) ||
-	    (uint64_t)sb.st_size > SIZE_MAX) {
+	    (uint64_t)sb.st_size > SIZE_MAX ||
+	    readall(fd, (char *)&m->hb, sizeof m->hb, 0) < 0) {
 		close(fd);
 		return -1;
 	}
-	p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (p == MAP_FAILED) {
-		close(fd);
-		return -1;
-	}
-	m->p = p;
+	m->fd = fd;
 	m->len = (size_t)sb.st_size;
-	m->mapped = 1;
-	if (memcmp(&((const struct hdr *)p)->key, k, sizeof *k) != 0 ||
-	    img_check(m, 1) < 0) {
-		munmap(p, m->len);
+	if (memcmp(&m->hb.key, k, sizeof *k) != 0 || img_check(m, 1) < 0) {
+		img_free(m);
 		close(fd);
+		m->fd = -1;
 		return -1;
 	}
 	futimens(fd, NULL);	/* last use, for eviction */
-	close(fd);
 	return 0;
 }
 
@@ -1365,7 +1437,8 @@ entry_replay(struct img *m, const char *path, const struct pd_trace_cb *cb,
 {
 	int rc = replay(m, cb, st);
 
-	munmap((void *)m->p, m->len);
+	img_free(m);
+	close(m->fd);
 	last = PD_TCACHE_HIT;
 	if (rc == -3) {
 		struct resume r = { cb, m->stop_ev, m->stop_meta, 0 };
