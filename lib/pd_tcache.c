@@ -230,6 +230,24 @@ fnv(const void *p, size_t n, uint64_t x)
 	return x;
 }
 
+/* A hash for the builder's tables: 8 bytes a step. */
+static uint64_t
+whash(const void *p, size_t n)
+{
+	const char *s = p;
+	uint64_t x = 0x452821E638D01377ULL ^ n, w;
+
+	for (; n >= 8; n -= 8, s += 8) {
+		memcpy(&w, s, 8);
+		x = (x ^ w) * CS_P;
+		x ^= x >> 29;
+	}
+	w = 0;
+	memcpy(&w, s, n);
+	x = (x ^ w) * CS_P;
+	return x ^ (x >> 32);
+}
+
 /* ---- writing an entry ---- */
 
 struct wr {
@@ -344,6 +362,8 @@ struct bld {
 	size_t sblen, sbcap;
 	struct shape *shps;
 	size_t nshp, hcap;
+	/* the previous event's strings and shape: most events repeat some */
+	uint32_t prev[4], prev_shp;
 	/* skips and metas, small */
 	struct skip *skips;
 	size_t nskip, skcap;
@@ -421,20 +441,23 @@ str_eq(struct bld *b, uint32_t id, const void *key)
 }
 
 static uint32_t
-intern(struct bld *b, const char *s)
+intern(struct bld *b, const char *s, int slot)
 {
 	struct skey k = { s, strlen(s) };
 	struct ient *e;
 	size_t need;
 	char *nb;
 	struct str *ns;
+	uint32_t p = b->prev[slot];
 
-	e = itab_find(&b->stab, fnv(s, k.n, 1469598103934665603ULL), str_eq,
-	    b, &k);
+	if (p < b->nstr && b->strs[p].len == k.n &&
+	    memcmp(b->sb + b->strs[p].off, s, k.n) == 0)
+		return p;
+	e = itab_find(&b->stab, whash(s, k.n), str_eq, b, &k);
 	if (!e)
 		return 0;
 	if (e->id)
-		return e->id - 1;
+		return b->prev[slot] = e->id - 1;
 	if ((ns = grow(b->strs, &b->scap, b->nstr + 1, sizeof *ns, 256,
 	    &b->failed)) == NULL)
 		return 0;
@@ -448,20 +471,20 @@ intern(struct bld *b, const char *s)
 	b->sblen += k.n + 1;
 	e->id = (uint32_t)++b->nstr;
 	b->stab.n++;
-	return e->id - 1;
+	return b->prev[slot] = e->id - 1;
 }
 
 /* An id text (pid, tid) and the number the reader made of it: the
  * number is kept with the string, and must be the same every time. */
 static uint32_t
-intern_id(struct bld *b, const char *s, int64_t num)
+intern_id(struct bld *b, const char *s, int64_t num, int slot)
 {
 	uint32_t id;
 	struct str *x;
 
 	if (!s)
 		return NONE;
-	id = intern(b, s);
+	id = intern(b, s, slot);
 	if (b->failed)
 		return NONE;
 	x = &b->strs[id];
@@ -481,14 +504,17 @@ shp_eq(struct bld *b, uint32_t id, const void *key)
 static uint32_t
 intern_shape(struct bld *b, const struct shape *s)
 {
-	struct ient *e = itab_find(&b->htab, fnv(s, sizeof *s,
-	    1469598103934665603ULL), shp_eq, b, s);
+	struct ient *e;
 	struct shape *ns;
 
+	if (b->prev_shp < b->nshp &&
+	    memcmp(&b->shps[b->prev_shp], s, sizeof *s) == 0)
+		return b->prev_shp;
+	e = itab_find(&b->htab, whash(s, sizeof *s), shp_eq, b, s);
 	if (!e)
 		return 0;
 	if (e->id)
-		return e->id - 1;
+		return b->prev_shp = e->id - 1;
 	if ((ns = grow(b->shps, &b->hcap, b->nshp + 1, sizeof *ns, 256,
 	    &b->failed)) == NULL)
 		return 0;
@@ -496,7 +522,7 @@ intern_shape(struct bld *b, const struct shape *s)
 	b->shps[b->nshp] = *s;
 	e->id = (uint32_t)++b->nshp;
 	b->htab.n++;
-	return e->id - 1;
+	return b->prev_shp = e->id - 1;
 }
 
 static void
@@ -571,9 +597,9 @@ record(struct bld *b, const struct pd_ev *ev)
 		return;
 	}
 	memset(&sh, 0, sizeof sh);
-	sh.name = intern(b, ev->name);
-	sh.cat = intern(b, ev->cat);
-	sh.pid = intern_id(b, ev->pid, ev->pid_num);
+	sh.name = intern(b, ev->name, 0);
+	sh.cat = intern(b, ev->cat, 1);
+	sh.pid = intern_id(b, ev->pid, ev->pid_num, 2);
 	sh.ph = (uint8_t)ev->ph;
 	sh.pid_is_num = ev->pid_is_num != 0;
 	if (!b->recs && !(b->recs = malloc(CHUNK_REC * sizeof *b->recs)))
@@ -583,7 +609,7 @@ record(struct bld *b, const struct pd_ev *ev)
 	r = &b->recs[b->nrec];
 	memset(r, 0, sizeof *r);
 	r->shape = intern_shape(b, &sh);
-	r->tid = intern_id(b, ev->tid, ev->tid_num);
+	r->tid = intern_id(b, ev->tid, ev->tid_num, 3);
 	r->ts_ns = ev->ts_ns;
 	r->dur_ns = ev->dur_ns;
 	r->args_len = ev->args ? (uint32_t)ev->args_len : 0;
