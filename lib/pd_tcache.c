@@ -48,7 +48,7 @@
 #define STALL_NS	5000000000LL	/* a builder silent this long: read */
 #define DEFAULT_MIB	4096
 #define FLUSH		(1 << 20)
-#define READ_MIN	(64 << 10)	/* the least a replay reads at once */
+#define READ_WIN	(1 << 20)	/* what a replay reads at once */
 #define CHUNK_REC	4096		/* events a chunk */
 #define CHUNK_ARGS	(1 << 20)	/* args bytes that end a chunk early */
 
@@ -881,28 +881,31 @@ readall(int fd, char *b, size_t n, uint64_t off)
 }
 
 /* The n bytes at off of the events (off + n within them); NULL when they
- * cannot be read. From a file, they are read into one buffer, which holds
- * one chunk at a time: read(2) into a buffer the processor's cache keeps
- * costs less than faulting in the pages of a mapping. A later call for
- * the same off reads only what the buffer lacks. */
+ * cannot be read. From a file, they are read a window at a time into one
+ * buffer: read(2) costs less than faulting in the pages of a mapping.
+ * What the buffer holds from off on is kept when it moves on. */
 static const char *
 ev_bytes(struct img *m, uint64_t off, uint64_t n)
 {
 	uint64_t end = m->h->ev_off + m->h->ev_len, want;
+	size_t keep = 0;
 
 	if (m->fd < 0)
 		return m->p + off;
-	if (off == m->boff && n <= m->blen)
-		return m->buf;
-	if (off != m->boff) {
-		m->boff = off;
-		m->blen = 0;
-	}
-	want = n > READ_MIN ? n : READ_MIN;
+	if (off >= m->boff && off - m->boff <= m->blen &&
+	    n <= m->blen - (off - m->boff))
+		return m->buf + (off - m->boff);
+	want = n > READ_WIN ? n : READ_WIN;
 	if (want > end - off)
 		want = end - off;
 	if (want > SIZE_MAX)
 		return NULL;
+	if (off >= m->boff && off - m->boff < m->blen) {
+		keep = m->blen - (size_t)(off - m->boff);
+		memmove(m->buf, m->buf + (off - m->boff), keep);
+	}
+	m->boff = off;
+	m->blen = 0;
 	if (want > m->bcap) {
 		char *nb = realloc(m->buf, (size_t)want);
 		if (!nb)
@@ -910,11 +913,8 @@ ev_bytes(struct img *m, uint64_t off, uint64_t n)
 		m->buf = nb;
 		m->bcap = (size_t)want;
 	}
-	if (readall(m->fd, m->buf + m->blen, (size_t)want - m->blen,
-	    off + m->blen) < 0) {
-		m->blen = 0;
+	if (readall(m->fd, m->buf + keep, (size_t)want - keep, off + keep) < 0)
 		return NULL;
-	}
 	m->blen = (size_t)want;
 	return m->buf;
 }
