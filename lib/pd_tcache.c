@@ -51,6 +51,8 @@
 #define READ_WIN	(1 << 20)	/* what a replay reads at once */
 #define CHUNK_REC	4096		/* events a chunk */
 #define CHUNK_ARGS	(1 << 20)	/* args bytes that end a chunk early */
+#define QUICK_BITS	12
+#define QUICK		(1 << QUICK_BITS)	/* the builder's string memo */
 
 enum {
 	F_TS = 1, F_DUR = 2, F_TIDNUM = 4, F_ARGS = 8, F_ID = 16
@@ -362,8 +364,10 @@ struct bld {
 	size_t sblen, sbcap;
 	struct shape *shps;
 	size_t nshp, hcap;
-	/* the previous event's strings and shape: most events repeat some */
-	uint32_t prev[4], prev_shp;
+	/* strings met lately, by their length and ends (number + 1; 0:
+	 * none), and the previous event's shape: most events repeat them */
+	uint32_t quick[QUICK];
+	uint32_t prev_shp;
 	/* skips and metas, small */
 	struct skip *skips;
 	size_t nskip, skcap;
@@ -441,23 +445,38 @@ str_eq(struct bld *b, uint32_t id, const void *key)
 }
 
 static uint32_t
-intern(struct bld *b, const char *s, int slot)
+intern(struct bld *b, const char *s)
 {
 	struct skey k = { s, strlen(s) };
 	struct ient *e;
 	size_t need;
 	char *nb;
 	struct str *ns;
-	uint32_t p = b->prev[slot];
+	uint64_t a = 0, z = 0;
+	uint32_t *q, p;
 
-	if (p < b->nstr && b->strs[p].len == k.n &&
+	/* first the memo: a slot by the length and first and last 8 bytes,
+	 * its string compared whole */
+	if (k.n >= 8) {		/* fixed-size copies: plain loads */
+		memcpy(&a, s, 8);
+		memcpy(&z, s + k.n - 8, 8);
+	} else {
+		size_t i;
+		for (i = 0; i < k.n; i++)
+			a = a << 8 | (unsigned char)s[i];
+	}
+	q = &b->quick[(((a ^ k.n) * CS_P ^ z) * CS_P) >> (64 - QUICK_BITS)];
+	p = *q - 1;
+	if (*q && b->strs[p].len == k.n &&
 	    memcmp(b->sb + b->strs[p].off, s, k.n) == 0)
 		return p;
 	e = itab_find(&b->stab, whash(s, k.n), str_eq, b, &k);
 	if (!e)
 		return 0;
-	if (e->id)
-		return b->prev[slot] = e->id - 1;
+	if (e->id) {
+		*q = e->id;
+		return e->id - 1;
+	}
 	if ((ns = grow(b->strs, &b->scap, b->nstr + 1, sizeof *ns, 256,
 	    &b->failed)) == NULL)
 		return 0;
@@ -471,20 +490,21 @@ intern(struct bld *b, const char *s, int slot)
 	b->sblen += k.n + 1;
 	e->id = (uint32_t)++b->nstr;
 	b->stab.n++;
-	return b->prev[slot] = e->id - 1;
+	*q = e->id;
+	return e->id - 1;
 }
 
 /* An id text (pid, tid) and the number the reader made of it: the
  * number is kept with the string, and must be the same every time. */
 static uint32_t
-intern_id(struct bld *b, const char *s, int64_t num, int slot)
+intern_id(struct bld *b, const char *s, int64_t num)
 {
 	uint32_t id;
 	struct str *x;
 
 	if (!s)
 		return NONE;
-	id = intern(b, s, slot);
+	id = intern(b, s);
 	if (b->failed)
 		return NONE;
 	x = &b->strs[id];
@@ -597,9 +617,9 @@ record(struct bld *b, const struct pd_ev *ev)
 		return;
 	}
 	memset(&sh, 0, sizeof sh);
-	sh.name = intern(b, ev->name, 0);
-	sh.cat = intern(b, ev->cat, 1);
-	sh.pid = intern_id(b, ev->pid, ev->pid_num, 2);
+	sh.name = intern(b, ev->name);
+	sh.cat = intern(b, ev->cat);
+	sh.pid = intern_id(b, ev->pid, ev->pid_num);
 	sh.ph = (uint8_t)ev->ph;
 	sh.pid_is_num = ev->pid_is_num != 0;
 	if (!b->recs && !(b->recs = malloc(CHUNK_REC * sizeof *b->recs)))
@@ -609,7 +629,7 @@ record(struct bld *b, const struct pd_ev *ev)
 	r = &b->recs[b->nrec];
 	memset(r, 0, sizeof *r);
 	r->shape = intern_shape(b, &sh);
-	r->tid = intern_id(b, ev->tid, ev->tid_num, 3);
+	r->tid = intern_id(b, ev->tid, ev->tid_num);
 	r->ts_ns = ev->ts_ns;
 	r->dur_ns = ev->dur_ns;
 	r->args_len = ev->args ? (uint32_t)ev->args_len : 0;
