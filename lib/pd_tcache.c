@@ -24,7 +24,12 @@
  * bytes (with their NULs), checked when the event is handed out, so that
  * the bytes of the events a filter declines are not read at all. A chunk
  * or record found bad half way hands the read over to the trace itself,
- * from that event on. */
+ * from that event on.
+ *
+ * Reading: the header and the sections after the events are read when
+ * the entry is opened, the events a 1 MiB window at a time with read(2)
+ * into one buffer (faulting in the pages of a mapping of the entry cost
+ * more than the rest of the replay). */
 #include "pd_tcache.h"
 
 #include <errno.h>
