@@ -19,7 +19,8 @@
 # pipeline (pd-locate | the six tools | pd-profile) with it off, then cold
 # and warm on a cache directory of their own under bench/out/ (removed
 # first), and give its CPU time as a ratio to one tool alone, cache off
-# (x_one: pd-sum-step; x_max: pd-hotspots). Target: <= 1.5.
+# (x_one: pd-sum-step; x_max: pd-hotspots). Target: <= 1.5. The replay
+# row is the bare reader on the warm entry: what each tool pays to read.
 #
 # Then: peak RSS on a 256 MiB trace against the big one (flat: <= 1.10);
 # the 8 x 51 MiB set (the corpus trace as 8 ranks) through the pipeline,
@@ -202,6 +203,15 @@ if part pipeline && [ -x "$BIN/pd-sum-step" ] && [ -x "$BIN/pd-hotspots" ] &&
 			row "pipeline $mode" $in "$W" "$C" "$(rate "$C")" \
 			    "$(mib "$R")" "$(ratio "$C" "$base")" "$note"
 		done
+		# the bare replay (trace-dump -c, the entry now built): what
+		# each of the six tools pays to read the trace when warm
+		if [ -x "$SCAN" ]; then
+			measure env PD_CACHE=1 PD_CACHE_DIR="$CDIR" "$SCAN" -c "$f"
+			note="one read of the entry, x_max $(ratio "$C" "$MAX")"
+			[ "$RC" -ne 0 ] && note="$note exit $RC"
+			row "replay" $in "$W" "$C" "$(rate "$C")" "$(mib "$R")" \
+			    "$(ratio "$C" "$base")" "$note"
+		fi
 		echo "bench: cache entry for $in: $(du -sk "$CDIR" | cut -f1) KiB"
 	done
 	rm -rf "$CDIR"
