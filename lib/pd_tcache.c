@@ -14,17 +14,17 @@
  * Names, categories, pid and tid texts are interned: a record holds the
  * number of its shape (ph, name, cat, pid) and of its tid. A filter
  * (pd_trace_cb.want) is asked once per shape; the events it declines are
- * passed over by their record alone, their args never touched.
+ * passed over by their record alone.
  *
  * Checking: the header's checksum covers every byte after the events,
  * then the header with its sum field 0; it is checked before anything is
- * handed out. A chunk's checksum covers its header and records; it is
- * checked when the replay comes to it, so that the replay reads them once,
- * from the processor's cache. A record holds a checksum of its args and id
- * bytes (with their NULs), checked when the event is handed out, so that
- * the bytes of the events a filter declines are not read at all. A chunk
- * or record found bad half way hands the read over to the trace itself,
- * from that event on.
+ * handed out. A chunk has two checksums: one of its header and records,
+ * one of its args and id texts (with their NULs and padding), checked
+ * when the replay comes to the chunk, before its first event is handed
+ * out, while the chunk is in the processor's cache (one sum a chunk costs
+ * less than one an event, and the bytes are read into memory anyway). A
+ * chunk or record found bad half way hands the read over to the trace
+ * itself, from that event on.
  *
  * Reading: the header and the sections after the events are read when
  * the entry is opened, the events a 1 MiB window at a time with read(2)
@@ -47,7 +47,7 @@
 
 #include "pd_archive.h"
 
-#define VERSION		3
+#define VERSION		4
 #define NONE		UINT32_MAX
 #define MIN_AGE_NS	2000000000LL	/* a trace younger is not cached */
 #define STALL_NS	5000000000LL	/* a builder silent this long: read */
@@ -91,6 +91,7 @@ struct chunk {
 	uint32_t nrec, pad;
 	uint64_t arg_len;	/* the args and ids, padding not counted */
 	uint64_t sum;		/* of the chunk (sum 0) and its records */
+	uint64_t asum;		/* of its args and ids, padding included */
 };
 
 struct rec {
@@ -98,7 +99,6 @@ struct rec {
 	uint32_t shape, tid;
 	uint32_t args_len, id_len;
 	uint32_t raw_len, flags;
-	uint64_t sum;		/* of args, NUL, id, NUL */
 };
 
 struct shape {
@@ -198,33 +198,6 @@ cs_end(const struct cs *c)
 		x ^= x >> 31;
 	}
 	return x;
-}
-
-/* The sum of one event's args and id bytes (any length, any alignment),
- * in two lanes: every step is one-to-one in its lane's value, and so is
- * their sum in each, so that any one word changed changes the sum. */
-static uint64_t
-asum(const char *p, size_t n)
-{
-	uint64_t a = 0x452821E638D01377ULL ^ n, b = 0xBE5466CF34E90C6CULL, w, v;
-
-	for (; n >= 16; n -= 16, p += 16) {
-		memcpy(&w, p, 8);
-		memcpy(&v, p + 8, 8);
-		a = (a ^ w) * CS_P;
-		b = (b ^ v) * CS_P;
-	}
-	if (n >= 8) {
-		memcpy(&w, p, 8);
-		a = (a ^ w) * CS_P;
-		p += 8;
-		n -= 8;
-	}
-	w = 0;
-	memcpy(&w, p, n);
-	b = (b ^ w) * CS_P;
-	a ^= a >> 31;
-	return a + b;
 }
 
 static uint64_t
@@ -570,18 +543,29 @@ note_skips(struct bld *b)
 static void
 chunk_out(struct bld *b)
 {
-	struct chunk c = { (uint32_t)b->nrec, 0, b->ablen, 0 };
+	struct chunk c = { (uint32_t)b->nrec, 0, b->ablen, 0, 0 };
+	size_t ab = (b->ablen + 7) & ~(size_t)7;
 	struct cs s;
+	char *nb;
 
 	if (b->nrec == 0)
 		return;
+	/* the args' padding is zero, and summed with them */
+	if (!(nb = grow(b->ab, &b->abcap, ab ? ab : 1, 1, CHUNK_ARGS + 4096,
+	    &b->failed)))
+		return;
+	b->ab = nb;
+	memset(b->ab + b->ablen, 0, ab - b->ablen);
+	cs_init(&s);
+	cs_add(&s, b->ab, ab);
+	c.asum = cs_end(&s);
 	cs_init(&s);
 	cs_add(&s, &c, sizeof c);
 	cs_add(&s, b->recs, b->nrec * sizeof *b->recs);
 	c.sum = cs_end(&s);
 	wput(&b->w, &c, sizeof c);
 	wput(&b->w, b->recs, b->nrec * sizeof *b->recs);
-	wput(&b->w, b->ab, b->ablen);
+	wput(&b->w, b->ab, ab);
 	wpad(&b->w);
 	wflush(&b->w, 0);
 	if (b->w.err)
@@ -610,7 +594,6 @@ record(struct bld *b, const struct pd_ev *ev)
 {
 	struct shape sh;
 	struct rec *r;
-	size_t a0 = b->ablen;
 
 	/* a name or cat the reader left NULL would come back "" */
 	if (ev->index != b->nev || ev->args_len >= NONE ||
@@ -647,7 +630,6 @@ record(struct bld *b, const struct pd_ev *ev)
 	abput(b, ev->id, r->id_len);
 	if (b->failed)
 		return;
-	r->sum = asum(b->ab + a0, b->ablen - a0);
 	if (++b->nrec == CHUNK_REC || b->ablen >= CHUNK_ARGS)
 		chunk_out(b);
 }
@@ -1133,6 +1115,14 @@ chunk_at(struct img *m, uint64_t off, uint64_t end, uint64_t left,
 	/* its sum holds: arg_len is the builder's */
 	if (!(p = ev_bytes(m, off, sizeof c + rb + ab)))
 		return 0;
+	if (m->verify) {
+		struct cs s;
+
+		cs_init(&s);
+		cs_add(&s, p + sizeof c + rb, ab);
+		if (cs_end(&s) != c.asum)
+			return 0;
+	}
 	*recs = (const void *)(p + sizeof c);
 	*args = p + sizeof c + rb;
 	*aend = *args + c.arg_len;
@@ -1199,8 +1189,7 @@ replay(struct img *m, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
 			}
 		}
 		/* only now are its args read */
-		if ((m->verify && asum(args, n) != r->sum) ||
-		    args[r->args_len] != 0 || args[n - 1] != 0 ||
+		if (args[r->args_len] != 0 || args[n - 1] != 0 ||
 		    (r->tid != NONE && r->tid >= h->nstr))
 			goto bad;
 		if (r->tid != NONE) {

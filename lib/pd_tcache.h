@@ -32,14 +32,14 @@
  *
  * A filter (pd_trace_cb.want) is asked once per distinct (ph, name, cat,
  * pid) of the entry; the events it declines are passed over by their
- * fixed-width record alone: their args and id text is not read.
+ * fixed-width record alone.
  *
  * Checking: an entry starts with a magic, a version, its size and a
  * 64-bit checksum of its header and small sections, checked when it is
- * opened; its records are checked a chunk of 4096 at a time (each chunk
- * has its checksum), before the chunk's first event is handed out, so
- * that a replay reads them once; each record holds the checksum of its
- * event's args and id text, checked when that event is handed out. Every
+ * opened; its events are checked a chunk of up to 4096 at a time (each
+ * chunk has a checksum of its records and one of its args and id texts),
+ * before the chunk's first event is handed out, so that a replay reads
+ * them once. Every
  * section and record is bounds-checked. An entry that fails when opened
  * is rebuilt; one whose chunk or record fails half way is removed and the
  * read goes on from the trace itself, past the events already handed out

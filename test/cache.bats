@@ -190,22 +190,22 @@ flip() {	# flip FILE OFFSET: one bit changed (a negative offset: from the end)
 	local f=$KF/sum-kineto.json e n
 	dump3 "$f"
 	e=$(entry)
-	# the first event's dur (the header is 440 bytes, the first chunk's
-	# 24, a record starts with ts, dur): its chunk is checked before it
+	# the first event's dur (the header is 424 bytes, the first chunk's
+	# 32, a record starts with ts, dur): its chunk is checked before it
 	# is handed out, and the read goes on from the trace itself
-	flip "$e" 472
+	flip "$e" 464
 	run_pd 0 "$TC" "$f"
 	[ "$stderr" = "cache: source" ]
 	[ "$output" = "$(cat "$BATS_TEST_TMPDIR/off")" ]
 	[ ! -e "$e" ]
 	run_pd 0 "$TC" "$f"
 	[ "$stderr" = "cache: built" ]
-	# the first event's args (after the chunk's records, 48 bytes each):
-	# checked when that event is handed out
+	# the first event's args (after the chunk's records, 40 bytes each):
+	# the chunk's args are checked before its first event is handed out
 	n=$(grep -c -E '^[0-9]+ ' "$BATS_TEST_TMPDIR/off")
 	[ "$n" -lt 4096 ]	# one chunk
 	grep -q '^0 .* args=[1-9]' "$BATS_TEST_TMPDIR/off"
-	flip "$e" $((464 + 48 * n + 1))
+	flip "$e" $((456 + 40 * n + 1))
 	run_pd 0 "$TC" "$f"
 	[ "$stderr" = "cache: source" ]
 	[ "$output" = "$(cat "$BATS_TEST_TMPDIR/off")" ]
@@ -270,8 +270,8 @@ PY
 	dump3 "$t"
 	grep -q '^5000 .* args=300' "$BATS_TEST_TMPDIR/off"
 	[ "$(grep -c -E '^[0-9]+ ' "$BATS_TEST_TMPDIR/off")" -eq 10000 ]
-	# a bit of the big args changed: found when event 5000 is handed
-	# out, the rest read from the trace
+	# a bit of the big args changed: found when its chunk is read (after
+	# events 0 to 4095 were handed out), the rest read from the trace
 	e=$(entry)
 	off=$(python3 -c 'import sys; print(open(sys.argv[1],"rb").read().index(b"MARK") + 1000)' "$e")
 	flip "$e" "$off"
