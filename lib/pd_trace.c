@@ -726,6 +726,11 @@ set_texts(struct rd *r, struct pd_ev *ev, const struct texts *t)
 {
 	ev->name = t->name == SIZE_MAX ? "" : r->scr + t->name;
 	ev->cat = t->cat == SIZE_MAX ? "" : r->scr + t->cat;
+	/* called again after a key repeated past the filter's answer:
+	 * nothing of the first call stays (all_digits may leave a number) */
+	ev->pid = ev->tid = NULL;
+	ev->pid_num = ev->tid_num = 0;
+	ev->pid_is_num = ev->tid_is_num = 0;
 	if (t->pid != SIZE_MAX) {
 		ev->pid = r->scr + t->pid;
 		if (t->pid_known)

@@ -101,6 +101,18 @@ dumpf() {
 	[ "$(PD_CACHE=0 "$TC" -f "$f" 2>/dev/null)" = "$("$TC" -f -m "$f")" ]
 }
 
+@test "cache: a pid or tid repeated past the filter's answer leaves no number behind" {
+	local t=$BATS_TEST_TMPDIR/rep.json d=$BATS_TEST_TMPDIR
+	# the filter is asked once ph, name, cat and pid are read: here with
+	# pid 1 and tid 2, which the event then names again as texts
+	printf '%s' '[{"ph":"X","cat":"c","name":"a","pid":1,"tid":2,"ts":1,"dur":1,"pid":"P","tid":"T"},{"ph":"X","name":"b","pid":3,"ts":2}]' >"$t"
+	settle
+	dumpf "$t"
+	# the unfiltered read: texts that are not numbers (0/0), as parsed
+	grep -q '^0 .* pid=1:P 0/0 tid=1:T 0/0 ' "$d/all"
+	grep -q '^0 .* pid=1:P 0/0 tid=1:T 0/0 ' "$d/f.off"
+}
+
 @test "cache: a filter on corpus traces (pids 0 and Spans, gzip, truncated)" {
 	require_corpus
 	local f d=$BATS_TEST_TMPDIR
