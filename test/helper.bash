@@ -87,6 +87,16 @@ chrome() {
 	    --enable-logging=stderr --v=0 "$@"
 }
 
+# not CMD...: fails when CMD succeeds. A bare "! CMD" in a test never
+# fails it (errexit ignores a status negated with !) unless it is the
+# test's last command.
+not() {
+	if "$@"; then
+		echo "not expected to succeed: $*" >&2
+		return 1
+	fi
+}
+
 # run_pd [rc] cmd...: run and, if the status differs from rc (default 0),
 # print the command, its status and both streams, and fail.
 run_pd() {

@@ -440,7 +440,7 @@ PY
 	[ "$(grep -c 'bf16_tflops: UNKNOWN — fill in manually' "$BATS_TEST_TMPDIR/o/theoretical_limits.yaml")" -eq 4 ]
 	# a GPU of the table keeps its numbers
 	run_pd 0 A -g "$S/nvidia-smi_A100x8_matmul-loop_plus_dcgmi-stats.txt" -o "$BATS_TEST_TMPDIR/p" </dev/null
-	! grep -q 'bf16_tflops: UNKNOWN' "$BATS_TEST_TMPDIR/p/theoretical_limits.yaml"
+	not grep -q 'bf16_tflops: UNKNOWN' "$BATS_TEST_TMPDIR/p/theoretical_limits.yaml"
 	grep -q 'bf16_tflops: 312' "$BATS_TEST_TMPDIR/p/theoretical_limits.yaml"
 }
 
@@ -530,11 +530,11 @@ check_final() {
 	# one start: the DOM on stdout, the screenshot
 	chrome --window-size=1000,1400 --screenshot="$d/shot.png" \
 	    --dump-dom "file://$1" >"$d/dom.html" 2>"$d/dom.err"
-	! grep -E 'CONSOLE|Refused to|ERR_' "$d/dom.err"
+	not grep -E 'CONSOLE|Refused to|ERR_' "$d/dom.err"
 	grep -q '<svg id="chart-limits"' "$d/dom.html"
 	grep -q '<svg id="chart-speedups"' "$d/dom.html"
 	[ "$(grep -o '<rect ' "$d/dom.html" | wc -l)" -ge 6 ]
-	! grep -q '<script' "$d/dom.html"
+	not grep -q '<script' "$d/dom.html"
 	read -r w h colors bg < <("$PD_TESTBIN/png-check" "$d/shot.png")
 	echo "screenshot: ${w}x$h, $colors colours, background $bg" >&2
 	[ "$w" = 1000 ] && [ "${colors%+}" -ge 20 ]

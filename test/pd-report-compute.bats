@@ -47,17 +47,17 @@ JSON
 	run_pd pd-report -o "$D/out" "$D/s.jsonl"
 	h=$D/out/report.html
 	grep -qF '<svg id="chart-flops"' "$h"
-	! grep -q 'id="chart-roofline"' "$h"
+	not grep -q 'id="chart-roofline"' "$h"
 	grep -qF '<rect x="300.0" y="12.0" width="310.0" height="18.0" fill="#3b6fd8"><title>my::op&lt;T&gt;&amp;: 5 TFLOP/s</title></rect>' "$h"
 	grep -qF '<rect x="300.0" y="36.0" width="155.0" height="18.0" fill="#e67e22"><title>aten::mm: 2.5 TFLOP/s</title></rect>' "$h"
 	grep -qF 'on Mystery &lt;GPU&gt; &amp; co: <b>3 TFLOP/s</b>' "$h"
 	grep -qF 'no MFU, no roofline.' "$h"
 	grep -qF '<td class="n">1</td><td><code>my::op&lt;T&gt;&amp;</code></td><td>bf16</td><td>2x3</td><td class="n">2</td><td class="n">400 µs</td><td class="n">5</td><td class="n">-</td><td class="n">100</td>' "$h"
 	# nothing from the input unescaped
-	! grep -qF 'my::op<T>' "$h"
-	! grep -qF 'x<y>' "$h"
-	! grep -qF 'sgemm<float>' "$h"
-	! grep -qF '<dominates>' "$h"
+	not grep -qF 'my::op<T>' "$h"
+	not grep -qF 'x<y>' "$h"
+	not grep -qF 'sgemm<float>' "$h"
+	not grep -qF '<dominates>' "$h"
 }
 
 # Sequences: the kernels shortened (templates and parameters dropped; the
@@ -101,15 +101,15 @@ JSON
 	stream | sed 's/"rule":"perfdiag.operator_hotspot"/"rule":"tbprof.dataloader"/; s/"domain":"operator_hotspot"/"domain":"input_pipeline"/' >"$D/s.jsonl"
 	run_pd pd-report -o "$D/out" "$D/s.jsonl"
 	[ "$(jq -c '[(.flops | type), (.kernel_sequences | type), (.counters | type)]' "$D/out/report.json")" = '["object","object","object"]' ]
-	! grep -qE 'chart-flops|chart-roofline|chart-sequences|id="counters"|FLOPs and roofline' "$D/out/report.html"
-	! grep -qE 'FLOPs and roofline|Repeated kernel sequences|Hardware counters' "$D/out/report.md"
+	not grep -qE 'chart-flops|chart-roofline|chart-sequences|id="counters"|FLOPs and roofline' "$D/out/report.html"
+	not grep -qE 'FLOPs and roofline|Repeated kernel sequences|Hardware counters' "$D/out/report.md"
 	# a finding of short launches among the candidates brings the sequences back
 	stream | sed 's/"rule":"perfdiag.operator_hotspot"/"rule":"tbprof.dataloader"/; s/"domain":"operator_hotspot"/"domain":"input_pipeline"/' >"$D/s.jsonl"
 	printf '%s\n' '{"type":"pd.bottleneck","v":1,"root":"/j/r0","rank":0,"run":"j","rule":"msprof.small_ops.launch","title":"t","domain":"host_overhead","position":2,"dominant":false,"severity":"low","impact":0.1,"confidence":0.5,"confidence_level":"medium"}' >>"$D/s.jsonl"
 	run_pd pd-report -o "$D/out2" "$D/s.jsonl"
 	grep -q 'id="chart-sequences"' "$D/out2/report.html"
 	grep -q '^## Repeated kernel sequences' "$D/out2/report.md"
-	! grep -q 'id="counters"' "$D/out2/report.html"
+	not grep -q 'id="counters"' "$D/out2/report.html"
 }
 
 # The roofline of kineto/flops-basic.json (written by hand; its numbers
@@ -190,7 +190,7 @@ JSON
 	grep -qF '<code title="void at::native::vectorized_elementwise_kernel&lt;4, at::native::(anonymous namespace)::silu_kernel' "$h"
 	grep -qF '<td class="n">7</td><td class="n">35</td><td class="n">14.2 ms</td><td class="n">50.8 µs</td><td class="n">31.1 %</td>' "$h"
 	grep -q '^## Repeated kernel sequences' "$D/out/report.md"
-	! grep -q 'id="counters"' "$h"
+	not grep -q 'id="counters"' "$h"
 }
 
 # The CUPTI range profiler trace (corpus): no device activity is the
@@ -205,5 +205,5 @@ JSON
 	grep -qF 'counted 77 ranges: <b>80.2 GFLOP</b> in all (fp64 0, fp32 79.7 GFLOP, fp16 552 MFLOP).' "$h"
 	grep -qF '<tr><td><code title="ampere_sgemm_32x32_sliced1x4_tn">ampere_sgemm_32x32_sliced1x4_tn</code></td><td class="n">6</td><td class="n">0</td><td class="n">30.2 GFLOP</td><td class="n">0</td><td class="n">30.2 GFLOP</td></tr>' "$h"
 	grep -qxF '| ampere_sgemm_32x32_sliced1x4_tn | 6 | 0 | 30.2 GFLOP | 0 | 30.2 GFLOP |' "$D/out/report.md"
-	! grep -q 'chart-roofline\|chart-sequences' "$h"
+	not grep -q 'chart-roofline\|chart-sequences' "$h"
 }

@@ -122,7 +122,7 @@ pipeline() {
 	# the id is shown, escaped
 	grep -qF '<code class="muted">../&lt;b&gt;x&lt;/b&gt; &amp; y#3</code>' \
 	    "$D/out/index.html"
-	! grep -qF '<b>x' "$D/out/index.html"
+	not grep -qF '<b>x' "$D/out/index.html"
 }
 
 @test "pd-report: a stream of several runs without -A is one report, as before" {
@@ -220,5 +220,5 @@ pipeline() {
 	[ -f "$D/out/after/meta/validation-comparison.json" ]
 	[ "$(jq -r '.comparison' "$D/out/pd-classify/report.json")" = null ]
 	[ ! -e "$D/out/pd-classify/meta/validation-comparison.json" ]
-	! grep -q 'Before / after' "$D/out/pd-classify/report.md"
+	not grep -q 'Before / after' "$D/out/pd-classify/report.md"
 }

@@ -166,12 +166,12 @@ agree() {
 	# the run id job-7 is the job's name; no second line repeats it
 	[ "$(jq -r .name "$D/out/report.json")" = job-7 ]
 	[ "$(head -n 1 "$m")" = "# perfdiag report: job-7" ]
-	! grep -q '^Run `' "$m"
+	not grep -q '^Run `' "$m"
 	grep -qF '<h1>perfdiag report: job-7</h1>' "$h"
 	# pd.profile: ranks 2, world_size 2
 	grep -qF '| ranks | 2 ranks |' "$m"
 	grep -qF '<tr><th>ranks</th><td>2 ranks</td></tr>' "$h"
-	! grep -q 'world size' "$m" "$h"
+	not grep -q 'world size' "$m" "$h"
 	# rank 0's mean step 1100 us, its computing 1600 / 2 steps
 	grep -qF '| rank 0 | 2 | 1.1 ms | 800 µs |' "$m"
 	# the candidates chart is labelled by the rules' titles, the id in
@@ -199,7 +199,7 @@ agree() {
 	grep -qF '| ranks | single process |' "$D/out/report.md"
 	grep -qF '| single process | 2 | 1.1 ms |' "$D/out/report.md"
 	grep -qF '<td>single process</td>' "$D/out/report.html"
-	! grep -qE 'world size|rank -|>-</text>' "$D/out/report.md" "$D/out/report.html"
+	not grep -qE 'world size|rank -|>-</text>' "$D/out/report.md" "$D/out/report.html"
 }
 
 @test "pd-report: a job is named by its folder, not by its trace's path" {
@@ -312,7 +312,7 @@ for r in range(n):
 	grep -qF '<title>1 ms to 1.05 ms: 52 ranks</title>' "$h"
 	grep -qF '1024 ranks: mean step from <b>1 ms</b> (rank 0) to <b>2.02 ms</b> (rank 1023), median 1.51 ms.' "$h"
 	# no per-rank bars or rows: the 5 slowest, the first 16 roots
-	! grep -q '<svg id="chart-steps"' "$h"
+	not grep -q '<svg id="chart-steps"' "$h"
 	[ "$(sed -n '/<table id="slowest-ranks">/,/<\/table>/p' "$h" | grep -c '<tr><td>rank')" = 5 ]
 	grep -qF 'and 1008 more (every root is in report.json)' "$h" "$m" >/dev/null
 	[ "$(grep -c '^| rank 10' "$m")" = 5 ]
@@ -424,7 +424,7 @@ for r in range(n):
 @test "pd-report: text from the input is escaped in the HTML" {
 	run_pd pd-report -o "$D/out" <"$S"
 	h=$D/out/report.html
-	! grep -q '<script' "$h"
+	not grep -q '<script' "$h"
 	grep -qF '&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;q&#39;' "$h"
 	# and in Markdown it cannot open a tag or break a table
 	grep -qF '| \<script\>alert("x")\</script\> & '"'q'"' | Cast |' "$D/out/report.md"
@@ -433,7 +433,7 @@ for r in range(n):
 @test "pd-report: the page makes no network request and needs no script" {
 	run_pd pd-report -o "$D/out" <"$S"
 	h=$D/out/report.html
-	! grep -Eq '<(script|link|img|iframe)|src=|href=|url\(|@import' "$h"
+	not grep -Eq '<(script|link|img|iframe)|src=|href=|url\(|@import' "$h"
 	# the only URL is the SVG namespace
 	[ "$(grep -o 'https\?://[^"]*' "$h" | sort -u)" = http://www.w3.org/2000/svg ]
 	grep -qF "default-src 'none'" "$h"
@@ -533,7 +533,7 @@ pipeline() {
 	    "$D/mindspore_legacy_run2_dataset/report.md"
 	grep -qF 'impact <b>30.0 %</b> estimated, not measured' "$D/mindspore_legacy_run2_dataset/report.html"
 	[ "$(jq .dominant.impact_estimated "$D/mindspore_legacy_run2_dataset/report.json")" = true ]
-	! grep -q 'estimated, not measured' "$D/pta_2rank_level1_text/report.md"
+	not grep -q 'estimated, not measured' "$D/pta_2rank_level1_text/report.md"
 }
 
 @test "pd-report: a corpus report is the same bytes when made again" {
@@ -811,8 +811,8 @@ PY
 	# without samples: utilization is null, no chart
 	run_pd pd-report -o "$D/none" "$S"
 	[ "$(jq -c '.utilization' "$D/none/report.json")" = null ]
-	! grep -q 'chart-utilization' "$D/none/report.html"
-	! grep -q 'Utilization over time' "$D/none/report.md"
+	not grep -q 'chart-utilization' "$D/none/report.html"
+	not grep -q 'Utilization over time' "$D/none/report.md"
 }
 
 # A real pd-collect run on stdin, no profiler output: a report all the
@@ -933,7 +933,7 @@ stripped() {
 	# without one, no section
 	run_pd pd-report -o "$D/out2" <"$S"
 	[ "$(jq -c .critical_path "$D/out2/report.json")" = null ]
-	! grep -q 'Critical path' "$D/out2/report.md"
+	not grep -q 'Critical path' "$D/out2/report.md"
 }
 
 # The operators that bound the step, from pd-hotspots on the Kineto
@@ -957,8 +957,8 @@ stripped() {
 	# no path: no sentence, no column
 	run_pd pd-report -o "$D/out2" <"$S"
 	grep -qxF '| operator | type | count | time | share |' "$D/out2/report.md"
-	! grep -q 'operators that bound it' "$D/out2/report.md"
-	! grep -q 'path-ops\|on path' "$D/out2/report.html"
+	not grep -q 'operators that bound it' "$D/out2/report.md"
+	not grep -q 'path-ops\|on path' "$D/out2/report.html"
 	[ "$(jq -c '[.hotspots.top[] | .critical_ratio] | unique' "$D/out2/report.json")" = '[null]' ]
 }
 
@@ -1014,5 +1014,5 @@ Over time (rank 0, device 1, 3 points over 2 ms): allocated 1 GiB at the start, 
 	run_pd bash -c "pd-locate '$D/fp' | pd-sum-step -q | pd-sum-gaps -q | pd-hotspots -q \
 	    | pd-profile | pd-classify | pd-report -o '$D/out2'"
 	[ "$(jq -c '[.flops.peak_key, .dominant.domain]' "$D/out2/report.json")" = '["v100-sxm2","host_overhead"]' ]
-	! grep -q 'FLOPs and roofline' "$D/out2/report.md"
+	not grep -q 'FLOPs and roofline' "$D/out2/report.md"
 }

@@ -29,7 +29,7 @@ check_page() {
 	grep -q '<h1>perfdiag report' "$dom"
 	[ "$(grep -o '<svg ' "$dom" | wc -l)" -ge "$svgs" ]
 	[ "$(grep -o '<rect ' "$dom" | wc -l)" -ge "$rects" ]
-	! grep -q '<script' "$dom"
+	not grep -q '<script' "$dom"
 	# not blank: many colours, and the background is not everything
 	read -r w h colors bg < <("$PD_TESTBIN/png-check" "$D/shot.png")
 	echo "screenshot: ${w}x$h, $colors colours, background $bg" >&2
@@ -119,7 +119,7 @@ for r in range(1024):
 	run_pd 0 pd-report -q -o "$D/idx" "$CORPUS/ascend/pta_2rank_level1_text" \
 	    "$CORPUS/pytorch/hta-nccl-2rank-a100"
 	chrome --dump-dom "file://$D/idx/index.html" >"$D/i.html" 2>"$D/i.err"
-	! grep -E 'CONSOLE|Refused to|ERR_' "$D/i.err"
+	not grep -E 'CONSOLE|Refused to|ERR_' "$D/i.err"
 	grep -q '>pta_2rank_level1_text</a>' "$D/i.html"
 	grep -q '>hta-nccl-2rank-a100</a>' "$D/i.html"
 	for n in pta_2rank_level1_text hta-nccl-2rank-a100; do
