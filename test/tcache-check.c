@@ -16,15 +16,18 @@
  *                              more than ph, name, cat and pid.
  *   tcache-check -m [-fs N] FILE the same, from an entry image built in
  *                              memory and replayed (pd_tcache_*_mem)
- *   tcache-check -F FILE...    for each FILE, the lines of a read with
+ *   tcache-check -F [-r] FILE... for each FILE, the lines of a read with
  *                              the filter of -f against those of a read
  *                              without it, in this process: the event
  *                              lines of the events the same test keeps
  *                              (applied to the whole events), every
  *                              other line (metas, stats) as it is. One
- *                              line a file: "same FILE kept=N of M", or
+ *                              line a file: "same FILE kept=N of M
+ *                              cache=U,F" (what the cache did for the
+ *                              unfiltered and the filtered read), or
  *                              "differs FILE" and the first lines that
- *                              differ (exit 1). The cache is not used. */
+ *                              differ (exit 1). The unfiltered read
+ *                              comes first; -r: the filtered one. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,9 +152,9 @@ print_stats(int rc, const struct pd_trace_stats *st)
 }
 
 /* one read of FILE into a buffer: with the filter, or without it and
- * keep() applied to each whole event */
+ * keep() applied to each whole event; *cache: what the cache did */
 static char *
-read_to_buf(const char *file, int filtered, size_t *len)
+read_to_buf(const char *file, int filtered, size_t *len, int *cache)
 {
 	struct pd_trace_cb cb = { NULL, ev, meta, NULL };
 	struct pd_trace_stats st;
@@ -166,6 +169,7 @@ read_to_buf(const char *file, int filtered, size_t *len)
 	keep_only = !filtered;
 	stdout = out;
 	rc = pd_trace_read(file, &cb, &st);
+	*cache = pd_tcache_last();
 	print_stats(rc, &st);
 	stdout = saved;
 	if (fclose(out) != 0)
@@ -194,20 +198,26 @@ first_difference(const char *a, const char *b)
 }
 
 static int
-compare_filtered(int n, char **files)
+compare_filtered(int n, char **files, int filtered_first, const char **what)
 {
 	int bad = 0;
 
-	setenv("PD_CACHE", "0", 1);
 	for (int i = 0; i < n; i++) {
 		size_t la, lf;
 		char *all, *f;
+		int ca, cf;
 
 		n_kept = n_all = 0;
-		all = read_to_buf(files[i], 0, &la);
-		f = read_to_buf(files[i], 1, &lf);
+		if (filtered_first) {
+			f = read_to_buf(files[i], 1, &lf, &cf);
+			all = read_to_buf(files[i], 0, &la, &ca);
+		} else {
+			all = read_to_buf(files[i], 0, &la, &ca);
+			f = read_to_buf(files[i], 1, &lf, &cf);
+		}
 		if (la == lf && memcmp(all, f, la) == 0)
-			printf("same %s kept=%lu of %lu\n", files[i], n_kept, n_all);
+			printf("same %s kept=%lu of %lu cache=%s,%s\n", files[i],
+			    n_kept, n_all, what[ca], what[cf]);
 		else {
 			printf("differs %s\n", files[i]);
 			first_difference(all, f);
@@ -225,11 +235,13 @@ main(int argc, char **argv)
 	static const char *what[] = { "off", "hit", "built", "source" };
 	struct pd_trace_cb cb = { NULL, ev, meta, NULL };
 	struct pd_trace_stats st;
-	int c, mem = 0, rc;
+	int c, mem = 0, rc, cmp_f = 0, rev = 0;
 
-	while ((c = getopt(argc, argv, "fFmqs:w:")) != -1) {
+	while ((c = getopt(argc, argv, "fFmqrs:w:")) != -1) {
 		if (c == 'F')
-			return compare_filtered(argc - optind, argv + optind);
+			cmp_f = 1;
+		else if (c == 'r')
+			rev = 1;
 		else if (c == 'f')
 			cb.want = want;
 		else if (c == 'm')
@@ -243,8 +255,10 @@ main(int argc, char **argv)
 		else
 			return 2;
 	}
+	if (cmp_f)
+		return compare_filtered(argc - optind, argv + optind, rev, what);
 	if (optind != argc - 1) {
-		fprintf(stderr, "usage: tcache-check [-fmq] [-s N] [-w MS] FILE | -F FILE...\n");
+		fprintf(stderr, "usage: tcache-check [-fmq] [-s N] [-w MS] FILE | -F [-r] FILE...\n");
 		return 2;
 	}
 	if (mem) {
