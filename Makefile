@@ -94,7 +94,7 @@ $(BIN)/%: tools/%.c $$(wildcard tools/%/*.c tools/%/*.h) $(OBJ)/lib.a $(HDRS)
 	@mkdir -p $(BIN)
 	$(CC) $(CFLAGS) -Itools $(LDFLAGS) -o $@ $< $(wildcard tools/$*/*.c) $(OBJ)/lib.a $(LDLIBS)
 
-$(OBJ)/test/%: test/%.c $(OBJ)/lib.a $(HDRS)
+$(OBJ)/test/%: test/%.c $(OBJ)/lib.a $(HDRS) $(wildcard test/*.h)
 	@mkdir -p $(OBJ)/test
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(OBJ)/lib.a $(LDLIBS)
 # writes the SQLite fixtures with the library itself, linked

@@ -13,21 +13,7 @@
 #include <string.h>
 
 #include "pd_xsort.h"
-
-struct rec {
-	int64_t key;
-	uint64_t seq;
-};
-
-static int
-cmp(const void *x, const void *y)
-{
-	const struct rec *a = x, *b = y;
-
-	if (a->key != b->key)
-		return a->key < b->key ? -1 : 1;
-	return (a->seq > b->seq) - (a->seq < b->seq);
-}
+#include "xrec.h"
 
 static size_t nown;
 
