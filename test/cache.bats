@@ -142,15 +142,13 @@ filtered_reads() {
 
 @test "cache: a filter on corpus traces (pids 0 and Spans, gzip, truncated)" {
 	require_corpus
-	local f
-	for f in "$CORPUS"/pytorch/hta-critical-path-a100/alexnet_trace.json.gz \
-	    "$CORPUS"/pytorch/hta-misc-format-variants/*.json.gz \
-	    "$CORPUS"/pytorch/hta-nccl-2rank-a100/nccl_data.json.gz; do
+	local f files=("$CORPUS"/pytorch/hta-critical-path-a100/alexnet_trace.json.gz
+	    "$CORPUS"/pytorch/hta-misc-format-variants/*.json.gz
+	    "$CORPUS"/pytorch/hta-nccl-2rank-a100/nccl_data.json.gz)
+	for f in "${files[@]}"; do
 		[ -f "$f" ] || { echo "missing: $f" >&2; return 1; }
 	done
-	filtered_reads "$CORPUS"/pytorch/hta-critical-path-a100/alexnet_trace.json.gz \
-	    "$CORPUS"/pytorch/hta-misc-format-variants/*.json.gz \
-	    "$CORPUS"/pytorch/hta-nccl-2rank-a100/nccl_data.json.gz
+	filtered_reads "${files[@]}"
 	[ "$DECLINED" -gt 1000 ]
 }
 
