@@ -230,12 +230,16 @@ proc_io(int pid, double *rd, double *wr)
 	fclose(f);
 }
 
-/* The proportional set size of pid in bytes (/proc/PID/smaps_rollup,
- * Linux 4.14): a page shared by k processes counts 1/k in each, so the
- * sum over the tree counts pages shared inside it once. 0 for a process
- * that ended since the tree was listed, -1 when unreadable. */
-static double
-proc_pss(int pid)
+/* The proportional and resident set sizes of pid in bytes
+ * (/proc/PID/smaps_rollup, Linux 4.14): a page shared by k processes
+ * counts 1/k in each PSS, so the sum over the tree counts pages shared
+ * inside it once. Both come from one read, so that a process that ends
+ * between the listing of the tree and this read counts in neither sum
+ * (before, its RSS from the listing stayed while its PSS was 0).
+ * 1: read (*rss stays as it is where the file has no Rss line);
+ * 0: the process has ended; -1: unreadable. */
+static int
+proc_mem(int pid, double *rss, double *pss)
 {
 	char path[64], line[128];
 	FILE *f;
@@ -245,12 +249,22 @@ proc_pss(int pid)
 	if (!(f = fopen(path, "r")))
 		return errno == ENOENT || errno == ESRCH ? 0 : -1;
 	while (fgets(line, sizeof line, f))
-		if (!strncmp(line, "Pss:", 4)) {
+		if (!strncmp(line, "Rss:", 4))
+			*rss = atof(line + 4) * 1024;
+		else if (!strncmp(line, "Pss:", 4)) {
 			kb = atof(line + 4);
 			break;
 		}
+	/* an empty read: the process ended after the open */
+	if (kb < 0 && !ferror(f) && feof(f) && ftell(f) == 0) {
+		fclose(f);
+		return 0;
+	}
 	fclose(f);
-	return kb < 0 ? -1 : kb * 1024;
+	if (kb < 0)
+		return -1;
+	*pss = kb * 1024;
+	return 1;
 }
 
 static int
@@ -326,7 +340,7 @@ job_scan(struct collect *c, double dt, struct job *j)
 	mark_tree(p, n, (int)getpid(), (int)c->nv_pid);
 	c->njob_pids = 0;
 	for (i = 0; i < n; i++) {
-		double pss;
+		double rss, pss;
 
 		if (!p[i].in)
 			continue;
@@ -335,11 +349,18 @@ job_scan(struct collect *c, double dt, struct job *j)
 		c->job_pids[c->njob_pids++] = p[i].pid;	/* p is sorted */
 		j->nproc++;
 		ticks += (double)p[i].ticks;
-		j->rss_bytes += (double)p[i].rss * page;
-		if ((pss = proc_pss(p[i].pid)) < 0)
+		rss = (double)p[i].rss * page;
+		pss = 0;
+		switch (proc_mem(p[i].pid, &rss, &pss)) {
+		case 0:	/* ended since the listing: in neither sum */
+			rss = 0;
+			break;
+		case -1:
 			j->pss_ok = 0;
-		else
-			j->pss_bytes += pss;
+			break;
+		}
+		j->rss_bytes += rss;
+		j->pss_bytes += pss;
 		proc_io(p[i].pid, &rd, &wr);
 		nt += threads(p[i].pid, t + nt, COLLECT_MAXTHR - nt);
 	}
