@@ -9,7 +9,10 @@ export PD_TESTBIN=${PD_TESTBIN:-$TOP/build/test}
 # at the first start of a bats run, which interpreter it selects, puts a
 # link to that interpreter in its own place and runs it; later starts run
 # the interpreter directly. Any other python3 is kept.
-_pd_py=$(type -P python3 || true)
+# (found through the command hash, not $(type -P): a test file loads this
+# at every test, and a subshell is a fork)
+_pd_py=
+! hash python3 2>/dev/null || _pd_py=${BASH_CMDS[python3]}
 if [ "${_pd_py%/shims/python3}" != "$_pd_py" ] && [ -n "${BATS_RUN_TMPDIR:-}" ]; then
 	_pd_d=$BATS_RUN_TMPDIR/python3
 	if [ ! -e "$_pd_d/python3" ] && mkdir -p "$_pd_d"; then
