@@ -139,13 +139,6 @@ cmp_unit(const void *a, const void *b)
 	return strcmp(x->root, y->root);
 }
 
-static int
-same_rank(const struct unit *a, const struct unit *b)
-{
-	return json_is_integer(a->rank) && json_is_integer(b->rank) &&
-	    json_integer_value(a->rank) == json_integer_value(b->rank);
-}
-
 /* Whether unit a (of a root with na ranks) is preferred over b. */
 static int
 better(const struct unit *a, size_t na, const struct unit *b, size_t nb)
@@ -169,12 +162,29 @@ own_summaries(json_t *view, json_t *own)
 			json_object_set(view, t, rec);
 }
 
+struct rankidx {
+	long long rank;
+	size_t i;
+};
+
+static int
+cmp_rankidx(const void *a, const void *b)
+{
+	const struct rankidx *x = a, *y = b;
+
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return (x->i > y->i) - (x->i < y->i);
+}
+
 void
 units_of_run(struct pd_run *u, struct prun *p)
 {
-	size_t nr = json_array_size(u->roots), cap = 0, i, j, k;
+	size_t nr = json_array_size(u->roots), cap = 0, i, j, k, n, g, e;
 	size_t *nranks;
 	struct unit *all;
+	struct rankidx *byrank;
+	struct { size_t lo, hi; } *grp;
 	int *drop;
 
 	memset(p, 0, sizeof *p);
@@ -229,16 +239,35 @@ units_of_run(struct pd_run *u, struct prun *p)
 			nranks[k++] = nrk;
 		}
 	}
-	/* one unit per global rank */
+	/* one unit per global rank: the units of one rank are found by
+	 * sorting (rank, index), so that thousands of ranks cost
+	 * n log n, not n^2; within a rank the units keep their order */
 	p->un = calloc(k + 1, sizeof *p->un);
 	drop = calloc(k + 1, sizeof *drop);
-	if (!p->un || !drop)
+	byrank = calloc(k + 1, sizeof *byrank);
+	grp = calloc(k + 1, sizeof *grp);
+	if (!p->un || !drop || !byrank || !grp)
 		pd_oom();
+	for (i = 0, n = 0; i < k; i++)
+		if (json_is_integer(all[i].rank)) {
+			byrank[n].rank = json_integer_value(all[i].rank);
+			byrank[n++].i = i;
+		}
+	qsort(byrank, n, sizeof *byrank, cmp_rankidx);
+	for (g = 0; g < n; g = e) {
+		for (e = g + 1; e < n && byrank[e].rank == byrank[g].rank; e++)
+			;
+		for (j = g; j < e; j++) {
+			grp[byrank[j].i].lo = g;
+			grp[byrank[j].i].hi = e;
+		}
+	}
 	for (i = 0; i < k; i++)
-		for (j = 0; j < k && json_is_integer(all[i].rank); j++)
-			if (j != i && same_rank(&all[i], &all[j]) &&
-			    better(&all[j], nranks[j], &all[i], nranks[i]))
+		for (g = grp[i].lo; g < grp[i].hi; g++) {
+			j = byrank[g].i;
+			if (j != i && better(&all[j], nranks[j], &all[i], nranks[i]))
 				drop[i] = 1;
+		}
 	for (i = 0; i < k; i++) {
 		json_t *rs;
 
@@ -249,15 +278,18 @@ units_of_run(struct pd_run *u, struct prun *p)
 		 * cluster-wide files only abridge; what the kept root still
 		 * lacks, the other roots of the rank give */
 		rs = json_array();
-		for (j = 0; j < k; j++)
-			if (j != i && same_rank(&all[i], &all[j]) &&
-			    nranks[j] <= 1 && nranks[i] > 1)
+		for (g = grp[i].lo; g < grp[i].hi; g++) {
+			j = byrank[g].i;
+			if (j != i && nranks[j] <= 1 && nranks[i] > 1)
 				own_summaries(all[i].view, all[j].view);
-		for (j = 0; j < k; j++)
-			if (j != i && same_rank(&all[i], &all[j])) {
+		}
+		for (g = grp[i].lo; g < grp[i].hi; g++) {
+			j = byrank[g].i;
+			if (j != i) {
 				json_object_update_missing(all[i].view, all[j].view);
 				json_array_append_new(rs, json_string(all[j].root));
 			}
+		}
 		if (json_array_size(rs)) {
 			json_t *d = json_object();
 
@@ -279,6 +311,8 @@ units_of_run(struct pd_run *u, struct prun *p)
 		p->un[p->n++].stage = -1;
 	}
 	free(drop);
+	free(byrank);
+	free(grp);
 	free(all);
 	free(nranks);
 	qsort(p->un, p->n, sizeof *p->un, cmp_unit);
