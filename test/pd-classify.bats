@@ -1068,7 +1068,7 @@ advisor_findings() {
 # A real CPU training run: fixtures/pd-classify/cpu_train.py (ours: an
 # MNIST-shaped CNN, two convolutions and two linear layers, SGD on
 # synthetic data), instrumented by pd-inject (torch.profiler, 1 wait + 1
-# warm-up + 5 active steps) and run under pd-collect with Debian's
+# warm-up + 5 active steps: 7 steps, no more) and run under pd-collect with Debian's
 # python3-torch (CI installs it, see .ci/run). Nothing runs on a device, so
 # the step is the CPU's operators: the verdict is compute-bound on the host,
 # naming the aten operators that take the time, with a CPU fix (threads,
@@ -1077,7 +1077,7 @@ advisor_findings() {
 	require_torch
 	d=$BATS_TEST_TMPDIR
 	pd-inject -q -o "$d/train_pd.py" -d "$d/prof" "$CF/cpu_train.py" >/dev/null
-	pd-collect -n -i 0.5 -p "$d/prof" -- "$PY" "$d/train_pd.py" 10 >"$d/run.jsonl" 2>"$d/run.err"
+	pd-collect -n -i 0.5 -p "$d/prof" -- "$PY" "$d/train_pd.py" 7 >"$d/run.jsonl" 2>"$d/run.err"
 	grep '"pd.root"' "$d/run.jsonl" >"$d/roots.jsonl"
 	[ "$(wc -l <"$d/roots.jsonl")" = 1 ]
 	run_pd bash -c "pd-sum-step -q <'$d/roots.jsonl' | pd-sum-comm -q | pd-sum-mem -q \
@@ -1215,7 +1215,7 @@ cpu_samples() {
 	pd-inject -q -o "$d/train_pd.py" -d "$d/prof" "$CF/cpu_train.py" >/dev/null
 	taskset -c 0 sh -c 'while :; do :; done' &
 	hog=$!
-	pd-collect -n -i 0.5 -p "$d/prof" -- taskset -c 0 "$PY" "$d/train_pd.py" 10 \
+	pd-collect -n -i 0.5 -p "$d/prof" -- taskset -c 0 "$PY" "$d/train_pd.py" 7 \
 	    >"$d/run.jsonl" 2>"$d/run.err" || true
 	kill "$hog"
 	wait "$hog" 2>/dev/null || true
