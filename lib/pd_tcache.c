@@ -131,6 +131,12 @@ pd_tcache_disable(void)
 	disabled = 1;
 }
 
+void
+pd_tcache_enable(void)
+{
+	disabled = 0;
+}
+
 int
 pd_tcache_last(void)
 {

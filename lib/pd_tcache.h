@@ -63,8 +63,10 @@ typedef int (*pd_tcache_source)(const char *path,
 int pd_tcache_read(const char *path, const struct pd_trace_cb *cb,
     struct pd_trace_stats *st, pd_tcache_source src);
 
-/* Turn the cache off for this process (the tools' --no-cache). */
+/* Turn the cache off for this process (the tools' --no-cache), and on
+ * again (tests that compare reads in one process). */
 void pd_tcache_disable(void);
+void pd_tcache_enable(void);
 
 /* What the last pd_tcache_read() of this process did (for tests). */
 enum {

@@ -90,14 +90,31 @@ filtered_reads() {
 	done
 }
 
-@test "cache: every kineto fixture reads the same off, cold and warm" {
-	local f n=0
-	for f in "$KF"/*.json; do
-		dump3 "$f" || { echo "differs: $f" >&2; return 1; }
-		n=$((n + 1))
+# three3 FILE...: dump3 of each FILE in one process (tcache-check -3:
+# the off, cold and warm reads of each, compared in memory); each line
+# must say the three are the same and that the cache was off, then built
+# the entry, then replayed it (the single-file tests below use dump3,
+# three processes).
+three3() {
+	local f i
+	run_pd 0 "$TC" -3 "$@"
+	[ "${#lines[@]}" -eq "$#" ]
+	i=0	# (after run: bats's run sets an i of its own)
+	for f; do
+		[ "${lines[i]}" = "same $f cache=off,built,hit" ] ||
+		    { echo "line $i: ${lines[i]}" >&2; return 1; }
+		i=$((i + 1))
 	done
-	[ "$n" -ge 20 ]
-	[ "$(ls "$PD_CACHE_DIR"/*.pdtc | wc -l)" -eq "$n" ]
+}
+
+@test "cache: every kineto fixture reads the same off, cold and warm" {
+	local f=("$KF"/*.json)
+	[ "${#f[@]}" -ge 20 ]
+	three3 "${f[@]}"
+	[ "$(ls "$PD_CACHE_DIR"/*.pdtc | wc -l)" -eq "${#f[@]}" ]
+	# a file given twice: its second off read is followed by two hits
+	run_pd 0 "$TC" -3 "$KF/sum-kineto.json"
+	[ "$output" = "same $KF/sum-kineto.json cache=off,hit,hit" ]
 }
 
 @test "cache: corpus traces (gzip, bare array, truncated) read the same" {
@@ -108,8 +125,11 @@ filtered_reads() {
 	    "$CORPUS"/pytorch/hta-nccl-2rank-a100/nccl_data.json.gz \
 	    "$CORPUS"/ascend/pta_1rank_level0_text/*/ASCEND_PROFILER_OUTPUT/trace_view.json; do
 		[ -f "$f" ] || { echo "missing: $f" >&2; return 1; }
-		dump3 "$f" || { echo "differs: $f" >&2; return 1; }
 	done
+	three3 "$CORPUS"/pytorch/hta-critical-path-a100/alexnet_trace.json.gz \
+	    "$CORPUS"/pytorch/hta-misc-format-variants/*.json.gz \
+	    "$CORPUS"/pytorch/hta-nccl-2rank-a100/nccl_data.json.gz \
+	    "$CORPUS"/ascend/pta_1rank_level0_text/*/ASCEND_PROFILER_OUTPUT/trace_view.json
 }
 
 @test "cache: a filter hands out the events it keeps, off, cold and warm" {

@@ -27,7 +27,13 @@
  *                              unfiltered and the filtered read), or
  *                              "differs FILE" and the first lines that
  *                              differ (exit 1). The unfiltered read
- *                              comes first; -r: the filtered one. */
+ *                              comes first; -r: the filtered one.
+ *   tcache-check -3 FILE...    for each FILE, three reads in this
+ *                              process: cache off, then on twice (cold,
+ *                              warm); one line a file: "same FILE
+ *                              cache=off,C,W" (what the cache did), or
+ *                              "differs FILE" and the first lines that
+ *                              differ (exit 1). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -151,8 +157,9 @@ print_stats(int rc, const struct pd_trace_stats *st)
 	    st->err_line, st->format, st->err);
 }
 
-/* one read of FILE into a buffer: with the filter, or without it and
- * keep() applied to each whole event; *cache: what the cache did */
+/* one read of FILE into a buffer: with the filter (filtered 1), or
+ * without it and keep() applied to each whole event (0), or every event
+ * as it comes (-1); *cache: what the cache did */
 static char *
 read_to_buf(const char *file, int filtered, size_t *len, int *cache)
 {
@@ -164,9 +171,9 @@ read_to_buf(const char *file, int filtered, size_t *len, int *cache)
 
 	if (!out)
 		exit(5);
-	if (filtered)
+	if (filtered > 0)
 		cb.want = want;
-	keep_only = !filtered;
+	keep_only = filtered == 0;
 	stdout = out;
 	rc = pd_trace_read(file, &cb, &st);
 	*cache = pd_tcache_last();
@@ -229,16 +236,52 @@ compare_filtered(int n, char **files, int filtered_first, const char **what)
 	return bad;
 }
 
+static int
+compare_three(int n, char **files, const char **what)
+{
+	int bad = 0;
+
+	for (int i = 0; i < n; i++) {
+		size_t l[3];
+		char *b[3];
+		int c[3], k;
+
+		for (k = 0; k < 3; k++) {
+			if (k == 0)
+				pd_tcache_disable();
+			else
+				pd_tcache_enable();
+			b[k] = read_to_buf(files[i], -1, &l[k], &c[k]);
+		}
+		for (k = 1; k < 3; k++)
+			if (l[k] != l[0] || memcmp(b[k], b[0], l[0]) != 0)
+				break;
+		if (k == 3)
+			printf("same %s cache=%s,%s,%s\n", files[i], what[c[0]],
+			    what[c[1]], what[c[2]]);
+		else {
+			printf("differs %s (%s)\n", files[i], k == 1 ? "cold" : "warm");
+			first_difference(b[0], b[k]);
+			bad = 1;
+		}
+		for (k = 0; k < 3; k++)
+			free(b[k]);
+	}
+	return bad;
+}
+
 int
 main(int argc, char **argv)
 {
 	static const char *what[] = { "off", "hit", "built", "source" };
 	struct pd_trace_cb cb = { NULL, ev, meta, NULL };
 	struct pd_trace_stats st;
-	int c, mem = 0, rc, cmp_f = 0, rev = 0;
+	int c, mem = 0, rc, cmp_f = 0, rev = 0, three = 0;
 
-	while ((c = getopt(argc, argv, "fFmqrs:w:")) != -1) {
-		if (c == 'F')
+	while ((c = getopt(argc, argv, "3fFmqrs:w:")) != -1) {
+		if (c == '3')
+			three = 1;
+		else if (c == 'F')
 			cmp_f = 1;
 		else if (c == 'r')
 			rev = 1;
@@ -255,10 +298,12 @@ main(int argc, char **argv)
 		else
 			return 2;
 	}
+	if (three)
+		return compare_three(argc - optind, argv + optind, what);
 	if (cmp_f)
 		return compare_filtered(argc - optind, argv + optind, rev, what);
 	if (optind != argc - 1) {
-		fprintf(stderr, "usage: tcache-check [-fmq] [-s N] [-w MS] FILE | -F [-r] FILE...\n");
+		fprintf(stderr, "usage: tcache-check [-fmq] [-s N] [-w MS] FILE | -F [-r] FILE... | -3 FILE...\n");
 		return 2;
 	}
 	if (mem) {
