@@ -251,12 +251,32 @@ check(const char *path, yaml_document_t *doc)
 	return c.errors ? -1 : 0;
 }
 
+/* Load the first document from a parser set on its input. */
+static int
+parse(const char *path, yaml_parser_t *parser, yaml_document_t *doc)
+{
+	if (!yaml_parser_load(parser, doc)) {
+		pd_error(NULL, 0, "%s:%lu:%lu: %s%s%s", path,
+		    (unsigned long)parser->problem_mark.line + 1,
+		    (unsigned long)parser->problem_mark.column + 1,
+		    parser->problem ? parser->problem : "YAML error",
+		    parser->context ? " " : "",
+		    parser->context ? parser->context : "");
+		return -1;
+	}
+	if (check(path, doc) != 0) {
+		yaml_document_delete(doc);
+		return -1;
+	}
+	return 0;
+}
+
 int
 pd_yamlio_parse(const char *path, yaml_document_t *doc)
 {
 	FILE *f = fopen(path, "rb");
 	yaml_parser_t parser;
-	int r = 0;
+	int r;
 
 	if (!f) {
 		pd_error(path, 0, "%s", strerror(errno));
@@ -264,20 +284,23 @@ pd_yamlio_parse(const char *path, yaml_document_t *doc)
 	}
 	yaml_parser_initialize(&parser);
 	yaml_parser_set_input_file(&parser, f);
-	if (!yaml_parser_load(&parser, doc)) {
-		pd_error(NULL, 0, "%s:%lu:%lu: %s%s%s", path,
-		    (unsigned long)parser.problem_mark.line + 1,
-		    (unsigned long)parser.problem_mark.column + 1,
-		    parser.problem ? parser.problem : "YAML error",
-		    parser.context ? " " : "",
-		    parser.context ? parser.context : "");
-		r = -1;
-	} else if (check(path, doc) != 0) {
-		yaml_document_delete(doc);
-		r = -1;
-	}
+	r = parse(path, &parser, doc);
 	yaml_parser_delete(&parser);
 	fclose(f);
+	return r;
+}
+
+int
+pd_yamlio_parse_mem(const char *path, const void *text, size_t len,
+    yaml_document_t *doc)
+{
+	yaml_parser_t parser;
+	int r;
+
+	yaml_parser_initialize(&parser);
+	yaml_parser_set_input_string(&parser, text, len);
+	r = parse(path, &parser, doc);
+	yaml_parser_delete(&parser);
 	return r;
 }
 

@@ -9,6 +9,9 @@
  * yaml_document_delete), or -1 after reporting every problem as
  * "file:line:col: message" through pd_error (doc is then freed already).
  *
+ * pd_yamlio_parse_mem does the same on the bytes text[0..len) of the file
+ * path (read already; path only names it in the messages).
+ *
  * pd_yamlio_load reads the first document of a YAML file as a JSON value
  * (NEW reference): mappings -> objects (key order kept), sequences ->
  * arrays, plain scalars typed like YAML 1.2 core (null/~, true/false,
@@ -28,6 +31,8 @@
 #define PD_YAMLIO_MAX_NODES 100000
 
 int pd_yamlio_parse(const char *path, yaml_document_t *doc);
+int pd_yamlio_parse_mem(const char *path, const void *text, size_t len,
+    yaml_document_t *doc);
 json_t *pd_yamlio_load(const char *path);
 int pd_yamlio_write(const char *dir, const char *name, json_t *doc);
 
