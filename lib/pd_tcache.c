@@ -1346,6 +1346,12 @@ cache_dir(void)
 	return dirfd_ = fd;
 }
 
+int
+pd_tcache_dir(void)
+{
+	return disabled ? -1 : cache_dir();
+}
+
 /* The identity of the file a path names; -1 when it has none we can use
  * (the source reader then says what is wrong). */
 static int

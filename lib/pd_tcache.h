@@ -68,6 +68,11 @@ int pd_tcache_read(const char *path, const struct pd_trace_cb *cb,
 void pd_tcache_disable(void);
 void pd_tcache_enable(void);
 
+/* The cache directory (opened once, created with mode 0700 when missing),
+ * for the other caches that keep their entries next to the traces'
+ * (pd_rcache); -1 when the cache is off or has no usable directory. */
+int pd_tcache_dir(void);
+
 /* What the last pd_tcache_read() of this process did (for tests). */
 enum {
 	PD_TCACHE_OFF = 0,	/* not used: off, or the trace not cacheable */
