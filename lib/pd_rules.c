@@ -1,14 +1,20 @@
 #include "pd_rules.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <yaml.h>
 
 #include "pd_diag.h"
 #include "pd_path.h"
+#include "pd_rcache.h"
 #include "pd_yamlio.h"
 
 static const char *domains[] = {
@@ -31,7 +37,27 @@ struct ld {
 	const char *file;
 	yaml_document_t *doc;
 	int errors;
+	int path_when;		/* the file gives path_when */
 };
+
+/* The compiled forms whose strings the rules use in place (mapped for
+ * the life of the process): a string in one is not freed. */
+static struct span {
+	const char *lo, *hi;
+} *borrowed;
+static size_t nborrowed;
+
+static void
+sfree(void *p)
+{
+	size_t i;
+
+	for (i = 0; p && i < nborrowed; i++)
+		if ((const char *)p >= borrowed[i].lo &&
+		    (const char *)p < borrowed[i].hi)
+			return;
+	free(p);
+}
 
 static void
 bad(struct ld *l, yaml_node_t *n, const char *fmt, const char *arg)
@@ -181,8 +207,8 @@ free_conds(struct pd_cond *c, size_t n)
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		free(c[i].field);
-		free(c[i].over);
+		sfree(c[i].field);
+		sfree(c[i].over);
 		json_decref(c[i].value);
 	}
 	free(c);
@@ -282,7 +308,7 @@ free_texts(struct pd_text *t, size_t n)
 	size_t i;
 
 	for (i = 0; t && i < n; i++) {
-		free(t[i].text);
+		sfree(t[i].text);
 		free_conds(t[i].when, t[i].nwhen);
 		free_conds(t[i].any, t[i].nany);
 	}
@@ -433,40 +459,40 @@ free_list(char **v, size_t n)
 	size_t i;
 
 	for (i = 0; v && i < n; i++)
-		free(v[i]);
+		sfree(v[i]);
 	free(v);
 }
 
 static void
 free_rule(struct pd_rule *r)
 {
-	free(r->id); free(r->title); free(r->domain); free(r->scope);
-	free(r->severity); free(r->source); free(r->evidence);
-	free(r->subject); free(r->handoff);
-	free(r->impact_over); free(r->impact_minus); free(r->impact_else);
+	sfree(r->id); sfree(r->title); sfree(r->domain); sfree(r->scope);
+	sfree(r->severity); sfree(r->source); sfree(r->evidence);
+	sfree(r->subject); sfree(r->handoff);
+	sfree(r->impact_over); sfree(r->impact_minus); sfree(r->impact_else);
 	free_conds(r->when, r->nwhen);
 	free_conds(r->handoff_if, r->nhandoff_if);
 	free_list(r->impact, r->nimpact);
 	free_texts(r->validation, r->nvalidation);
 	free_texts(r->hints, r->nhints);
-	free(r->fix_proposal); free(r->fix_effect); free(r->fix_change);
+	sfree(r->fix_proposal); sfree(r->fix_effect); sfree(r->fix_change);
 	free_list(r->stacks, r->nstacks);
 	free_list(r->explains, r->nexplains);
 	for (size_t i = 0; i < r->nvariants; i++) {
 		struct pd_variant *x = &r->variants[i];
 
 		free_list(x->stacks, x->nstacks);
-		free(x->name);
+		sfree(x->name);
 		free_conds(x->when, x->nwhen);
 		free_conds(x->any, x->nany);
-		free(x->title);
-		free(x->evidence);
-		free(x->fix_proposal); free(x->fix_effect); free(x->fix_change);
+		sfree(x->title);
+		sfree(x->evidence);
+		sfree(x->fix_proposal); sfree(x->fix_effect); sfree(x->fix_change);
 		free_texts(x->validation, x->nvalidation);
 		free_texts(x->hints, x->nhints);
 	}
 	free(r->variants);
-	free(r->path_share);
+	sfree(r->path_share);
 	free(r->file);
 	memset(r, 0, sizeof *r);
 }
@@ -807,6 +833,7 @@ load_doc(struct ld *l, struct pd_rules *rs)
 				bad(l, v, "unsupported rules version '%s'",
 				    scalar(v));
 		} else if (ks && !strcmp(ks, "path_when")) {
+			l->path_when = 1;
 			free_conds(rs->path_when, rs->npath_when);
 			rs->path_when = load_conds(l, v, ks, &rs->npath_when);
 		} else if (ks && !strcmp(ks, "dominant_evidence")) {
@@ -853,16 +880,508 @@ load_doc(struct ld *l, struct pd_rules *rs)
 	json_decref(seen);
 }
 
+/* ---- the compiled form of a rules file (pd_rcache) ----
+ *
+ * What one file gives (its rules in order, path_when, dominant_evidence)
+ * as bytes: every string, number (its bits), list and its count, and
+ * whether a list is there at all (a NULL list means something: no
+ * stacks is any stack). A field added to the structures in pd_rules.h
+ * is added here too (the size checks below say when one was). */
+
+#if defined(__x86_64__) || defined(__aarch64__)
+typedef char rule_fields_check[sizeof(struct pd_rule) == 328 ? 1 : -1];
+typedef char variant_fields_check[sizeof(struct pd_variant) == 128 ? 1 :
+    -1];
+typedef char text_fields_check[sizeof(struct pd_text) == 40 ? 1 : -1];
+typedef char cond_fields_check[sizeof(struct pd_cond) == 32 ? 1 : -1];
+#endif
+
+#define NONE 0xFFFFFFFFu	/* a NULL list or string */
+
+struct enc {
+	unsigned char *p;
+	size_t n, cap;
+};
+
+static void
+e_put(struct enc *e, const void *s, size_t n)
+{
+	if (e->n + n > e->cap) {
+		e->cap = (e->n + n) * 2 + 4096;
+		e->p = pd_xrealloc(e->p, e->cap);
+	}
+	memcpy(e->p + e->n, s, n);
+	e->n += n;
+}
+
+static void
+e_u32(struct enc *e, uint32_t x)
+{
+	e_put(e, &x, 4);
+}
+
+static void
+e_f64(struct enc *e, double x)
+{
+	e_put(e, &x, 8);
+}
+
+/* its length, then its bytes and NUL (read in place) */
+static void
+e_str(struct enc *e, const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	e_u32(e, s ? (uint32_t)n : NONE);
+	if (s)
+		e_put(e, s, n + 1);
+}
+
+/* The count of a list, NONE when there is none. */
+static void
+e_n(struct enc *e, const void *v, size_t n)
+{
+	e_u32(e, v ? (uint32_t)n : NONE);
+}
+
+static void
+e_strs(struct enc *e, char **v, size_t n)
+{
+	size_t i;
+
+	e_n(e, v, n);
+	for (i = 0; v && i < n; i++)
+		e_str(e, v[i]);
+}
+
+/* A condition's value: what scalar_value makes. */
+static void
+e_json(struct enc *e, json_t *v)
+{
+	if (!v)
+		e_u32(e, 0);
+	else if (json_is_true(v))
+		e_u32(e, 1);
+	else if (json_is_false(v))
+		e_u32(e, 2);
+	else if (json_is_real(v)) {
+		e_u32(e, 3);
+		e_f64(e, json_real_value(v));
+	} else if (json_is_string(v)) {
+		e_u32(e, 4);
+		e_str(e, json_string_value(v));
+	} else {
+		json_int_t i = json_integer_value(v);
+
+		e_u32(e, 5);
+		e_put(e, &i, sizeof i);
+	}
+}
+
+static void
+e_conds(struct enc *e, const struct pd_cond *c, size_t n)
+{
+	size_t i;
+
+	e_n(e, c, n);
+	for (i = 0; c && i < n; i++) {
+		e_str(e, c[i].field);
+		e_u32(e, (uint32_t)c[i].op);
+		e_json(e, c[i].value);
+		e_str(e, c[i].over);
+	}
+}
+
+static void
+e_texts(struct enc *e, const struct pd_text *t, size_t n)
+{
+	size_t i;
+
+	e_n(e, t, n);
+	for (i = 0; t && i < n; i++) {
+		e_str(e, t[i].text);
+		e_conds(e, t[i].when, t[i].nwhen);
+		e_conds(e, t[i].any, t[i].nany);
+	}
+}
+
+static void
+e_rule(struct enc *e, const struct pd_rule *r)
+{
+	size_t i;
+
+	e_str(e, r->id); e_str(e, r->title); e_str(e, r->domain);
+	e_str(e, r->scope); e_str(e, r->severity); e_str(e, r->source);
+	e_str(e, r->evidence); e_str(e, r->subject); e_str(e, r->handoff);
+	e_conds(e, r->when, r->nwhen);
+	e_conds(e, r->handoff_if, r->nhandoff_if);
+	e_strs(e, r->impact, r->nimpact);
+	e_f64(e, r->impact_value);
+	e_f64(e, r->impact_scale);
+	e_str(e, r->impact_over); e_str(e, r->impact_minus);
+	e_str(e, r->impact_else);
+	e_f64(e, r->impact_else_value);
+	e_texts(e, r->validation, r->nvalidation);
+	e_texts(e, r->hints, r->nhints);
+	e_str(e, r->fix_proposal); e_str(e, r->fix_effect);
+	e_str(e, r->fix_change);
+	e_strs(e, r->stacks, r->nstacks);
+	e_n(e, r->variants, r->nvariants);
+	for (i = 0; r->variants && i < r->nvariants; i++) {
+		const struct pd_variant *x = &r->variants[i];
+
+		e_strs(e, x->stacks, x->nstacks);
+		e_str(e, x->name);
+		e_conds(e, x->when, x->nwhen);
+		e_conds(e, x->any, x->nany);
+		e_str(e, x->title); e_str(e, x->evidence);
+		e_str(e, x->fix_proposal); e_str(e, x->fix_effect);
+		e_str(e, x->fix_change);
+		e_texts(e, x->validation, x->nvalidation);
+		e_texts(e, x->hints, x->nhints);
+	}
+	e_strs(e, r->explains, r->nexplains);
+	e_u32(e, (uint32_t)r->explains_line);
+	e_u32(e, (uint32_t)r->explains_col);
+	e_u32(e, (uint32_t)r->fallback);
+	e_f64(e, r->confidence_max);
+	e_str(e, r->path_share);
+	e_u32(e, (uint32_t)r->enabled);
+	e_u32(e, (uint32_t)r->line);
+}
+
+/* one: what a file gave, loaded without a problem */
+static void
+encode(struct enc *e, const struct pd_rules *one)
+{
+	size_t i;
+
+	e_conds(e, one->path_when, one->npath_when);
+	e_str(e, one->dominant_evidence);
+	e_u32(e, (uint32_t)one->n);
+	for (i = 0; i < one->n; i++)
+		e_rule(e, &one->v[i]);
+}
+
+struct dec {
+	const unsigned char *p, *end;
+	int bad;
+};
+
+static void
+d_get(struct dec *d, void *out, size_t n)
+{
+	if (d->bad || (size_t)(d->end - d->p) < n) {
+		d->bad = 1;
+		memset(out, 0, n);
+		return;
+	}
+	memcpy(out, d->p, n);
+	d->p += n;
+}
+
+static uint32_t
+d_u32(struct dec *d)
+{
+	uint32_t x;
+
+	d_get(d, &x, 4);
+	return x;
+}
+
+static double
+d_f64(struct dec *d)
+{
+	double x;
+
+	d_get(d, &x, 8);
+	return x;
+}
+
+/* A string in place: the compiled form stays mapped (sfree passes it). */
+static char *
+d_str(struct dec *d)
+{
+	uint32_t n = d_u32(d);
+	char *s;
+
+	if (d->bad || n == NONE)
+		return NULL;
+	if ((size_t)(d->end - d->p) <= n || d->p[n] != 0) {
+		d->bad = 1;
+		return NULL;
+	}
+	s = (char *)d->p;
+	d->p += (size_t)n + 1;
+	return s;
+}
+
+/* A list of *cnt items of each bytes (zeroed, one spare like the
+ * loader's), or NULL for none. */
+static void *
+d_list(struct dec *d, size_t each, size_t *cnt)
+{
+	uint32_t n = d_u32(d);
+	void *v;
+
+	*cnt = 0;
+	if (d->bad || n == NONE)
+		return NULL;
+	if (n > (size_t)(d->end - d->p)) {	/* every item takes a byte */
+		d->bad = 1;
+		return NULL;
+	}
+	if (!(v = calloc((size_t)n + 1, each)))
+		pd_oom();
+	*cnt = n;
+	return v;
+}
+
+static char **
+d_strs(struct dec *d, size_t *cnt)
+{
+	char **v = d_list(d, sizeof *v, cnt);
+	size_t i;
+
+	for (i = 0; v && i < *cnt; i++)
+		v[i] = d_str(d);
+	return v;
+}
+
+static json_t *
+d_json(struct dec *d)
+{
+	uint32_t t = d_u32(d);
+	json_int_t i;
+	char *s;
+
+	switch (d->bad ? 0 : t) {
+	case 0: return NULL;
+	case 1: return json_true();
+	case 2: return json_false();
+	case 3: return json_real(d_f64(d));
+	case 4:
+		return (s = d_str(d)) ? json_string(s) : NULL;
+	case 5:
+		d_get(d, &i, sizeof i);
+		return json_integer(i);
+	default:
+		d->bad = 1;
+		return NULL;
+	}
+}
+
+static struct pd_cond *
+d_conds(struct dec *d, size_t *cnt)
+{
+	struct pd_cond *c = d_list(d, sizeof *c, cnt);
+	size_t i;
+
+	for (i = 0; c && i < *cnt; i++) {
+		uint32_t op;
+
+		c[i].field = d_str(d);
+		op = d_u32(d);
+		if (op > PD_OP_ABSENT)
+			d->bad = 1;
+		c[i].op = (enum pd_op)op;
+		c[i].value = d_json(d);
+		c[i].over = d_str(d);
+	}
+	return c;
+}
+
+static struct pd_text *
+d_texts(struct dec *d, size_t *cnt)
+{
+	struct pd_text *t = d_list(d, sizeof *t, cnt);
+	size_t i;
+
+	for (i = 0; t && i < *cnt; i++) {
+		t[i].text = d_str(d);
+		t[i].when = d_conds(d, &t[i].nwhen);
+		t[i].any = d_conds(d, &t[i].nany);
+	}
+	return t;
+}
+
+static void
+d_rule(struct dec *d, struct pd_rule *r, const char *file)
+{
+	size_t i;
+
+	r->id = d_str(d); r->title = d_str(d); r->domain = d_str(d);
+	r->scope = d_str(d); r->severity = d_str(d); r->source = d_str(d);
+	r->evidence = d_str(d); r->subject = d_str(d); r->handoff = d_str(d);
+	r->when = d_conds(d, &r->nwhen);
+	r->handoff_if = d_conds(d, &r->nhandoff_if);
+	r->impact = d_strs(d, &r->nimpact);
+	r->impact_value = d_f64(d);
+	r->impact_scale = d_f64(d);
+	r->impact_over = d_str(d); r->impact_minus = d_str(d);
+	r->impact_else = d_str(d);
+	r->impact_else_value = d_f64(d);
+	r->validation = d_texts(d, &r->nvalidation);
+	r->hints = d_texts(d, &r->nhints);
+	r->fix_proposal = d_str(d); r->fix_effect = d_str(d);
+	r->fix_change = d_str(d);
+	r->stacks = d_strs(d, &r->nstacks);
+	r->variants = d_list(d, sizeof *r->variants, &r->nvariants);
+	for (i = 0; r->variants && i < r->nvariants; i++) {
+		struct pd_variant *x = &r->variants[i];
+
+		x->stacks = d_strs(d, &x->nstacks);
+		x->name = d_str(d);
+		x->when = d_conds(d, &x->nwhen);
+		x->any = d_conds(d, &x->nany);
+		x->title = d_str(d); x->evidence = d_str(d);
+		x->fix_proposal = d_str(d); x->fix_effect = d_str(d);
+		x->fix_change = d_str(d);
+		x->validation = d_texts(d, &x->nvalidation);
+		x->hints = d_texts(d, &x->nhints);
+	}
+	r->explains = d_strs(d, &r->nexplains);
+	r->explains_line = (int)d_u32(d);
+	r->explains_col = (int)d_u32(d);
+	r->fallback = (int)d_u32(d);
+	r->confidence_max = d_f64(d);
+	r->path_share = d_str(d);
+	r->enabled = (int)d_u32(d);
+	r->line = (int)d_u32(d);
+	r->file = pd_xstrdup(file);
+	if (!r->id)	/* every rule kept has one */
+		d->bad = 1;
+}
+
+/* Fill one (empty) from a compiled form; -1 (one left empty) when it is
+ * not a whole, well-formed one. */
+static int
+decode(const void *p, size_t len, struct pd_rules *one, const char *file)
+{
+	struct dec d = { p, (const unsigned char *)p + len, 0 };
+	uint32_t n, i;
+
+	one->path_when = d_conds(&d, &one->npath_when);
+	one->dominant_evidence = d_str(&d);
+	n = d_u32(&d);
+	if (!d.bad && n > len)
+		d.bad = 1;
+	for (i = 0; !d.bad && i < n; i++) {
+		if (one->n == one->cap) {
+			one->cap = one->cap ? one->cap * 2 : 32;
+			one->v = pd_xrealloc(one->v, one->cap * sizeof *one->v);
+		}
+		memset(&one->v[one->n], 0, sizeof *one->v);
+		d_rule(&d, &one->v[one->n++], file);
+	}
+	if (d.bad || d.p != d.end) {
+		pd_rules_free(one);
+		return -1;
+	}
+	return 0;
+}
+
+/* A regular file mapped (*len bytes; a file of none is the static ""),
+ * or NULL when it is not one or cannot be mapped (the parser then opens
+ * it and says what is wrong). Mapped, not read: the page cache's pages
+ * rather than fresh ones, which cost more than the parse at start-up. */
+static const char *
+map_whole(const char *path, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat sb;
+	void *p = NULL;
+
+	*len = 0;
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode)) {
+		if (sb.st_size == 0)
+			p = (void *)"";
+		else if ((p = mmap(NULL, (size_t)sb.st_size, PROT_READ,
+		    MAP_PRIVATE, fd, 0)) == MAP_FAILED)
+			p = NULL;
+		else
+			*len = (size_t)sb.st_size;
+	}
+	close(fd);
+	return p;
+}
+
+static void
+unmap_whole(const char *p, size_t len)
+{
+	if (p && len)
+		munmap((void *)p, len);
+}
+
+/* Take what one file gave into rs (one is left empty): its rules replace
+ * those of the same id or go last, in order; its path_when and
+ * dominant_evidence, when it gives them, replace the earlier ones. */
+static void
+merge(struct pd_rules *rs, struct pd_rules *one, int path_when)
+{
+	size_t i;
+
+	for (i = 0; i < one->n; i++)
+		put_rule(rs, &one->v[i]);
+	free(one->v);
+	if (path_when) {
+		free_conds(rs->path_when, rs->npath_when);
+		rs->path_when = one->path_when;
+		rs->npath_when = one->npath_when;
+	} else
+		free_conds(one->path_when, one->npath_when);
+	if (one->dominant_evidence) {
+		sfree(rs->dominant_evidence);
+		rs->dominant_evidence = one->dominant_evidence;
+	}
+	memset(one, 0, sizeof *one);
+}
+
 int
 pd_rules_load(struct pd_rules *rs, const char *path)
 {
 	yaml_document_t doc;
-	struct ld l = { path, &doc, 0 };
+	struct ld l = { path, &doc, 0, 0 };
+	struct pd_rules one;
+	struct pd_rcache_form form;
+	size_t len;
+	const char *text = map_whole(path, &len);
+	int rc;
 
-	if (pd_yamlio_parse(path, &doc) != 0)
+	memset(&one, 0, sizeof one);
+	if (text && pd_rcache_get("rules", path, text, len, &form) == 0) {
+		/* its strings are used in place: it stays mapped */
+		borrowed = pd_xrealloc(borrowed, (nborrowed + 1) *
+		    sizeof *borrowed);
+		borrowed[nborrowed].lo = form.data;
+		borrowed[nborrowed++].hi = (const char *)form.data + form.len;
+		rc = decode(form.data, form.len, &one, path);
+		if (rc == 0) {
+			merge(rs, &one, one.path_when != NULL);
+			unmap_whole(text, len);
+			return 0;
+		}
+		nborrowed--;	/* decode left nothing of it */
+		pd_rcache_release(&form);
+	}
+	if ((text ? pd_yamlio_parse_mem(path, text, len, &doc) :
+	    pd_yamlio_parse(path, &doc)) != 0) {
+		unmap_whole(text, len);
 		return PD_EXIT_CONFIG;
-	load_doc(&l, rs);
+	}
+	load_doc(&l, &one);
 	yaml_document_delete(&doc);
+	if (text && !l.errors) {
+		struct enc e = { NULL, 0, 0 };
+
+		encode(&e, &one);
+		pd_rcache_put("rules", path, text, len, e.p, e.n);
+		free(e.p);
+	}
+	merge(rs, &one, l.path_when);
+	unmap_whole(text, len);
 	return l.errors ? PD_EXIT_CONFIG : 0;
 }
 
@@ -903,7 +1422,7 @@ pd_rules_free(struct pd_rules *rs)
 	for (i = 0; i < rs->n; i++)
 		free_rule(&rs->v[i]);
 	free(rs->v);
-	free(rs->dominant_evidence);
+	sfree(rs->dominant_evidence);
 	free_conds(rs->path_when, rs->npath_when);
 	memset(rs, 0, sizeof *rs);
 }

@@ -9,7 +9,12 @@
  *
  * pd_rules_load() reports every problem as "file:line:col: message" through
  * pd_error and returns PD_EXIT_CONFIG; rules already loaded stay usable. A
- * later file overrides rules of the same id and adds new ones. */
+ * later file overrides rules of the same id and adds new ones. A file
+ * loaded without a problem leaves its compiled form in the cache
+ * directory (pd_rcache.h); a later load of the same bytes by the same
+ * program reads that instead of parsing (the rules' strings then stay
+ * mapped until the process ends). A field added to the structures below
+ * is added to that form too (encode/decode in pd_rules.c). */
 #ifndef PD_RULES_H
 #define PD_RULES_H
 

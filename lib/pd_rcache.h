@@ -1,0 +1,44 @@
+/* pd_rcache: the compiled form of a small source file (a rules file),
+ * kept so that a later start reads it instead of parsing the source.
+ *
+ * Entries live in the trace cache's directory (pd_tcache_dir(): off with
+ * PD_CACHE=0), one file of mode 0600 per source path,
+ * KIND-HASH.pdrc (HASH: of the path made absolute by realpath(3)). An
+ * entry holds a copy of the source bytes it was compiled from and the
+ * identity (device, inode, size, mtime) of the program that compiled
+ * it; it is used only when both are the same as now (the source
+ * compared byte for byte, so an edit is never served stale, however fast
+ * it follows the last one), and a 64-bit checksum over the whole entry
+ * holds. Anything else is a miss: the caller parses the source and puts
+ * the new form, which replaces the entry (written to a temporary file,
+ * renamed in place). Nothing here ever prints: a cache that cannot be
+ * read or written only costs the parse. */
+#ifndef PD_RCACHE_H
+#define PD_RCACHE_H
+
+#include <stddef.h>
+
+/* A compiled form found: data[0..len), mapped copy-on-write, valid until
+ * pd_rcache_release (a caller may keep it for the life of the process). */
+struct pd_rcache_form {
+	const void *data;
+	size_t len;
+	void *map;
+	size_t maplen;
+};
+
+/* The compiled form of src[0..srclen) read from path: 0 and *f (the entry
+ * mapped), or -1. */
+int pd_rcache_get(const char *kind, const char *path, const void *src,
+    size_t srclen, struct pd_rcache_form *f);
+void pd_rcache_release(struct pd_rcache_form *f);
+
+/* Store data[0..len) as the compiled form of src[0..srclen). */
+void pd_rcache_put(const char *kind, const char *path, const void *src,
+    size_t srclen, const void *data, size_t len);
+
+/* What the last pd_rcache_get of this process did (for tests). */
+enum { PD_RCACHE_OFF = 0, PD_RCACHE_HIT, PD_RCACHE_MISS };
+int pd_rcache_last(void);
+
+#endif
