@@ -499,6 +499,79 @@ PY
 	[ "$stderr" = "pd-classify: error: $BATS_TEST_TMPDIR/loop.yaml:4:11: an alias inside the node it names" ]
 }
 
+# The rules' compiled form (pd_rcache.h): the first start writes it to the
+# cache directory, the next ones read it. Each output is compared with the
+# one of a parse (PD_CACHE=0, which writes no entry), byte for byte. A
+# good entry is read, not written again (its inode stays); one with a
+# byte changed fails its checksum and is written again, the same bytes as
+# before (the form of the same rules by the same program).
+@test "pd-classify: the rules' compiled form gives the output of a parse" {
+	t=$BATS_TEST_TMPDIR
+	pd-profile "$PF/two-rank.jsonl" >"$t/p"
+	run_pd env PD_CACHE=0 pd-classify "$t/p"
+	off=$output
+	not compgen -G "$PD_CACHE_DIR/rules-*.pdrc"
+	[ "$(jqr pd.bottleneck '.position' | wc -l)" -ge 2 ]
+	run_pd pd-classify "$t/p"
+	[ "$output" = "$off" ]
+	e=$(compgen -G "$PD_CACHE_DIR/rules-*.pdrc")
+	[ "$(printf '%s\n' "$e" | wc -l)" -eq 1 ]
+	cp "$e" "$t/good"
+	ino=$(stat -c %i "$e")
+	run_pd pd-classify "$t/p"
+	[ "$output" = "$off" ]
+	[ "$(stat -c %i "$e")" = "$ino" ]
+	python3 - "$e" <<'PY'
+import sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+b[len(b) - 100] ^= 0x20	# in the compiled rules, ahead of the checksum
+open(sys.argv[1], 'wb').write(b)
+PY
+	not cmp -s "$e" "$t/good"
+	run_pd pd-classify "$t/p"
+	[ "$output" = "$off" ]
+	cmp "$e" "$t/good"
+}
+
+# A rules file rewritten in place with the same size, inode and mtime
+# (touch -r): the entry holds the text it was made from, so the new
+# threshold is read, not the old one. two-rank.jsonl's step time cv is
+# 0.1286 on both ranks (the -r test above): over 0.10, not over 0.90.
+@test "pd-classify: a rules file changed in place is read again, not served stale" {
+	t=$BATS_TEST_TMPDIR
+	pd-profile "$PF/two-rank.jsonl" >"$t/p"
+	rules() {
+		printf 'version: 1\nrules:\n  - id: site.cv\n    title: cv\n    domain: host_overhead\n    source: me\n    when: [{ field: step.step_stats.cv, op: ">", value: %s }]\n    impact: 0.001\n    evidence: e\n    fix: { proposal: p }\n' "$1" >"$t/r.yaml"
+	}
+	rules 0.10
+	touch -d '2020-01-01 00:00:00' "$t/r.yaml"
+	ino=$(stat -c %i "$t/r.yaml")
+	run_pd pd-classify -R -r "$t/r.yaml" "$t/p"
+	[ "$(jqr pd.bottleneck '[.rule,.fired_roots]')" = '["site.cv",2]' ]
+	compgen -G "$PD_CACHE_DIR/rules-*.pdrc"
+	rules 0.90
+	touch -d '2020-01-01 00:00:00' "$t/r.yaml"
+	[ "$(stat -c %i "$t/r.yaml")" = "$ino" ]
+	run_pd pd-classify -R -r "$t/r.yaml" "$t/p"
+	[ "$(jqr pd.bottleneck '.rule')" = '"none"' ]
+}
+
+# A bad edit of a rules file read before from the cache: the same
+# file:line:col messages as a first read (the key twice test above), and
+# no entry for it.
+@test "pd-classify: a rules file made bad after a good read gives its errors" {
+	t=$BATS_TEST_TMPDIR
+	printf 'version: 1\nrules:\n  - id: site.dup\n    title: first\n    domain: compute\n    source: me\n    when: [{ field: step.x, op: ">", value: 0.5 }]\n    impact: 0.5\n    evidence: e\n    fix: { proposal: p }\n' >"$t/r.yaml"
+	run_pd pd-classify -R -r "$t/r.yaml" </dev/null
+	e=$(compgen -G "$PD_CACHE_DIR/rules-*.pdrc")
+	cp "$e" "$t/good"
+	printf 'version: 1\nrules:\n  - id: site.dup\n    title: first\n    domain: compute\n    source: me\n    when: [{ field: step.x, op: ">", value: 0.5 }]\n    impact: 0.5\n    title: second\n    evidence: e\n    fix: { proposal: p }\n' >"$t/r.yaml"
+	run_pd 4 pd-classify -R -r "$t/r.yaml" <"$PF/two-rank.jsonl"
+	[ "$stderr" = "pd-classify: error: $t/r.yaml:9:5: key 'title' given twice (first at 4:5)" ]
+	[ -z "$output" ]
+	cmp "$e" "$t/good"
+}
+
 # ---------------------------------------------------------------------------
 # The corpus: for every case, the dominant bottleneck and why, with the
 # numbers from the files. The pipeline is the real one:
