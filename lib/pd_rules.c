@@ -1373,7 +1373,7 @@ pd_rules_load(struct pd_rules *rs, const char *path)
 	}
 	load_doc(&l, &one);
 	yaml_document_delete(&doc);
-	if (text && !l.errors) {
+	if (text && !l.errors && pd_rcache_last() != PD_RCACHE_OFF) {
 		struct enc e = { NULL, 0, 0 };
 
 		encode(&e, &one);
