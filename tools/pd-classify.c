@@ -713,8 +713,14 @@ names_steps(const char *path)
 	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0 &&
 	    (p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd,
 	    0)) != MAP_FAILED) {
-		hit = memmem(p, (size_t)sb.st_size, "step.steps", 10) ||
-		    memmem(p, (size_t)sb.st_size, "input.steps", 11);
+		const char *t = p, *e = t + sb.st_size, *d;
+
+		/* "step.steps" or "input.steps": each dot, not two memmems */
+		for (d = t; !hit && (d = memchr(d, '.', (size_t)(e - d)));
+		    d++)
+			hit = e - d >= 6 && !memcmp(d, ".steps", 6) &&
+			    ((d - t >= 4 && !memcmp(d - 4, "step", 4)) ||
+			    (d - t >= 5 && !memcmp(d - 5, "input", 5)));
 		munmap(p, (size_t)sb.st_size);
 	}
 	close(fd);
