@@ -1266,11 +1266,11 @@ decode(const void *p, size_t len, struct pd_rules *one, const char *file)
 	n = d_u32(&d);
 	if (!d.bad && n > len)
 		d.bad = 1;
+	if (!d.bad && n > 0) {
+		one->v = pd_xrealloc(NULL, (size_t)n * sizeof *one->v);
+		one->cap = n;
+	}
 	for (i = 0; !d.bad && i < n; i++) {
-		if (one->n == one->cap) {
-			one->cap = one->cap ? one->cap * 2 : 32;
-			one->v = pd_xrealloc(one->v, one->cap * sizeof *one->v);
-		}
 		memset(&one->v[one->n], 0, sizeof *one->v);
 		d_rule(&d, &one->v[one->n++], file);
 	}
@@ -1323,9 +1323,16 @@ merge(struct pd_rules *rs, struct pd_rules *one, int path_when)
 {
 	size_t i;
 
-	for (i = 0; i < one->n; i++)
-		put_rule(rs, &one->v[i]);
-	free(one->v);
+	if (rs->n == 0) {	/* one file gives an id once */
+		free(rs->v);
+		rs->v = one->v;
+		rs->n = one->n;
+		rs->cap = one->cap;
+	} else {
+		for (i = 0; i < one->n; i++)
+			put_rule(rs, &one->v[i]);
+		free(one->v);
+	}
 	if (path_when) {
 		free_conds(rs->path_when, rs->npath_when);
 		rs->path_when = one->path_when;
