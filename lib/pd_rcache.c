@@ -110,8 +110,8 @@ pd_rcache_get(const char *kind, const char *path, const void *src,
 	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) ||
 	    (size_t)sb.st_size < sizeof h + 8 || (size_t)sb.st_size >
 	    2 * (size_t)MAX_ENTRY + sizeof h + 8 ||
-	    (map = mmap(NULL, (size_t)sb.st_size, PROT_READ | PROT_WRITE,
-	    MAP_PRIVATE, fd, 0)) == MAP_FAILED) {
+	    (map = mmap(NULL, (size_t)sb.st_size, PROT_READ,
+	    MAP_PRIVATE | MAP_POPULATE, fd, 0)) == MAP_FAILED) {
 		close(fd);
 		return -1;
 	}

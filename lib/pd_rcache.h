@@ -18,7 +18,7 @@
 
 #include <stddef.h>
 
-/* A compiled form found: data[0..len), mapped copy-on-write, valid until
+/* A compiled form found: data[0..len), mapped read-only, valid until
  * pd_rcache_release (a caller may keep it for the life of the process). */
 struct pd_rcache_form {
 	const void *data;

@@ -1299,7 +1299,7 @@ map_whole(const char *path, size_t *len)
 		if (sb.st_size == 0)
 			p = (void *)"";
 		else if ((p = mmap(NULL, (size_t)sb.st_size, PROT_READ,
-		    MAP_PRIVATE, fd, 0)) == MAP_FAILED)
+		    MAP_PRIVATE | MAP_POPULATE, fd, 0)) == MAP_FAILED)
 			p = NULL;
 		else
 			*len = (size_t)sb.st_size;

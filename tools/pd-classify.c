@@ -711,7 +711,7 @@ names_steps(const char *path)
 	/* one search of the mapped file; its lines hold no NUL (the YAML
 	 * reader refuses one) */
 	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0 &&
-	    (p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd,
+	    (p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd,
 	    0)) != MAP_FAILED) {
 		const char *t = p, *e = t + sb.st_size, *d;
 
