@@ -30,6 +30,12 @@ static const char magic[8] = "PDRCACH1";
 static int last;
 
 int
+pd_rcache_on(void)
+{
+	return pd_tcache_dir() >= 0;
+}
+
+int
 pd_rcache_last(void)
 {
 	return last;
@@ -85,8 +91,30 @@ entry_name(const char *kind, const char *path, char *name, size_t n)
 	    (unsigned long long)h) < (int)n ? 0 : -1;
 }
 
+/* Whether fd holds exactly the n bytes at p (pieces through a buffer
+ * on the stack: no fresh pages, no mapping to take down). */
+static int
+same_bytes(int fd, const unsigned char *p, size_t n)
+{
+	unsigned char b[16384];
+	size_t off = 0;
+	ssize_t r;
+
+	for (;;) {
+		r = pread(fd, b, sizeof b, (off_t)off);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 || (size_t)r > n - off || memcmp(b, p + off,
+		    (size_t)r) != 0)
+			return 0;
+		if (r == 0)
+			return off == n;
+		off += (size_t)r;
+	}
+}
+
 int
-pd_rcache_get(const char *kind, const char *path, const void *src,
+pd_rcache_get(const char *kind, const char *path, int src,
     size_t srclen, struct pd_rcache_form *f)
 {
 	char name[128];
@@ -123,8 +151,8 @@ pd_rcache_get(const char *kind, const char *path, const void *src,
 	if (memcmp(h.magic, magic, sizeof magic) != 0 ||
 	    memcmp(h.exe, exe, sizeof exe) != 0 || h.srclen != srclen ||
 	    h.len > total || sizeof h + h.srclen + h.len + 8 != total ||
-	    memcmp(buf + sizeof h, src, srclen) != 0 ||
-	    sum(0, buf, total - 8) != s) {
+	    sum(0, buf, total - 8) != s ||
+	    !same_bytes(src, buf + sizeof h, srclen)) {
 		munmap(map, total);
 		return -1;
 	}

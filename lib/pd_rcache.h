@@ -27,15 +27,20 @@ struct pd_rcache_form {
 	size_t maplen;
 };
 
-/* The compiled form of src[0..srclen) read from path: 0 and *f (the entry
+/* The compiled form of the srclen bytes that fd (open on path) holds
+ * from its start, read here a piece at a time: 0 and *f (the entry
  * mapped), or -1. */
-int pd_rcache_get(const char *kind, const char *path, const void *src,
+int pd_rcache_get(const char *kind, const char *path, int fd,
     size_t srclen, struct pd_rcache_form *f);
 void pd_rcache_release(struct pd_rcache_form *f);
 
 /* Store data[0..len) as the compiled form of src[0..srclen). */
 void pd_rcache_put(const char *kind, const char *path, const void *src,
     size_t srclen, const void *data, size_t len);
+
+/* Whether there is a cache directory to keep compiled forms in (no:
+ * PD_CACHE=0, or none usable). */
+int pd_rcache_on(void);
 
 /* What the last pd_rcache_get of this process did (for tests). */
 enum { PD_RCACHE_OFF = 0, PD_RCACHE_HIT, PD_RCACHE_MISS };

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <yaml.h>
@@ -1281,38 +1280,29 @@ decode(const void *p, size_t len, struct pd_rules *one, const char *file)
 	return 0;
 }
 
-/* A regular file mapped (*len bytes; a file of none is the static ""),
- * or NULL when it is not one or cannot be mapped (the parser then opens
- * it and says what is wrong). Mapped, not read: the page cache's pages
- * rather than fresh ones, which cost more than the parse at start-up. */
-static const char *
-map_whole(const char *path, size_t *len)
+/* The whole of fd from its start (*len bytes), or NULL. */
+static char *
+read_whole(int fd, size_t size, size_t *len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct stat sb;
-	void *p = NULL;
+	size_t cap = size + 1;
+	char *text = pd_xrealloc(NULL, cap + 1);
+	ssize_t r;
 
 	*len = 0;
-	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode)) {
-		if (sb.st_size == 0)
-			p = (void *)"";
-		else if ((p = mmap(NULL, (size_t)sb.st_size, PROT_READ,
-		    MAP_PRIVATE | MAP_POPULATE, fd, 0)) == MAP_FAILED)
-			p = NULL;
-		else
-			*len = (size_t)sb.st_size;
+	for (;;) {
+		if (*len == cap)
+			text = pd_xrealloc(text, (cap *= 2) + 1);
+		r = pread(fd, text + *len, cap - *len, (off_t)*len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			free(text);
+			return NULL;
+		}
+		if (r == 0)
+			return text;
+		*len += (size_t)r;
 	}
-	close(fd);
-	return p;
-}
-
-static void
-unmap_whole(const char *p, size_t len)
-{
-	if (p && len)
-		munmap((void *)p, len);
 }
 
 /* Take what one file gave into rs (one is left empty): its rules replace
@@ -1353,29 +1343,40 @@ pd_rules_load(struct pd_rules *rs, const char *path)
 	struct ld l = { path, &doc, 0, 0 };
 	struct pd_rules one;
 	struct pd_rcache_form form;
-	size_t len;
-	const char *text = map_whole(path, &len);
-	int rc;
+	struct stat sb;
+	size_t len = 0;
+	char *text = NULL;
+	int fd;
 
 	memset(&one, 0, sizeof one);
-	if (text && pd_rcache_get("rules", path, text, len, &form) == 0) {
-		/* its strings are used in place: it stays mapped */
-		borrowed = pd_xrealloc(borrowed, (nborrowed + 1) *
-		    sizeof *borrowed);
-		borrowed[nborrowed].lo = form.data;
-		borrowed[nborrowed++].hi = (const char *)form.data + form.len;
-		rc = decode(form.data, form.len, &one, path);
-		if (rc == 0) {
-			merge(rs, &one, one.path_when != NULL);
-			unmap_whole(text, len);
-			return 0;
+	/* with no cache, read by the parser as it always was; else the
+	 * compiled form when it is of these bytes, or these bytes parsed */
+	if (pd_rcache_on() && (fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+		if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode)) {
+			if (pd_rcache_get("rules", path, fd, (size_t)sb.st_size,
+			    &form) == 0) {
+				/* its strings are used in place: it stays
+				 * mapped */
+				borrowed = pd_xrealloc(borrowed, (nborrowed + 1) *
+				    sizeof *borrowed);
+				borrowed[nborrowed].lo = form.data;
+				borrowed[nborrowed++].hi = (const char *)form.data +
+				    form.len;
+				if (decode(form.data, form.len, &one, path) == 0) {
+					close(fd);
+					merge(rs, &one, one.path_when != NULL);
+					return 0;
+				}
+				nborrowed--;	/* decode left nothing of it */
+				pd_rcache_release(&form);
+			}
+			text = read_whole(fd, (size_t)sb.st_size, &len);
 		}
-		nborrowed--;	/* decode left nothing of it */
-		pd_rcache_release(&form);
+		close(fd);
 	}
 	if ((text ? pd_yamlio_parse_mem(path, text, len, &doc) :
 	    pd_yamlio_parse(path, &doc)) != 0) {
-		unmap_whole(text, len);
+		free(text);
 		return PD_EXIT_CONFIG;
 	}
 	load_doc(&l, &one);
@@ -1388,7 +1389,7 @@ pd_rules_load(struct pd_rules *rs, const char *path)
 		free(e.p);
 	}
 	merge(rs, &one, l.path_when);
-	unmap_whole(text, len);
+	free(text);
 	return l.errors ? PD_EXIT_CONFIG : 0;
 }
 
