@@ -161,6 +161,37 @@ YAML
 	[ "$(jqr pd.bottleneck '[.rule,.evidence,.fired_roots]')" = '["site.second_step","the second step takes 1200.0 us",2]' ]
 }
 
+# The rules files are searched for those names 16 KiB at a time: a name
+# across the first boundary is found too. Here the rule spells the field
+# with an escape (step.\x73teps), and the text "step.steps" is only in a
+# comment padded to take bytes 16380..16389: the rule fires (on
+# two-rank.jsonl's second steps, 1200 us, as above) only when that
+# comment is seen.
+@test "pd-classify: a per-step name across 16 KiB of a rules file is found" {
+	python3 - "$BATS_TEST_TMPDIR/steps.yaml" <<'PY'
+import sys
+rule = r'''version: 1
+rules:
+  - id: site.second_step
+    title: Slow second step
+    domain: host_overhead
+    source: "site policy"
+    severity: low
+    when:
+      - { field: "step.\x73teps[1].step_us", op: ">", value: 1100 }
+    impact: 0.001
+    evidence: "the second step takes {step.\x73teps[1].step_us|us}"
+    fix: { proposal: "look at the second step" }
+'''
+pad = '#' + 'x' * (16380 - 1) + 'step.steps\n'
+text = pad + rule
+assert text.index('step.steps') == 16380 and text.count('step.steps') == 1
+open(sys.argv[1], 'w').write(text)
+PY
+	run_pd bash -c "pd-profile '$PF/two-rank.jsonl' | pd-classify -R -r '$BATS_TEST_TMPDIR/steps.yaml'"
+	[ "$(jqr pd.bottleneck '[.rule,.evidence,.fired_roots]')" = '["site.second_step","the second step takes 1200.0 us",2]' ]
+}
+
 @test "pd-classify: a YAML syntax error is exit 4 with file:line:col" {
 	printf 'version: 1\nrules:\n  - id: x\n    title: [unclosed\n' >"$BATS_TEST_TMPDIR/syn.yaml"
 	run_pd 4 pd-classify -r "$BATS_TEST_TMPDIR/syn.yaml" <"$PF/two-rank.jsonl"

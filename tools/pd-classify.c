@@ -17,8 +17,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "pd_diag.h"
@@ -702,26 +700,27 @@ classify(struct ctx *c, struct pd_run *u)
 static int
 names_steps(const char *path)
 {
+	char b[16384 + 16];
+	size_t keep = 0, n;
 	int fd = open(path, O_RDONLY | O_CLOEXEC), hit = 0;
-	struct stat sb;
-	void *p;
+	ssize_t r;
 
 	if (fd < 0)
 		return 0;
-	/* one search of the mapped file; its lines hold no NUL (the YAML
-	 * reader refuses one) */
-	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0 &&
-	    (p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd,
-	    0)) != MAP_FAILED) {
-		const char *t = p, *e = t + sb.st_size, *d;
+	/* a piece at a time, the last 10 bytes kept ahead of the next (the
+	 * file's lines hold no NUL: the YAML reader refuses one) */
+	while (!hit && (r = read(fd, b + keep, sizeof b - 16 - keep)) > 0) {
+		const char *e, *d;
 
+		n = keep + (size_t)r;
+		e = b + n;
 		/* "step.steps" or "input.steps": each dot, not two memmems */
-		for (d = t; !hit && (d = memchr(d, '.', (size_t)(e - d)));
-		    d++)
+		for (d = b; !hit && (d = memchr(d, '.', (size_t)(e - d))); d++)
 			hit = e - d >= 6 && !memcmp(d, ".steps", 6) &&
-			    ((d - t >= 4 && !memcmp(d - 4, "step", 4)) ||
-			    (d - t >= 5 && !memcmp(d - 5, "input", 5)));
-		munmap(p, (size_t)sb.st_size);
+			    ((d - b >= 4 && !memcmp(d - 4, "step", 4)) ||
+			    (d - b >= 5 && !memcmp(d - 5, "input", 5)));
+		keep = n < 10 ? n : 10;
+		memmove(b, e - keep, keep);
 	}
 	close(fd);
 	return hit;
