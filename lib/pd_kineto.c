@@ -402,6 +402,19 @@ pd_kineto_args(const struct pd_ev *ev, const char *const *keys, int n,
 	}
 	if (!ev->args)
 		return 0;
+	/* the reader's memo: each key read once for all the lookups (it
+	 * reads as the loop below does, but for the values it rejects) */
+	for (i = 0; i < n; i++) {
+		int rc = pd_ev_arg_memo(ev, keys[i], i < 8 ? kl[i] :
+		    strlen(keys[i]), &v[i], &len[i]);
+		if (rc < 0)
+			break;
+		found += rc;
+	}
+	if (i == n)
+		return found;
+	for (i = 0, found = 0; i < n; i++)
+		v[i] = NULL, len[i] = 0;
 	p = ev->args;
 	e = p + ev->args_len;
 	p = skip_ws(p, e);

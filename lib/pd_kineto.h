@@ -116,7 +116,8 @@ void pd_kineto_bad_event(const char *path, const struct pd_ev *ev,
 /* Several top-level args in one pass over the args object (the
  * pd_ev_arg_* functions scan it once per key): for each of the n keys,
  * v[i] is set to the raw value text and len[i] to its length, or v[i] to
- * NULL when absent. Returns how many were found. */
+ * NULL when absent (the keys are distinct). Returns how many were found.
+ * Through the reader's memo (pd_trace.h) when the event has one. */
 int pd_kineto_args(const struct pd_ev *ev, const char *const *keys, int n,
     const char **v, size_t *len);
 

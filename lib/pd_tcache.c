@@ -1153,9 +1153,11 @@ replay(struct img *m, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
 	uint32_t nrec = 0, j = 0;
 	uint64_t i, moff = 0, nsk = 0, sk = 0, nmeta = 0;
 	struct pd_ev ev;
+	struct pd_argmemo am;
 	static const struct pd_ev ev0;
 
 	memset(st, 0, sizeof *st);
+	memset(&am, 0, sizeof am);
 	st->format = h->format;
 	if (pd_trace_filters(cb) && h->nshp &&
 	    !(memo = calloc((size_t)h->nshp, 1)))
@@ -1217,6 +1219,7 @@ replay(struct img *m, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
 		}
 		ev.raw_len = r->raw_len;
 		ev.index = i;
+		ev.memo = &am;
 		args += n;
 		st->events = i + 1;
 		if (cb->on_event && cb->on_event(&ev, cb->ctx)) {

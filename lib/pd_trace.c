@@ -1022,8 +1022,11 @@ static int
 events(struct rd *r, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
 {
 	struct pd_ev ev;
+	struct pd_argmemo memo;
 	int c, rc, badts, wanted;
 	const struct pd_trace_cb *fcb = pd_trace_filters(cb) ? cb : NULL;
+
+	memset(&memo, 0, sizeof memo);
 
 	r->pos++;	/* '[' */
 	for (;;) {
@@ -1061,6 +1064,7 @@ events(struct rd *r, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
 				st->skipped++;
 			} else {
 				ev.index = st->events++;
+				ev.memo = &memo;
 				if (cb->on_event && wanted &&
 				    cb->on_event(&ev, cb->ctx)) {
 					r->pos = (size_t)(after - r->buf);
@@ -1385,12 +1389,98 @@ pd_json_raw_get(const char *obj, size_t len, const char *key, const char **v,
 	}
 }
 
+enum { AM_MORE, AM_END, AM_BAD, AM_FULL };
+
+/* The next key and value of the memo's args, read as pd_json_raw_get
+ * reads them: 1 when one was added, 0 when the reading is over. */
+static int
+memo_step(struct pd_argmemo *m)
+{
+	const char *p = m->pos, *end = m->args + m->args_len, *ke, *k, *q;
+	int esc;
+
+	p = ws(p, end);
+	if (p >= end || *p != '"' || str_end(p, end, &ke, &esc) != OK) {
+		m->state = AM_END;
+		return 0;
+	}
+	k = p + 1;
+	p = ws(ke, end);
+	if (p >= end || *p != ':') {
+		m->state = AM_END;
+		return 0;
+	}
+	p = ws(p + 1, end);
+	if (skip_value(p, end, &q) != OK) {
+		m->state = AM_BAD;
+		return 0;
+	}
+	if (m->n == PD_ARGMEMO_MAX) {
+		m->state = AM_FULL;
+		return 0;
+	}
+	m->kv[m->n].k = k;
+	m->kv[m->n].kn = (size_t)(ke - 1 - k);
+	m->kv[m->n].v = p;
+	m->kv[m->n].vn = (size_t)(q - p);
+	m->n++;
+	p = ws(q, end);
+	if (p >= end || *p != ',')
+		m->state = AM_END;
+	else
+		m->pos = p + 1;
+	return 1;
+}
+
+int
+pd_ev_arg_memo(const struct pd_ev *ev, const char *key, size_t kl,
+    const char **v, size_t *vlen)
+{
+	struct pd_argmemo *m = ev->memo;
+	const struct pd_argkv *x;
+	int i;
+
+	if (!m || !ev->args)
+		return -1;
+	if (m->args != ev->args || m->args_len != ev->args_len ||
+	    m->index != ev->index) {
+		const char *p = ws(ev->args, ev->args + ev->args_len);
+		m->args = ev->args;
+		m->args_len = ev->args_len;
+		m->index = ev->index;
+		m->n = 0;
+		m->state = AM_MORE;
+		m->pos = p + 1;
+		if (p >= ev->args + ev->args_len || *p != '{')
+			m->state = AM_END;
+	}
+	for (i = 0; i < m->n; i++) {
+		x = &m->kv[i];
+		if (x->kn == kl && memcmp(x->k, key, kl) == 0)
+			goto found;
+	}
+	while (m->state == AM_MORE && memo_step(m)) {
+		x = &m->kv[m->n - 1];
+		if (x->kn == kl && memcmp(x->k, key, kl) == 0)
+			goto found;
+	}
+	return m->state == AM_END ? 0 : -1;
+found:
+	*v = x->v;
+	*vlen = x->vn;
+	return 1;
+}
+
 int
 pd_ev_arg_raw(const struct pd_ev *ev, const char *key, const char **v,
     size_t *len)
 {
+	int rc;
+
 	if (!ev->args)
 		return 0;
+	if ((rc = pd_ev_arg_memo(ev, key, strlen(key), v, len)) >= 0)
+		return rc;
 	return pd_json_raw_get(ev->args, ev->args_len, key, v, len);
 }
 

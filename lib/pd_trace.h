@@ -32,7 +32,38 @@ struct pd_ev {
 	const char *raw;	/* the whole event object text */
 	size_t raw_len;
 	uint64_t index;		/* ordinal of the event in the file, from 0 */
+	struct pd_argmemo *memo;	/* the reader's; NULL: none */
 };
+
+/* What the lookups into one event's args (pd_ev_arg_*, pd_kineto_args)
+ * have read of it so far: its top-level keys and values in order, so
+ * that each is read once however many lookups the tools make. A reader
+ * keeps one for the whole read (zeroed at its start) and points each
+ * event it hands out to it; the lookups fill it for the event they are
+ * given (it knows its event by args, args_len and index). Private to
+ * the lookups: a reader only zeroes it. An event with no memo (one a
+ * caller made itself) is read again at each lookup, with the same
+ * answers. */
+#define PD_ARGMEMO_MAX	32
+struct pd_argmemo {
+	const char *args;	/* the event it holds: its args, ... */
+	size_t args_len;
+	uint64_t index;		/* ... and its index */
+	const char *pos;	/* where the keys not read yet start */
+	int state;		/* more to read, end, bad value, full */
+	int n;
+	struct pd_argkv {
+		const char *k, *v;
+		size_t kn, vn;
+	} kv[PD_ARGMEMO_MAX];
+};
+
+/* The lookups' view of the memo, for pd_kineto_args: the value of key
+ * (klen bytes) in ev's args: 1 found, 0 absent, -1 no answer from the
+ * memo (no memo, too many keys, or a value the lookups' reader rejects:
+ * the caller reads the args itself). */
+int pd_ev_arg_memo(const struct pd_ev *ev, const char *key, size_t klen,
+    const char **v, size_t *vlen);
 
 struct pd_trace_stats {
 	uint64_t events;	/* events read (handed to the callback unless

@@ -3,7 +3,9 @@
  * event, ph, name, cat, pid, tid exactly, an integer pid/tid's number, ts/dur
  * within the precision a double keeps (jansson parses numbers as doubles),
  * the raw "id", and every top-level key of "args" as pd_ev_arg_raw finds it
- * (its text parsed again must equal jansson's value). Prints "ok N events"
+ * (its text parsed again must equal jansson's value), and the same found
+ * through the reader's memo as without it, by pd_ev_arg_raw and by
+ * pd_kineto_args, asked in reverse order. Prints "ok N events"
  * or the first difference; exit 0 / 1. A test tool, not for big files. */
 #include <inttypes.h>
 #include <math.h>
@@ -13,6 +15,7 @@
 #include <sys/mman.h>
 #include <zlib.h>
 
+#include "pd_kineto.h"
 #include "pd_tcache.h"
 #include "pd_trace.h"
 
@@ -86,6 +89,47 @@ same_id(const struct pd_ev *e, json_t *v)
 	return ok;
 }
 
+/* The lookups through the event's memo find what they find without it:
+ * each key of args from the last to the first (the memo read to the end
+ * at the first one), an absent key, then all of them at once with
+ * pd_kineto_args. */
+static int
+same_memo(const struct pd_ev *e, json_t *args)
+{
+	const char *keys[8], *v, *w, *va[8], *wa[8];
+	size_t n, m, na[8], ma[8];
+	struct pd_ev plain = *e;
+	const char *key;
+	json_t *val;
+	int k = 0, i, a, b;
+
+	plain.memo = NULL;
+	json_object_foreach(args, key, val)
+		if (k < 8)
+			keys[k++] = key;
+	for (i = k; i >= 0; i--) {
+		const char *q = i == k ? "no such key" : keys[i];
+		a = pd_ev_arg_raw(e, q, &v, &n);
+		b = pd_ev_arg_raw(&plain, q, &w, &m);
+		if (a != b || (a && (v != w || n != m))) {
+			printf("event %" PRIu64 ": args '%s' differs through "
+			    "the memo\n", e->index, q);
+			return 0;
+		}
+	}
+	a = pd_kineto_args(e, keys, k, va, na);
+	b = pd_kineto_args(&plain, keys, k, wa, ma);
+	for (i = 0; i < k && a == b; i++)
+		if (va[i] != wa[i] || na[i] != ma[i])
+			break;
+	if (a != b || i < k) {
+		printf("event %" PRIu64 ": pd_kineto_args differs through the "
+		    "memo\n", e->index);
+		return 0;
+	}
+	return 1;
+}
+
 /* Each top-level key of an args object is found by pd_ev_arg_raw, and its
  * raw text is the same value. Keys that needed escapes are left out (the
  * lookup compares raw key text). */
@@ -103,6 +147,12 @@ same_args(const struct pd_ev *e, json_t *args)
 		printf("event %" PRIu64 ": args missed\n", e->index);
 		return 0;
 	}
+	if (!e->memo) {
+		printf("event %" PRIu64 ": no memo\n", e->index);
+		return 0;
+	}
+	if (!same_memo(e, args))
+		return 0;
 	json_object_foreach(args, key, val) {
 		if (strpbrk(key, "\"\\/") || strlen(key) != strcspn(key,
 		    "\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d"
