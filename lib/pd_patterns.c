@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,12 +13,50 @@
 /* Shapes matched without the general matcher (same results). */
 enum { G_ANY, G_EXACT, G_PREFIX, G_CONTAINS, G_SUFFIX };
 
+/* Names matched lately and their answers, by a hash of the name: a
+ * tool asks about the same few kernel names millions of times. */
+#define MEMO		256
+#define MEMO_LEN	512	/* longer names are matched every time */
+
+struct memo {
+	char *name;		/* NULL: empty */
+	size_t len, m;
+};
+
 struct pd_patterns {
 	char **v;
 	unsigned char *kind;
 	size_t *lit;		/* length of the literal part */
 	size_t n, cap;
+	struct memo *memo;	/* MEMO of them; NULL: none */
 };
+
+static void
+memo_clear(struct memo *memo)
+{
+	size_t i;
+
+	for (i = 0; memo && i < MEMO; i++) {
+		free(memo[i].name);
+		memo[i].name = NULL;
+	}
+}
+
+static size_t
+memo_slot(const char *s, size_t n)
+{
+	uint64_t x = 0x9E3779B97F4A7C15ULL ^ n, w;
+
+	for (; n >= 8; n -= 8, s += 8) {
+		memcpy(&w, s, 8);
+		x = (x ^ w) * 0x100000001B3ULL;
+		x ^= x >> 29;
+	}
+	w = 0;
+	memcpy(&w, s, n);
+	x = (x ^ w) * 0x9E3779B97F4A7C15ULL;
+	return (size_t)(x >> 56) % MEMO;
+}
 
 static void
 classify(const char *g, unsigned char *kind, size_t *lit)
@@ -48,7 +87,11 @@ classify(const char *g, unsigned char *kind, size_t *lit)
 struct pd_patterns *
 pd_patterns_new(void)
 {
-	return calloc(1, sizeof(struct pd_patterns));
+	struct pd_patterns *p = calloc(1, sizeof *p);
+
+	if (p)
+		p->memo = calloc(MEMO, sizeof *p->memo);	/* may fail */
+	return p;
 }
 
 void
@@ -63,6 +106,8 @@ pd_patterns_free(struct pd_patterns *p)
 	free(p->v);
 	free(p->kind);
 	free(p->lit);
+	memo_clear(p->memo);
+	free(p->memo);
 	free(p);
 }
 
@@ -89,6 +134,7 @@ pd_patterns_add(struct pd_patterns *p, const char *glob)
 	}
 	if (!(s = strdup(glob)))
 		return -1;
+	memo_clear(p->memo);
 	classify(s, &p->kind[p->n], &p->lit[p->n]);
 	p->v[p->n++] = s;
 	return 0;
@@ -164,17 +210,12 @@ pd_glob_match(const char *g, const char *s)
 	return *g == 0;
 }
 
-size_t
-pd_patterns_match(const struct pd_patterns *p, const char *name)
+static size_t
+match(const struct pd_patterns *p, const char *name, size_t n)
 {
 	size_t i;
-
-	size_t n;
 	char buf[256];
 
-	if (!p)
-		return 0;
-	n = strlen(name);
 	for (i = 0; i < p->n; i++) {
 		const char *g = p->v[i];
 		size_t l = p->lit[i];
@@ -205,6 +246,31 @@ pd_patterns_match(const struct pd_patterns *p, const char *name)
 			return i + 1;
 	}
 	return 0;
+}
+
+size_t
+pd_patterns_match(const struct pd_patterns *p, const char *name)
+{
+	struct memo *e;
+	size_t n;
+	char *copy;
+
+	if (!p)
+		return 0;
+	n = strlen(name);
+	if (!p->memo || n > MEMO_LEN)
+		return match(p, name, n);
+	e = &p->memo[memo_slot(name, n)];
+	if (e->name && e->len == n && memcmp(e->name, name, n) == 0)
+		return e->m;
+	if (!(copy = malloc(n + 1)))
+		return match(p, name, n);
+	memcpy(copy, name, n + 1);
+	free(e->name);
+	e->name = copy;
+	e->len = n;
+	e->m = match(p, name, n);
+	return e->m;
 }
 
 const struct pd_patterns *
