@@ -41,6 +41,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <dirent.h>
 #include <unistd.h>
@@ -317,6 +318,35 @@ wflush(struct wr *w, int force)
 	w->len = 0;
 }
 
+/* Out with the n pieces of v, past what is buffered (nothing, after
+ * wflush); together a multiple of 8 bytes long. */
+static void
+wvec(struct wr *w, struct iovec *v, int n)
+{
+	int i;
+
+	if (w->err || w->len)
+		return;
+	while (n > 0) {
+		ssize_t r = writev(w->fd, v, n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			w->err = 1;
+			return;
+		}
+		w->off += (uint64_t)r;
+		for (i = 0; i < n && (size_t)r >= v[i].iov_len; i++)
+			r -= (ssize_t)v[i].iov_len;
+		v += i;
+		n -= i;
+		if (n > 0) {
+			v->iov_base = (char *)v->iov_base + r;
+			v->iov_len -= (size_t)r;
+		}
+	}
+}
+
 /* ---- the builder: recording what the source reader hands out ---- */
 
 struct ient {
@@ -569,11 +599,18 @@ chunk_out(struct bld *b)
 	cs_add(&s, &c, sizeof c);
 	cs_add(&s, b->recs, b->nrec * sizeof *b->recs);
 	c.sum = cs_end(&s);
-	wput(&b->w, &c, sizeof c);
-	wput(&b->w, b->recs, b->nrec * sizeof *b->recs);
-	wput(&b->w, b->ab, ab);
-	wpad(&b->w);
-	wflush(&b->w, 0);
+	if (b->w.fd >= 0) {
+		/* to the file from where the chunk is: no copy into w */
+		struct iovec v[3] = { { &c, sizeof c },
+		    { b->recs, b->nrec * sizeof *b->recs }, { b->ab, ab } };
+		wflush(&b->w, 1);
+		wvec(&b->w, v, 3);
+	} else {
+		wput(&b->w, &c, sizeof c);
+		wput(&b->w, b->recs, b->nrec * sizeof *b->recs);
+		wput(&b->w, b->ab, ab);
+		wpad(&b->w);
+	}
 	if (b->w.err)
 		b->failed = 1;
 	b->nrec = 0;
