@@ -24,8 +24,24 @@ name_class(const char *name, int dflt)
 	return dflt;
 }
 
+static int kclass(const struct pd_ev *ev);
+
+/* The class depends on ph, name, cat and pid alone: once a shape */
 int
 pd_kineto_class(const struct pd_ev *ev)
+{
+	static struct pd_idmemo memo;
+	int32_t k = pd_idmemo_get(&memo, ev, ev->shape_id);
+
+	if (k < 0) {
+		k = kclass(ev);
+		pd_idmemo_set(&memo, ev, ev->shape_id, k);
+	}
+	return k;
+}
+
+static int
+kclass(const struct pd_ev *ev)
 {
 	const char *c = ev->cat;
 

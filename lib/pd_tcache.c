@@ -125,6 +125,7 @@ struct meta {
 
 static const char magic[8] = "PDTCACHE";
 static int disabled, last;
+static uint64_t reads;	/* replays so far: each event's read_no */
 
 void
 pd_tcache_disable(void)
@@ -1196,6 +1197,7 @@ replay(struct img *m, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
 	memset(st, 0, sizeof *st);
 	memset(&am, 0, sizeof am);
 	st->format = h->format;
+	++reads;
 	if (pd_trace_filters(cb) && h->nshp &&
 	    !(memo = calloc((size_t)h->nshp, 1)))
 		return -3;	/* stop_ev 0: the trace read instead */
@@ -1257,6 +1259,9 @@ replay(struct img *m, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
 		ev.raw_len = r->raw_len;
 		ev.index = i;
 		ev.memo = &am;
+		ev.shape_id = r->shape + 1;
+		ev.name_id = s->name + 1;
+		ev.read_no = reads;
 		args += n;
 		st->events = i + 1;
 		if (cb->on_event && cb->on_event(&ev, cb->ctx)) {

@@ -1389,6 +1389,46 @@ pd_json_raw_get(const char *obj, size_t len, const char *key, const char **v,
 	}
 }
 
+int32_t
+pd_idmemo_get(struct pd_idmemo *m, const struct pd_ev *ev, uint32_t id)
+{
+	if (id == 0 || ev->read_no != m->read_no || id >= m->cap)
+		return -1;
+	return m->v[id] - 1;
+}
+
+void
+pd_idmemo_set(struct pd_idmemo *m, const struct pd_ev *ev, uint32_t id,
+    int32_t v)
+{
+	if (id == 0 || v < 0 || v == INT32_MAX)
+		return;
+	if (ev->read_no != m->read_no) {
+		if (m->v)
+			memset(m->v, 0, m->cap * sizeof *m->v);
+		m->read_no = ev->read_no;
+	}
+	if (id >= m->cap) {
+		size_t nc = m->cap ? m->cap : 256;
+		int32_t *nv;
+		while (nc <= id)
+			nc *= 2;
+		if (!(nv = realloc(m->v, nc * sizeof *nv)))
+			return;
+		memset(nv + m->cap, 0, (nc - m->cap) * sizeof *nv);
+		m->v = nv;
+		m->cap = nc;
+	}
+	m->v[id] = v + 1;
+}
+
+void
+pd_idmemo_free(struct pd_idmemo *m)
+{
+	free(m->v);
+	memset(m, 0, sizeof *m);
+}
+
 enum { AM_MORE, AM_END, AM_BAD, AM_FULL };
 
 /* The next key and value of the memo's args, read as pd_json_raw_get

@@ -33,7 +33,29 @@ struct pd_ev {
 	size_t raw_len;
 	uint64_t index;		/* ordinal of the event in the file, from 0 */
 	struct pd_argmemo *memo;	/* the reader's; NULL: none */
+	/* Numbers a reader may give (the cache's replay does; 0 when it
+	 * does not), the same within one read (read_no) for the same
+	 * (ph, name, cat, pid, pid_is_num) and for the same name: */
+	uint32_t shape_id, name_id;
+	uint64_t read_no;
 };
+
+/* A caller's values (>= 0) for the shapes or names of a read's events,
+ * by those numbers: what it worked out once for a name, it looks up by
+ * number after. Zero it first; a new read empties it. */
+struct pd_idmemo {
+	int32_t *v;		/* value + 1; 0: none */
+	size_t cap;
+	uint64_t read_no;
+};
+/* The value set for id (ev->shape_id or ev->name_id) in ev's read; -1
+ * when none was, or id is 0. */
+int32_t pd_idmemo_get(struct pd_idmemo *m, const struct pd_ev *ev,
+    uint32_t id);
+/* Set it (nothing when id is 0 or memory is short). */
+void pd_idmemo_set(struct pd_idmemo *m, const struct pd_ev *ev, uint32_t id,
+    int32_t v);
+void pd_idmemo_free(struct pd_idmemo *m);
 
 /* What the lookups into one event's args (pd_ev_arg_*, pd_kineto_args)
  * have read of it so far: its top-level keys and values in order, so

@@ -33,7 +33,10 @@
  *                              warm); one line a file: "same FILE
  *                              cache=off,C,W" (what the cache did), or
  *                              "differs FILE" and the first lines that
- *                              differ (exit 1). */
+ *                              differ (exit 1).
+ * Every read checks the numbers a reader gives (pd_ev shape_id, name_id):
+ * within a read, one number is always the same shape (ph, name, cat,
+ * pid) or name; else it says so on stderr and exits 1. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,10 +77,70 @@ text(const char *what, const char *s, size_t n)
 	fwrite(s, 1, n, stdout);
 }
 
+/* What each number stood for first in this read ("" when not yet). */
+static char **shapes, **names;
+static size_t nshapes, nnames;
+static uint64_t read_no;
+
+/* id's text in *tab must be s (a copy kept at its first sight). */
+static void
+same_id(char ***tab, size_t *n, uint32_t id, const char *s, const char *what)
+{
+	if (id == 0)
+		return;
+	if (id >= *n) {
+		size_t nn = id * 2 + 16;
+		*tab = realloc(*tab, nn * sizeof **tab);
+		if (!*tab)
+			abort();
+		memset(*tab + *n, 0, (nn - *n) * sizeof **tab);
+		*n = nn;
+	}
+	if (!(*tab)[id]) {
+		if (!((*tab)[id] = strdup(s)))
+			abort();
+	} else if (strcmp((*tab)[id], s) != 0) {
+		fprintf(stderr, "tcache-check: %s %u is '%s' and '%s'\n",
+		    what, id, (*tab)[id], s);
+		exit(1);
+	}
+}
+
+static void
+ids_free(void)
+{
+	size_t i;
+
+	for (i = 0; i < nshapes; i++)
+		free(shapes[i]);
+	for (i = 0; i < nnames; i++)
+		free(names[i]);
+	free(shapes);
+	free(names);
+	shapes = names = NULL;
+	nshapes = nnames = 0;
+}
+
+static void
+check_ids(const struct pd_ev *e)
+{
+	char buf[4096];
+
+	if (e->read_no != read_no) {
+		ids_free();
+		read_no = e->read_no;
+	}
+	snprintf(buf, sizeof buf, "%d|%s|%s|%s|%d", e->ph, e->name, e->cat,
+	    e->pid ? e->pid : "-", e->pid_is_num);
+	same_id(&shapes, &nshapes, e->shape_id, buf, "shape");
+	same_id(&names, &nnames, e->name_id, e->name, "name");
+}
+
 static int
 ev(const struct pd_ev *e, void *ctx)
 {
 	(void)ctx;
+	check_ids(e);
 	if (keep_only) {
 		n_all++;
 		if (!keep(e))
@@ -278,6 +341,7 @@ main(int argc, char **argv)
 	struct pd_trace_stats st;
 	int c, mem = 0, rc, cmp_f = 0, rev = 0, three = 0;
 
+	atexit(ids_free);
 	while ((c = getopt(argc, argv, "3fFmqrs:w:")) != -1) {
 		if (c == '3')
 			three = 1;

@@ -97,6 +97,7 @@ struct cp {
 	const struct pd_patterns *comm;
 	uint64_t max;
 	json_t *index;		/* name -> index */
+	struct pd_idmemo ids;	/* ev->name_id -> index */
 	char **names;
 	unsigned *nflag;
 	size_t nnames, capnames;
@@ -186,6 +187,21 @@ intern(struct cp *c, const char *name)
 	c->nflag[i] = f;
 	json_object_set_new_nocheck(c->index, name, json_integer((json_int_t)i));
 	return (uint32_t)i;
+}
+
+/* intern(ev->name), by the number the reader gave the name when it did */
+static uint32_t
+intern_ev(struct cp *c, const struct pd_ev *ev)
+{
+	int32_t i = pd_idmemo_get(&c->ids, ev, ev->name_id);
+	uint32_t n;
+
+	if (i >= 0)
+		return (uint32_t)i;
+	n = intern(c, ev->name);
+	if (n < INT32_MAX)
+		pd_idmemo_set(&c->ids, ev, ev->name_id, (int32_t)n);
+	return n;
 }
 
 struct cp *
@@ -404,7 +420,7 @@ cp_add(struct cp *c, const struct pd_ev *ev, int kc)
 	else if (kind == K_SYNC)
 		e.stream = arg_int(v[1], len[1], -1);
 	e.pid = ev->pid_is_num ? ev->pid_num : -1;
-	e.name = intern(c, ev->name);
+	e.name = intern_ev(c, ev);
 	e.thread = thread_of(c, ev);
 	e.seq = (uint32_t)ev->index;
 	e.kind = (uint8_t)kind;
@@ -1675,5 +1691,6 @@ cp_free(struct cp *c)
 	pd_spill_free(&c->sp);
 	pd_ksteps_free(&c->steps);
 	json_decref(c->index);
+	pd_idmemo_free(&c->ids);
 	free(c);
 }

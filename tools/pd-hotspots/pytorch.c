@@ -51,6 +51,7 @@ struct agg {
 
 struct table {
 	json_t *index;		/* name -> integer index into a */
+	struct pd_idmemo ids;	/* ev->name_id -> index into a */
 	struct agg *a;
 	size_t n, cap;
 };
@@ -127,6 +128,27 @@ intern(struct table *t, const char *name, size_t *idx)
 	return &t->a[i];
 }
 
+/* intern(ev->name), by the number the reader gave the name when it did */
+static struct agg *
+intern_ev(struct table *t, const struct pd_ev *ev, size_t *idx)
+{
+	int32_t i = pd_idmemo_get(&t->ids, ev, ev->name_id);
+	size_t k;
+	struct agg *a;
+
+	if (i >= 0) {
+		if (idx)
+			*idx = (size_t)i;
+		return &t->a[i];
+	}
+	a = intern(t, ev->name, &k);
+	if (k < INT32_MAX)
+		pd_idmemo_set(&t->ids, ev, ev->name_id, (int32_t)k);
+	if (idx)
+		*idx = k;
+	return a;
+}
+
 static void
 table_free(struct table *t)
 {
@@ -136,6 +158,7 @@ table_free(struct table *t)
 		free(t->a[i].name);
 	free(t->a);
 	json_decref(t->index);
+	pd_idmemo_free(&t->ids);
 }
 
 static int
@@ -162,7 +185,7 @@ static void
 on_gpu(struct hot *h, const struct pd_ev *ev, int kc)
 {
 	size_t idx;
-	struct agg *a = intern(&h->kern, ev->name, &idx);
+	struct agg *a = intern_ev(&h->kern, ev, &idx);
 	struct pd_i64ent *e;
 	int64_t corr;
 
@@ -204,7 +227,7 @@ static const char *const launches[] = {
 static void
 on_runtime(struct hot *h, const struct pd_ev *ev)
 {
-	struct agg *a = intern(&h->api, ev->name, NULL);
+	struct agg *a = intern_ev(&h->api, ev, NULL);
 	struct pd_i64ent *e;
 	const char *const *l;
 	int64_t corr;
@@ -329,7 +352,7 @@ on_cpu(struct hot *h, const struct pd_ev *ev)
 		idx = (size_t)json_integer_value(json_object_get(h->cpu.index,
 		    ev->name));
 	else {
-		intern(&h->cpu, ev->name, &idx)->count++;
+		intern_ev(&h->cpu, ev, &idx)->count++;
 		seqs_op(h->seqs, ev, (uint32_t)idx);
 	}
 	op.ts = ev->ts_ns;
