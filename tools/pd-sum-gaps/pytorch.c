@@ -25,6 +25,7 @@ struct pt {
 	const char *path;
 	uint64_t missing;	/* events without ts or dur */
 	const struct pd_patterns *comm;
+	struct pd_idmemo names;	/* ev->name_id -> name_kind() */
 };
 
 static int
@@ -90,6 +91,42 @@ stream_of_ev(const struct pd_ev *ev)
 	return pd_kineto_stream(ev);
 }
 
+/* What the name of a kernel or a runtime call says, worked out once a
+ * name where the reader numbers them */
+enum {
+	N_COMM = 1,	/* a communication kernel */
+	N_SYNC = 2,	/* one of syncs */
+	N_LM = 4,	/* has "Launch" or "Mem" */
+	N_LAUNCH = 8,	/* one of launches */
+	N_GRAPH = 16	/* one of graph_launches */
+};
+
+static int
+name_kind(struct pt *p, const struct pd_ev *ev)
+{
+	int32_t k = pd_idmemo_get(&p->names, ev, ev->name_id);
+	const char *n = ev->name;
+
+	if (k >= 0)
+		return k;
+	k = 0;
+	if (pd_patterns_match(p->comm, n))
+		k |= N_COMM;
+	/* cheap tests first: every name in syncs has "Synchronize", every
+	 * name in launches and graph_launches "Launch" or "Mem" */
+	if (strstr(n, "Synchronize") && is_any(n, syncs))
+		k |= N_SYNC;
+	if (strstr(n, "Launch") || strstr(n, "Mem")) {
+		k |= N_LM;
+		if (is_any(n, launches))
+			k |= N_LAUNCH;
+		else if (is_any(n, graph_launches))
+			k |= N_GRAPH;
+	}
+	pd_idmemo_set(&p->names, ev, ev->name_id, k);
+	return k;
+}
+
 static void
 on_activity(struct pt *p, const struct pd_ev *ev, int kc)
 {
@@ -105,7 +142,7 @@ on_activity(struct pt *p, const struct pd_ev *ev, int kc)
 	has_corr = arg_int(ev, "correlation", &corr);
 	gaps_activity(&p->g, dev, dev_known, stream_of_ev(ev), ev->ts_ns,
 	    ev->dur_ns, has_corr, corr, kc == PD_KC_KERNEL &&
-	    pd_patterns_match(p->comm, ev->name) ? GAP_ACT_COMM : 0);
+	    (name_kind(p, ev) & N_COMM) ? GAP_ACT_COMM : 0);
 	if (kc == PD_KC_MEMCPY && strstr(ev->name, "Pageable")) {
 		p->g.pageable_n++;
 		p->g.pageable_ns += ev->dur_ns;
@@ -132,15 +169,13 @@ on_event(const struct pd_ev *ev, void *ctx)
 	if (pd_kineto_is_gpu(kc)) {
 		on_activity(p, ev, kc);
 	} else if (kc == PD_KC_RUNTIME) {
-		/* cheap tests first: every name in syncs has "Synchronize",
-		 * every name in launches and graph_launches "Launch" or "Mem" */
-		if (strstr(ev->name, "Synchronize") && is_any(ev->name, syncs))
+		int k = name_kind(p, ev);
+		if (k & N_SYNC)
 			gaps_sync(&p->g, ev->ts_ns, ev->dur_ns);
-		else if ((strstr(ev->name, "Launch") || strstr(ev->name, "Mem")) &&
-		    arg_int(ev, "correlation", &corr)) {
-			if (is_any(ev->name, launches))
+		else if ((k & N_LM) && arg_int(ev, "correlation", &corr)) {
+			if (k & N_LAUNCH)
 				gaps_launch(&p->g, corr, ev->ts_ns, ev->dur_ns, 0);
-			else if (is_any(ev->name, graph_launches))
+			else if (k & N_GRAPH)
 				gaps_launch(&p->g, corr, ev->ts_ns, ev->dur_ns, 1);
 		}
 	} else if (pd_kineto_is_cpu_range(kc) &&
@@ -209,6 +244,7 @@ sum_gaps_pytorch(json_t *root, const struct pd_tool *t)
 	rc = pd_kineto_read(root, p.path, &cb, &info, &st);
 	if (rc < 0) {
 		gaps_free(&p.g);
+		pd_idmemo_free(&p.names);
 		pd_kineto_info_free(&info);
 		return PD_EXIT_SYSTEM;
 	}
@@ -217,12 +253,14 @@ sum_gaps_pytorch(json_t *root, const struct pd_tool *t)
 		sum_gaps_ioerr(p.path, &p.g);
 		json_decref(rec);
 		gaps_free(&p.g);
+		pd_idmemo_free(&p.names);
 		pd_kineto_info_free(&info);
 		return PD_EXIT_SYSTEM;
 	}
 	sum_gaps_read_keys(rc, &st, rec, p.missing);
 	pd_rec_emit(rec);
 	gaps_free(&p.g);
+	pd_idmemo_free(&p.names);
 	pd_kineto_info_free(&info);
 	return rc == 1 || p.missing || st.skipped ? PD_EXIT_INPUT : 0;
 }
