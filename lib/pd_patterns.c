@@ -9,6 +9,7 @@
 
 #include "pd_diag.h"
 #include "pd_share.h"
+#include "pd_trace.h"
 
 /* Shapes matched without the general matcher (same results). */
 enum { G_ANY, G_EXACT, G_PREFIX, G_CONTAINS, G_SUFFIX };
@@ -29,6 +30,7 @@ struct pd_patterns {
 	size_t *lit;		/* length of the literal part */
 	size_t n, cap;
 	struct memo *memo;	/* MEMO of them; NULL: none */
+	struct pd_idmemo *ids;	/* answers by ev->name_id; NULL: none */
 };
 
 static void
@@ -89,8 +91,10 @@ pd_patterns_new(void)
 {
 	struct pd_patterns *p = calloc(1, sizeof *p);
 
-	if (p)
-		p->memo = calloc(MEMO, sizeof *p->memo);	/* may fail */
+	if (p) {	/* may fail */
+		p->memo = calloc(MEMO, sizeof *p->memo);
+		p->ids = calloc(1, sizeof *p->ids);
+	}
 	return p;
 }
 
@@ -108,6 +112,9 @@ pd_patterns_free(struct pd_patterns *p)
 	free(p->lit);
 	memo_clear(p->memo);
 	free(p->memo);
+	if (p->ids)
+		pd_idmemo_free(p->ids);
+	free(p->ids);
 	free(p);
 }
 
@@ -135,6 +142,8 @@ pd_patterns_add(struct pd_patterns *p, const char *glob)
 	if (!(s = strdup(glob)))
 		return -1;
 	memo_clear(p->memo);
+	if (p->ids)
+		pd_idmemo_free(p->ids);
 	classify(s, &p->kind[p->n], &p->lit[p->n]);
 	p->v[p->n++] = s;
 	return 0;
@@ -308,4 +317,20 @@ fail:
 	pd_patterns_free(comm);
 	comm = NULL;
 	return NULL;
+}
+
+size_t
+pd_patterns_match_ev(const struct pd_patterns *p, const struct pd_ev *ev)
+{
+	int32_t k;
+	size_t m;
+
+	if (!p)
+		return 0;
+	if (p->ids && (k = pd_idmemo_get(p->ids, ev, ev->name_id)) >= 0)
+		return (size_t)k;
+	m = pd_patterns_match(p, ev->name);
+	if (p->ids && m < INT32_MAX)
+		pd_idmemo_set(p->ids, ev, ev->name_id, (int32_t)m);
+	return m;
 }

@@ -32,6 +32,12 @@ const char *pd_patterns_get(const struct pd_patterns *p, size_t i);
 /* 1 + index of the first pattern matching name, 0 when none does. */
 size_t pd_patterns_match(const struct pd_patterns *p, const char *name);
 
+/* The same for an event's name, looked up by the number the reader gave
+ * the name where it did (pd_ev name_id): once a name a read. */
+struct pd_ev;
+size_t pd_patterns_match_ev(const struct pd_patterns *p,
+    const struct pd_ev *ev);
+
 /* Does glob match the whole of name? (the matcher above, alone) */
 int pd_glob_match(const char *glob, const char *name);
 

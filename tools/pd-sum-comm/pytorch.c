@@ -394,7 +394,7 @@ on_event(const struct pd_ev *ev, void *ctx)
 		a->gpu_events++;
 	if (ev->ph != 'X' || (k != PD_KC_KERNEL && !pd_kineto_is_cpu_range(k)))
 		return 0;
-	if (k == PD_KC_KERNEL && !pd_patterns_match(a->comm, ev->name))
+	if (k == PD_KC_KERNEL && !pd_patterns_match_ev(a->comm, ev))
 		return 0;
 	if (pd_kineto_is_cpu_range(k) && (n = pd_kineto_step_num(ev->name)) < 0 &&
 	    strncmp(ev->name, "gloo:", 5) != 0 &&

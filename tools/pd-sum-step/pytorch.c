@@ -152,7 +152,7 @@ on_event(const struct pd_ev *ev, void *ctx)
 		else if (k == PD_KC_MEMSET)
 			c = C_MEMSET;
 		else
-			c = pd_patterns_match(a->comm, ev->name) ? C_COMM :
+			c = pd_patterns_match_ev(a->comm, ev) ? C_COMM :
 			    C_COMP;
 		return add(a, c, ev->ts_ns, ev->ts_ns + ev->dur_ns);
 	}
