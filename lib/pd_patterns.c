@@ -15,13 +15,14 @@
 enum { G_ANY, G_EXACT, G_PREFIX, G_CONTAINS, G_SUFFIX };
 
 /* Names matched lately and their answers, by a hash of the name: a
- * tool asks about the same few kernel names millions of times. */
+ * tool asks about the same few kernel names millions of times. The
+ * slots are allocated once: no allocation a name, whatever the churn. */
 #define MEMO		256
 #define MEMO_LEN	512	/* longer names are matched every time */
 
 struct memo {
-	char *name;		/* NULL: empty */
-	size_t len, m;
+	size_t len, m;		/* len SIZE_MAX: empty */
+	char name[MEMO_LEN];
 };
 
 struct pd_patterns {
@@ -38,10 +39,8 @@ memo_clear(struct memo *memo)
 {
 	size_t i;
 
-	for (i = 0; memo && i < MEMO; i++) {
-		free(memo[i].name);
-		memo[i].name = NULL;
-	}
+	for (i = 0; memo && i < MEMO; i++)
+		memo[i].len = SIZE_MAX;
 }
 
 static size_t
@@ -92,7 +91,8 @@ pd_patterns_new(void)
 	struct pd_patterns *p = calloc(1, sizeof *p);
 
 	if (p) {	/* may fail */
-		p->memo = calloc(MEMO, sizeof *p->memo);
+		p->memo = malloc(MEMO * sizeof *p->memo);
+		memo_clear(p->memo);
 		p->ids = calloc(1, sizeof *p->ids);
 	}
 	return p;
@@ -262,7 +262,6 @@ pd_patterns_match(const struct pd_patterns *p, const char *name)
 {
 	struct memo *e;
 	size_t n;
-	char *copy;
 
 	if (!p)
 		return 0;
@@ -270,13 +269,9 @@ pd_patterns_match(const struct pd_patterns *p, const char *name)
 	if (!p->memo || n > MEMO_LEN)
 		return match(p, name, n);
 	e = &p->memo[memo_slot(name, n)];
-	if (e->name && e->len == n && memcmp(e->name, name, n) == 0)
+	if (e->len == n && memcmp(e->name, name, n) == 0)
 		return e->m;
-	if (!(copy = malloc(n + 1)))
-		return match(p, name, n);
-	memcpy(copy, name, n + 1);
-	free(e->name);
-	e->name = copy;
+	memcpy(e->name, name, n);
 	e->len = n;
 	e->m = match(p, name, n);
 	return e->m;
