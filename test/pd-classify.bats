@@ -537,6 +537,8 @@ PY
 # byte changed fails its checksum and is written again, the same bytes as
 # before (the form of the same rules by the same program).
 @test "pd-classify: the rules' compiled form gives the output of a parse" {
+	# a cache directory of its own (make check shares one across tests)
+	export PD_CACHE_DIR=$BATS_TEST_TMPDIR/rcache
 	t=$BATS_TEST_TMPDIR
 	pd-profile "$PF/two-rank.jsonl" >"$t/p"
 	run_pd env PD_CACHE=0 pd-classify "$t/p"
@@ -569,6 +571,8 @@ PY
 # threshold is read, not the old one. two-rank.jsonl's step time cv is
 # 0.1286 on both ranks (the -r test above): over 0.10, not over 0.90.
 @test "pd-classify: a rules file changed in place is read again, not served stale" {
+	# a cache directory of its own (make check shares one across tests)
+	export PD_CACHE_DIR=$BATS_TEST_TMPDIR/rcache
 	t=$BATS_TEST_TMPDIR
 	pd-profile "$PF/two-rank.jsonl" >"$t/p"
 	rules() {
@@ -591,6 +595,8 @@ PY
 # file:line:col messages as a first read (the key twice test above), and
 # no entry for it.
 @test "pd-classify: a rules file made bad after a good read gives its errors" {
+	# a cache directory of its own (make check shares one across tests)
+	export PD_CACHE_DIR=$BATS_TEST_TMPDIR/rcache
 	t=$BATS_TEST_TMPDIR
 	printf 'version: 1\nrules:\n  - id: site.dup\n    title: first\n    domain: compute\n    source: me\n    when: [{ field: step.x, op: ">", value: 0.5 }]\n    impact: 0.5\n    evidence: e\n    fix: { proposal: p }\n' >"$t/r.yaml"
 	run_pd pd-classify -R -r "$t/r.yaml" </dev/null
