@@ -226,7 +226,7 @@ fi
 # more for the cache entry). What still grows with the trace, per tool:
 # pd-sum-mem and pd-sum-step sort what they keep per event with pd_xsort
 # in runs of 1 MiB (PD_SORT_MEM), past one run in temporary files under
-# TMPDIR, merged 16 at a time with 32 KiB each: flat in memory, on disk
+# TMPDIR, merged 64 at a time with 16 KiB each: flat in memory, on disk
 # up to about twice the records (pd-sum-mem: 64 B per [memory] event,
 # 32 B per operator range, ~170 MiB at the peak for the 1 GiB trace;
 # pd-sum-step: 24 B per kernel, copy, set and operator, those inside the

@@ -10,8 +10,8 @@
 #include "pd_diag.h"
 #include "pd_file.h"
 
-#define RUNBUF	(32u << 10)	/* read buffer of a run while merging */
-#define FANIN	16		/* runs merged at a time */
+#define RUNBUF	(16u << 10)	/* read buffer of a run while merging */
+#define FANIN	64		/* runs merged at a time */
 
 struct pd_xsort_run {
 	off_t off;		/* next byte of the run in the file */
@@ -243,16 +243,16 @@ heap_next(struct pd_xsort *x)
 		sift_down(x, 0);
 }
 
-/* Merge the first FANIN runs into one at the end of the file. */
+/* Merge the first k runs into one at the end of the file. */
 static int
-premerge(struct pd_xsort *x)
+premerge(struct pd_xsort *x, size_t k)
 {
 	size_t ocap = RUNBUF / x->size ? RUNBUF / x->size : 1, on = 0, n = 0,
 	    i;
 	char *ob = pd_xmalloc(ocap * x->size);
 	off_t off = x->off;
 
-	if (heap_start(x, FANIN) < 0)
+	if (heap_start(x, k) < 0)
 		goto fail;
 	while (x->nheap) {
 		memcpy(ob + on++ * x->size, run_rec(x, x->heap[0]), x->size);
@@ -267,13 +267,12 @@ premerge(struct pd_xsort *x)
 	if (x->err || append(x, ob, on * x->size) < 0)
 		goto fail;
 	free(ob);
-	memmove(x->runs, x->runs + FANIN, (x->nruns - FANIN) *
-	    sizeof *x->runs);
-	x->nruns -= FANIN;
+	memmove(x->runs, x->runs + k, (x->nruns - k) * sizeof *x->runs);
+	x->nruns -= k;
 	run_add(x, off, n);
 	return 0;
 fail:
-	for (i = 0; i < FANIN; i++) {
+	for (i = 0; i < k; i++) {
 		free(x->runs[i].rb);
 		x->runs[i].rb = NULL;
 	}
@@ -298,9 +297,11 @@ pd_xsort_finish(struct pd_xsort *x)
 	x->cap = 0;
 	x->heap = pd_xmalloc(x->nruns * sizeof *x->heap);
 	/* at most FANIN read buffers at a time: merge the oldest runs
-	 * into one until that many are left */
+	 * into one until that many are left, no more of them than that
+	 * takes (each record merged again costs a write and a read) */
 	while (x->nruns > FANIN)
-		if (premerge(x) < 0)
+		if (premerge(x, x->nruns - FANIN + 1 < FANIN ?
+		    x->nruns - FANIN + 1 : FANIN) < 0)
 			return -1;
 	return heap_start(x, x->nruns);
 }

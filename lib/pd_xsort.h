@@ -10,11 +10,12 @@
  * file can be made, the buffer grows instead and everything is sorted in
  * memory (the same order; memory then grows with the records). A write
  * that fails once the file is made is an error (err). Reading back merges
- * the runs with a read buffer of 32 KiB each, 16 runs at most: with more,
- * the oldest 16 are first merged into one at the end of the file (the
- * file then holds the records more than once). Memory: the run buffer
- * while adding, then at most 16 x 32 KiB (and as much again while
- * merging runs into one), whatever the number of records.
+ * the runs with a read buffer of 16 KiB each, 64 runs at most: with more,
+ * the oldest are first merged into one at the end of the file, 64 at a
+ * time, the last time only as many as leave 64 (the file then holds
+ * those records more than once). Memory: the run buffer while adding,
+ * then at most 64 x 16 KiB (and as much again while merging runs into
+ * one), whatever the number of records.
  *
  * cmp must be a total order (add a sequence number to break ties): the
  * order of records that compare equal is not defined. */

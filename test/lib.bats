@@ -343,15 +343,16 @@ $t: warning: $d/fifo.csv: export 'trace_view' of '$d/r_ascend_pt': not a regular
 
 # pd_xsort with runs of 10 records (16 bytes each): 1000 records with keys
 # -48..48 (many repeats) come back in (key, sequence) order, each once,
-# from 100 runs, 16 merged at a time into one until at most 16 are left
-# (100 - 6 x 15 = 10); 100000 records: 10000 runs, 666 such merges, the
-# first ones merged again; 20 records fill exactly two runs; 0 and 1 need
+# from 100 runs, the oldest merged into one until 64 are left (one merge
+# of 100 - 64 + 1 = 37); 100000 records: 10000 runs, 157 merges of 64
+# (10000 - 157 x 63 = 109 left), then one of 46: 64, the first merged
+# runs merged again; 20 records fill exactly two runs; 0 and 1 need
 # no file. The sum of the keys read is that of the keys written (printed
 # first). With a TMPDIR that does not exist no file can be made: all is
 # sorted in memory, in the same order.
 @test "xsort: records come back sorted, each once, across runs" {
 	local a
-	for a in "1000 7 10" "100000 5 10" "20 3 2" "1 1 0" "0 1 0"; do
+	for a in "1000 7 64" "100000 5 64" "20 3 2" "1 1 0" "0 1 0"; do
 		set -- $a
 		PD_SORT_MEM=160 TMPDIR=$BATS_TEST_TMPDIR run_pd \
 		    "$PD_TESTBIN/xsort-check" "$1" "$2"
@@ -368,12 +369,13 @@ $t: warning: $d/fifo.csv: export 'trace_view' of '$d/r_ascend_pt': not a regular
 }
 
 # A run sorter of one's own (pd_xsort_set_sort; here an insertion sort)
-# sorts every run instead of qsort: the 100 runs of 10 of 1000 records, or
-# the one run in memory, and the records come back the same.
+# sorts every run instead of qsort: the 100 runs of 10 of 1000 records
+# (64 left to merge at the end, as above), or the one run in memory, and
+# the records come back the same.
 @test "xsort: runs sorted by a sorter given with pd_xsort_set_sort" {
 	PD_SORT_MEM=160 TMPDIR=$BATS_TEST_TMPDIR run_pd \
 	    "$PD_TESTBIN/xsort-check" 1000 7 own
-	[ "${lines[1]}" = "n=1000 runs=10 sorted=1 sum=-217" ]
+	[ "${lines[1]}" = "n=1000 runs=64 sorted=1 sum=-217" ]
 	[ "${lines[2]}" = "own=100" ]
 	TMPDIR=$BATS_TEST_TMPDIR/none run_pd "$PD_TESTBIN/xsort-check" 1000 7 own
 	[ "${lines[1]}" = "n=1000 runs=0 sorted=1 sum=-217" ]
