@@ -283,17 +283,9 @@ copy_data(struct archive *a, int fd, const char **why)
 			*why = strerror(errno);
 			return -1;
 		}
-		while (len > 0) {
-			ssize_t w = write(fd, buf, len);
-
-			if (w < 0) {
-				if (errno == EINTR)
-					continue;
-				*why = strerror(errno);
-				return -1;
-			}
-			buf = (const char *)buf + w;
-			len -= (size_t)w;
+		if (pd_file_write_all(fd, buf, len) != 0) {
+			*why = strerror(errno);
+			return -1;
 		}
 	}
 }

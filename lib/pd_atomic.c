@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "pd_atomic.h"
+#include "pd_file.h"
 #include "pd_diag.h"
 
 int
@@ -14,7 +15,6 @@ pd_atomic_write(const char *dir, const char *name, const char *buf,
     size_t len)
 {
 	char path[PATH_MAX], tmp[PATH_MAX + 16];
-	size_t off = 0;
 	int fd, err;
 
 	if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path) {
@@ -30,16 +30,8 @@ pd_atomic_write(const char *dir, const char *name, const char *buf,
 		pd_error(dir, 0, "%s", strerror(errno));
 		return -1;
 	}
-	errno = 0;
-	while (off < len) {
-		ssize_t w = write(fd, buf + off, len - off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			goto fail;
-		off += (size_t)w;
-	}
+	if (pd_file_write_all(fd, buf, len) != 0)
+		goto fail;
 	if (fchmod(fd, 0644) != 0 || fsync(fd) != 0)
 		goto fail;
 	if (close(fd) != 0) {

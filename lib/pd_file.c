@@ -285,3 +285,24 @@ pd_file_tmp(const char *tag)
 	errno = e;
 	return fd;
 }
+
+int
+pd_file_write_all(int fd, const void *p, size_t n)
+{
+	const char *b = p;
+
+	while (n > 0) {
+		ssize_t w = write(fd, b, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			if (w == 0)
+				errno = ENOSPC;
+			return -1;
+		}
+		b += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}

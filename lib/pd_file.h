@@ -65,4 +65,8 @@ void pd_file_zclose(struct pd_zfile *z);
 const char *pd_file_tmpdir(void);
 int pd_file_tmp(const char *tag);
 
+/* All n bytes at p to fd: a short write is continued, EINTR retried, a
+ * write of 0 bytes is ENOSPC. 0, or -1 with errno set. */
+int pd_file_write_all(int fd, const void *p, size_t n);
+
 #endif

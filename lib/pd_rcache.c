@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pd_file.h"
 #include "pd_tcache.h"
 
 #define MAX_ENTRY	(64u << 20)	/* larger sources are not kept */
@@ -172,24 +173,6 @@ pd_rcache_release(struct pd_rcache_form *f)
 	memset(f, 0, sizeof *f);
 }
 
-static int
-write_all(int fd, const void *p, size_t n)
-{
-	const char *b = p;
-
-	while (n > 0) {
-		ssize_t w = write(fd, b, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		b += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 void
 pd_rcache_put(const char *kind, const char *path, const void *src,
     size_t srclen, const void *data, size_t len)
@@ -218,7 +201,7 @@ pd_rcache_put(const char *kind, const char *path, const void *src,
 	fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
 	    O_NOFOLLOW, 0600);
 	if (fd >= 0) {
-		ok = write_all(fd, buf, total) == 0;
+		ok = pd_file_write_all(fd, buf, total) == 0;
 		ok &= close(fd) == 0;
 		if (!ok || renameat(dir, tmp, dir, name) != 0)
 			unlinkat(dir, tmp, 0);

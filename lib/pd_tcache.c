@@ -47,6 +47,7 @@
 #include <unistd.h>
 
 #include "pd_archive.h"
+#include "pd_file.h"
 
 #define VERSION		4
 #define NONE		UINT32_MAX
@@ -299,21 +300,13 @@ wpos(const struct wr *w)
 static void
 wflush(struct wr *w, int force)
 {
-	size_t done = 0;
-
 	if (w->err || w->fd < 0 || (!force && w->len < FLUSH))
 		return;
 	if (w->tail)
 		cs_add(&w->cs, w->buf, w->len);
-	while (done < w->len) {
-		ssize_t n = write(w->fd, w->buf + done, w->len - done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			w->err = 1;
-			return;
-		}
-		done += (size_t)n;
+	if (pd_file_write_all(w->fd, w->buf, w->len) != 0) {
+		w->err = 1;
+		return;
 	}
 	w->off += w->len;
 	w->len = 0;

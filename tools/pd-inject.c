@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "pd_diag.h"
+#include "pd_file.h"
 #include "pd_tool.h"
 #include "pd_rec.h"
 #include "pd_share.h"
@@ -198,23 +199,6 @@ prologue(int stack, const char *outdir, const char *script, const char *nl)
 	return o;
 }
 
-static int
-write_all(int fd, const char *s, size_t n)
-{
-	ssize_t w;
-
-	while (n > 0) {
-		if ((w = write(fd, s, n)) < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		s += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* The instrumented text, to a temporary file beside out, then renamed. */
 static int
 write_out(const char *out, const char *buf, size_t len,
@@ -231,13 +215,13 @@ write_out(const char *out, const char *buf, size_t len,
 		free(tmp);
 		return -1;
 	}
-	if (write_all(fd, buf, p->prologue_off) ||
-	    write_all(fd, pro, strlen(pro)) ||
-	    write_all(fd, buf + p->prologue_off, p->iter_beg - p->prologue_off) ||
-	    write_all(fd, wrap, sizeof wrap - 1) ||
-	    write_all(fd, buf + p->iter_beg, p->iter_end - p->iter_beg) ||
-	    write_all(fd, ")", 1) ||
-	    write_all(fd, buf + p->iter_end, len - p->iter_end) ||
+	if (pd_file_write_all(fd, buf, p->prologue_off) ||
+	    pd_file_write_all(fd, pro, strlen(pro)) ||
+	    pd_file_write_all(fd, buf + p->prologue_off, p->iter_beg - p->prologue_off) ||
+	    pd_file_write_all(fd, wrap, sizeof wrap - 1) ||
+	    pd_file_write_all(fd, buf + p->iter_beg, p->iter_end - p->iter_beg) ||
+	    pd_file_write_all(fd, ")", 1) ||
+	    pd_file_write_all(fd, buf + p->iter_end, len - p->iter_end) ||
 	    fchmod(fd, mode & 0777) != 0)
 		e = errno;
 	if (close(fd) != 0 && !e)

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "pd_diag.h"
+#include "pd_file.h"
 #include "report.h"
 
 #define MAXMADE 32
@@ -54,27 +55,6 @@ static struct {
 static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
 
 /* Remove what this run created: the files, then the directories. */
-/* All of data to fd (a short write is retried; 0 bytes written is
- * ENOSPC). 0, or -1 with errno set. */
-static int
-write_all(int fd, const char *data, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, data, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			if (n == 0)
-				errno = ENOSPC;
-			return -1;
-		}
-		data += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 static void
 remove_made(void)
 {
@@ -413,7 +393,7 @@ report_write(const char *name, const char *data, size_t len)
 	    O_CLOEXEC, 0644);
 	if (fd < 0)
 		goto fail;
-	if (write_all(fd, data, len) != 0 || fchmod(fd, 0644) != 0 ||
+	if (pd_file_write_all(fd, data, len) != 0 || fchmod(fd, 0644) != 0 ||
 	    fsync(fd) != 0)
 		goto fail;
 	if (close(fd) != 0) {
@@ -692,7 +672,7 @@ report_runs_write(const char *name, const char *data, size_t len)
 	snprintf(runs.tmp, sizeof runs.tmp, "%s", tmp);
 	runs.active = 1;
 	block_signals(SIG_UNBLOCK);
-	if (write_all(fd, data, len) != 0 || fchmod(fd, 0644) != 0 ||
+	if (pd_file_write_all(fd, data, len) != 0 || fchmod(fd, 0644) != 0 ||
 	    fsync(fd) != 0)
 		goto fail;
 	err = close(fd);
