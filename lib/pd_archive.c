@@ -501,27 +501,45 @@ pd_archive_active(void)
 	return ncopies > 0;
 }
 
+/* The value for string v with its archive path mapped back (new
+ * reference), or NULL when it names no extracted copy. */
+static json_t *
+unmapped(json_t *v)
+{
+	char *s;
+	json_t *n;
+
+	if (!json_is_string(v) || !(s = pd_archive_unmap(json_string_value(v))))
+		return NULL;
+	n = pd_str(s);		/* the archive's name may not be UTF-8 */
+	free(s);
+	return n;
+}
+
+/* Strings are replaced in their container, never changed in place: a
+ * value may be shared by other records (pd_runs). */
 void
 pd_archive_unmap_json(json_t *v)
 {
-	const char *k;
-	json_t *x;
+	json_t *x, *n;
 	size_t i;
-	char *s;
+	void *it;
 
-	if (json_is_string(v)) {
-		if ((s = pd_archive_unmap(json_string_value(v)))) {
-			json_t *n = pd_str(s);	/* the archive's name may not
-						 * be UTF-8 */
-
-			json_string_set(v, json_string_value(n));
-			json_decref(n);
-			free(s);
+	if (json_is_object(v)) {
+		for (it = json_object_iter(v); it;
+		    it = json_object_iter_next(v, it)) {
+			x = json_object_iter_value(it);
+			if ((n = unmapped(x)))
+				json_object_iter_set_new(v, it, n);
+			else
+				pd_archive_unmap_json(x);
 		}
-	} else if (json_is_object(v)) {
-		json_object_foreach(v, k, x)
-			pd_archive_unmap_json(x);
-	} else if (json_is_array(v))
-		json_array_foreach(v, i, x)
-			pd_archive_unmap_json(x);
+	} else if (json_is_array(v)) {
+		json_array_foreach(v, i, x) {
+			if ((n = unmapped(x)))
+				json_array_set_new(v, i, n);
+			else
+				pd_archive_unmap_json(x);
+		}
+	}
 }

@@ -40,7 +40,9 @@ int pd_archive_resolve(const char *path, char *out, size_t size);
  * or NULL when s names no copy. */
 char *pd_archive_unmap(const char *s);
 
-/* pd_archive_unmap on every string of a JSON value, in place. */
+/* pd_archive_unmap on every string inside a JSON object or array: each
+ * string that names a copy is replaced in its container by a new value
+ * (a string value itself is never changed: it may be shared). */
 void pd_archive_unmap_json(json_t *v);
 
 /* Whether any archive has been read by this process. */

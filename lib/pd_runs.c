@@ -1,6 +1,7 @@
 #include "pd_runs.h"
 #include "pd_diag.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,8 @@ struct pd_runs {
 	json_t *seen;		/* type -> true */
 	json_t *longest;	/* the pd.gaps whose strip is the longest
 				 * window among ranks >= PD_RUNS_STRIP_RANKS */
+	json_t *pending;	/* the record held last, its values not
+				 * shared yet */
 	struct pd_run *runs;
 	size_t nruns;
 	int pack;
@@ -282,6 +285,104 @@ pack_rec(json_t *rec)
 	}
 }
 
+/* ---- shared values ----
+ *
+ * The ranks of one job repeat the same strings (kernel, operator and
+ * collective names, sources, kinds, the run id) and the same small
+ * numbers (counts, ranks, 0.0): a held record's strings and its integers
+ * and integral reals in [0, SHARED_NUMS) are replaced by one shared value
+ * each (jansson values are reference-counted; no tool changes a held
+ * value in place), so 4096 ranks hold one "kineto_trace", not 28672.
+ * Dropped with the last pd_runs, as the key lists. */
+
+#define SHARED_NUMS 1024
+
+static json_t *shared_strs;	/* string -> the shared value */
+static json_t *shared_ints[SHARED_NUMS], *shared_reals[SHARED_NUMS];
+
+static void
+shared_free(void)
+{
+	size_t i;
+
+	json_decref(shared_strs);
+	shared_strs = NULL;
+	for (i = 0; i < SHARED_NUMS; i++) {
+		json_decref(shared_ints[i]);
+		json_decref(shared_reals[i]);
+		shared_ints[i] = shared_reals[i] = NULL;
+	}
+}
+
+/* The shared value equal to v (borrowed), or NULL to keep v. */
+static json_t *
+shared_of(json_t *v)
+{
+	json_t *s;
+
+	if (json_is_string(v)) {
+		const char *t = json_string_value(v);
+		size_t len = json_string_length(v);
+
+		if (len >= MAGICLEN && memcmp(t, MAGIC, MAGICLEN) == 0)
+			return NULL;	/* a packed array: its own */
+		if (!shared_strs)
+			shared_strs = json_object();
+		if (!(s = json_object_getn(shared_strs, t, len)))
+			json_object_setn_nocheck(shared_strs, t, len, (s = v));
+		return s;
+	}
+	if (json_is_integer(v)) {
+		json_int_t i = json_integer_value(v);
+
+		if (i < 0 || i >= SHARED_NUMS)
+			return NULL;
+		if (!shared_ints[i])
+			shared_ints[i] = json_incref(v);
+		return shared_ints[i];
+	}
+	if (json_is_real(v)) {
+		double d = json_real_value(v);
+		size_t i;
+
+		/* exactly a small whole number, and not -0.0 */
+		if (!(d >= 0 && d < SHARED_NUMS) || signbit(d) ||
+		    d != (double)(size_t)d)
+			return NULL;
+		i = (size_t)d;
+		if (!shared_reals[i])
+			shared_reals[i] = json_incref(v);
+		return shared_reals[i];
+	}
+	return NULL;
+}
+
+/* Replace the values in the tree v by their shared ones. */
+static void
+share(json_t *v)
+{
+	json_t *x, *s;
+	size_t i;
+	void *it;
+
+	if (json_is_object(v)) {
+		for (it = json_object_iter(v); it;
+		    it = json_object_iter_next(v, it)) {
+			x = json_object_iter_value(it);
+			if ((s = shared_of(x)) && s != x)
+				json_object_iter_set(v, it, s);
+			else if (!s)
+				share(x);
+		}
+	} else if (json_is_array(v)) {
+		json_array_foreach(v, i, x)
+			if ((s = shared_of(x)) && s != x)
+				json_array_set(v, i, s);
+			else if (!s)
+				share(x);
+	}
+}
+
 json_t *
 pd_runs_array(json_t *rec, const char *key)
 {
@@ -363,9 +464,12 @@ pd_runs_free(struct pd_runs *r)
 	json_decref(r->context);
 	json_decref(r->seen);
 	json_decref(r->longest);
+	json_decref(r->pending);
 	free(r);
-	if (--live == 0)
+	if (--live == 0) {
 		klists_free();
+		shared_free();
+	}
 }
 
 /* Whether a pd.gaps keeps its timeline strip: a rank below
@@ -430,6 +534,17 @@ view_of(struct pd_runs *r, const char *root, json_t *rank)
 	return get_or_new(get_or_new(r->views, root), key);
 }
 
+/* Share the values of the record held last (see pd_runs.h). */
+static void
+flush(struct pd_runs *r)
+{
+	if (r->pending) {
+		share(r->pending);
+		json_decref(r->pending);
+		r->pending = NULL;
+	}
+}
+
 void
 pd_runs_add(struct pd_runs *r, json_t *rec)
 {
@@ -437,6 +552,7 @@ pd_runs_add(struct pd_runs *r, json_t *rec)
 	const char *root = pd_rec_str(rec, "root");
 	json_t *v, *a;
 
+	flush(r);
 	if (!type)
 		return;
 	json_object_set_new(r->seen, type, json_true());
@@ -480,6 +596,7 @@ pd_runs_add(struct pd_runs *r, json_t *rec)
 		if (r->pack)
 			pack_rec(rec);
 		json_object_set(v, type + 3, rec);
+		r->pending = json_incref(rec);
 	}
 }
 
@@ -561,6 +678,7 @@ pd_runs_group(struct pd_runs *r)
 	const char **roots, **runs;
 	size_t n, nr, i;
 
+	flush(r);
 	roots = sorted_keys(r->views, &n);
 	for (i = 0; i < n; i++) {
 		json_t *id = json_object_get(r->root_run, roots[i]);

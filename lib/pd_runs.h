@@ -26,6 +26,14 @@
  * with pd_runs_array, never directly, and while a pd_runs lives (the key
  * lists the arrays share go with the last one freed).
  *
+ * Shared values: the ranks of a job repeat strings (names, sources,
+ * kinds, the run id) and small numbers; a held record's strings and its
+ * integers and whole reals in [0, 1024) are replaced, in their
+ * containers, by one value shared by every held record (no value is
+ * changed in place). This is done at the next pd_runs_add or at
+ * pd_runs_group, so what a caller borrowed from a record (pd_rec_str)
+ * stays valid until then, not longer.
+ *
  * Ownership: everything returned is borrowed from the pd_runs, except
  * where a function says new. */
 #ifndef PD_RUNS_H

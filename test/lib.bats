@@ -381,3 +381,55 @@ $t: warning: $d/fifo.csv: export 'trace_view' of '$d/r_ascend_pt': not a regular
 	[ "${lines[1]}" = "n=1000 runs=0 sorted=1 sum=-217" ]
 	[ "${lines[2]}" = "own=1" ]
 }
+
+# The reduce tools hold each rank's summaries (pd_runs); the ranks of a job
+# repeat strings and small numbers, held once each: a record's strings and
+# its integers and whole reals in [0, 1024) are replaced by one shared value
+# (lib/pd_runs.c). The records below are written with sorted keys, so the
+# held ones must print back as the same text: -0.0 stays -0.0, 3 an integer
+# and 3.0 a real, the NUL inside a string stays. Shared: "a" 0.0, "c" 3,
+# "d" 3.0, "g" 1023.0, the string "n", "run", "source", "v" (every holder
+# holds the first holder's value); not: -0.0, 1024.0 (out of range), 2.5;
+# "rank" and "root" only within a root (2 of 5: its hotspot and step), "type"
+# within a type. The type read from a record after it was added is still
+# valid (runs-check prints it; the sanitizer build would catch a freed one).
+@test "runs: held records share equal strings and small numbers, unchanged" {
+	f=$BATS_TEST_TMPDIR/runs.jsonl
+	h='"a":0.0,"b":-0.0,"c":3,"d":3.0,"e":1024.0,"f":2.5,"g":1023.0,"n":"x\u0000y"'
+	s='"steps":[{"step":0,"step_us":10.0},{"step":1,"step_us":12.5}]'
+	for r in 0 1 2; do
+		echo "{$h,\"rank\":$r,\"root\":\"/j/r$r\",\"run\":\"J\",\"source\":\"kineto_trace\",\"type\":\"pd.hotspot\",\"v\":1}"
+		[ $r = 2 ] || echo "{\"rank\":$r,\"root\":\"/j/r$r\",$s,\"type\":\"pd.step\",\"v\":1}"
+	done >"$f"
+	run_pd "$PD_TESTBIN/runs-check" <"$f"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "add pd.hotspot" ]
+	[ "${lines[1]}" = "add pd.step" ]
+	[ "${lines[4]}" = "add pd.hotspot" ]
+	# views by root, then types: each line "ROOT TYPE" and its input record
+	for i in 5 6 7 8 9; do
+		rec=${lines[$i]#* * }
+		r=${rec#*\"root\":\"}; r=${r%%\"*}
+		t=${rec#*\"type\":\"pd.}; t=${t%%\"*}
+		[ "${lines[$i]}" = "$r $t $rec" ]
+		grep -Fxq -- "$rec" "$f"
+	done
+	[ "${lines[5]% \{*}" = "/j/r0 hotspot" ]
+	[ "${lines[6]% \{*}" = "/j/r0 step" ]
+	[ "${lines[9]% \{*}" = "/j/r2 hotspot" ]
+	[ "$(printf '%s\n' "${lines[@]:5:5}" | sort -u | wc -l)" -eq 5 ]
+	[ "${lines[10]}" = "shared a: 3 of 3" ]
+	[ "${lines[11]}" = "shared b: 1 of 3" ]
+	[ "${lines[12]}" = "shared c: 3 of 3" ]
+	[ "${lines[13]}" = "shared d: 3 of 3" ]
+	[ "${lines[14]}" = "shared e: 1 of 3" ]
+	[ "${lines[15]}" = "shared f: 1 of 3" ]
+	[ "${lines[16]}" = "shared g: 3 of 3" ]
+	[ "${lines[17]}" = "shared n: 3 of 3" ]
+	[ "${lines[18]}" = "shared rank: 2 of 5" ]
+	[ "${lines[19]}" = "shared root: 2 of 5" ]
+	[ "${lines[20]}" = "shared run: 3 of 3" ]
+	[ "${lines[21]}" = "shared source: 3 of 3" ]
+	[ "${lines[23]}" = "shared type: 3 of 5" ]
+	[ "${lines[24]}" = "shared v: 5 of 5" ]
+}

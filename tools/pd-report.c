@@ -732,6 +732,7 @@ one_of_many(struct ctx *c, struct pd_run *run, const char *name,
 	counts = c->in.counts;
 	c->in.counts = counts_of(c, run);
 	report = report_build(&c->in, run, &c->o);
+	json_object_clear(run->views);	/* the report holds what it shows */
 	if (shown && *shown)
 		pd_set_str(report, "name", shown);
 	n = build_set(c, run, report, p);
@@ -922,6 +923,7 @@ on_end(void *arg)
 		    pd_diag_quote(json_string_value(run->id),
 		    json_string_length(run->id)) : "the run without an id");
 	report = report_build(&c->in, run, &c->o);
+	json_object_clear(run->views);	/* the report holds what it shows */
 	if ((n = build_set(c, run, report, p)) < 0 ||
 	    write_set(c->o.outdir, p, n) != 0)
 		pd_diag_status(PD_EXIT_SYSTEM);
