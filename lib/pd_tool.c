@@ -170,6 +170,29 @@ usable(json_t *root)
 	return r;
 }
 
+/* After the first root: keep freed memory for the next root instead of
+ * giving it back. By default a block from 128 KiB (a read window, a sort
+ * run, a root's tables and graphs) is mapped and unmapped each time and
+ * the heap's top trimmed, until glibc's threshold adapts: over many roots
+ * the same pages were faulted in again and again (over 8 ranks a third of
+ * pd-hotspots's time went to page faults). The threshold is set where
+ * glibc's adaptive one stops (32 MiB), and only more than 64 MiB free at
+ * the top of the heap is given back: what a root frees the next one
+ * reuses. Not from the start: within one root, freed blocks kept in the
+ * heap fragment it, and a single trace's peak would grow with its length
+ * (pd-sum-gaps: 9.3 -> 10.4 MiB from 271 MiB to 1 GiB). */
+static void
+keep_freed(void)
+{
+	static int done;
+
+	if (done)
+		return;
+	done = 1;
+	mallopt(M_MMAP_THRESHOLD, 32 << 20);
+	mallopt(M_TRIM_THRESHOLD, 64 << 20);
+}
+
 static int
 on_root(json_t *root, void *ctx)
 {
@@ -186,6 +209,7 @@ on_root(json_t *root, void *ctx)
 	root = usable(root);
 	rc = r->read(root, t);
 	json_decref(root);
+	keep_freed();
 	if (rc)
 		pd_diag_status(rc);
 	fflush(stdout);
@@ -231,20 +255,6 @@ pd_tool_main(struct pd_tool *t, int argc, char **argv)
 	int c;
 
 	pd_diag_init(argv[0]);
-	/* Keep freed memory for the next root instead of giving it back.
-	 * By default a block from 128 KiB (a read window, a sort run, a
-	 * root's tables and graphs) is mapped and unmapped each time, and the
-	 * heap's top trimmed, until glibc's threshold adapts: over many roots
-	 * the same pages were faulted in again and again (over 8 ranks a
-	 * third of pd-hotspots's time went to page faults). The threshold is
-	 * set where glibc's adaptive one stops (32 MiB): what a root frees
-	 * the next one reuses, the peak stays what it was, blocks of 32 MiB
-	 * or more are still mapped on their own, and more than 64 MiB free
-	 * at the top of the heap is given back. (The reduce tools keep the
-	 * default: they free little before the end, and their growing report
-	 * texts move for free when mapped.) */
-	mallopt(M_MMAP_THRESHOLD, 32 << 20);
-	mallopt(M_TRIM_THRESHOLD, 64 << 20);
 	memset(&s, 0, sizeof s);
 	if (t->topn <= 0)
 		t->topn = 20;

@@ -133,6 +133,12 @@ pd_xsort_slot(struct pd_xsort *x)
 		return NULL;
 	if (x->n == x->cap) {
 		size_t nc = x->cap ? x->cap * 2 : 256;
+		/* past 64 KiB, a run of the default size (1 MiB) at once: a
+		 * chain of doublings leaves its old blocks behind as holes
+		 * in the heap, and pages not written yet are not resident */
+		if (nc * x->size > (64u << 10) && x->max <= PD_XSORT_MEM /
+		    x->size)
+			nc = x->max;
 		if (nc > x->max)
 			nc = x->max;
 		x->buf = pd_xrealloc(x->buf, nc * x->size);
