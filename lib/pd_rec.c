@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -476,9 +477,9 @@ located(json_t *root, void *ctx)
  * without building anything and gives the top-level "type" when that is
  * a plain string (the last one, as jansson keeps the last of equal keys).
  * It answers only what it can answer the way jansson would: a line with a
- * byte outside printable ASCII in a string, a \\u escape, a number jansson
- * could find too big or nesting deeper than QMAX is left to jansson
- * (Q_ASK), as is every line it finds wrong (for jansson's message). */
+ * \u escape, a number jansson could find too big or nesting deeper than
+ * QMAX is left to jansson (Q_ASK), as is every line it finds wrong (for
+ * jansson's message: a control character or bad UTF-8 in a string...). */
 
 #define QMAX 256
 
@@ -492,16 +493,49 @@ q_ws(const char *p, const char *e)
 	return p;
 }
 
+/* The length of the UTF-8 sequence at p (1 to 4) when it is one jansson
+ * takes (no overlong form, no surrogate, nothing past U+10FFFF), else 0. */
+static size_t
+q_utf8(const unsigned char *p, const unsigned char *e)
+{
+	size_t n, i;
+	uint32_t v;
+
+	if (*p < 0x80)
+		return 1;
+	if (*p >= 0xc2 && *p <= 0xdf)
+		n = 2, v = *p & 0x1f;
+	else if (*p >= 0xe0 && *p <= 0xef)
+		n = 3, v = *p & 0x0f;
+	else if (*p >= 0xf0 && *p <= 0xf4)
+		n = 4, v = *p & 0x07;
+	else
+		return 0;
+	if ((size_t)(e - p) < n)
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		v = v << 6 | (p[i] & 0x3f);
+	}
+	if (v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff) ||
+	    (n == 3 && v < 0x800) || (n == 4 && v < 0x10000))
+		return 0;
+	return n;
+}
+
 /* A string at p ('"'): its end after the closing quote, or NULL. The
- * contents are [*b, *ce) when plain (no escape), else *b is NULL. Only
- * printable ASCII and the escapes \" \\ \/ \b \f \n \r \t. */
+ * contents are [*b, *ce) when plain (no escape), else *b is NULL. No
+ * control character; the escapes \" \\ \/ \b \f \n \r \t (\u is
+ * left to jansson); bytes above 0x7f as jansson takes UTF-8. */
 static const char *
 q_str(const char *p, const char *e, const char **b, const char **ce)
 {
 	int esc = 0;
+	size_t n;
 
 	*b = ++p;
-	for (; p < e; p++) {
+	while (p < e) {
 		unsigned char c = (unsigned char)*p;
 
 		if (c == '"') {
@@ -510,13 +544,19 @@ q_str(const char *p, const char *e, const char **b, const char **ce)
 				*b = NULL;
 			return p + 1;
 		}
-		if (c < 0x20 || c > 0x7e)
+		if (c < 0x20)
 			return NULL;
 		if (c == '\\') {
 			esc = 1;
 			if (++p >= e || !*p || !strchr("\"\\/bfnrt", *p))
-				return NULL;	/* \u too: left to jansson */
+				return NULL;
+			p++;
+			continue;
 		}
+		if (!(n = q_utf8((const unsigned char *)p,
+		    (const unsigned char *)e)))
+			return NULL;
+		p += n;
 	}
 	return NULL;
 }

@@ -42,8 +42,8 @@ int pd_stream_run(struct pd_stream *s, int argc, char **argv);
 /* Whether the text [p, e) is one JSON object (blanks around it allowed)
  * that jansson reads, told without building it: 1, with [*tb, *te) its
  * top-level "type" when that is a string without escapes (else both
- * NULL); 0 when only jansson can say (a wrong line, a byte outside
- * printable ASCII in a string, a \u escape, a number near or past what
+ * NULL); 0 when only jansson can say (a wrong line, bad UTF-8 or a
+ * control character in a string, a \u escape, a number near or past what
  * jansson takes, nesting deeper than 256). The stream uses it to pass
  * over the records a stage forwards without reading them. */
 int pd_rec_quick(const char *p, const char *e, const char **tb,

@@ -477,6 +477,23 @@ $t: warning: $d/fifo.csv: export 'trace_view' of '$d/r_ascend_pt': not a regular
 	# answered: 1, 3, 4, 5, 6, 11 (the others are wrong or left to jansson)
 	run_pd "$PD_TESTBIN/quick-check" <"$d/tricky"
 	[ "$output" = "lines 15 texts 15 quick 6 wrong 0" ]
+	# UTF-8 in strings, as jansson takes it: paths and names in any
+	# script, U+FFFF, U+10FFFF and DEL answered; an overlong form (C0 AF,
+	# E0 80 AF, F0 80 80 AF), a surrogate (ED A0 80), past U+10FFFF (F4 90
+	# 80 80), a sequence cut short (C3) and a control byte left to jansson
+	printf '%s\n' '{"type":"pd.root","root":"/数据/rank0"}' \
+	    '{"type":"pd.comm","root":"/données/r1","s":"Ω≈ç√∫"}' \
+	    '{"type":"pd.x","s":"😀"}' >"$d/utf8"
+	for b in '\xef\xbf\xbf' '\xf4\x8f\xbf\xbf' '\x7f' '\xc0\xaf' \
+	    '\xe0\x80\xaf' '\xf0\x80\x80\xaf' '\xed\xa0\x80' \
+	    '\xf4\x90\x80\x80' '\xc3' '\x01'; do
+		printf '{"type":"pd.x","s":"a'"$b"'"}\n'
+	done >>"$d/utf8"
+	run_pd "$PD_TESTBIN/quick-check" <"$d/utf8"
+	[ "$output" = "lines 13 texts 13 quick 6 wrong 0" ]
+	run_pd "$PD_TESTBIN/quick-check" -m <"$d/utf8"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *" wrong 0" ]]
 }
 
 # What the stream does with the lines it passes over: forwarded byte for
