@@ -504,11 +504,12 @@ pd_archive_active(void)
 /* The value for string v with its archive path mapped back (new
  * reference), or NULL when it names no extracted copy. */
 static json_t *
-unmapped(json_t *v)
+unmapped(json_t *v, void *ctx)
 {
 	char *s;
 	json_t *n;
 
+	(void)ctx;
 	if (!json_is_string(v) || !(s = pd_archive_unmap(json_string_value(v))))
 		return NULL;
 	n = pd_str(s);		/* the archive's name may not be UTF-8 */
@@ -521,25 +522,5 @@ unmapped(json_t *v)
 void
 pd_archive_unmap_json(json_t *v)
 {
-	json_t *x, *n;
-	size_t i;
-	void *it;
-
-	if (json_is_object(v)) {
-		for (it = json_object_iter(v); it;
-		    it = json_object_iter_next(v, it)) {
-			x = json_object_iter_value(it);
-			if ((n = unmapped(x)))
-				json_object_iter_set_new(v, it, n);
-			else
-				pd_archive_unmap_json(x);
-		}
-	} else if (json_is_array(v)) {
-		json_array_foreach(v, i, x) {
-			if ((n = unmapped(x)))
-				json_array_set_new(v, i, n);
-			else
-				pd_archive_unmap_json(x);
-		}
-	}
+	pd_json_replace(v, unmapped, NULL);
 }

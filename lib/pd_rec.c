@@ -493,37 +493,6 @@ q_ws(const char *p, const char *e)
 	return p;
 }
 
-/* The length of the UTF-8 sequence at p (1 to 4) when it is one jansson
- * takes (no overlong form, no surrogate, nothing past U+10FFFF), else 0. */
-static size_t
-q_utf8(const unsigned char *p, const unsigned char *e)
-{
-	size_t n, i;
-	uint32_t v;
-
-	if (*p < 0x80)
-		return 1;
-	if (*p >= 0xc2 && *p <= 0xdf)
-		n = 2, v = *p & 0x1f;
-	else if (*p >= 0xe0 && *p <= 0xef)
-		n = 3, v = *p & 0x0f;
-	else if (*p >= 0xf0 && *p <= 0xf4)
-		n = 4, v = *p & 0x07;
-	else
-		return 0;
-	if ((size_t)(e - p) < n)
-		return 0;
-	for (i = 1; i < n; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		v = v << 6 | (p[i] & 0x3f);
-	}
-	if (v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff) ||
-	    (n == 3 && v < 0x800) || (n == 4 && v < 0x10000))
-		return 0;
-	return n;
-}
-
 /* A string at p ('"'): its end after the closing quote, or NULL. The
  * contents are [*b, *ce) when plain (no escape), else *b is NULL. No
  * control character; the escapes \" \\ \/ \b \f \n \r \t (\u is
@@ -553,9 +522,8 @@ q_str(const char *p, const char *e, const char **b, const char **ce)
 			p++;
 			continue;
 		}
-		if (!(n = q_utf8((const unsigned char *)p,
-		    (const unsigned char *)e)))
-			return NULL;
+		if (!(n = pd_utf8_seq(p, (size_t)(e - p))))
+			return NULL;	/* as jansson: pd_utf8_seq's rules */
 		p += n;
 	}
 	return NULL;
@@ -757,6 +725,32 @@ pd_stream_run(struct pd_stream *s, int argc, char **argv)
 	if (s->on_end)
 		s->on_end(s->ctx);
 	return pd_diag_get_status();
+}
+
+void
+pd_json_replace(json_t *v, json_t *(*fn)(json_t *x, void *ctx), void *ctx)
+{
+	json_t *x, *n;
+	size_t i;
+	void *it;
+
+	if (json_is_object(v)) {
+		for (it = json_object_iter(v); it;
+		    it = json_object_iter_next(v, it)) {
+			x = json_object_iter_value(it);
+			if ((n = fn(x, ctx)))
+				json_object_iter_set_new(v, it, n);
+			else
+				pd_json_replace(x, fn, ctx);
+		}
+	} else if (json_is_array(v)) {
+		json_array_foreach(v, i, x) {
+			if ((n = fn(x, ctx)))
+				json_array_set_new(v, i, n);
+			else
+				pd_json_replace(x, fn, ctx);
+		}
+	}
 }
 
 json_t *

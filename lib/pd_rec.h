@@ -121,6 +121,12 @@ const char *pd_str_bytes(const char *s);
  * a bad, overlong or surrogate sequence, one cut by n). */
 size_t pd_utf8_seq(const char *s, size_t n);
 
+/* Walk the objects and arrays in v: a value for which fn gives a new one
+ * (a new reference) is replaced by it in its container, never changed in
+ * place; one for which it gives NULL is kept, and walked into. */
+void pd_json_replace(json_t *v, json_t *(*fn)(json_t *x, void *ctx),
+    void *ctx);
+
 /* A new array of the values of arr (an array) or of an object's values in
  * key order of iteration, sorted with cmp (called on json_t *const *). */
 json_t *pd_json_sorted(json_t *arr_or_obj, int (*cmp)(const void *, const void *));

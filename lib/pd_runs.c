@@ -357,30 +357,22 @@ shared_of(json_t *v)
 	return NULL;
 }
 
+/* The shared value for x (a new reference), or NULL: x is its own, or
+ * not one to share (then pd_json_replace walks into it). */
+static json_t *
+shared_for(json_t *x, void *ctx)
+{
+	json_t *s = shared_of(x);
+
+	(void)ctx;
+	return s && s != x ? json_incref(s) : NULL;
+}
+
 /* Replace the values in the tree v by their shared ones. */
 static void
 share(json_t *v)
 {
-	json_t *x, *s;
-	size_t i;
-	void *it;
-
-	if (json_is_object(v)) {
-		for (it = json_object_iter(v); it;
-		    it = json_object_iter_next(v, it)) {
-			x = json_object_iter_value(it);
-			if ((s = shared_of(x)) && s != x)
-				json_object_iter_set(v, it, s);
-			else if (!s)
-				share(x);
-		}
-	} else if (json_is_array(v)) {
-		json_array_foreach(v, i, x)
-			if ((s = shared_of(x)) && s != x)
-				json_array_set(v, i, s);
-			else if (!s)
-				share(x);
-	}
+	pd_json_replace(v, shared_for, NULL);
 }
 
 json_t *
