@@ -1,5 +1,6 @@
 /* pd_file: regular files only, opened without blocking (see pd_file.h). */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -106,11 +107,14 @@ pd_file_zopen(const char *path)
 
 	if (fd < 0)
 		return NULL;
-	if (!(z = calloc(1, sizeof *z))) {
+	/* the input buffer is not zeroed: its pages are touched only as
+	 * far as input is read into it */
+	if (!(z = malloc(sizeof *z))) {
 		close(fd);
 		errno = ENOMEM;
 		return NULL;
 	}
+	memset(z, 0, offsetof(struct pd_zfile, in));
 	z->fd = fd;
 	while ((n = read(fd, m, 2)) < 0 && errno == EINTR)
 		;

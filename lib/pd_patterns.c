@@ -16,12 +16,17 @@ enum { G_ANY, G_EXACT, G_PREFIX, G_CONTAINS, G_SUFFIX };
 
 /* Names matched lately and their answers, by a hash of the name: a
  * tool asks about the same few kernel names millions of times. The
- * slots are allocated once: no allocation a name, whatever the churn. */
+ * slots are allocated once: no allocation a name, whatever the churn.
+ * A slot holds an answer of the patterns' generation gen only: the
+ * slots start zeroed (generation 0, never current) and a new pattern
+ * empties them all by a new generation, so that none is written before
+ * it is used (a tool's start-up does not fault in 130 KiB of slots). */
 #define MEMO		256
 #define MEMO_LEN	512	/* longer names are matched every time */
 
 struct memo {
-	size_t len, m;		/* len SIZE_MAX: empty */
+	size_t len, m;
+	uint64_t gen;		/* the generation it was filled in */
 	char name[MEMO_LEN];
 };
 
@@ -31,16 +36,14 @@ struct pd_patterns {
 	size_t *lit;		/* length of the literal part */
 	size_t n, cap;
 	struct memo *memo;	/* MEMO of them; NULL: none */
+	uint64_t gen;		/* the slots' current generation, from 1 */
 	struct pd_idmemo *ids;	/* answers by ev->name_id; NULL: none */
 };
 
 static void
-memo_clear(struct memo *memo)
+memo_clear(struct pd_patterns *p)
 {
-	size_t i;
-
-	for (i = 0; memo && i < MEMO; i++)
-		memo[i].len = SIZE_MAX;
+	p->gen++;
 }
 
 static size_t
@@ -91,8 +94,8 @@ pd_patterns_new(void)
 	struct pd_patterns *p = calloc(1, sizeof *p);
 
 	if (p) {	/* may fail */
-		p->memo = malloc(MEMO * sizeof *p->memo);
-		memo_clear(p->memo);
+		p->memo = calloc(MEMO, sizeof *p->memo);
+		p->gen = 1;
 		p->ids = calloc(1, sizeof *p->ids);
 	}
 	return p;
@@ -110,7 +113,6 @@ pd_patterns_free(struct pd_patterns *p)
 	free(p->v);
 	free(p->kind);
 	free(p->lit);
-	memo_clear(p->memo);
 	free(p->memo);
 	if (p->ids)
 		pd_idmemo_free(p->ids);
@@ -141,7 +143,7 @@ pd_patterns_add(struct pd_patterns *p, const char *glob)
 	}
 	if (!(s = strdup(glob)))
 		return -1;
-	memo_clear(p->memo);
+	memo_clear(p);
 	if (p->ids)
 		pd_idmemo_free(p->ids);
 	classify(s, &p->kind[p->n], &p->lit[p->n]);
@@ -269,9 +271,10 @@ pd_patterns_match(const struct pd_patterns *p, const char *name)
 	if (!p->memo || n > MEMO_LEN)
 		return match(p, name, n);
 	e = &p->memo[memo_slot(name, n)];
-	if (e->len == n && memcmp(e->name, name, n) == 0)
+	if (e->gen == p->gen && e->len == n && memcmp(e->name, name, n) == 0)
 		return e->m;
 	memcpy(e->name, name, n);
+	e->gen = p->gen;
 	e->len = n;
 	e->m = match(p, name, n);
 	return e->m;
