@@ -16,18 +16,25 @@ enum { G_ANY, G_EXACT, G_PREFIX, G_CONTAINS, G_SUFFIX };
 
 /* Names matched lately and their answers, by a hash of the name: a
  * tool asks about the same few kernel names millions of times. The
- * slots are allocated once: no allocation a name, whatever the churn.
- * A slot holds an answer of the patterns' generation gen only: the
- * slots start zeroed (generation 0, never current) and a new pattern
- * empties them all by a new generation, so that none is written before
- * it is used (a tool's start-up does not fault in 130 KiB of slots). */
+ * memory is allocated once: no allocation a name, whatever the churn.
+ * A slot holds an answer of the memo's generation gen only, its name
+ * packed in the arena after the names before it: the memory starts
+ * zeroed (generation 0, never current), and a new pattern, or a name
+ * that no longer fits in the arena, empties every slot by a new
+ * generation. So nothing is written before it is used: a tool's
+ * start-up does not fault in the memo's 136 KiB, and the few names of a
+ * small trace share a page or two. */
 #define MEMO		256
 #define MEMO_LEN	512	/* longer names are matched every time */
 
 struct memo {
-	size_t len, m;
-	uint64_t gen;		/* the generation it was filled in */
-	char name[MEMO_LEN];
+	uint64_t gen;		/* the current generation, from 1 */
+	size_t used;		/* of the arena, in this generation */
+	struct slot {
+		uint64_t gen;	/* the generation it was filled in */
+		size_t len, m, off;	/* off: its name in the arena */
+	} slot[MEMO];
+	char arena[MEMO * MEMO_LEN];
 };
 
 struct pd_patterns {
@@ -35,15 +42,17 @@ struct pd_patterns {
 	unsigned char *kind;
 	size_t *lit;		/* length of the literal part */
 	size_t n, cap;
-	struct memo *memo;	/* MEMO of them; NULL: none */
-	uint64_t gen;		/* the slots' current generation, from 1 */
+	struct memo *memo;	/* NULL: none */
 	struct pd_idmemo *ids;	/* answers by ev->name_id; NULL: none */
 };
 
 static void
 memo_clear(struct pd_patterns *p)
 {
-	p->gen++;
+	if (p->memo) {
+		p->memo->gen++;
+		p->memo->used = 0;
+	}
 }
 
 static size_t
@@ -94,8 +103,8 @@ pd_patterns_new(void)
 	struct pd_patterns *p = calloc(1, sizeof *p);
 
 	if (p) {	/* may fail */
-		p->memo = calloc(MEMO, sizeof *p->memo);
-		p->gen = 1;
+		if ((p->memo = calloc(1, sizeof *p->memo)))
+			p->memo->gen = 1;
 		p->ids = calloc(1, sizeof *p->ids);
 	}
 	return p;
@@ -262,21 +271,29 @@ match(const struct pd_patterns *p, const char *name, size_t n)
 size_t
 pd_patterns_match(const struct pd_patterns *p, const char *name)
 {
-	struct memo *e;
+	struct memo *mm;
+	struct slot *e;
 	size_t n;
 
 	if (!p)
 		return 0;
 	n = strlen(name);
-	if (!p->memo || n > MEMO_LEN)
+	if (!(mm = p->memo) || n > MEMO_LEN)
 		return match(p, name, n);
-	e = &p->memo[memo_slot(name, n)];
-	if (e->gen == p->gen && e->len == n && memcmp(e->name, name, n) == 0)
+	e = &mm->slot[memo_slot(name, n)];
+	if (e->gen == mm->gen && e->len == n &&
+	    memcmp(mm->arena + e->off, name, n) == 0)
 		return e->m;
-	memcpy(e->name, name, n);
-	e->gen = p->gen;
+	if (n > sizeof mm->arena - mm->used) {	/* full: a new generation */
+		mm->gen++;
+		mm->used = 0;
+	}
+	memcpy(mm->arena + mm->used, name, n);
+	e->gen = mm->gen;
+	e->off = mm->used;
 	e->len = n;
 	e->m = match(p, name, n);
+	mm->used += n;
 	return e->m;
 }
 
