@@ -15,13 +15,15 @@ DESTDIR ?=
 SHAREDIR = $(PREFIX)/share/perfdiag
 MANDIR = $(PREFIX)/share/man
 
-PKGS = jansson yaml-0.1 zlib libarchive sqlite3
+PKGS = jansson yaml-0.1 zlib libarchive sqlite3 libisal
 # Linked at build time: libarchive is loaded when an archive is first read
-# (lib/pd_archive.c) and libsqlite3 when a database is first opened
-# (lib/pd_sqlite.c), so that a tool's start-up does not map them (and the
-# eleven libraries libarchive needs).
-LINK_PKGS = $(filter-out libarchive sqlite3,$(PKGS))
-DEBS = build-essential pkg-config libjansson-dev libyaml-dev zlib1g-dev libarchive-dev libsqlite3-dev bats jq mandoc
+# (lib/pd_archive.c), libsqlite3 when a database is first opened
+# (lib/pd_sqlite.c) and ISA-L's libisal when a gzip file is first read
+# (lib/pd_file.c; zlib inflates where it cannot be loaded), so that a
+# tool's start-up does not map them (and the eleven libraries libarchive
+# needs).
+LINK_PKGS = $(filter-out libarchive sqlite3 libisal,$(PKGS))
+DEBS = build-essential pkg-config libjansson-dev libyaml-dev zlib1g-dev libarchive-dev libsqlite3-dev libisal-dev bats jq mandoc
 CC ?= cc
 CFLAGS ?= -O2 -g
 OBJ ?= build

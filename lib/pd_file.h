@@ -30,8 +30,10 @@ const char *pd_file_strerror(int err);
 int pd_file_is_regular(const char *path);
 
 /* Reading a file that may be gzip-compressed: a file that starts with the
- * gzip magic (1f 8b) is inflated with zlib, concatenated members one after
- * the other as gzip -d does; any other file is read as it is. Unlike
+ * gzip magic (1f 8b) is inflated, with ISA-L's igzip where libisal.so.2
+ * can be loaded (unless PD_INFLATE=zlib), else with zlib, concatenated
+ * members one after the other as gzip -d does; any other file is read as
+ * it is. Both give the same bytes and the same status. Unlike
  * gzread(3), every byte inflated is handed over before a damaged or
  * missing trailer is reported, and a stream cut short is told apart from
  * its end: pd_file_zread returns 0 at either, pd_file_zstatus says which. */
@@ -53,6 +55,8 @@ struct pd_zfile *pd_file_zopen(const char *path);
 long pd_file_zread(struct pd_zfile *z, void *buf, size_t n);
 /* How the data ended (PD_Z_*); PD_Z_OK until the end was met. */
 int pd_file_zstatus(const struct pd_zfile *z);
+/* What inflates z: "isa-l", "zlib", or "" for a file that is not gzip. */
+const char *pd_file_zengine(const struct pd_zfile *z);
 /* The problem in words ("gzip CRC mismatch", ...); "" for PD_Z_OK. */
 const char *pd_file_zwhat(int status);
 void pd_file_zclose(struct pd_zfile *z);
