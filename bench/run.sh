@@ -126,6 +126,8 @@ row() { printf '%-14s %-5s %7s %7s %7s %8s %8s  %s\n' "$@"; }
 
 echo "bench: $BIG: $MIB MiB of JSON, $GZMIB MiB as gzip"
 echo "bench: $(nproc 2>/dev/null || echo '?') cores, load $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')"
+ZD=${TESTBIN:-$TOP/build/test}/zread-dump
+[ -x "$ZD" ] && echo "bench: gzip inflated by $("$ZD" "$BIG.gz" 2>&1 >/dev/null | cut -d' ' -f2) (PD_INFLATE=zlib for zlib)"
 measure cat "$BIG"; CATC=$C
 row tool input wall_s cpu_s "MiB/s" rss_MiB x_base note
 row cat plain "$W" "$C" "$(rate "$C")" "$(mib "$R")" 1.00 "baseline for plain"
