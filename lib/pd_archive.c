@@ -211,6 +211,9 @@ static struct {
 	int (*filter_all)(struct archive *);
 	int (*format_all)(struct archive *);
 	int (*open_fd)(struct archive *, int, size_t);
+	int (*open_cb)(struct archive *, void *, archive_open_callback *,
+	    archive_read_callback *, archive_close_callback *);
+	void (*set_error)(struct archive *, int, const char *, ...);
 	int (*next_header)(struct archive *, struct archive_entry **);
 	la_ssize_t (*data_block)(struct archive *, const void **, size_t *,
 	    la_int64_t *);
@@ -242,6 +245,8 @@ la_load(const char **why)
 	    LA_SYM(filter_all, "archive_read_support_filter_all") &&
 	    LA_SYM(format_all, "archive_read_support_format_all") &&
 	    LA_SYM(open_fd, "archive_read_open_fd") &&
+	    LA_SYM(open_cb, "archive_read_open") &&
+	    LA_SYM(set_error, "archive_set_error") &&
 	    LA_SYM(next_header, "archive_read_next_header") &&
 	    LA_SYM(data_block, "archive_read_data_block") &&
 	    LA_SYM(read_free, "archive_read_free") &&
@@ -290,6 +295,95 @@ copy_data(struct archive *a, int fd, const char **why)
 	}
 }
 
+/* A gzip archive (.tar.gz, .tgz) whose inflater is ISA-L is inflated by
+ * pd_file (lib/pd_file.c: about three times zlib's speed) and its tar
+ * handed to libarchive, which would inflate it with zlib. What the gzip
+ * layer says of damage (cut short, CRC or ISIZE wrong, corrupt data) is
+ * libarchive's read error, so it is said where libarchive meets it; bytes
+ * after the last member end the archive, as they do for libarchive.
+ * libarchive stops reading at the tar's end, before the gzip trailer:
+ * after the last member the rest is inflated here so that a wrong CRC or
+ * ISIZE (the data read may be damaged) is said too, which libarchive's
+ * own gzip reading leaves unsaid. */
+struct zsrc {
+	struct pd_zfile *z;
+	char buf[1 << 16];
+};
+static struct zsrc *zcur;	/* the open one, for the check at the end */
+
+/* After the last member: the gzip stream read to its end and checked. */
+static void
+z_check_end(const char *archive)
+{
+	int st;
+
+	if (!zcur)
+		return;
+	while (pd_file_zread(zcur->z, zcur->buf, sizeof zcur->buf) > 0)
+		;
+	st = pd_file_zstatus(zcur->z);
+	if (st == PD_Z_OK || st == PD_Z_TRAIL)
+		return;
+	pd_warn(archive, 0, "%s after the last of its %zu members: they may "
+	    "be damaged", pd_file_zwhat(st), nfiles);
+	pd_diag_status(PD_EXIT_INPUT);
+}
+
+static la_ssize_t
+z_read(struct archive *a, void *cd, const void **buf)
+{
+	struct zsrc *s = cd;
+	long n = pd_file_zread(s->z, s->buf, sizeof s->buf);
+	int st = pd_file_zstatus(s->z);
+
+	*buf = s->buf;
+	if (n < 0) {
+		la.set_error(a, errno, "%s", strerror(errno));
+		return -1;
+	}
+	if (n == 0 && st != PD_Z_OK && st != PD_Z_TRAIL) {
+		la.set_error(a, EINVAL, "%s", pd_file_zwhat(st));
+		return -1;
+	}
+	return n;
+}
+
+static int
+z_close(struct archive *a, void *cd)
+{
+	struct zsrc *s = cd;
+
+	(void)a;
+	if (zcur == s)
+		zcur = NULL;
+	pd_file_zclose(s->z);
+	free(s);
+	return ARCHIVE_OK;
+}
+
+/* Open a: through z_read where the file is gzip and ISA-L inflates it
+ * (*fd closed, set to -1), else from *fd as it is (left open: libarchive
+ * does not close it). ARCHIVE_OK or libarchive's error. */
+static int
+open_archive(struct archive *a, const char *archive, int *fd)
+{
+	struct zsrc *s;
+	struct pd_zfile *z = pd_file_zopen(archive);
+
+	if (!z || strcmp(pd_file_zengine(z), "isa-l") != 0 ||
+	    !(s = malloc(sizeof *s))) {
+		if (z)
+			pd_file_zclose(z);
+		return la.open_fd(a, *fd, 65536);
+	}
+	s->z = z;
+	zcur = s;
+	close(*fd);
+	*fd = -1;
+	/* libarchive calls z_close (freeing s) even when the open fails */
+	return la.open_cb(a, s, NULL, z_read, z_close);
+}
+
 /* Read the archive into dir; problems are said, what was read is kept. */
 static void
 unpack(const char *archive, const char *dir)
@@ -298,7 +392,7 @@ unpack(const char *archive, const char *dir)
 	struct archive_entry *e;
 	char rel[PATH_MAX], p[PATH_MAX];
 	const char *lwhy = NULL;
-	int fd, r, st;
+	int fd, afd, oerr, r, st;
 
 	if (la_load(&lwhy) < 0 || !(a = la.read_new())) {
 		pd_warn(archive, 0, "cannot read archives: %s",
@@ -308,23 +402,26 @@ unpack(const char *archive, const char *dir)
 	}
 	la.filter_all(a);
 	la.format_all(a);
-	fd = pd_file_open(archive, NULL);
-	if (fd < 0 || la.open_fd(a, fd, 65536) != ARCHIVE_OK) {
+	afd = pd_file_open(archive, NULL);
+	oerr = afd < 0 ? errno : 0;
+	if (afd < 0 || open_archive(a, archive, &afd) != ARCHIVE_OK) {
 		pd_warn(archive, 0, "not a readable archive: %s",
-		    fd < 0 ? pd_file_strerror(errno) :
+		    oerr ? pd_file_strerror(oerr) :
 		    la.error_string(a) ? la.error_string(a) : "?");
 		pd_diag_status(PD_EXIT_INPUT);
 		la.read_free(a);
-		if (fd >= 0)
-			close(fd);
+		if (afd >= 0)
+			close(afd);
 		return;
 	}
 	for (;;) {
 		const char *name, *why = NULL;
 
 		r = la.next_header(a, &e);
-		if (r == ARCHIVE_EOF)
+		if (r == ARCHIVE_EOF) {
+			z_check_end(archive);
 			break;
+		}
 		if (r < ARCHIVE_WARN) {
 			pd_warn(archive, 0, "archive cut short or broken after "
 			    "%zu members: %s; the members before it are read",
@@ -389,6 +486,8 @@ unpack(const char *archive, const char *dir)
 		close(fd);
 	}
 	la.read_free(a);
+	if (afd >= 0)
+		close(afd);
 }
 
 const char *
