@@ -1210,6 +1210,10 @@ replay(struct img *m, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
 		n = (size_t)r->args_len + r->id_len + 2;
 		if (r->shape >= h->nshp || (size_t)(aend - args) < n)
 			goto bad;
+		if (memo && memo[r->shape] == 2) {	/* declined before */
+			args += n;
+			continue;
+		}
 		s = &m->shps[r->shape];
 		ev = ev0;
 		ev.ph = (char)s->ph;
