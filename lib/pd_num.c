@@ -136,6 +136,22 @@ pd_num_us_to_ns(const char *s, size_t len, int64_t *ns)
 int
 pd_num_int(const char *s, size_t len, int64_t *v)
 {
+	/* the common case first: up to 18 characters, all digits but a
+	 * leading '-' (< 10^18: no overflow), the same answer as the
+	 * general way below */
+	if (len > 0 && len <= 18) {
+		size_t i = s[0] == '-';
+		int64_t x = 0;
+
+		if (i < len) {
+			for (; i < len && s[i] >= '0' && s[i] <= '9'; i++)
+				x = x * 10 + (s[i] - '0');
+			if (i == len) {
+				*v = s[0] == '-' ? -x : x;
+				return PD_NUM_OK;
+			}
+		}
+	}
 	trim(&s, &len);
 	if (pd_num_is_missing(s, len))
 		return PD_NUM_MISSING;

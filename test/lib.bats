@@ -25,6 +25,39 @@ L=$BATS_TEST_DIRNAME/fixtures/lib
 	[ "${lines[11]}" = "1.2.3 -> - bad" ]
 }
 
+# Integers (pd_num_int: args such as "External id", "Bytes"): plain digits
+# take a short way, everything else the general one; the answers, worked
+# out by hand, are the same either way: 18 characters still fit (< 10^18),
+# 19 digits go the general way, a lone '-' is missing, a fraction rounds
+# half up, quotes and blanks are trimmed, an exponent is inexact; the
+# general way keeps a margin below INT64_MAX: 9223372036854775799 is the
+# largest it takes.
+@test "num: integers, plain digits and the rest" {
+	run_pd "$PD_TESTBIN/num-check" -i 0 -0 123 -123 00042 \
+	    999999999999999999 -99999999999999999 1234567890123456789 \
+	    - "" 12a 1.5 " 7" '"7"' 1e3 +5 -12- 9223372036854775799 \
+	    9223372036854775800
+	[ "${lines[0]}" = "0 -> 0 ok" ]
+	[ "${lines[1]}" = "-0 -> 0 ok" ]
+	[ "${lines[2]}" = "123 -> 123 ok" ]
+	[ "${lines[3]}" = "-123 -> -123 ok" ]
+	[ "${lines[4]}" = "00042 -> 42 ok" ]
+	[ "${lines[5]}" = "999999999999999999 -> 999999999999999999 ok" ]
+	[ "${lines[6]}" = "-99999999999999999 -> -99999999999999999 ok" ]
+	[ "${lines[7]}" = "1234567890123456789 -> 1234567890123456789 ok" ]
+	[ "${lines[8]}" = "- -> - missing" ]
+	[ "${lines[9]}" = " -> - missing" ]
+	[ "${lines[10]}" = "12a -> - bad" ]
+	[ "${lines[11]}" = "1.5 -> 2 ok" ]
+	[ "${lines[12]}" = " 7 -> 7 ok" ]
+	[ "${lines[13]}" = '"7" -> 7 ok' ]
+	[ "${lines[14]}" = "1e3 -> 1000 inexact" ]
+	[ "${lines[15]}" = "+5 -> 5 ok" ]
+	[ "${lines[16]}" = "-12- -> - bad" ]
+	[ "${lines[17]}" = "9223372036854775799 -> 9223372036854775799 ok" ]
+	[ "${lines[18]}" = "9223372036854775800 -> - bad" ]
+}
+
 @test "csv: BOM, CRLF, quoted TAB timestamps, doubled quotes, quoted newlines, blank lines" {
 	run_pd "$PD_TESTBIN/csv-dump" "$L/nasty.csv"
 	# the file: a BOM, CRLF line ends, row 2 spans lines 3-4 (quoted

@@ -1,5 +1,6 @@
 /* num-check: parse each argument as decimal µs -> ns and print
- * "<text> -> <ns> <code>" (code: ok, missing, bad, inexact). */
+ * "<text> -> <ns> <code>" (code: ok, missing, bad, inexact).
+ * num-check -i: as an integer (pd_num_int) instead. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -9,11 +10,12 @@
 int
 main(int argc, char **argv)
 {
-	int i;
+	int i = 1, as_int = argc > 1 && strcmp(argv[1], "-i") == 0;
 
-	for (i = 1; i < argc; i++) {
+	for (i += as_int; i < argc; i++) {
 		int64_t ns = 0;
-		int rc = pd_num_us_to_ns(argv[i], strlen(argv[i]), &ns);
+		int rc = as_int ? pd_num_int(argv[i], strlen(argv[i]), &ns) :
+		    pd_num_us_to_ns(argv[i], strlen(argv[i]), &ns);
 		const char *code = rc == PD_NUM_OK ? "ok" : rc == PD_NUM_MISSING ?
 		    "missing" : rc == PD_NUM_INEXACT ? "inexact" : "bad";
 		if (rc == PD_NUM_OK || rc == PD_NUM_INEXACT)
