@@ -30,7 +30,7 @@ static size_t ncopies;
  * changed) by the signal handler. */
 static char **made;
 static volatile size_t nmade;
-static size_t nfiles;		/* members copied */
+static size_t nfiles;		/* members copied from the archive being read */
 static size_t capmade;
 static int hooked;
 
@@ -394,6 +394,7 @@ unpack(const char *archive, const char *dir)
 	const char *lwhy = NULL;
 	int fd, afd, oerr, r, st;
 
+	nfiles = 0;
 	if (la_load(&lwhy) < 0 || !(a = la.read_new())) {
 		pd_warn(archive, 0, "cannot read archives: %s",
 		    lwhy ? lwhy : "out of memory");
