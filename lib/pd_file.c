@@ -138,6 +138,8 @@ il_load(void)
 
 enum { IL_HEAD, IL_DATA, IL_TRAIL };
 
+static void il_member(struct pd_zfile *z);
+
 struct pd_zfile {
 	int fd, gz, status, done, err;
 	int between;		/* a member ended: another, or the end */
@@ -179,8 +181,7 @@ pd_file_zopen(const char *path)
 		z->gz = 1;
 		if (il_load() && (z->is = malloc(sizeof *z->is))) {
 			il.init(z->is);
-			z->is->crc_flag = ISAL_GZIP_NO_HDR;
-			il.header_init(&z->gh);
+			il_member(z);
 		} else if (inflateInit2(&z->zs, 15 + 16) != Z_OK) {
 			close(fd);
 			free(z);
@@ -225,6 +226,18 @@ zdata_error(const z_stream *zs)
 	return PD_Z_BAD;
 }
 
+/* ISA-L's state (initialized or reset) made ready for a member's header:
+ * the data without header or trailer, which are read here. */
+static void
+il_member(struct pd_zfile *z)
+{
+	z->is->crc_flag = ISAL_GZIP_NO_HDR;
+	il.header_init(&z->gh);
+	z->phase = IL_HEAD;
+	z->tn = 0;
+	z->isize = 0;
+}
+
 /* Before each step of both loops: more input when none is left, and
  * after a whole member, the next one (or the end, or data after the
  * last one). -1: stop reading (done, or z->err set). */
@@ -248,11 +261,7 @@ next_input(struct pd_zfile *z)
 	}
 	if (z->is) {
 		il.reset(z->is);
-		z->is->crc_flag = ISAL_GZIP_NO_HDR;
-		il.header_init(&z->gh);
-		z->phase = IL_HEAD;
-		z->tn = 0;
-		z->isize = 0;
+		il_member(z);
 	} else {
 		inflateReset(&z->zs);
 	}
