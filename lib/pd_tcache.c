@@ -3,9 +3,12 @@
  * An entry, in native byte order (it never leaves the machine):
  *   header (struct hdr), then
  *   events:   chunks of up to CHUNK_REC events: a struct chunk, its
- *             struct rec records, then the args and id texts of those
- *             events in their order (each args text and id text followed
- *             by a NUL), padded to 8 bytes
+ *             struct rec records, the id texts of those events in their
+ *             order (each followed by a NUL) padded to 8 bytes, then
+ *             their args texts by class (NCLS blocks, each padded to 8
+ *             bytes; an event's class is its category's: each of the
+ *             first NCLS - 1 categories met has one, the rest share the
+ *             last), each args text followed by a NUL
  *   shapes:   nshp struct shape: what an event's filter may look at
  *   strings:  nstr struct str, then their bytes (each NUL-terminated)
  *   skips:    struct skip: how many entries were skipped before event pos
@@ -18,18 +21,23 @@
  *
  * Checking: the header's checksum covers every byte after the events,
  * then the header with its sum field 0; it is checked before anything is
- * handed out. A chunk has two checksums: one of its header and records,
- * one of its args and id texts (with their NULs and padding), checked
+ * handed out. A chunk's sum covers its header, records and ids, checked
  * when the replay comes to the chunk, before its first event is handed
- * out, while the chunk is in the processor's cache (one sum a chunk costs
- * less than one an event, and the bytes are read into memory anyway). A
- * chunk or record found bad half way hands the read over to the trace
- * itself, from that event on.
+ * out; each args block has its own, checked when the block is read.
+ * A chunk or record found bad half way hands the read over to the trace
+ * itself, from that event on; an args block found bad when an event's
+ * args are asked for gives that event the trace's args (the trace parsed
+ * up to it), and the read goes on from the trace after it.
  *
  * Reading: the header and the sections after the events are read when
- * the entry is opened, the events a 1 MiB window at a time with read(2)
- * into one buffer (faulting in the pages of a mapping of the entry cost
- * more than the rest of the replay). */
+ * the entry is opened; then each chunk's header, records and ids with
+ * read(2) into one buffer (faulting in the pages of a mapping of the
+ * entry cost more than the rest of the replay), and an args block only
+ * when the args of one of its events are first asked for (pd_ev_args):
+ * most tools read the args of a few categories, some of none, and args
+ * are two thirds of an entry. In memory (pd_tcache_replay_mem) every
+ * block is checked when its chunk is come to and args are handed out
+ * read. */
 #include "pd_tcache.h"
 
 #include <errno.h>
@@ -49,15 +57,15 @@
 #include "pd_archive.h"
 #include "pd_file.h"
 
-#define VERSION		4
+#define VERSION		5
 #define NONE		UINT32_MAX
 #define MIN_AGE_NS	2000000000LL	/* a trace younger is not cached */
 #define STALL_NS	5000000000LL	/* a builder silent this long: read */
 #define DEFAULT_MIB	4096
 #define FLUSH		(1 << 20)
-#define READ_WIN	(1 << 20)	/* what a replay reads at once */
 #define CHUNK_REC	4096		/* events a chunk */
 #define CHUNK_ARGS	(1 << 20)	/* args bytes that end a chunk early */
+#define NCLS		16	/* args classes: a chunk's args by category */
 #define QUICK_BITS	12
 #define QUICK		(1 << QUICK_BITS)	/* the builder's string memo */
 
@@ -90,10 +98,12 @@ struct hdr {
 };
 
 struct chunk {
-	uint32_t nrec, pad;
-	uint64_t arg_len;	/* the args and ids, padding not counted */
-	uint64_t sum;		/* of the chunk (sum 0) and its records */
-	uint64_t asum;		/* of its args and ids, padding included */
+	uint32_t nrec, ncls;	/* ncls: NCLS */
+	uint64_t id_len;	/* the ids, padding not counted */
+	uint64_t sum;		/* of the chunk (sum 0), its records and ids
+				 * (padding included) */
+	uint64_t alen[NCLS];	/* each class's args, padding not counted */
+	uint64_t asum[NCLS];	/* of each class's args, padding included */
 };
 
 struct rec {
@@ -106,7 +116,7 @@ struct rec {
 struct shape {
 	uint32_t name, cat, pid;
 	uint8_t ph, pid_is_num;
-	uint16_t pad;
+	uint8_t cls, pad;	/* cls: its args' class (< NCLS) */
 };
 
 struct str {
@@ -359,11 +369,20 @@ struct bld {
 	struct pd_trace_stats *st;	/* the source's, as it fills */
 	int filter;			/* cb's filter is on */
 	struct wr w;
-	/* the chunk being filled */
+	/* the chunk being filled: records, ids, args by class */
 	struct rec *recs;
 	size_t nrec;
-	char *ab;
-	size_t ablen, abcap;
+	struct buf {
+		char *p;
+		size_t len, cap;
+	} ids, args[NCLS];
+	size_t alen;		/* args bytes in the chunk */
+	/* the class of each shape, and the categories of the first
+	 * NCLS - 1 classes (the rest share the last) */
+	uint8_t *scls;
+	size_t sccap;
+	uint32_t clscat[NCLS - 1];
+	int ncat;
 	/* interned strings and shapes */
 	struct itab stab, htab;
 	struct str *strs;
@@ -529,11 +548,30 @@ shp_eq(struct bld *b, uint32_t id, const void *key)
 	return memcmp(&b->shps[id], key, sizeof(struct shape)) == 0;
 }
 
+/* The args class of a category: one of its own for the first NCLS - 1
+ * met, the last for the rest. A replay reads a chunk's args a class at
+ * a time, when asked for them: a tool that reads the args of kernels
+ * alone reads no other category's. */
+static uint8_t
+cat_class(struct bld *b, uint32_t cat)
+{
+	int i;
+
+	for (i = 0; i < b->ncat; i++)
+		if (b->clscat[i] == cat)
+			return (uint8_t)i;
+	if (b->ncat == NCLS - 1)
+		return NCLS - 1;
+	b->clscat[b->ncat] = cat;
+	return (uint8_t)b->ncat++;
+}
+
 static uint32_t
 intern_shape(struct bld *b, const struct shape *s)
 {
 	struct ient *e;
 	struct shape *ns;
+	uint8_t *c;
 
 	if (b->prev_shp < b->nshp &&
 	    memcmp(&b->shps[b->prev_shp], s, sizeof *s) == 0)
@@ -547,7 +585,11 @@ intern_shape(struct bld *b, const struct shape *s)
 	    &b->failed)) == NULL)
 		return 0;
 	b->shps = ns;
+	if (!(c = grow(b->scls, &b->sccap, b->nshp + 1, 1, 256, &b->failed)))
+		return 0;
+	b->scls = c;
 	b->shps[b->nshp] = *s;
+	b->scls[b->nshp] = cat_class(b, s->cat);
 	e->id = (uint32_t)++b->nshp;
 	b->htab.n++;
 	return b->prev_shp = e->id - 1;
@@ -569,61 +611,95 @@ note_skips(struct bld *b)
 	b->last_skipped = b->st->skipped;
 }
 
-/* The chunk filled so far out to the entry. */
+/* A buffer's bytes padded with zeros to 8, and their sum; 0 or -1
+ * (out of memory). */
+static int
+bpad(struct bld *b, struct buf *x, uint64_t *sum)
+{
+	size_t ab = (x->len + 7) & ~(size_t)7;
+	char *nb;
+	struct cs s;
+
+	if (!(nb = grow(x->p, &x->cap, ab ? ab : 1, 1, 4096, &b->failed)))
+		return -1;
+	x->p = nb;
+	memset(x->p + x->len, 0, ab - x->len);
+	if (sum) {
+		cs_init(&s);
+		cs_add(&s, x->p, ab);
+		*sum = cs_end(&s);
+	}
+	return 0;
+}
+
+#define PAD8(n)	(((n) + 7) & ~(size_t)7)
+
+/* The chunk filled so far out to the entry: its header, records, ids,
+ * then each class's args. */
 static void
 chunk_out(struct bld *b)
 {
-	struct chunk c = { (uint32_t)b->nrec, 0, b->ablen, 0, 0 };
-	size_t ab = (b->ablen + 7) & ~(size_t)7;
+	struct chunk c;
 	struct cs s;
-	char *nb;
+	struct iovec v[3 + NCLS];
+	int k, nv = 0;
 
 	if (b->nrec == 0)
 		return;
-	/* the args' padding is zero, and summed with them */
-	if (!(nb = grow(b->ab, &b->abcap, ab ? ab : 1, 1, CHUNK_ARGS + 4096,
-	    &b->failed)))
+	memset(&c, 0, sizeof c);
+	c.nrec = (uint32_t)b->nrec;
+	c.ncls = NCLS;
+	c.id_len = b->ids.len;
+	if (bpad(b, &b->ids, NULL) < 0)
 		return;
-	b->ab = nb;
-	memset(b->ab + b->ablen, 0, ab - b->ablen);
-	cs_init(&s);
-	cs_add(&s, b->ab, ab);
-	c.asum = cs_end(&s);
+	for (k = 0; k < NCLS; k++) {
+		c.alen[k] = b->args[k].len;
+		if (bpad(b, &b->args[k], &c.asum[k]) < 0)
+			return;
+	}
 	cs_init(&s);
 	cs_add(&s, &c, sizeof c);
 	cs_add(&s, b->recs, b->nrec * sizeof *b->recs);
+	cs_add(&s, b->ids.p, PAD8(b->ids.len));
 	c.sum = cs_end(&s);
+	v[nv++] = (struct iovec){ &c, sizeof c };
+	v[nv++] = (struct iovec){ b->recs, b->nrec * sizeof *b->recs };
+	if (b->ids.len)
+		v[nv++] = (struct iovec){ b->ids.p, PAD8(b->ids.len) };
+	for (k = 0; k < NCLS; k++)
+		if (b->args[k].len)
+			v[nv++] = (struct iovec){ b->args[k].p,
+			    PAD8(b->args[k].len) };
 	if (b->w.fd >= 0) {
 		/* to the file from where the chunk is: no copy into w */
-		struct iovec v[3] = { { &c, sizeof c },
-		    { b->recs, b->nrec * sizeof *b->recs }, { b->ab, ab } };
 		wflush(&b->w, 1);
-		wvec(&b->w, v, 3);
+		wvec(&b->w, v, nv);
 	} else {
-		wput(&b->w, &c, sizeof c);
-		wput(&b->w, b->recs, b->nrec * sizeof *b->recs);
-		wput(&b->w, b->ab, ab);
-		wpad(&b->w);
+		for (k = 0; k < nv; k++)
+			wput(&b->w, v[k].iov_base, v[k].iov_len);
 	}
 	if (b->w.err)
 		b->failed = 1;
 	b->nrec = 0;
-	b->ablen = 0;
+	b->alen = 0;
+	b->ids.len = 0;
+	for (k = 0; k < NCLS; k++)
+		b->args[k].len = 0;
 }
 
+/* s (n bytes) and a NUL onto x. */
 static void
-abput(struct bld *b, const char *s, size_t n)
+bput(struct bld *b, struct buf *x, const char *s, size_t n)
 {
-	char *nb = grow(b->ab, &b->abcap, b->ablen + n + 1, 1, CHUNK_ARGS +
-	    4096, &b->failed);
+	char *nb = grow(x->p, &x->cap, x->len + n + 1, 1, 4096, &b->failed);
 
 	if (!nb)
 		return;
-	b->ab = nb;
+	x->p = nb;
 	if (n)
-		memcpy(b->ab + b->ablen, s, n);
-	b->ab[b->ablen + n] = 0;
-	b->ablen += n + 1;
+		memcpy(x->p + x->len, s, n);
+	x->p[x->len + n] = 0;
+	x->len += n + 1;
 }
 
 static void
@@ -663,11 +739,12 @@ record(struct bld *b, const struct pd_ev *ev)
 	r->flags = (ev->has_ts ? F_TS : 0) | (ev->has_dur ? F_DUR : 0) |
 	    (ev->tid_is_num ? F_TIDNUM : 0) | (ev->args ? F_ARGS : 0) |
 	    (ev->id ? F_ID : 0);
-	abput(b, ev->args, r->args_len);
-	abput(b, ev->id, r->id_len);
+	bput(b, &b->args[b->scls[r->shape]], ev->args, r->args_len);
+	bput(b, &b->ids, ev->id, r->id_len);
+	b->alen += r->args_len;
 	if (b->failed)
 		return;
-	if (++b->nrec == CHUNK_REC || b->ablen >= CHUNK_ARGS)
+	if (++b->nrec == CHUNK_REC || b->alen >= CHUNK_ARGS)
 		chunk_out(b);
 }
 
@@ -724,10 +801,15 @@ b_meta(const char *key, json_t *v, void *ctx)
 static void
 bld_free(struct bld *b)
 {
+	int k;
+
 	free(b->w.buf);
 	free(b->mw.buf);
 	free(b->recs);
-	free(b->ab);
+	free(b->ids.p);
+	for (k = 0; k < NCLS; k++)
+		free(b->args[k].p);
+	free(b->scls);
 	free(b->stab.t);
 	free(b->htab.t);
 	free(b->strs);
@@ -779,6 +861,8 @@ bld_finish(struct bld *b, int rc, const struct pd_trace_stats *st,
 	tail = b->w.len;
 	h.shp_off = wpos(&b->w);
 	h.nshp = b->nshp;
+	for (i = 0; i < b->nshp; i++)	/* the table is done with */
+		b->shps[i].cls = b->scls[i];
 	wput(&b->w, b->shps, b->nshp * sizeof *b->shps);
 	h.str_off = wpos(&b->w);
 	h.nstr = b->nstr;
@@ -899,6 +983,28 @@ struct img {
 	const struct str *strs;
 	const char *sb;
 	uint64_t stop_ev, stop_meta;	/* where a bad chunk stopped it */
+	/* the current chunk's args, a block a class: read (p set, checked)
+	 * or, from a file, where it is */
+	struct cblk {
+		const char *p;
+		uint64_t off, len, sum;
+		char *buf;	/* what p points into, from a file */
+		size_t cap;
+	} cb[NCLS];
+	/* the event handed out with its args unread */
+	struct lazy {
+		struct pd_lazyargs la;	/* first: ev->lazy points here */
+		struct img *m;
+		uint64_t index, off, len;
+		int cls;
+	} lz;
+	/* an args block found bad when read: the event's args from the
+	 * trace itself, which the read then goes on from */
+	const char *path;
+	pd_tcache_source src;
+	int lz_bad;
+	char *fb;
+	uint64_t fb_index;	/* + 1; 0: none */
 };
 
 /* The bytes at off of the sections after the events. */
@@ -925,13 +1031,14 @@ readall(int fd, char *b, size_t n, uint64_t off)
 }
 
 /* The n bytes at off of the events (off + n within them); NULL when they
- * cannot be read. From a file, they are read a window at a time into one
- * buffer: read(2) costs less than faulting in the pages of a mapping.
- * What the buffer holds from off on is kept when it moves on. */
+ * cannot be read. From a file, they are read into one buffer, no more
+ * than asked (the args blocks between the records are read only when
+ * asked for): read(2) costs less than faulting in the pages of a
+ * mapping. What the buffer holds from off on is kept when it moves on. */
 static const char *
 ev_bytes(struct img *m, uint64_t off, uint64_t n)
 {
-	uint64_t end = m->h->ev_off + m->h->ev_len, want;
+	uint64_t want = n;
 	size_t keep = 0;
 
 	if (m->fd < 0)
@@ -939,9 +1046,6 @@ ev_bytes(struct img *m, uint64_t off, uint64_t n)
 	if (off >= m->boff && off - m->boff <= m->blen &&
 	    n <= m->blen - (off - m->boff))
 		return m->buf + (off - m->boff);
-	want = n > READ_WIN ? n : READ_WIN;
-	if (want > end - off)
-		want = end - off;
 	if (want > SIZE_MAX)
 		return NULL;
 	if (off >= m->boff && off - m->boff < m->blen) {
@@ -966,9 +1070,17 @@ ev_bytes(struct img *m, uint64_t off, uint64_t n)
 static void
 img_free(struct img *m)
 {
+	int k;
+
 	free(m->tbuf);
 	free(m->buf);
 	m->tbuf = m->buf = NULL;
+	for (k = 0; k < NCLS; k++) {
+		free(m->cb[k].buf);
+		m->cb[k].buf = NULL;
+	}
+	free(m->fb);
+	m->fb = NULL;
 }
 
 static int
@@ -1049,7 +1161,7 @@ img_check(struct img *m, int verify)
 	for (i = 0; i < h->nshp; i++) {
 		const struct shape *s = &m->shps[i];
 		if (s->name >= h->nstr || s->cat >= h->nstr ||
-		    (s->pid != NONE && s->pid >= h->nstr))
+		    (s->pid != NONE && s->pid >= h->nstr) || s->cls >= NCLS)
 			return -1;
 	}
 	for (i = 0; i < h->nskip; i++) {
@@ -1079,19 +1191,22 @@ img_check(struct img *m, int verify)
 	return 0;
 }
 
+/* The on_meta calls due before event upto (the metas at positions up to
+ * it), from *off on; returns the position of the next one (UINT64_MAX:
+ * none left), so that the replay calls again only when it is due. */
 static uint64_t
-meta_call(const struct img *m, const struct pd_trace_cb *cb, uint64_t off,
+meta_call(const struct img *m, const struct pd_trace_cb *cb, uint64_t *off,
     uint64_t upto, uint64_t *ncalled)
 {
 	const struct hdr *h = m->h;
 
-	while (off < h->meta_len) {
-		const struct meta *x = (const void *)at(m, h->meta_off + off);
+	while (*off < h->meta_len) {
+		const struct meta *x = (const void *)at(m, h->meta_off + *off);
 		const char *k = (const char *)(x + 1);
 		uint64_t n = sizeof *x + (uint64_t)x->key_len + x->val_len + 2;
 
 		if (x->pos > upto)
-			break;
+			return x->pos;
 		++*ncalled;
 		if (cb->on_meta) {
 			json_t *v = json_loadb(k + x->key_len + 1, x->val_len,
@@ -1100,9 +1215,9 @@ meta_call(const struct img *m, const struct pd_trace_cb *cb, uint64_t off,
 				cb->on_meta(k, v, cb->ctx);
 			json_decref(v);
 		}
-		off += (n + 7) & ~(uint64_t)7;
+		*off += (n + 7) & ~(uint64_t)7;
 	}
-	return off;
+	return UINT64_MAX;
 }
 
 static void
@@ -1114,29 +1229,77 @@ bad_record(struct pd_trace_stats *st, uint64_t i)
 	    "event %" PRIu64, i);
 }
 
+/* Is the padding after n bytes at p, up to 8, zero? */
+static int
+pad_ok(const char *p, uint64_t n)
+{
+	for (; n & 7; n++)
+		if (p[n])
+			return 0;
+	return 1;
+}
+
+/* Class k's args block of the current chunk, read (from a file) and
+ * checked; NULL when it cannot be read or is bad. */
+static const char *
+cblk_get(struct img *m, int k)
+{
+	struct cblk *c = &m->cb[k];
+	uint64_t ab = (c->len + 7) & ~(uint64_t)7;
+
+	if (c->p)
+		return c->p;
+	if (m->fd < 0 || ab > SIZE_MAX)
+		return NULL;
+	if (ab > c->cap) {
+		char *nb = realloc(c->buf, (size_t)ab);
+		if (!nb)
+			return NULL;
+		c->buf = nb;
+		c->cap = (size_t)ab;
+	}
+	if (readall(m->fd, c->buf, (size_t)ab, c->off) < 0 ||
+	    !pad_ok(c->buf, c->len))
+		return NULL;
+	if (m->verify) {
+		struct cs s;
+
+		cs_init(&s);
+		cs_add(&s, c->buf, ab);
+		if (cs_end(&s) != c->sum)
+			return NULL;
+	}
+	return c->p = c->buf;
+}
+
 /* The chunk at offset off (before end), checked: its records and its
- * args' bounds in *recs, *args, *aend; 0 when it is not sound (or,
- * verified, its sum is wrong) or cannot be read, else the offset where the
- * next chunk starts. What it hands out stays valid until the next call. */
+ * ids in *recs, *ids, *iend, its args blocks in m->cb (read and checked
+ * from memory; from a file, where they are, read when asked for); 0
+ * when it is not sound (or, verified, its sum is wrong) or cannot be
+ * read, else the offset where the next chunk starts. What it hands out
+ * stays valid until the next call. */
 static uint64_t
 chunk_at(struct img *m, uint64_t off, uint64_t end, uint64_t left,
-    const struct rec **recs, const char **args, const char **aend,
+    const struct rec **recs, const char **ids, const char **iend,
     uint32_t *nrec)
 {
 	struct chunk c;
-	uint64_t room = end - off, rb, ab;
-	const char *p, *q;
+	uint64_t room = end - off, rb, ib, at;
+	const char *p;
+	int k;
 
 	if (room < sizeof c || !(p = ev_bytes(m, off, sizeof c)))
 		return 0;
 	memcpy(&c, p, sizeof c);
-	if (c.nrec == 0 || c.nrec > CHUNK_REC || c.nrec > left || c.pad)
+	if (c.nrec == 0 || c.nrec > CHUNK_REC || c.nrec > left ||
+	    c.ncls != NCLS)
 		return 0;
 	rb = (uint64_t)c.nrec * sizeof(struct rec);
-	if (rb > room - sizeof c || c.arg_len > room - sizeof c - rb)
+	if (rb > room - sizeof c || c.id_len > room - sizeof c - rb)
 		return 0;
-	ab = (c.arg_len + 7) & ~(uint64_t)7;
-	if (ab > room - sizeof c - rb || !(p = ev_bytes(m, off, sizeof c + rb)))
+	ib = (c.id_len + 7) & ~(uint64_t)7;
+	if (ib > room - sizeof c - rb ||
+	    !(p = ev_bytes(m, off, sizeof c + rb + ib)))
 		return 0;
 	if (m->verify) {
 		struct cs s;
@@ -1145,30 +1308,96 @@ chunk_at(struct img *m, uint64_t off, uint64_t end, uint64_t left,
 		z.sum = 0;
 		cs_init(&s);
 		cs_add(&s, &z, sizeof z);
-		cs_add(&s, p + sizeof c, rb);
+		cs_add(&s, p + sizeof c, rb + ib);
 		if (cs_end(&s) != c.sum)
 			return 0;
 	}
-	/* its sum holds: arg_len is the builder's */
-	if (!(p = ev_bytes(m, off, sizeof c + rb + ab)))
-		return 0;
-	if (m->verify) {
-		struct cs s;
-
-		cs_init(&s);
-		cs_add(&s, p + sizeof c + rb, ab);
-		if (cs_end(&s) != c.asum)
-			return 0;
-	}
 	*recs = (const void *)(p + sizeof c);
-	*args = p + sizeof c + rb;
-	*aend = *args + c.arg_len;
+	*ids = p + sizeof c + rb;
+	*iend = *ids + c.id_len;
 	*nrec = c.nrec;
 	/* the padding is part of no event: it must be zero */
-	for (q = *aend; q < *args + ab; q++)
-		if (*q)
+	if (!pad_ok(*ids, c.id_len))
+		return 0;
+	at = off + sizeof c + rb + ib;
+	for (k = 0; k < NCLS; k++) {
+		struct cblk *b = &m->cb[k];
+		uint64_t ab = (c.alen[k] + 7) & ~(uint64_t)7;
+
+		if (c.alen[k] > end - at || ab > end - at)
 			return 0;
-	return off + sizeof c + rb + ab;
+		b->p = NULL;
+		b->off = at;
+		b->len = c.alen[k];
+		b->sum = c.asum[k];
+		if (m->fd < 0) {	/* in memory: checked now */
+			b->p = m->p + at;
+			if (!pad_ok(b->p, b->len))
+				return 0;
+			if (m->verify) {
+				struct cs s;
+
+				cs_init(&s);
+				cs_add(&s, b->p, ab);
+				if (cs_end(&s) != b->sum)
+					return 0;
+			}
+		}
+		at += ab;
+	}
+	return at;
+}
+
+struct fb {
+	uint64_t index;
+	char *args;
+};
+
+static int
+fb_event(const struct pd_ev *ev, void *ctx)
+{
+	struct fb *x = ctx;
+
+	if (ev->index < x->index)
+		return 0;
+	if (ev->index == x->index && ev->args &&
+	    (x->args = malloc(ev->args_len + 1)) != NULL) {
+		memcpy(x->args, ev->args, ev->args_len);
+		x->args[ev->args_len] = 0;
+	}
+	return 1;
+}
+
+/* The args of the event handed out (lz_get): read from its class's
+ * block; when that block is bad, from the trace itself (parsed up to the
+ * event), and the read goes on from the trace after this event. */
+static const char *
+lz_get(const struct pd_ev *ev)
+{
+	const struct lazy *z = (const void *)ev->lazy;
+	struct img *m = z->m;
+	const char *p;
+
+	if (ev->index != z->index)
+		return NULL;
+	if (!m->lz_bad) {
+		p = cblk_get(m, z->cls);
+		if (p && ev->args_len == z->len && p[z->off + ev->args_len] == 0)
+			return p + z->off;
+		m->lz_bad = 1;
+	}
+	if (m->fb_index != ev->index + 1) {
+		struct fb x = { ev->index, NULL };
+		struct pd_trace_cb cb = { &x, fb_event, NULL, NULL };
+		struct pd_trace_stats st;
+
+		if (m->src && m->path)
+			m->src(m->path, &cb, &st);
+		free(m->fb);
+		m->fb = x.args;
+		m->fb_index = ev->index + 1;
+	}
+	return m->fb;
 }
 
 /* The replay: the read's return code, or -3 when a bad chunk or record
@@ -1178,43 +1407,65 @@ replay(struct img *m, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
 {
 	const struct hdr *h = m->h;
 	uint64_t p = h->ev_off, end = p + h->ev_len;
-	const char *args = NULL, *aend = NULL;
+	const char *ids = NULL, *iend = NULL;
 	const struct rec *recs = NULL;
 	unsigned char *memo = NULL;	/* per shape: 0 unknown, 1 yes, 2 no */
 	uint32_t nrec = 0, j = 0;
-	uint64_t i, moff = 0, nsk = 0, sk = 0, nmeta = 0;
+	uint64_t i, moff = 0, nsk = 0, sk = 0, nmeta = 0, aoff[NCLS];
+	uint64_t next_meta;
 	struct pd_ev ev;
 	struct pd_argmemo am;
 	static const struct pd_ev ev0;
+	int k;
 
 	memset(st, 0, sizeof *st);
 	memset(&am, 0, sizeof am);
+	memset(aoff, 0, sizeof aoff);
 	st->format = h->format;
 	++reads;
+	m->lz.la.get = lz_get;
+	m->lz.m = m;
+	m->lz_bad = 0;
 	if (pd_trace_filters(cb) && h->nshp &&
 	    !(memo = calloc((size_t)h->nshp, 1)))
 		return -3;	/* stop_ev 0: the trace read instead */
+	next_meta = meta_call(m, cb, &moff, 0, &nmeta);
 	for (i = 0; i < h->nev; i++, j++) {
 		const struct rec *r;
 		const struct shape *s;
-		size_t n;
+		const struct cblk *c;
+		size_t na, ni;
 
-		moff = meta_call(m, cb, moff, i, &nmeta);
+		if (i >= next_meta)
+			next_meta = meta_call(m, cb, &moff, i, &nmeta);
 		if (j == nrec) {
-			if (!(p = chunk_at(m, p, end, h->nev - i, &recs, &args,
-			    &aend, &nrec)))
+			/* every byte of the chunk's args and ids is some
+			 * event's */
+			if (ids != iend)
 				goto bad;
+			for (k = 0; k < NCLS && nrec; k++)
+				if (aoff[k] != m->cb[k].len)
+					goto bad;
+			if (!(p = chunk_at(m, p, end, h->nev - i, &recs, &ids,
+			    &iend, &nrec)))
+				goto bad;
+			memset(aoff, 0, sizeof aoff);
 			j = 0;
 		}
 		r = &recs[j];
-		n = (size_t)r->args_len + r->id_len + 2;
-		if (r->shape >= h->nshp || (size_t)(aend - args) < n)
+		if (r->shape >= h->nshp)
+			goto bad;
+		s = &m->shps[r->shape];
+		c = &m->cb[s->cls];
+		na = (size_t)r->args_len + 1;
+		ni = (size_t)r->id_len + 1;
+		if (na > c->len - aoff[s->cls] || (size_t)(iend - ids) < ni)
 			goto bad;
 		if (memo && memo[r->shape] == 2) {	/* declined before */
-			args += n;
+			aoff[s->cls] += na;
+			ids += ni;
 			continue;
 		}
-		s = &m->shps[r->shape];
 		ev = ev0;
 		ev.ph = (char)s->ph;
 		ev.name = m->sb + m->strs[s->name].off;
@@ -1228,12 +1479,12 @@ replay(struct img *m, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
 			if (!memo[r->shape])
 				memo[r->shape] = cb->want(&ev) ? 1 : 2;
 			if (memo[r->shape] == 2) {
-				args += n;
+				aoff[s->cls] += na;
+				ids += ni;
 				continue;
 			}
 		}
-		/* only now are its args read */
-		if (args[r->args_len] != 0 || args[n - 1] != 0 ||
+		if (ids[r->id_len] != 0 ||
 		    (r->tid != NONE && r->tid >= h->nstr))
 			goto bad;
 		if (r->tid != NONE) {
@@ -1246,11 +1497,21 @@ replay(struct img *m, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
 		ev.has_ts = (r->flags & F_TS) != 0;
 		ev.has_dur = (r->flags & F_DUR) != 0;
 		if (r->flags & F_ARGS) {
-			ev.args = args;
 			ev.args_len = r->args_len;
+			if (c->p) {	/* read: its args checked now */
+				if (c->p[aoff[s->cls] + r->args_len] != 0)
+					goto bad;
+				ev.args = c->p + aoff[s->cls];
+			} else {	/* read when asked for */
+				m->lz.index = i;
+				m->lz.off = aoff[s->cls];
+				m->lz.cls = s->cls;
+				m->lz.len = r->args_len;
+				ev.lazy = &m->lz.la;
+			}
 		}
 		if (r->flags & F_ID) {
-			ev.id = args + r->args_len + 1;
+			ev.id = ids;
 			ev.id_len = r->id_len;
 		}
 		ev.raw_len = r->raw_len;
@@ -1259,7 +1520,8 @@ replay(struct img *m, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
 		ev.shape_id = r->shape + 1;
 		ev.name_id = s->name + 1;
 		ev.read_no = reads;
-		args += n;
+		aoff[s->cls] += na;
+		ids += ni;
 		st->events = i + 1;
 		if (cb->on_event && cb->on_event(&ev, cb->ctx)) {
 			/* stopped: the skips met before this event count */
@@ -1271,11 +1533,20 @@ replay(struct img *m, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
 			free(memo);
 			return 0;
 		}
+		if (m->lz_bad) {	/* its args were not in the entry */
+			free(memo);
+			m->stop_ev = i + 1;
+			m->stop_meta = nmeta;
+			return -3;
+		}
 	}
-	if (j != nrec || p != end)
+	if (j != nrec || ids != iend || p != end)
 		goto bad;	/* records left over */
+	for (k = 0; k < NCLS && nrec; k++)
+		if (aoff[k] != m->cb[k].len)
+			goto bad;
 	free(memo);
-	meta_call(m, cb, moff, h->nev, &nmeta);
+	meta_call(m, cb, &moff, h->nev, &nmeta);
 	st->events = h->events;
 	st->skipped = h->skipped;
 	st->bytes = h->bytes;
@@ -1529,11 +1800,18 @@ entry_replay(struct img *m, const char *path, const struct pd_trace_cb *cb,
     struct pd_trace_stats *st, pd_tcache_source src, int dir,
     const char *name)
 {
-	int rc = replay(m, cb, st);
+	int rc;
 
+	m->path = path;
+	m->src = src;
+	rc = replay(m, cb, st);
 	img_free(m);
 	close(m->fd);
 	last = PD_TCACHE_HIT;
+	if (rc != -3 && m->lz_bad) {	/* stopped where a block was bad */
+		unlinkat(dir, name, 0);
+		last = PD_TCACHE_SOURCE;
+	}
 	if (rc == -3) {
 		struct resume r = { cb, m->stop_ev, m->stop_meta, 0 };
 		struct pd_trace_cb rcb = { &r, res_event, res_meta, cb->want };

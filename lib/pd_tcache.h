@@ -37,16 +37,21 @@
  * Checking: an entry starts with a magic, a version, its size and a
  * 64-bit checksum of its header and small sections, checked when it is
  * opened; its events are checked a chunk of up to 4096 at a time (each
- * chunk has a checksum of its records and one of its args and id texts),
- * before the chunk's first event is handed out, so that a replay reads
- * them once. Every
- * section and record is bounds-checked. An entry that fails when opened
- * is rebuilt; one whose chunk or record fails half way is removed and the
- * read goes on from the trace itself, past the events already handed out
- * (the caller sees one whole read).
- * A cached replay differs from a parse in two places:
- * ev->raw is NULL (raw_len is kept), and after a stop requested by the
- * callback, stats.bytes is the size of the whole trace. */
+ * chunk has a checksum of its records and ids, checked before the
+ * chunk's first event is handed out, so that a replay reads them once)
+ * and its args a block at a time (a chunk's args of one category, or of
+ * the categories past the first 15: each block has a checksum, checked
+ * when the block is read, which is when the args of one of its events
+ * are first asked for). Every section and record is bounds-checked. An
+ * entry that fails when opened is rebuilt; one whose chunk, record or
+ * args block fails half way is removed and the read goes on from the
+ * trace itself, past the events already handed out (the caller sees one
+ * whole read; an event whose args block was bad has the trace's args).
+ * A cached replay differs from a parse in three places: ev->raw is NULL
+ * (raw_len is kept); ev->args is NULL with ev->lazy set where the event
+ * has args (pd_ev_args() reads them: a tool that asks for no args reads
+ * none); and after a stop requested by the callback, stats.bytes is the
+ * size of the whole trace. */
 #ifndef PD_TCACHE_H
 #define PD_TCACHE_H
 

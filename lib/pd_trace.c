@@ -1478,20 +1478,21 @@ pd_ev_arg_memo(const struct pd_ev *ev, const char *key, size_t kl,
 {
 	struct pd_argmemo *m = ev->memo;
 	const struct pd_argkv *x;
+	const char *a;
 	int i;
 
-	if (!m || !ev->args)
+	if (!m || !(a = pd_ev_args(ev)))
 		return -1;
-	if (m->args != ev->args || m->args_len != ev->args_len ||
+	if (m->args != a || m->args_len != ev->args_len ||
 	    m->index != ev->index) {
-		const char *p = ws(ev->args, ev->args + ev->args_len);
-		m->args = ev->args;
+		const char *p = ws(a, a + ev->args_len);
+		m->args = a;
 		m->args_len = ev->args_len;
 		m->index = ev->index;
 		m->n = 0;
 		m->state = AM_MORE;
 		m->pos = p + 1;
-		if (p >= ev->args + ev->args_len || *p != '{')
+		if (p >= a + ev->args_len || *p != '{')
 			m->state = AM_END;
 	}
 	for (i = 0; i < m->n; i++) {
@@ -1515,13 +1516,14 @@ int
 pd_ev_arg_raw(const struct pd_ev *ev, const char *key, const char **v,
     size_t *len)
 {
+	const char *a = pd_ev_args(ev);
 	int rc;
 
-	if (!ev->args)
+	if (!a)
 		return 0;
 	if ((rc = pd_ev_arg_memo(ev, key, strlen(key), v, len)) >= 0)
 		return rc;
-	return pd_json_raw_get(ev->args, ev->args_len, key, v, len);
+	return pd_json_raw_get(a, ev->args_len, key, v, len);
 }
 
 int
@@ -1587,9 +1589,11 @@ pd_ev_arg_str(const struct pd_ev *ev, const char *key, char *buf, size_t size)
 json_t *
 pd_ev_args_json(const struct pd_ev *ev)
 {
-	if (!ev->args)
+	const char *a = pd_ev_args(ev);
+
+	if (!a)
 		return NULL;
-	return json_loadb(ev->args, ev->args_len, 0, NULL);
+	return json_loadb(a, ev->args_len, 0, NULL);
 }
 
 int

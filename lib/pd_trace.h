@@ -25,8 +25,12 @@ struct pd_ev {
 	int pid_is_num, tid_is_num;
 	int64_t ts_ns, dur_ns;
 	int has_ts, has_dur;
-	const char *args;	/* raw JSON text of "args", NULL when absent */
-	size_t args_len;
+	/* raw JSON text of "args": NULL when absent, or when a reader
+	 * hands the event out with its args not read yet (lazy set, the
+	 * cache's replay): read them with pd_ev_args(), never here */
+	const char *args;
+	size_t args_len;	/* of the text, read or not */
+	const struct pd_lazyargs *lazy;	/* args not read yet; else NULL */
 	const char *id;		/* raw text of "id" (quotes stripped), NULL if absent */
 	size_t id_len;
 	const char *raw;	/* the whole event object text */
@@ -39,6 +43,20 @@ struct pd_ev {
 	uint32_t shape_id, name_id;
 	uint64_t read_no;
 };
+
+/* A reader's way to args it has not read yet: get(ev) reads them (NULL
+ * when they cannot be had), valid during the on_event call only. */
+struct pd_lazyargs {
+	const char *(*get)(const struct pd_ev *ev);
+};
+
+/* The text of ev's args (args_len bytes, NUL after them); NULL when it
+ * has none. Reads them when the reader handed them out unread. */
+static inline const char *
+pd_ev_args(const struct pd_ev *ev)
+{
+	return ev->args ? ev->args : ev->lazy ? ev->lazy->get(ev) : NULL;
+}
 
 /* A caller's values (>= 0) for the shapes or names of a read's events,
  * by those numbers: what it worked out once for a name, it looks up by

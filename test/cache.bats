@@ -246,26 +246,32 @@ flip() {	# flip FILE OFFSET: one bit changed (a negative offset: from the end)
 	python3 -c 'import sys; p=sys.argv[1]; b=bytearray(open(p,"rb").read()); b[int(sys.argv[2])]^=1; open(p,"wb").write(b)' "$1" "$2"
 }
 
+args_at() {	# args_at ENTRY TEXT: the offset of TEXT in ENTRY, + 1
+	python3 -c 'import sys; b=open(sys.argv[1],"rb").read(); t=sys.argv[2].encode(); assert b.count(t)==1; print(b.index(t)+1)' "$1" "$2"
+}
+
 @test "cache: a corrupt, cut or foreign entry is rebuilt, never used" {
 	local f=$KF/sum-kineto.json e n
 	dump3 "$f"
 	e=$(entry)
 	# the first event's dur (the header is 424 bytes, the first chunk's
-	# 32, a record starts with ts, dur): its chunk is checked before it
+	# 280, a record starts with ts, dur): its chunk is checked before it
 	# is handed out, and the read goes on from the trace itself
-	flip "$e" 464
+	flip "$e" 712
 	run_pd 0 "$TC" "$f"
 	[ "$stderr" = "cache: source" ]
 	[ "$output" = "$(cat "$BATS_TEST_TMPDIR/off")" ]
 	[ ! -e "$e" ]
 	run_pd 0 "$TC" "$f"
 	[ "$stderr" = "cache: built" ]
-	# the first event's args (after the chunk's records, 40 bytes each):
-	# the chunk's args are checked before its first event is handed out
+	# the first event's args (in its category's block, after the
+	# chunk's records and ids): the block is checked when the first args
+	# in it are asked for, the event's args are then the trace's, and the
+	# read goes on from the trace after it
 	n=$(grep -c -E '^[0-9]+ ' "$BATS_TEST_TMPDIR/off")
 	[ "$n" -lt 4096 ]	# one chunk
 	grep -q '^0 .* args=[1-9]' "$BATS_TEST_TMPDIR/off"
-	flip "$e" $((456 + 40 * n + 1))
+	flip "$e" "$(args_at "$e" '{"External id": 1, "Record function id": 0')"
 	run_pd 0 "$TC" "$f"
 	[ "$stderr" = "cache: source" ]
 	[ "$output" = "$(cat "$BATS_TEST_TMPDIR/off")" ]
@@ -291,6 +297,24 @@ flip() {	# flip FILE OFFSET: one bit changed (a negative offset: from the end)
 	run_pd 0 "$TC" "$f"
 	[ "$stderr" = "cache: built" ]
 	[ "$output" = "$(cat "$BATS_TEST_TMPDIR/off")" ]
+}
+
+@test "cache: a replay reads a category's args only when they are asked for" {
+	local f=$KF/sum-kineto.json e off
+	dump3 "$f"
+	e=$(entry)
+	# a bit of the first event's args (user_annotation's block) changed:
+	# a read that asks for no args (-q) replays the entry as it is
+	flip "$e" "$(args_at "$e" '{"External id": 1, "Record function id": 0')"
+	run_pd 0 "$TC" -q "$f"
+	[ "$stderr" = "cache: hit" ]
+	[ -e "$e" ]
+	# one that asks for them finds the block bad, has that event's args
+	# from the trace and goes on from the trace: the same dump
+	run_pd 0 "$TC" "$f"
+	[ "$stderr" = "cache: source" ]
+	[ "$output" = "$(cat "$BATS_TEST_TMPDIR/off")" ]
+	[ ! -e "$e" ]
 }
 
 @test "cache: a bad chunk half way through goes on from the trace" {

@@ -162,7 +162,7 @@ ev(const struct pd_ev *e, void *ctx)
 	printf(" %d/%" PRId64, e->tid_is_num, e->tid_num);
 	printf(" ts=%d/%" PRId64 " dur=%d/%" PRId64, e->has_ts, e->ts_ns,
 	    e->has_dur, e->dur_ns);
-	text("args", e->args, e->args_len);
+	text("args", pd_ev_args(e), e->args_len);
 	text("id", e->id, e->id_len);
 	printf(" raw_len=%zu\n", e->raw_len);
 	return stop_after >= 0 && (long)e->index + 1 >= stop_after;
@@ -172,7 +172,7 @@ static int
 want(const struct pd_ev *e)
 {
 	if (e->tid || e->tid_num || e->tid_is_num || e->has_ts || e->has_dur ||
-	    e->ts_ns || e->dur_ns || e->args || e->id || e->raw ||
+	    e->ts_ns || e->dur_ns || e->args || e->lazy || e->id || e->raw ||
 	    e->raw_len || e->index || !e->name || !e->cat)
 		abort();	/* more than the filter may look at */
 	return keep(e);

@@ -64,8 +64,8 @@ ev(const struct pd_ev *e, void *ctx)
 	mix(&e->has_dur, sizeof e->has_dur);
 	mix(&ix, 8);
 	mix(&e->raw_len, sizeof e->raw_len);
-	if (e->args)
-		mix(e->args, e->args_len);
+	if (pd_ev_args(e))
+		mix(pd_ev_args(e), e->args_len);
 	else
 		mix("\376", 1);
 	if (e->id)
