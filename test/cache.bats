@@ -246,8 +246,16 @@ flip() {	# flip FILE OFFSET: one bit changed (a negative offset: from the end)
 	python3 -c 'import sys; p=sys.argv[1]; b=bytearray(open(p,"rb").read()); b[int(sys.argv[2])]^=1; open(p,"wb").write(b)' "$1" "$2"
 }
 
-args_at() {	# args_at ENTRY TEXT: the offset of TEXT in ENTRY, + 1
-	python3 -c 'import sys; b=open(sys.argv[1],"rb").read(); t=sys.argv[2].encode(); assert b.count(t)==1; print(b.index(t)+1)' "$1" "$2"
+# args0 ENTRY: where the first chunk's first args block starts (the
+# header is 424 bytes, a chunk's 280: nrec at 0, id_len at 8; then 40
+# bytes a record and the ids, padded to 8), + 1: in the first event's
+# args when its category is the first met
+args0() {
+	python3 -c 'import struct, sys; b = open(sys.argv[1], "rb").read(); n, = struct.unpack_from("=I", b, 424); i, = struct.unpack_from("=Q", b, 432); print(424 + 280 + 40 * n + (i + 7) // 8 * 8 + 1)' "$1"
+}
+# evmid ENTRY: half way through the events (ev_off at 312, ev_len at 320)
+evmid() {
+	python3 -c 'import struct, sys; b = open(sys.argv[1], "rb").read(); o, n = struct.unpack_from("=QQ", b, 312); print(o + n // 2)' "$1"
 }
 
 @test "cache: a corrupt, cut or foreign entry is rebuilt, never used" {
@@ -271,7 +279,7 @@ args_at() {	# args_at ENTRY TEXT: the offset of TEXT in ENTRY, + 1
 	n=$(grep -c -E '^[0-9]+ ' "$BATS_TEST_TMPDIR/off")
 	[ "$n" -lt 4096 ]	# one chunk
 	grep -q '^0 .* args=[1-9]' "$BATS_TEST_TMPDIR/off"
-	flip "$e" "$(args_at "$e" '{"External id": 1, "Record function id": 0')"
+	flip "$e" "$(args0 "$e")"
 	run_pd 0 "$TC" "$f"
 	[ "$stderr" = "cache: source" ]
 	[ "$output" = "$(cat "$BATS_TEST_TMPDIR/off")" ]
@@ -305,7 +313,7 @@ args_at() {	# args_at ENTRY TEXT: the offset of TEXT in ENTRY, + 1
 	e=$(entry)
 	# a bit of the first event's args (user_annotation's block) changed:
 	# a read that asks for no args (-q) replays the entry as it is
-	flip "$e" "$(args_at "$e" '{"External id": 1, "Record function id": 0')"
+	flip "$e" "$(args0 "$e")"
 	run_pd 0 "$TC" -q "$f"
 	[ "$stderr" = "cache: hit" ]
 	[ -e "$e" ]
@@ -322,9 +330,9 @@ args_at() {	# args_at ENTRY TEXT: the offset of TEXT in ENTRY, + 1
 	local f=$CORPUS/pytorch/hta-nccl-2rank-a100/nccl_data.json.gz e
 	dump3 "$f"
 	e=$(entry)
-	# 3 MiB in: a later chunk of events (4096 each), after thousands of
-	# events were handed out from the entry
-	flip "$e" 3145728
+	# half way through the events: a later chunk of events (4096 each),
+	# after thousands of events were handed out from the entry
+	flip "$e" "$(evmid "$e")"
 	run_pd 0 "$TC" "$f"
 	[ "$stderr" = "cache: source" ]
 	[ "$output" = "$(cat "$BATS_TEST_TMPDIR/off")" ]
