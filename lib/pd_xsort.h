@@ -4,7 +4,9 @@
  *
  * Records are added one at a time into a run buffer of at most
  * PD_XSORT_MEM bytes (1 MiB; the environment variable PD_SORT_MEM, in
- * bytes, overrides it, at least two records). A full buffer is sorted and
+ * bytes, overrides it, at least two records). A full buffer is sorted (a
+ * run that came in order already, as a thread's events by time often do,
+ * is left as it is: n - 1 compares) and
  * written to an unlinked temporary file under $TMPDIR (else /tmp). When
  * everything fits in one buffer nothing is written; when no temporary
  * file can be made, the buffer grows instead and everything is sorted in

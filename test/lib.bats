@@ -415,6 +415,22 @@ $t: warning: $d/fifo.csv: export 'trace_view' of '$d/r_ascend_pt': not a regular
 	[ "${lines[2]}" = "own=1" ]
 }
 
+# A run that comes in order already is not sorted again: 1000 records
+# in key order (i / 3: their sum 166167, worked out apart; runs of 10),
+# none of the 100 runs handed to the sorter;
+# every other run in reverse order: those 50 are; the records come back
+# in order, each once, either way.
+@test "xsort: runs already in order are not sorted again" {
+	PD_SORT_MEM=160 TMPDIR=$BATS_TEST_TMPDIR run_pd \
+	    "$PD_TESTBIN/xsort-check" 1000 7 asc
+	[ "${lines[1]}" = "n=1000 runs=64 sorted=1 sum=166167" ]
+	[ "${lines[2]}" = "own=0" ]
+	PD_SORT_MEM=160 TMPDIR=$BATS_TEST_TMPDIR run_pd \
+	    "$PD_TESTBIN/xsort-check" 1000 7 mix
+	[ "${lines[1]}" = "n=1000 runs=64 sorted=1 sum=${lines[0]#in=}" ]
+	[ "${lines[2]}" = "own=50" ]
+}
+
 # The reduce tools hold each rank's summaries (pd_runs); the ranks of a job
 # repeat strings and small numbers, held once each: a record's strings and
 # its integers and whole reals in [0, 1024) are replaced by one shared value

@@ -5,7 +5,12 @@
  * the one of the keys written, printed first as "in=K"). Exit 0 unless
  * the sorter reported an I/O error (then 5, and the error). With "own",
  * runs are sorted by an insertion sort given with pd_xsort_set_sort
- * instead of qsort, and "own=C" says how many runs it sorted. */
+ * instead of qsort, and "own=C" says how many runs it sorted. "asc" and
+ * "mix" sort with it too, but the keys are not pseudo-random: with
+ * "asc" they come in order (i / 3: runs already sorted are left as they
+ * are, own=0); with "mix", the records of every other run of 10 (the
+ * odd ones: PD_SORT_MEM=160) come in reverse order (key -i), the others
+ * in order. */
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -44,7 +49,8 @@ main(int argc, char **argv)
 	int sorted = 1;
 	unsigned char *seen;
 
-	if (argc != 3 && (argc != 4 || strcmp(argv[3], "own")))
+	if (argc != 3 && (argc != 4 || (strcmp(argv[3], "own") &&
+	    strcmp(argv[3], "asc") && strcmp(argv[3], "mix"))))
 		return 2;
 	n = strtoull(argv[1], NULL, 10);
 	seed = strtoull(argv[2], NULL, 10);
@@ -58,6 +64,10 @@ main(int argc, char **argv)
 			break;
 		seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
 		s->key = (int64_t)(seed >> 33) % 97 - 48;
+		if (argc == 4 && strcmp(argv[3], "asc") == 0)
+			s->key = (int64_t)(i / 3);
+		else if (argc == 4 && strcmp(argv[3], "mix") == 0)
+			s->key = i / 10 % 2 ? -(int64_t)i : (int64_t)(i / 3);
 		s->seq = i;
 		in += s->key;
 	}
