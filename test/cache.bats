@@ -323,6 +323,16 @@ evmid() {
 	[ "$stderr" = "cache: source" ]
 	[ "$output" = "$(cat "$BATS_TEST_TMPDIR/off")" ]
 	[ ! -e "$e" ]
+	# a read that stops at that event (-s 1) has its args from the trace
+	# too, and the entry is removed all the same
+	PD_CACHE=0 "$TC" -s 1 "$f" >"$BATS_TEST_TMPDIR/off1"
+	"$TC" "$f" >/dev/null 2>&1
+	flip "$e" "$(args0 "$e")"
+	run_pd 0 "$TC" -s 1 "$f"
+	[ "$stderr" = "cache: source" ]
+	[ "$output" = "$(cat "$BATS_TEST_TMPDIR/off1")" ]
+	grep -q '^0 .* args=[1-9]' "$BATS_TEST_TMPDIR/off1"
+	[ ! -e "$e" ]
 }
 
 @test "cache: a bad chunk half way through goes on from the trace" {
