@@ -395,6 +395,12 @@ struct bld {
 	 * none), and the previous event's shape: most events repeat them */
 	uint32_t quick[QUICK];
 	uint32_t prev_shp;
+	/* the caller's filter's answers by shape: 0 not asked, 1 yes, 2
+	 * no (it answers from the shape's fields alone) */
+	unsigned char *wants;
+	size_t wcap;
+	uint32_t cur_shp;	/* the shape of the event just recorded, */
+	int has_cur;		/* when it was */
 	/* skips and metas, small */
 	struct skip *skips;
 	size_t nskip, skcap;
@@ -730,6 +736,8 @@ record(struct bld *b, const struct pd_ev *ev)
 	r = &b->recs[b->nrec];
 	memset(r, 0, sizeof *r);
 	r->shape = intern_shape(b, &sh);
+	b->cur_shp = r->shape;
+	b->has_cur = !b->failed;
 	r->tid = intern_id(b, ev->tid, ev->tid_num);
 	r->ts_ns = ev->ts_ns;
 	r->dur_ns = ev->dur_ns;
@@ -748,18 +756,43 @@ record(struct bld *b, const struct pd_ev *ev)
 		chunk_out(b);
 }
 
+/* Does the caller's filter want ev (the one just recorded)? Asked once
+ * a shape, as the replay asks it. */
+static int
+wanted(struct bld *b, const struct pd_ev *ev)
+{
+	uint32_t sh;
+	unsigned char *nw;
+
+	if (b->failed || !b->has_cur)	/* no record of it: ask */
+		return pd_trace_wants(b->cb, ev);
+	sh = b->cur_shp;
+	if (sh >= b->wcap) {
+		size_t oc = b->wcap;
+		if (!(nw = grow(b->wants, &b->wcap, (size_t)sh + 1, 1, 256,
+		    &b->failed)))
+			return pd_trace_wants(b->cb, ev);
+		memset(nw + oc, 0, b->wcap - oc);
+		b->wants = nw;
+	}
+	if (!b->wants[sh])
+		b->wants[sh] = pd_trace_wants(b->cb, ev) ? 1 : 2;
+	return b->wants[sh] == 1;
+}
+
 static int
 b_event(const struct pd_ev *ev, void *ctx)
 {
 	struct bld *b = ctx;
 	int stop;
 
+	b->has_cur = 0;
 	if (!b->failed) {
 		note_skips(b);
 		record(b, ev);
 	}
 	b->nev++;
-	if (b->filter && !pd_trace_wants(b->cb, ev))
+	if (b->filter && !wanted(b, ev))
 		return 0;
 	stop = b->cb->on_event ? b->cb->on_event(ev, b->cb->ctx) : 0;
 	if (stop)
@@ -810,6 +843,7 @@ bld_free(struct bld *b)
 	for (k = 0; k < NCLS; k++)
 		free(b->args[k].p);
 	free(b->scls);
+	free(b->wants);
 	free(b->stab.t);
 	free(b->htab.t);
 	free(b->strs);
