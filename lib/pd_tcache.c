@@ -1064,6 +1064,22 @@ readall(int fd, char *b, size_t n, uint64_t off)
 	return 0;
 }
 
+/* At least n bytes at *buf (cap of them), their contents kept; -1 when
+ * memory is short. */
+static int
+room(char **buf, size_t *cap, size_t n)
+{
+	char *nb;
+
+	if (n <= *cap)
+		return 0;
+	if (!(nb = realloc(*buf, n)))
+		return -1;
+	*buf = nb;
+	*cap = n;
+	return 0;
+}
+
 /* The n bytes at off of the events (off + n within them); NULL when they
  * cannot be read. From a file, they are read into one buffer, no more
  * than asked (the args blocks between the records are read only when
@@ -1088,13 +1104,8 @@ ev_bytes(struct img *m, uint64_t off, uint64_t n)
 	}
 	m->boff = off;
 	m->blen = 0;
-	if (want > m->bcap) {
-		char *nb = realloc(m->buf, (size_t)want);
-		if (!nb)
-			return NULL;
-		m->buf = nb;
-		m->bcap = (size_t)want;
-	}
+	if (room(&m->buf, &m->bcap, (size_t)want) < 0)
+		return NULL;
 	if (readall(m->fd, m->buf + keep, (size_t)want - keep, off + keep) < 0)
 		return NULL;
 	m->blen = (size_t)want;
@@ -1283,15 +1294,9 @@ cblk_get(struct img *m, int k)
 
 	if (c->p)
 		return c->p;
-	if (m->fd < 0 || ab > SIZE_MAX)
+	if (m->fd < 0 || ab > SIZE_MAX ||
+	    room(&c->buf, &c->cap, (size_t)ab) < 0)
 		return NULL;
-	if (ab > c->cap) {
-		char *nb = realloc(c->buf, (size_t)ab);
-		if (!nb)
-			return NULL;
-		c->buf = nb;
-		c->cap = (size_t)ab;
-	}
 	if (readall(m->fd, c->buf, (size_t)ab, c->off) < 0 ||
 	    !pad_ok(c->buf, c->len))
 		return NULL;
