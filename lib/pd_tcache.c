@@ -66,6 +66,7 @@
 #define CHUNK_REC	4096		/* events a chunk */
 #define CHUNK_ARGS	(1 << 20)	/* args bytes that end a chunk early */
 #define NCLS		16	/* args classes: a chunk's args by category */
+#define PAD8(n)		(((uint64_t)(n) + 7) & ~(uint64_t)7)	/* to 8 bytes */
 #define QUICK_BITS	12
 #define QUICK		(1 << QUICK_BITS)	/* the builder's string memo */
 
@@ -377,10 +378,15 @@ struct bld {
 		size_t len, cap;
 	} ids, args[NCLS];
 	size_t alen;		/* args bytes in the chunk */
-	/* the class of each shape, and the categories of the first
-	 * NCLS - 1 classes (the rest share the last) */
-	uint8_t *scls;
-	size_t sccap;
+	/* what the builder knows of each shape: its args' class and the
+	 * caller's filter's answer (0 not asked yet, 1 yes, 2 no: it
+	 * answers from the shape's fields alone) */
+	struct shx {
+		uint8_t cls, want;
+	} *sx;
+	size_t sxcap;
+	/* the categories of the first NCLS - 1 classes (the rest share
+	 * the last) */
 	uint32_t clscat[NCLS - 1];
 	int ncat;
 	/* interned strings and shapes */
@@ -395,10 +401,6 @@ struct bld {
 	 * none), and the previous event's shape: most events repeat them */
 	uint32_t quick[QUICK];
 	uint32_t prev_shp;
-	/* the caller's filter's answers by shape: 0 not asked, 1 yes, 2
-	 * no (it answers from the shape's fields alone) */
-	unsigned char *wants;
-	size_t wcap;
 	uint32_t cur_shp;	/* the shape of the event just recorded, */
 	int has_cur;		/* when it was */
 	/* skips and metas, small */
@@ -577,7 +579,7 @@ intern_shape(struct bld *b, const struct shape *s)
 {
 	struct ient *e;
 	struct shape *ns;
-	uint8_t *c;
+	struct shx *x;
 
 	if (b->prev_shp < b->nshp &&
 	    memcmp(&b->shps[b->prev_shp], s, sizeof *s) == 0)
@@ -591,11 +593,13 @@ intern_shape(struct bld *b, const struct shape *s)
 	    &b->failed)) == NULL)
 		return 0;
 	b->shps = ns;
-	if (!(c = grow(b->scls, &b->sccap, b->nshp + 1, 1, 256, &b->failed)))
+	if (!(x = grow(b->sx, &b->sxcap, b->nshp + 1, sizeof *x, 256,
+	    &b->failed)))
 		return 0;
-	b->scls = c;
+	b->sx = x;
 	b->shps[b->nshp] = *s;
-	b->scls[b->nshp] = cat_class(b, s->cat);
+	b->sx[b->nshp].cls = cat_class(b, s->cat);
+	b->sx[b->nshp].want = 0;
 	e->id = (uint32_t)++b->nshp;
 	b->htab.n++;
 	return b->prev_shp = e->id - 1;
@@ -622,7 +626,7 @@ note_skips(struct bld *b)
 static int
 bpad(struct bld *b, struct buf *x, uint64_t *sum)
 {
-	size_t ab = (x->len + 7) & ~(size_t)7;
+	size_t ab = (size_t)PAD8(x->len);
 	char *nb;
 	struct cs s;
 
@@ -637,8 +641,6 @@ bpad(struct bld *b, struct buf *x, uint64_t *sum)
 	}
 	return 0;
 }
-
-#define PAD8(n)	(((n) + 7) & ~(size_t)7)
 
 /* The chunk filled so far out to the entry: its header, records, ids,
  * then each class's args. */
@@ -666,16 +668,16 @@ chunk_out(struct bld *b)
 	cs_init(&s);
 	cs_add(&s, &c, sizeof c);
 	cs_add(&s, b->recs, b->nrec * sizeof *b->recs);
-	cs_add(&s, b->ids.p, PAD8(b->ids.len));
+	cs_add(&s, b->ids.p, (size_t)PAD8(b->ids.len));
 	c.sum = cs_end(&s);
 	v[nv++] = (struct iovec){ &c, sizeof c };
 	v[nv++] = (struct iovec){ b->recs, b->nrec * sizeof *b->recs };
 	if (b->ids.len)
-		v[nv++] = (struct iovec){ b->ids.p, PAD8(b->ids.len) };
+		v[nv++] = (struct iovec){ b->ids.p, (size_t)PAD8(b->ids.len) };
 	for (k = 0; k < NCLS; k++)
 		if (b->args[k].len)
 			v[nv++] = (struct iovec){ b->args[k].p,
-			    PAD8(b->args[k].len) };
+			    (size_t)PAD8(b->args[k].len) };
 	if (b->w.fd >= 0) {
 		/* to the file from where the chunk is: no copy into w */
 		wflush(&b->w, 1);
@@ -747,7 +749,7 @@ record(struct bld *b, const struct pd_ev *ev)
 	r->flags = (ev->has_ts ? F_TS : 0) | (ev->has_dur ? F_DUR : 0) |
 	    (ev->tid_is_num ? F_TIDNUM : 0) | (ev->args ? F_ARGS : 0) |
 	    (ev->id ? F_ID : 0);
-	bput(b, &b->args[b->scls[r->shape]], ev->args, r->args_len);
+	bput(b, &b->args[b->sx[r->shape].cls], ev->args, r->args_len);
 	bput(b, &b->ids, ev->id, r->id_len);
 	b->alen += r->args_len;
 	if (b->failed)
@@ -761,23 +763,14 @@ record(struct bld *b, const struct pd_ev *ev)
 static int
 wanted(struct bld *b, const struct pd_ev *ev)
 {
-	uint32_t sh;
-	unsigned char *nw;
+	struct shx *x;
 
 	if (b->failed || !b->has_cur)	/* no record of it: ask */
 		return pd_trace_wants(b->cb, ev);
-	sh = b->cur_shp;
-	if (sh >= b->wcap) {
-		size_t oc = b->wcap;
-		if (!(nw = grow(b->wants, &b->wcap, (size_t)sh + 1, 1, 256,
-		    &b->failed)))
-			return pd_trace_wants(b->cb, ev);
-		memset(nw + oc, 0, b->wcap - oc);
-		b->wants = nw;
-	}
-	if (!b->wants[sh])
-		b->wants[sh] = pd_trace_wants(b->cb, ev) ? 1 : 2;
-	return b->wants[sh] == 1;
+	x = &b->sx[b->cur_shp];
+	if (!x->want)
+		x->want = pd_trace_wants(b->cb, ev) ? 1 : 2;
+	return x->want == 1;
 }
 
 static int
@@ -842,8 +835,7 @@ bld_free(struct bld *b)
 	free(b->ids.p);
 	for (k = 0; k < NCLS; k++)
 		free(b->args[k].p);
-	free(b->scls);
-	free(b->wants);
+	free(b->sx);
 	free(b->stab.t);
 	free(b->htab.t);
 	free(b->strs);
@@ -896,7 +888,7 @@ bld_finish(struct bld *b, int rc, const struct pd_trace_stats *st,
 	h.shp_off = wpos(&b->w);
 	h.nshp = b->nshp;
 	for (i = 0; i < b->nshp; i++)	/* the table is done with */
-		b->shps[i].cls = b->scls[i];
+		b->shps[i].cls = b->sx[i].cls;
 	wput(&b->w, b->shps, b->nshp * sizeof *b->shps);
 	h.str_off = wpos(&b->w);
 	h.nstr = b->nstr;
@@ -1231,7 +1223,7 @@ img_check(struct img *m, int verify)
 		    ((const char *)(x + 1))[x->key_len + 1 + x->val_len] != 0)
 			return -1;
 		prev = x->pos;
-		i += (n + 7) & ~(uint64_t)7;
+		i += PAD8(n);
 	}
 	return 0;
 }
@@ -1260,7 +1252,7 @@ meta_call(const struct img *m, const struct pd_trace_cb *cb, uint64_t *off,
 				cb->on_meta(k, v, cb->ctx);
 			json_decref(v);
 		}
-		*off += (n + 7) & ~(uint64_t)7;
+		*off += PAD8(n);
 	}
 	return UINT64_MAX;
 }
@@ -1284,30 +1276,37 @@ pad_ok(const char *p, uint64_t n)
 	return 1;
 }
 
+/* Is the args block c, its bytes at p, sound: its padding zero and,
+ * verified, its sum right? */
+static int
+cblk_ok(const struct img *m, const struct cblk *c, const char *p)
+{
+	struct cs s;
+
+	if (!pad_ok(p, c->len))
+		return 0;
+	if (!m->verify)
+		return 1;
+	cs_init(&s);
+	cs_add(&s, p, (size_t)PAD8(c->len));
+	return cs_end(&s) == c->sum;
+}
+
 /* Class k's args block of the current chunk, read (from a file) and
  * checked; NULL when it cannot be read or is bad. */
 static const char *
 cblk_get(struct img *m, int k)
 {
 	struct cblk *c = &m->cb[k];
-	uint64_t ab = (c->len + 7) & ~(uint64_t)7;
+	uint64_t ab = PAD8(c->len);
 
 	if (c->p)
 		return c->p;
 	if (m->fd < 0 || ab > SIZE_MAX ||
-	    room(&c->buf, &c->cap, (size_t)ab) < 0)
+	    room(&c->buf, &c->cap, (size_t)ab) < 0 ||
+	    readall(m->fd, c->buf, (size_t)ab, c->off) < 0 ||
+	    !cblk_ok(m, c, c->buf))
 		return NULL;
-	if (readall(m->fd, c->buf, (size_t)ab, c->off) < 0 ||
-	    !pad_ok(c->buf, c->len))
-		return NULL;
-	if (m->verify) {
-		struct cs s;
-
-		cs_init(&s);
-		cs_add(&s, c->buf, ab);
-		if (cs_end(&s) != c->sum)
-			return NULL;
-	}
 	return c->p = c->buf;
 }
 
@@ -1336,7 +1335,7 @@ chunk_at(struct img *m, uint64_t off, uint64_t end, uint64_t left,
 	rb = (uint64_t)c.nrec * sizeof(struct rec);
 	if (rb > room - sizeof c || c.id_len > room - sizeof c - rb)
 		return 0;
-	ib = (c.id_len + 7) & ~(uint64_t)7;
+	ib = PAD8(c.id_len);
 	if (ib > room - sizeof c - rb ||
 	    !(p = ev_bytes(m, off, sizeof c + rb + ib)))
 		return 0;
@@ -1361,7 +1360,7 @@ chunk_at(struct img *m, uint64_t off, uint64_t end, uint64_t left,
 	at = off + sizeof c + rb + ib;
 	for (k = 0; k < NCLS; k++) {
 		struct cblk *b = &m->cb[k];
-		uint64_t ab = (c.alen[k] + 7) & ~(uint64_t)7;
+		uint64_t ab = PAD8(c.alen[k]);
 
 		if (c.alen[k] > end - at || ab > end - at)
 			return 0;
@@ -1371,16 +1370,8 @@ chunk_at(struct img *m, uint64_t off, uint64_t end, uint64_t left,
 		b->sum = c.asum[k];
 		if (m->fd < 0) {	/* in memory: checked now */
 			b->p = m->p + at;
-			if (!pad_ok(b->p, b->len))
+			if (!cblk_ok(m, b, b->p))
 				return 0;
-			if (m->verify) {
-				struct cs s;
-
-				cs_init(&s);
-				cs_add(&s, b->p, ab);
-				if (cs_end(&s) != b->sum)
-					return 0;
-			}
 		}
 		at += ab;
 	}
