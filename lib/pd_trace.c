@@ -185,9 +185,32 @@ str_end(const char *p, const char *end, const char **q, int *esc)
 	}
 }
 
+/* A scalar (number, true, false, null, or what a bad file has there)
+ * ends at a blank or at ',' '}' ']' ; '{' '[' '"' ':' in it make it bad.
+ * Sixteen bytes at a time: a byte that is none of those nor another
+ * control byte is passed over without a look (a control byte that is not
+ * a blank, part of the scalar, is looked at by the loop below). */
 static int
 scalar_end(const char *p, const char *end, const char **q)
 {
+#ifdef __SSE2__
+	while (end - p >= 16) {
+		__m128i v = LOAD16(p);
+		__m128i f = _mm_or_si128(v, _mm_set1_epi8(0x20));
+		/* <= ' ', unsigned: control bytes and the blank */
+		__m128i lo = _mm_cmpeq_epi8(_mm_max_epu8(v,
+		    _mm_set1_epi8(' ')), _mm_set1_epi8(' '));
+		unsigned m = (unsigned)_mm_movemask_epi8(lo) | mask16(v, ',') |
+		    mask16(v, ':') | mask16(v, '"') | mask16(f, '{') |
+		    mask16(f, '}');
+
+		if (m) {
+			p += __builtin_ctz(m);
+			break;
+		}
+		p += 16;
+	}
+#endif
 	while (p < end) {
 		char c = *p;
 		if (c == ',' || c == '}' || c == ']' || isws((unsigned char)c)) {
