@@ -172,20 +172,6 @@ op_of(const struct seqs *s, int64_t ts, int64_t ext, int64_t corr)
 	return o && o->ts <= ts ? o->name : NO_OP;
 }
 
-static uint64_t
-hash_of(uint32_t stream, const uint32_t *name, int n)
-{
-	uint64_t h = 1469598103934665603ULL ^ stream;
-	int i;
-
-	for (i = 0; i < n; i++) {
-		h ^= name[i];
-		h *= 1099511628211ULL;
-		h ^= h >> 29;
-	}
-	return h ^ (uint64_t)n;
-}
-
 static void
 reindex(struct seqs *s)
 {
@@ -273,34 +259,46 @@ find(struct seqs *s, uint64_t h, uint32_t stream, const uint32_t *name,
 	return e;
 }
 
-/* Kernel k is the next one of stream si: count the sequences it ends. */
+/* Kernel k is the next one of stream si: count the sequences it ends.
+ * The runs it ends are the suffixes of the last kernels, the longer
+ * taking one more from the front: their hash and time are made as the
+ * front moves back (the hash of a run is over its names last to first). */
 static void
 take(struct seqs *s, size_t si, const struct kev *k)
 {
 	struct stream *st = &s->st[si];
 	uint32_t name[SEQ_MAX], op[SEQ_MAX];	/* op: by ring slot */
 	unsigned char have_op[SEQ_MAX] = { 0 };
-	const struct kev *run[SEQ_MAX];
-	int n, j;
+	const struct kev *run[SEQ_MAX];		/* the last ones, in order */
+	uint64_t h = 1469598103934665603ULL ^ (uint32_t)si, base;
+	int64_t ns = 0;
+	int n, j, have;
 
 	st->ring[st->pos % SEQ_MAX] = *k;
 	st->pos++;
 	st->last_ts = k->ts;
 	if (st->have < SEQ_MAX)
 		st->have++;
-	for (n = SEQ_MIN; n <= st->have; n++) {
+	have = st->have;
+	base = st->pos - (uint64_t)have;
+	for (j = 0; j < have; j++) {
+		run[j] = &st->ring[(base + (uint64_t)j) % SEQ_MAX];
+		name[j] = run[j]->name;
+	}
+	for (n = 1; n <= have; n++) {
+		const struct kev *const *rn = run + have - n;
 		uint64_t start = st->pos - (uint64_t)n;
-		int64_t ns = 0;
 		struct ent *e;
 		int fresh;
 
-		for (j = 0; j < n; j++) {
-			run[j] = &st->ring[(start + (uint64_t)j) % SEQ_MAX];
-			name[j] = run[j]->name;
-			ns += run[j]->dur;
-		}
-		e = find(s, hash_of((uint32_t)si, name, n), (uint32_t)si,
-		    name, n, &fresh);
+		h ^= rn[0]->name;
+		h *= 1099511628211ULL;
+		h ^= h >> 29;
+		ns += rn[0]->dur;
+		if (n < SEQ_MIN)
+			continue;
+		e = find(s, h ^ (uint64_t)n, (uint32_t)si, name + have - n, n,
+		    &fresh);
 		if (!fresh && start <= e->last_end)
 			continue;	/* overlaps its last counted run */
 		e->count++;
@@ -310,13 +308,13 @@ take(struct seqs *s, size_t si, const struct kev *k)
 			size_t r = (size_t)((start + (uint64_t)j) % SEQ_MAX);
 
 			if (!have_op[r]) {
-				op[r] = op_of(s, run[j]->ts, run[j]->ext,
-				    run[j]->corr);
+				op[r] = op_of(s, rn[j]->ts, rn[j]->ext,
+				    rn[j]->corr);
 				have_op[r] = 1;
 			}
-			e->ts[j] = run[j]->ts;
-			e->ext[j] = run[j]->ext;
-			e->corr[j] = run[j]->corr;
+			e->ts[j] = rn[j]->ts;
+			e->ext[j] = rn[j]->ext;
+			e->corr[j] = rn[j]->corr;
 			if (op[r] != NO_OP || fresh)
 				e->op[j] = op[r];
 		}
