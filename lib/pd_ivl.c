@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "pd_diag.h"
+#include "pd_msort.h"
 
 #define MINLIMIT 4096
 
@@ -19,6 +20,10 @@ cmp(const void *x, const void *y)
 	return 0;
 }
 
+/* equal spans are the same span: any order of them is the order */
+#define SPAN_LE(a, b) (cmp((a), (b)) <= 0)
+PD_MSORT(sort_spans, struct pd_span, SPAN_LE, 1)
+
 void
 pd_ivl_merge(struct pd_ivl *a)
 {
@@ -26,7 +31,7 @@ pd_ivl_merge(struct pd_ivl *a)
 
 	if (a->merged == a->n)
 		return;
-	qsort(a->v, a->n, sizeof *a->v, cmp);
+	sort_spans(a->v, a->n);
 	k = 0;
 	for (i = 1; i < a->n; i++) {
 		if (a->v[i].s <= a->v[k].e) {

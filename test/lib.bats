@@ -635,3 +635,21 @@ near() {	# A B: the same bytes, or (cut, flipped) all but the last ones
 	echo "near: $NEAR"
 	[ "$NEAR" -le 24 ]
 }
+
+# PD_MSORT (lib/pd_msort.h) sorts as glibc's qsort merges (n / 2 and the
+# rest, then a merge taking from the first half while cmp <= 0): for a
+# comparison that is not transitive (rock-paper-scissors on v % 3) the
+# order is that of a merge sort written that way in the test (on this
+# Debian's glibc 2.36, qsort's own: checked when it was written); for a
+# total order that of qsort. On input in order it makes n - 1
+# comparisons (999 for 1000, 99999 for 100000: one per merge, the
+# halves found in order), not n log n.
+@test "msort: qsort's order, comparison by comparison, and input in order in n - 1" {
+	local a
+	for a in "1000 7 999" "100000 3 99999" "37 5 36" "1 1 0" "0 1 0"; do
+		set -- $a
+		run_pd "$PD_TESTBIN/msort-check" "$1" "$2"
+		[ "$status" -eq 0 ]
+		[ "$output" = "cyclic=1 total=1 sorted=1 cmps=$3" ]
+	done
+}

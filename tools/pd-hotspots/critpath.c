@@ -32,6 +32,7 @@
 #include "pd_diag.h"
 #include "pd_i64map.h"
 #include "pd_kineto.h"
+#include "pd_msort.h"
 #include "pd_rec.h"
 #include "pd_spill.h"
 
@@ -506,6 +507,10 @@ node_cmp(const void *x, const void *y)
 	return (int)b->start - (int)a->start;
 }
 
+#define NODE_LE(a, b) (node_cmp((a), (b)) <= 0)
+/* a total order: distinct events have distinct seq */
+PD_MSORT(sort_nodes, struct cnode, NODE_LE, 1)
+
 static void
 add_edge(struct cp *c, int32_t u, int32_t v, int type, int zero, int32_t attr)
 {
@@ -636,6 +641,11 @@ sev_cmp(const void *x, const void *y)
 	return a->start ? -1 : 1;
 }
 
+#define SEV_LE(a, b) (sev_cmp((a), (b)) <= 0)
+/* not transitive where ends and starts of ops with and without a
+ * duration meet at one time: merged exactly as qsort merges */
+PD_MSORT(sort_sevs, struct sev, SEV_LE, 0)
+
 struct walk {
 	int32_t last, last_parent;
 	int depth;
@@ -690,7 +700,7 @@ stack_edges(struct cp *c, const uint32_t *evs, size_t n, int32_t *first,
 		s[k++] = (struct sev){ e->ts, d, evs[i], e->seq, 1 };
 		s[k++] = (struct sev){ e->ts + d, d, evs[i], e->seq, 0 };
 	}
-	qsort(s, k, sizeof *s, sev_cmp);
+	sort_sevs(s, k);
 	for (i = 0; i < k; i++) {
 		uint32_t ev = s[i].ev;
 
@@ -828,6 +838,9 @@ q_cmp(const void *x, const void *y)
 	return (a->seq > b->seq) - (a->seq < b->seq);
 }
 
+#define Q_LE(a, b) (q_cmp((a), (b)) <= 0)
+PD_MSORT(sort_q, struct qitem, Q_LE, 1)
+
 /* Is ev a launch call linked to a GPU activity? */
 static int
 is_launch(struct cp *c, size_t i)
@@ -864,7 +877,7 @@ queue_lengths(struct cp *c, int32_t *qrt, int32_t *q)
 		it[n++] = (struct qitem){ g->stream, g->ts,
 		    (uint32_t)c->xcorr[i], g->seq, 0 };
 	}
-	qsort(it, n, sizeof *it, q_cmp);
+	sort_q(it, n);
 	for (i = 0; i < n; i++) {
 		if (i == 0 || it[i].stream != stream)
 			len = 0;
@@ -897,6 +910,9 @@ by_dev_cmp(const void *x, const void *y)
 	return (c->ev[i].seq > c->ev[j].seq) - (c->ev[i].seq < c->ev[j].seq);
 }
 
+#define BY_DEV_LE(a, b) (by_dev_cmp((a), (b)) <= 0)
+PD_MSORT(sort_by_dev, uint32_t, BY_DEV_LE, 1)
+
 static int
 by_thread_cmp(const void *x, const void *y)
 {
@@ -916,6 +932,9 @@ by_thread_cmp(const void *x, const void *y)
 		return c->ev[i].ts < c->ev[j].ts ? -1 : 1;
 	return (c->ev[i].seq > c->ev[j].seq) - (c->ev[i].seq < c->ev[j].seq);
 }
+
+#define BY_THREAD_LE(a, b) (by_thread_cmp((a), (b)) <= 0)
+PD_MSORT(sort_by_thread, uint32_t, BY_THREAD_LE, 1)
 
 /* The GPU activity of the last launch on (dev, stream) at or before ts. */
 static int32_t
@@ -1103,6 +1122,9 @@ row_cmp(const void *x, const void *y)
 	return (a->seq > b->seq) - (a->seq < b->seq);
 }
 
+#define ROW_LE(a, b) (row_cmp((a), (b)) <= 0)
+PD_MSORT(sort_rows, struct row, ROW_LE, 1)
+
 static void
 gpu_edges(struct cp *c, const unsigned char *keep)
 {
@@ -1137,9 +1159,9 @@ gpu_edges(struct cp *c, const unsigned char *keep)
 	}
 	memcpy(g.bynext, g.byrec, g.nl * sizeof *g.bynext);
 	sort_cp = c;
-	qsort(g.byrec, g.nl, sizeof *g.byrec, by_dev_cmp);
-	qsort(g.bynext, g.nl, sizeof *g.bynext, by_thread_cmp);
-	qsort(rows, n, sizeof *rows, row_cmp);
+	sort_by_dev(g.byrec, g.nl);
+	sort_by_thread(g.bynext, g.nl);
+	sort_rows(rows, n);
 	for (i = 0; i < n; i++) {
 		if (c->ev[rows[i].ev].kind == K_SYNC)
 			sync_row(c, &g, rows[i].ev);
@@ -1246,7 +1268,7 @@ make_nodes(struct cp *c, const unsigned char *keep)
 		}
 	}
 	sort_ev = c->ev;
-	qsort(c->node, n, sizeof *c->node, node_cmp);
+	sort_nodes(c->node, n);
 	for (i = 0; i < n; i++) {
 		if (c->node[i].start)
 			c->snode[c->node[i].ev] = (int32_t)i;
