@@ -400,6 +400,7 @@ struct bld {
 	/* strings met lately, by their length and ends (number + 1; 0:
 	 * none), and the previous event's shape: most events repeat them */
 	uint32_t quick[QUICK];
+	uint32_t last[4];	/* per field (name, cat, pid, tid): its id + 1 */
 	uint32_t prev_shp;
 	uint32_t cur_shp;	/* the shape of the event just recorded, */
 	int has_cur;		/* when it was */
@@ -479,6 +480,23 @@ str_eq(struct bld *b, uint32_t id, const void *key)
 	return x->len == k->n && memcmp(b->sb + x->off, k->s, k->n) == 0;
 }
 
+/* A field's string, most often the one the field had in the event
+ * before (a process's pid, a category): that one is tried first. */
+static uint32_t intern(struct bld *b, const char *s);
+
+static uint32_t
+intern_f(struct bld *b, int f, const char *s)
+{
+	uint32_t l = b->last[f];
+
+	if (l && strcmp(b->sb + b->strs[l - 1].off, s) == 0)
+		return l - 1;
+	l = intern(b, s);
+	if (!b->failed)
+		b->last[f] = l + 1;
+	return l;
+}
+
 static uint32_t
 intern(struct bld *b, const char *s)
 {
@@ -532,14 +550,14 @@ intern(struct bld *b, const char *s)
 /* An id text (pid, tid) and the number the reader made of it: the
  * number is kept with the string, and must be the same every time. */
 static uint32_t
-intern_id(struct bld *b, const char *s, int64_t num)
+intern_id(struct bld *b, int f, const char *s, int64_t num)
 {
 	uint32_t id;
 	struct str *x;
 
 	if (!s)
 		return NONE;
-	id = intern(b, s);
+	id = intern_f(b, f, s);
 	if (b->failed)
 		return NONE;
 	x = &b->strs[id];
@@ -726,9 +744,9 @@ record(struct bld *b, const struct pd_ev *ev)
 		return;
 	}
 	memset(&sh, 0, sizeof sh);
-	sh.name = intern(b, ev->name);
-	sh.cat = intern(b, ev->cat);
-	sh.pid = intern_id(b, ev->pid, ev->pid_num);
+	sh.name = intern_f(b, 0, ev->name);
+	sh.cat = intern_f(b, 1, ev->cat);
+	sh.pid = intern_id(b, 2, ev->pid, ev->pid_num);
 	sh.ph = (uint8_t)ev->ph;
 	sh.pid_is_num = ev->pid_is_num != 0;
 	if (!b->recs && !(b->recs = malloc(CHUNK_REC * sizeof *b->recs)))
@@ -740,7 +758,7 @@ record(struct bld *b, const struct pd_ev *ev)
 	r->shape = intern_shape(b, &sh);
 	b->cur_shp = r->shape;
 	b->has_cur = !b->failed;
-	r->tid = intern_id(b, ev->tid, ev->tid_num);
+	r->tid = intern_id(b, 3, ev->tid, ev->tid_num);
 	r->ts_ns = ev->ts_ns;
 	r->dur_ns = ev->dur_ns;
 	r->args_len = ev->args ? (uint32_t)ev->args_len : 0;
