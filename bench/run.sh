@@ -244,7 +244,7 @@ fi
 # in runs of 1 MiB (PD_SORT_MEM), past one run in temporary files under
 # TMPDIR, merged 64 at a time with 16 KiB each: flat in memory, on disk
 # up to about twice the records (pd-sum-mem: 64 B per [memory] event,
-# 32 B per operator range, ~170 MiB at the peak for the 1 GiB trace;
+# 32 B per operator range, ~90 MiB at the peak for the 1 GiB trace;
 # pd-sum-step: 24 B per kernel, copy, set and operator, those inside the
 # one before of their class left out).
 # In memory what grows is per step (pd-sum-mem 56 B per step and device,

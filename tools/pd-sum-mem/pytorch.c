@@ -11,14 +11,15 @@
  *    4 destroy, bytes already signed; category 0..7 as below.
  * Keeps: every [memory] event (time, thread, device, bytes, totals,
  * address; 64 bytes) and every CPU range that is an operator or names a
- * phase (32 bytes) in a pd_xsort each (1 MiB in memory, the rest in
- * sorted runs in a temporary file); per allocator address the balance of
- * allocations and frees, per device its first and last time (order-free).
- * At the end both are merged by thread and time to give each allocation
- * its innermost operator and phase, and the events sorted again by
- * device and time for the peaks, the least-squares line, the peaks per
- * ProfilerStep and phase, the lifetimes (free paired with the open
- * allocation of its address) and a timeline of at most TL_POINTS points.
+ * phase (32 bytes) in a pd_xsort each, by time (1 MiB in memory, the
+ * rest in sorted runs in a temporary file); per allocator address the
+ * balance of allocations and frees, per device its first and last time
+ * (order-free). At the end one sweep over both in time order gives each
+ * allocation its innermost operator and phase (a stack of open ranges a
+ * thread) and counts it into its device's numbers: the peaks, the
+ * least-squares line, the peaks per ProfilerStep and phase, the
+ * lifetimes (free paired with the open allocation of its address) and a
+ * timeline of at most TL_POINTS points.
  * Traces without Total Allocated (2021) are summed in time order; without
  * Addr (2021) no block is followed.
  * Writes: pd.mem. */
@@ -85,7 +86,8 @@ static const char *const ph_names[NPH] = {
 #define NO_OP UINT32_MAX
 
 /* A [memory] event, kept to the end (in a pd_xsort: attribution needs
- * every CPU range of its thread, and the sums need time order). */
+ * the CPU ranges of its thread up to its time, and the sums need time
+ * order). */
 struct mev {
 	int64_t ts, bytes, ta, tr, addr;
 	uint32_t th, dev, op, seq;
@@ -93,7 +95,7 @@ struct mev {
 };
 
 /* A CPU range: an operator allocations are attributed to, a phase
- * range, or both (kept in a pd_xsort, by thread and time). */
+ * range, or both (kept in a pd_xsort, by start). */
 struct rng {
 	int64_t s, e;
 	uint32_t th, name, seq;
@@ -154,9 +156,8 @@ struct acc {
 	struct slot *h;
 	size_t nh, caph;
 	uint64_t bad, addressed;
-	struct pd_xsort ms;	/* [memory] events, by thread and time */
-	struct pd_xsort rs;	/* CPU ranges, by thread and time */
-	struct pd_xsort ds;	/* attributed events, by device and time */
+	struct pd_xsort ms;	/* [memory] events, by time */
+	struct pd_xsort rs;	/* CPU ranges, by start */
 	int ioerr;		/* errno of a failed temporary file */
 	struct thr *th;
 	size_t nth, capth, lastth;
@@ -435,8 +436,6 @@ rng_cmp(const void *x, const void *y)
 {
 	const struct rng *a = x, *b = y;
 
-	if (a->th != b->th)
-		return a->th < b->th ? -1 : 1;
 	if (a->s != b->s)
 		return a->s < b->s ? -1 : 1;
 	if (a->e != b->e)
@@ -445,76 +444,39 @@ rng_cmp(const void *x, const void *y)
 }
 
 static int
-mev_th_cmp(const void *x, const void *y)
+mev_cmp(const void *x, const void *y)
 {
 	const struct mev *a = x, *b = y;
 
-	if (a->th != b->th)
-		return a->th < b->th ? -1 : 1;
 	if (a->ts != b->ts)
 		return a->ts < b->ts ? -1 : 1;
 	return (a->seq > b->seq) - (a->seq < b->seq);
 }
 
-static int
-mev_dev_cmp(const void *x, const void *y)
-{
-	const struct mev *a = x, *b = y;
+/* The open ranges of one thread, innermost last (copies: as deep as
+ * they nest). */
+struct stk {
+	struct rng *v;
+	size_t n, cap;
+};
 
-	if (a->dev != b->dev)
-		return a->dev < b->dev ? -1 : 1;
-	if (a->ts != b->ts)
-		return a->ts < b->ts ? -1 : 1;
-	return (a->seq > b->seq) - (a->seq < b->seq);
-}
-
-/* Each event gets the innermost operator and phase range of its thread
- * that holds its time (ends included), by one sweep over both sorted by
- * thread and time; without a phase range, a time inside a ProfilerStep
- * is forward, outside every step other. The events go on into a->ds.
- * The stack holds the open ranges (copies: as deep as they nest).
- * 0, or -1 when a temporary file failed (a->ioerr). */
-static int
-attribute(struct acc *a)
+/* Event m (its time's ranges of every thread pushed) gets the innermost
+ * operator and phase range of its thread that holds its time (ends
+ * included); without a phase range, a time inside a ProfilerStep is
+ * forward, outside every step other. */
+static void
+attribute(struct acc *a, struct stk *st, struct mev *m)
 {
-	const struct rng *ri;
-	const struct mev *mj;
-	struct rng *st = NULL;
-	size_t sp = 0, cap = 0;
-	uint32_t prev_th = 0;
-	int first = 1;
+	uint32_t op = NO_OP;
+	int phase = NPH;
 	long k;
 
-	if (pd_xsort_finish(&a->rs) < 0 || pd_xsort_finish(&a->ms) < 0)
-		goto fail;
-	for (; (mj = pd_xsort_peek(&a->ms)); pd_xsort_next(&a->ms)) {
-		struct mev *m = pd_xsort_slot(&a->ds);
-		uint32_t op = NO_OP;
-		int phase = NPH;
-		if (!m)
-			goto fail;
-		*m = *mj;
-		if (first || m->th != prev_th) {
-			sp = 0;
-			while ((ri = pd_xsort_peek(&a->rs)) && ri->th < m->th)
-				pd_xsort_next(&a->rs);
-		}
-		first = 0;
-		prev_th = m->th;
-		for (; (ri = pd_xsort_peek(&a->rs)) && ri->th == m->th &&
-		    ri->s <= m->ts; pd_xsort_next(&a->rs)) {
-			while (sp && st[sp - 1].e < ri->s)
-				sp--;
-			if (sp == cap) {
-				cap = cap ? cap * 2 : 64;
-				st = pd_xrealloc(st, cap * sizeof *st);
-			}
-			st[sp++] = *ri;
-		}
-		while (sp && st[sp - 1].e < m->ts)
-			sp--;
-		for (k = (long)sp - 1; k >= 0; k--) {
-			const struct rng *r = &st[k];
+	if (m->th < a->nth) {
+		struct stk *t = &st[m->th];
+		while (t->n && t->v[t->n - 1].e < m->ts)
+			t->n--;
+		for (k = (long)t->n - 1; k >= 0; k--) {
+			const struct rng *r = &t->v[k];
 			if (r->e < m->ts)
 				continue;
 			if (op == NO_OP && r->op)
@@ -524,22 +486,12 @@ attribute(struct acc *a)
 			if (op != NO_OP && phase != NPH)
 				break;
 		}
-		if (phase == NPH)
-			phase = pd_ksteps_find(&a->steps, m->ts) >= 0 ?
-			    PH_FORWARD : PH_OTHER;
-		m->op = op;
-		m->phase = (uint8_t)phase;
 	}
-	if (a->ms.err || a->rs.err)
-		goto fail;
-	free(st);
-	pd_xsort_free(&a->ms);
-	pd_xsort_free(&a->rs);
-	return 0;
-fail:
-	a->ioerr = a->ms.err ? a->ms.err : a->rs.err ? a->rs.err : a->ds.err;
-	free(st);
-	return -1;
+	if (phase == NPH)
+		phase = pd_ksteps_find(&a->steps, m->ts) >= 0 ?
+		    PH_FORWARD : PH_OTHER;
+	m->op = op;
+	m->phase = (uint8_t)phase;
 }
 
 /* One event into a step's or a phase's numbers; a < 0 when it has no
@@ -789,39 +741,62 @@ top_ops(struct acc *a, size_t topn, int by_life, struct memrec *r)
 	}
 }
 
-/* After reading: the events attributed, then each device's in time
- * order. 0, or -1 when a temporary file failed (a->ioerr). */
+/* After reading: the events and the ranges, each sorted by time, in one
+ * sweep: before an event every range that starts at or before its time
+ * goes onto its thread's stack (those that ended before it starts come
+ * off), the event is attributed, then counted into its device's numbers.
+ * A thread's ranges and events meet in the same order as in a sweep of
+ * that thread alone, and a device's events come in time order. 0, or -1
+ * when a temporary file failed (a->ioerr). */
 static int
 summarize(struct acc *a)
 {
-	const struct mev *m;
+	const struct mev *mj;
+	const struct rng *ri;
 	struct pd_i64map live;
+	struct stk *st;
 	size_t i;
-	uint32_t cur = 0;
-	int any_cuda = 0, first = 1, rc = 0;
+	int any_cuda = 0, rc = 0;
 
 	memset(&live, 0, sizeof live);
 	pd_ksteps_sort(&a->steps);
-	if (attribute(a) < 0 || pd_xsort_finish(&a->ds) < 0) {
-		a->ioerr = a->ioerr ? a->ioerr : a->ds.err;
+	if (pd_xsort_finish(&a->rs) < 0 || pd_xsort_finish(&a->ms) < 0) {
+		a->ioerr = a->ms.err ? a->ms.err : a->rs.err;
 		return -1;
 	}
-	for (i = 0; i < a->ndv; i++)
+	st = pd_xcalloc(a->nth + 1, sizeof *st);
+	for (i = 0; i < a->ndv; i++) {
 		any_cuda |= a->dv[i].type == 1;
-	for (; (m = pd_xsort_peek(&a->ds)); pd_xsort_next(&a->ds)) {
-		struct dev *d = &a->dv[m->dev];
-		if (first || m->dev != cur)
-			dev_begin(a, d);
-		first = 0;
-		cur = m->dev;
-		dev_event(a, d, m, d->type == 1 || !any_cuda, &live);
+		dev_begin(a, &a->dv[i]);
 	}
-	if (a->ds.err) {
-		a->ioerr = a->ds.err;
+	for (; (mj = pd_xsort_peek(&a->ms)); pd_xsort_next(&a->ms)) {
+		struct mev m = *mj;
+		struct dev *d = &a->dv[m.dev];
+
+		for (; (ri = pd_xsort_peek(&a->rs)) && ri->s <= m.ts;
+		    pd_xsort_next(&a->rs)) {
+			struct stk *t = &st[ri->th < a->nth ? ri->th : a->nth];
+			while (t->n && t->v[t->n - 1].e < ri->s)
+				t->n--;
+			if (t->n == t->cap) {
+				t->cap = t->cap ? t->cap * 2 : 64;
+				t->v = pd_xrealloc(t->v, t->cap * sizeof *t->v);
+			}
+			t->v[t->n++] = *ri;
+		}
+		attribute(a, st, &m);
+		dev_event(a, d, &m, d->type == 1 || !any_cuda, &live);
+	}
+	if (a->ms.err || a->rs.err) {
+		a->ioerr = a->ms.err ? a->ms.err : a->rs.err;
 		rc = -1;
 	}
+	for (i = 0; i <= a->nth; i++)
+		free(st[i].v);
+	free(st);
 	pd_i64map_free(&live);
-	pd_xsort_free(&a->ds);
+	pd_xsort_free(&a->ms);
+	pd_xsort_free(&a->rs);
 	return rc;
 }
 
@@ -950,9 +925,8 @@ mem_trace(json_t *root, const char *path, size_t topn)
 	memset(&a, 0, sizeof a);
 	a.path = path;
 	a.index = json_object();
-	pd_xsort_init(&a.ms, sizeof(struct mev), mev_th_cmp);
+	pd_xsort_init(&a.ms, sizeof(struct mev), mev_cmp);
 	pd_xsort_init(&a.rs, sizeof(struct rng), rng_cmp);
-	pd_xsort_init(&a.ds, sizeof(struct mev), mev_dev_cmp);
 	rc = pd_kineto_read(root, path, &cb, &info, &st);
 	if (rc >= 0 && (a.ioerr || summarize(&a) < 0)) {
 		pd_error(path, 0, "cannot sort its events in a temporary file "
@@ -971,7 +945,6 @@ mem_trace(json_t *root, const char *path, size_t topn)
 	free(a.h);
 	pd_xsort_free(&a.ms);
 	pd_xsort_free(&a.rs);
-	pd_xsort_free(&a.ds);
 	free(a.th);
 	free(a.op);
 	json_decref(a.index);
