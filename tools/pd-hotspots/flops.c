@@ -139,6 +139,8 @@ struct flops {
 	struct pd_ksteps steps;
 	int64_t unreadable, device;
 	int have_device;
+	struct pd_idmemo fam;	/* ev->name_id -> family + 1, 0: none */
+	struct pd_idmemo lnch;	/* ev->name_id -> a launch, memcpy, memset */
 };
 
 struct flops *
@@ -168,6 +170,8 @@ flops_free(struct flops *f)
 	json_decref(f->gindex);
 	pd_i64map_free(&f->corr);
 	pd_ksteps_free(&f->steps);
+	pd_idmemo_free(&f->fam);
+	pd_idmemo_free(&f->lnch);
 	free(f);
 }
 
@@ -738,8 +742,14 @@ on_launch(struct flops *f, const struct pd_ev *ev)
 	uint32_t th;
 	int any = 0;
 
-	if (!strstr(ev->name, "Launch") && !strstr(ev->name, "Memcpy") &&
-	    !strstr(ev->name, "Memset"))
+	int32_t l = pd_idmemo_get(&f->lnch, ev, ev->name_id);
+
+	if (l < 0) {
+		l = strstr(ev->name, "Launch") || strstr(ev->name, "Memcpy") ||
+		    strstr(ev->name, "Memset");
+		pd_idmemo_set(&f->lnch, ev, ev->name_id, l);
+	}
+	if (!l)
 		return;
 	if (!pd_ev_arg_int(ev, "correlation", &corr))
 		return;
@@ -762,6 +772,7 @@ flops_event(struct flops *f, const struct pd_ev *ev, int kc)
 	static size_t famlen[sizeof fams / sizeof *fams];
 	size_t i, len;
 	int64_t step;
+	int32_t k;
 
 	if (pd_kineto_is_gpu(kc)) {
 		on_gpu(f, ev);
@@ -779,15 +790,20 @@ flops_event(struct flops *f, const struct pd_ev *ev, int kc)
 	}
 	if (kc != PD_KC_CPU_OP)
 		return;
-	if (!famlen[0])
+	if ((k = pd_idmemo_get(&f->fam, ev, ev->name_id)) < 0) {
+		if (!famlen[0])
+			for (i = 0; fams[i].name; i++)
+				famlen[i] = strlen(fams[i].name);
+		len = strlen(ev->name);
 		for (i = 0; fams[i].name; i++)
-			famlen[i] = strlen(fams[i].name);
-	len = strlen(ev->name);
-	for (i = 0; fams[i].name; i++)
-		if (famlen[i] == len && !memcmp(fams[i].name, ev->name, len)) {
-			on_op(f, ev, &fams[i]);
-			return;
-		}
+			if (famlen[i] == len &&
+			    !memcmp(fams[i].name, ev->name, len))
+				break;
+		k = fams[i].name ? (int32_t)i + 1 : 0;
+		pd_idmemo_set(&f->fam, ev, ev->name_id, k);
+	}
+	if (k > 0)
+		on_op(f, ev, &fams[k - 1]);
 }
 
 /* ---- at the end ---- */
