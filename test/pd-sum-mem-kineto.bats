@@ -299,6 +299,28 @@ kroot() {	# kroot FILE KIND [DEVICE]: a pd.root with one export
 # give the record of the in-memory sort byte for byte; so does a TMPDIR
 # that does not exist (no file can be made: all is sorted in memory). The
 # corpus numbers are the ones pinned above.
+# Two threads of one process, their ops and allocations interleaved in
+# time and written out of order (sum-mem-threads.json, made for this
+# test). Thread 1: aten::outerA [100, 400] holds aten::innerA [150, 250];
+# thread 2: aten::opB [120, 300]. Allocations (us): 160 t1 +100 and 250
+# t1 +50 (an op's end holds it) -> innerA 150 in 2; 170 t2 +200 -> opB;
+# 260 t1 +300 -> outerA (innerA has ended); 310 t2 +400 -> none (opB has
+# ended; outerA is another thread's). Peak: Total Allocated 1050 at 310
+# us. The same with every run of the sort in a temporary file.
+@test "pd-sum-mem kineto: each allocation goes to its own thread's innermost op" {
+	local want
+	run_pd 0 pd-sum-mem "$KF/sum-mem-threads.json"
+	jqv pd.mem '[.top_allocators[] | [.name,.bytes,.count]]' \
+	    '[.allocs_without_op,.devices[0].peak_allocated_bytes,.devices[0].peak_time_ns]'
+	[ "${J[0]}" = \
+	    '[["aten::outerA",300,1],["aten::opB",200,1],["aten::innerA",150,2]]' ]
+	[ "${J[1]}" = '[{"count":1,"bytes":400},1050,310000]' ]
+	want=$output
+	PD_SORT_MEM=64 TMPDIR=$BATS_TEST_TMPDIR run_pd 0 pd-sum-mem \
+	    "$KF/sum-mem-threads.json"
+	[ "$output" = "$want" ]
+}
+
 @test "pd-sum-mem kineto: sorting in temporary files gives the same record" {
 	local f
 	for f in sum-mem-2021 sum-kineto sum-2021; do
