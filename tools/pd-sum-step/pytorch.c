@@ -29,6 +29,7 @@
 #include "pd_diag.h"
 #include "pd_formats.h"
 #include "pd_kineto.h"
+#include "pd_msort.h"
 #include "pd_patterns.h"
 #include "pd_rec.h"
 #include "pd_xsort.h"
@@ -78,6 +79,16 @@ ivl_cmp(const void *x, const void *y)
 	if (a->e != b->e)
 		return a->e < b->e ? -1 : 1;
 	return (a->c > b->c) - (a->c < b->c);
+}
+
+/* (ties are the same span of the same class: either order) */
+#define IVL_LE(a, b) (ivl_cmp((a), (b)) <= 0)
+PD_MSORT(sort_ivls, struct ivl, IVL_LE, 1)
+
+static void
+ivl_sort(void *v, size_t n)
+{
+	sort_ivls(v, n);
 }
 
 /* [s, e) of class c: an empty one is left out (it adds nothing to a
@@ -465,6 +476,7 @@ sum_step_pytorch(json_t *root, const struct pd_tool *t)
 	if (!(a.comm = pd_patterns_comm(t->patterns)))
 		return PD_EXIT_CONFIG;
 	pd_xsort_init(&a.iv, sizeof(struct ivl), ivl_cmp);
+	pd_xsort_set_sort(&a.iv, ivl_sort);
 	rc = pd_kineto_read(root, a.path, &cb, &info, &st);
 	if (rc >= 0 && (a.ioerr || sweep(&a) < 0)) {
 		pd_error(a.path, 0, "cannot sort its events in a temporary "
