@@ -11,7 +11,8 @@
  * taking from the first half while le holds), so it gives the same order
  * for the same comparison, a total order or not. Stable; n elements of
  * scratch memory (pd_xmalloc: out of memory ends the program, as the
- * tools' other allocations do).
+ * tools' other allocations do). name_any(void *v, size_t n) is the same
+ * for pd_xsort_set_sort.
  *
  * total: nonzero when le is a total order (ties only between elements
  * that may come in either order: stable anyway). Then two halves already
@@ -65,6 +66,13 @@ name(type *v, size_t n)							\
 	t = pd_xmalloc(n * sizeof *t);					\
 	name##_rec(v, n, t);						\
 	free(t);							\
+}									\
+									\
+static void name##_any(void *v, size_t n) __attribute__((unused));	\
+static void								\
+name##_any(void *v, size_t n)						\
+{									\
+	name((type *)v, n);						\
 }
 
 #endif

@@ -33,12 +33,6 @@ cmp_rec(const void *x, const void *y)
 #define REC_LE(a, b) (cmp_rec((a), (b)) <= 0)
 PD_MSORT(sort_recs, struct gap_rec, REC_LE, 1)	/* seq: a total order */
 
-static void
-sort_acts(void *v, size_t n)
-{
-	sort_recs(v, n);
-}
-
 /* a launch start of an activity linked one to one */
 struct gap_lq {
 	int64_t lts;
@@ -156,7 +150,7 @@ gaps_init(struct gaps *g)
 	pd_xsort_init(&g->acts, sizeof(struct gap_rec), cmp_rec);
 	pd_xsort_init(&g->lq, sizeof(struct gap_lq), cmp_lq);
 	pd_xsort_init(&g->delays, sizeof(int64_t), cmp_i64);
-	pd_xsort_set_sort(&g->acts, sort_acts);
+	pd_xsort_set_sort(&g->acts, sort_recs_any);
 	pd_xsort_set_sort(&g->lq, sort_lq);
 	pd_xsort_set_sort(&g->delays, sort_delays);
 	/* the host log spills past the same bound as the sorts */

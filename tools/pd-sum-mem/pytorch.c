@@ -39,8 +39,8 @@
 #include "pd_file.h"
 #include "pd_i64map.h"
 #include "pd_kineto.h"
-#include "pd_msort.h"
 #include "pd_locate.h"
+#include "pd_msort.h"
 #include "pd_rec.h"
 #include "pd_xsort.h"
 
@@ -447,12 +447,6 @@ rng_cmp(const void *x, const void *y)
 #define RNG_LE(a, b) (rng_cmp((a), (b)) <= 0)
 PD_MSORT(sort_rngs, struct rng, RNG_LE, 1)
 
-static void
-rng_sort(void *v, size_t n)
-{
-	sort_rngs(v, n);
-}
-
 static int
 mev_cmp(const void *x, const void *y)
 {
@@ -465,12 +459,6 @@ mev_cmp(const void *x, const void *y)
 
 #define MEV_LE(a, b) (mev_cmp((a), (b)) <= 0)
 PD_MSORT(sort_mevs, struct mev, MEV_LE, 1)
-
-static void
-mev_sort(void *v, size_t n)
-{
-	sort_mevs(v, n);
-}
 
 /* The open ranges of one thread, innermost last (copies: as deep as
  * they nest). */
@@ -946,8 +934,8 @@ mem_trace(json_t *root, const char *path, size_t topn)
 	a.index = json_object();
 	pd_xsort_init(&a.ms, sizeof(struct mev), mev_cmp);
 	pd_xsort_init(&a.rs, sizeof(struct rng), rng_cmp);
-	pd_xsort_set_sort(&a.ms, mev_sort);	/* (seq: total orders) */
-	pd_xsort_set_sort(&a.rs, rng_sort);
+	pd_xsort_set_sort(&a.ms, sort_mevs_any);	/* (seq: total orders) */
+	pd_xsort_set_sort(&a.rs, sort_rngs_any);
 	rc = pd_kineto_read(root, path, &cb, &info, &st);
 	if (rc >= 0 && (a.ioerr || summarize(&a) < 0)) {
 		pd_error(path, 0, "cannot sort its events in a temporary file "

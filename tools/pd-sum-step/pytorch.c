@@ -85,12 +85,6 @@ ivl_cmp(const void *x, const void *y)
 #define IVL_LE(a, b) (ivl_cmp((a), (b)) <= 0)
 PD_MSORT(sort_ivls, struct ivl, IVL_LE, 1)
 
-static void
-ivl_sort(void *v, size_t n)
-{
-	sort_ivls(v, n);
-}
-
 /* [s, e) of class c: an empty one is left out (it adds nothing to a
  * union); one that starts inside the last of its class widens it; else
  * the last goes to the sorter. 0, or 1 when a temporary file failed. */
@@ -476,7 +470,7 @@ sum_step_pytorch(json_t *root, const struct pd_tool *t)
 	if (!(a.comm = pd_patterns_comm(t->patterns)))
 		return PD_EXIT_CONFIG;
 	pd_xsort_init(&a.iv, sizeof(struct ivl), ivl_cmp);
-	pd_xsort_set_sort(&a.iv, ivl_sort);
+	pd_xsort_set_sort(&a.iv, sort_ivls_any);
 	rc = pd_kineto_read(root, a.path, &cb, &info, &st);
 	if (rc >= 0 && (a.ioerr || sweep(&a) < 0)) {
 		pd_error(a.path, 0, "cannot sort its events in a temporary "
