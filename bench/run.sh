@@ -12,7 +12,7 @@
 # BENCH_GIB (size, default 1), BENCH_TOOLS (default: the pd-sum-* tools
 # and pd-hotspots), BIN (default bin/), TESTBIN (default build/test/, for
 # the bare reader trace-dump), BENCH_PARTS (default all; else some of:
-# scan tools pipeline rss set8 startup archive nsys reduce).
+# scan tools pipeline rss set8 ir startup archive nsys reduce).
 #
 # The rows of each tool alone run with the trace cache off (PD_CACHE=0):
 # they measure the parse. The pipeline rows run the whole evidence
@@ -24,7 +24,9 @@
 #
 # Then: peak RSS on a 256 MiB trace against the big one (flat: <= 1.10);
 # the 8 x 51 MiB set (the corpus trace as 8 ranks) through the pipeline,
-# next to cat and gzip -dc of it; each tool's start-up (median wall of 200
+# next to cat and gzip -dc of it; with valgrind, the instructions of the
+# cold pipeline's six tools on one rank of the set against pd-hotspots
+# alone (stable where times are not); each tool's start-up (median wall of 200
 # runs, --version and a tiny input, next to true and cat; <= 5 ms;
 # pd-classify's tiny row with its compiled rules in a cache directory of
 # its own, warm, its parse row with PD_CACHE=0).
@@ -347,6 +349,49 @@ if part set8 && [ -f "$SET/.done" ] && [ -x "$BIN/pd-locate" ]; then
 		done
 		rm -rf "$OUT/cache"
 	done
+fi
+# Instructions (valgrind's callgrind, when installed): the cold pipeline
+# over one rank of the set (45 MiB), tool by tool as the pipeline runs
+# them (pd-locate's records on stdin; the first builds the cache entry,
+# the others replay it), against pd-hotspots alone with the cache off.
+# Counts do not move with what the machine does meanwhile, as the times
+# above do (20-60 % on a shared 2-core VM), so two runs of different
+# builds compare: a change's effect on the ratio shows here first. Not
+# the issue's figure (that is CPU time, above), and the kernel's work
+# (page cache, faults) is not in it.
+IRF=$SET/plain/rank0.pt.trace.json
+if part ir && command -v valgrind >/dev/null && [ -s "$IRF" ]; then
+	irc() {	# irc CMD...: sets I to the instructions it ran, in millions
+		I=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+		    "$@" 2>&1 >/dev/null </dev/null | sed -n \
+		    's/.*Collected : \([0-9]*\).*/\1/p' | tail -n 1)
+		I=$(awk -v i="${I:-0}" 'BEGIN { printf "%.1f", i / 1e6 }')
+	}
+	irs() {	# irs CMD...: irc with the root records on stdin
+		I=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+		    "$@" 2>&1 >/dev/null <"$OUT/ir-root.jsonl" | sed -n \
+		    's/.*Collected : \([0-9]*\).*/\1/p' | tail -n 1)
+		I=$(awk -v i="${I:-0}" 'BEGIN { printf "%.1f", i / 1e6 }')
+	}
+	"$BIN/pd-locate" "$IRF" >"$OUT/ir-root.jsonl"
+	echo "bench: instructions (M) on $(basename "$IRF"), the cold pipeline tool by tool"
+	rm -rf "$OUT/ir-cache"
+	SUM=0
+	for t in pd-sum-step pd-sum-comm pd-sum-mem pd-sum-input pd-sum-gaps \
+	    pd-hotspots; do
+		PD_CACHE=1 PD_CACHE_DIR="$OUT/ir-cache" irs "$BIN/$t" -q
+		SUM=$(awk -v a="$SUM" -v b="$I" 'BEGIN { printf "%.1f", a + b }')
+		note="replays the entry"
+		[ $t = pd-sum-step ] && note="builds the entry"
+		row "$t" ir - "${I}M" - - - "$note"
+	done
+	PD_CACHE=0 irc "$BIN/pd-hotspots" -q "$IRF"
+	row "hotspots alone" ir - "${I}M" - - 1.00 "cache off"
+	row "six, cold" ir - "${SUM}M" - - "$(ratio "$SUM" "$I")" \
+	    "x_max in instructions"
+	rm -rf "$OUT/ir-cache" "$OUT/ir-root.jsonl"
+elif part ir; then
+	echo "bench: instruction rows skipped (valgrind not installed, or no set: BENCH_PARTS with set8)"
 fi
 # Start-up: the median wall time of 50 runs of each tool with --version
 # and with a tiny input (the smallest kineto fixture, or no records on
