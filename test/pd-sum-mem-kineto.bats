@@ -292,13 +292,6 @@ kroot() {	# kroot FILE KIND [DEVICE]: a pd.root with one export
 	[ "$(jqr pd.mem '[.allocs_without_op,.devices[0].phases]')" = '[null,null]' ]
 }
 
-# The events are sorted in runs of PD_SORT_MEM bytes, written to temporary
-# files under TMPDIR past one run. With runs of two events (64-byte events,
-# 32-byte ranges) every fixture and the corpus's largest trace go through
-# the files (with writes refused, ulimit -f 0, it then fails: exit 5) and
-# give the record of the in-memory sort byte for byte; so does a TMPDIR
-# that does not exist (no file can be made: all is sorted in memory). The
-# corpus numbers are the ones pinned above.
 # Two threads of one process, their ops and allocations interleaved in
 # time and written out of order (sum-mem-threads.json, made for this
 # test). Thread 1: aten::outerA [100, 400] holds aten::innerA [150, 250];
@@ -321,6 +314,13 @@ kroot() {	# kroot FILE KIND [DEVICE]: a pd.root with one export
 	[ "$output" = "$want" ]
 }
 
+# The events are sorted in runs of PD_SORT_MEM bytes, written to temporary
+# files under TMPDIR past one run. With runs of two events (64-byte events,
+# 32-byte ranges) every fixture and the corpus's largest trace go through
+# the files (with writes refused, ulimit -f 0, it then fails: exit 5) and
+# give the record of the in-memory sort byte for byte; so does a TMPDIR
+# that does not exist (no file can be made: all is sorted in memory). The
+# corpus numbers are the ones pinned above.
 @test "pd-sum-mem kineto: sorting in temporary files gives the same record" {
 	local f
 	for f in sum-mem-2021 sum-kineto sum-2021; do
