@@ -119,6 +119,7 @@ struct shape {
 	uint8_t ph, pid_is_num;
 	uint8_t cls, pad;	/* cls: its args' class (< NCLS) */
 };
+_Static_assert(sizeof(struct shape) == 16, "a shape is two words");
 
 struct str {
 	uint64_t off;
@@ -365,6 +366,14 @@ struct itab {
 	size_t cap, n;
 };
 
+/* A string by its length and its ends: the first and last 8 bytes
+ * (4 and 4 below 8; the bytes themselves below 4), which are the whole
+ * string up to 16 bytes; its number + 1 (0: none). */
+struct qstr {
+	uint64_t a, z;
+	uint32_t n, id1;
+};
+
 struct bld {
 	const struct pd_trace_cb *cb;	/* the caller's */
 	struct pd_trace_stats *st;	/* the source's, as it fills */
@@ -397,10 +406,11 @@ struct bld {
 	size_t sblen, sbcap;
 	struct shape *shps;
 	size_t nshp, hcap;
-	/* strings met lately, by their length and ends (number + 1; 0:
-	 * none), and the previous event's shape: most events repeat them */
-	uint32_t quick[QUICK];
-	uint32_t last[4];	/* per field (name, cat, pid, tid): its id + 1 */
+	/* strings met lately, by their length and ends, and the string
+	 * each field (name, cat, pid, tid) had in the event before; shapes
+	 * met lately, and the previous event's: most events repeat them */
+	struct qstr quick[QUICK], last[4];
+	uint32_t qshp[QUICK];	/* number + 1; 0: none */
 	uint32_t prev_shp;
 	uint32_t cur_shp;	/* the shape of the event just recorded, */
 	int has_cur;		/* when it was */
@@ -480,70 +490,100 @@ str_eq(struct bld *b, uint32_t id, const void *key)
 	return x->len == k->n && memcmp(b->sb + x->off, k->s, k->n) == 0;
 }
 
+static uint32_t intern(struct bld *b, const char *s, const struct qstr *k);
+
+/* s's length and ends (k->id1 not set). */
+static void
+qkey(const char *s, struct qstr *k)
+{
+	size_t n = strlen(s);
+	uint32_t x, y;
+
+	k->n = (uint32_t)n;
+	if (n >= 8) {		/* fixed-size copies: plain loads */
+		memcpy(&k->a, s, 8);
+		memcpy(&k->z, s + n - 8, 8);
+	} else if (n >= 4) {
+		memcpy(&x, s, 4);
+		memcpy(&y, s + n - 4, 4);
+		k->a = x;
+		k->z = y;
+	} else {
+		k->a = n ? (unsigned char)s[0] |
+		    (uint64_t)(unsigned char)s[n / 2] << 8 |
+		    (uint64_t)(unsigned char)s[n - 1] << 16 : 0;
+		k->z = 0;
+	}
+}
+
+/* Is q (a string met before) the string s of key k? */
+static int
+qsame(const struct bld *b, const struct qstr *q, const char *s,
+    const struct qstr *k)
+{
+	if (!q->id1 || q->n != k->n || q->a != k->a || q->z != k->z)
+		return 0;
+	/* the ends are all of it up to 16 bytes */
+	return k->n <= 16 ||
+	    memcmp(b->sb + b->strs[q->id1 - 1].off + 8, s + 8, k->n - 16) == 0;
+}
+
 /* A field's string, most often the one the field had in the event
  * before (a process's pid, a category): that one is tried first. */
-static uint32_t intern(struct bld *b, const char *s);
-
 static uint32_t
 intern_f(struct bld *b, int f, const char *s)
 {
-	uint32_t l = b->last[f];
+	struct qstr k, *l = &b->last[f];
+	uint32_t id;
 
-	if (l && strcmp(b->sb + b->strs[l - 1].off, s) == 0)
-		return l - 1;
-	l = intern(b, s);
-	if (!b->failed)
-		b->last[f] = l + 1;
-	return l;
+	qkey(s, &k);
+	if (qsame(b, l, s, &k))
+		return l->id1 - 1;
+	id = intern(b, s, &k);
+	if (!b->failed) {
+		*l = k;
+		l->id1 = id + 1;
+	}
+	return id;
 }
 
 static uint32_t
-intern(struct bld *b, const char *s)
+intern(struct bld *b, const char *s, const struct qstr *qk)
 {
-	struct skey k = { s, strlen(s) };
+	struct skey k = { s, qk->n };
 	struct ient *e;
 	size_t need;
 	char *nb;
 	struct str *ns;
-	uint64_t a = 0, z = 0;
-	uint32_t *q, p;
+	struct qstr *q;
 
-	/* first the memo: a slot by the length and first and last 8 bytes,
-	 * its string compared whole */
-	if (k.n >= 8) {		/* fixed-size copies: plain loads */
-		memcpy(&a, s, 8);
-		memcpy(&z, s + k.n - 8, 8);
-	} else {
-		size_t i;
-		for (i = 0; i < k.n; i++)
-			a = a << 8 | (unsigned char)s[i];
-	}
-	q = &b->quick[(((a ^ k.n) * CS_P ^ z) * CS_P) >> (64 - QUICK_BITS)];
-	p = *q - 1;
-	if (*q && b->strs[p].len == k.n &&
-	    memcmp(b->sb + b->strs[p].off, s, k.n) == 0)
-		return p;
+	/* first the memo: a slot by the length and ends */
+	q = &b->quick[(((qk->a ^ qk->n) * CS_P ^ qk->z) * CS_P) >>
+	    (64 - QUICK_BITS)];
+	if (qsame(b, q, s, qk))
+		return q->id1 - 1;
 	e = itab_find(&b->stab, whash(s, k.n), str_eq, b, &k);
 	if (!e)
 		return 0;
-	if (e->id) {
-		*q = e->id;
-		return e->id - 1;
+	if (!e->id) {
+		if ((ns = grow(b->strs, &b->scap, b->nstr + 1, sizeof *ns,
+		    256, &b->failed)) == NULL)
+			return 0;
+		b->strs = ns;
+		need = b->sblen + k.n + 1;
+		if ((nb = grow(b->sb, &b->sbcap, need, 1, 4096,
+		    &b->failed)) == NULL)
+			return 0;
+		b->sb = nb;
+		memcpy(b->sb + b->sblen, s, k.n + 1);
+		b->strs[b->nstr] = (struct str){ b->sblen, (uint32_t)k.n, 0,
+		    0 };
+		b->sblen += k.n + 1;
+		e->id = (uint32_t)++b->nstr;
+		b->stab.n++;
 	}
-	if ((ns = grow(b->strs, &b->scap, b->nstr + 1, sizeof *ns, 256,
-	    &b->failed)) == NULL)
-		return 0;
-	b->strs = ns;
-	need = b->sblen + k.n + 1;
-	if ((nb = grow(b->sb, &b->sbcap, need, 1, 4096, &b->failed)) == NULL)
-		return 0;
-	b->sb = nb;
-	memcpy(b->sb + b->sblen, s, k.n + 1);
-	b->strs[b->nstr] = (struct str){ b->sblen, (uint32_t)k.n, 0, 0 };
-	b->sblen += k.n + 1;
-	e->id = (uint32_t)++b->nstr;
-	b->stab.n++;
-	*q = e->id;
+	*q = *qk;
+	q->id1 = e->id;
 	return e->id - 1;
 }
 
@@ -599,14 +639,23 @@ intern_shape(struct bld *b, const struct shape *s)
 	struct shape *ns;
 	struct shx *x;
 
+	uint64_t w[2];
+	uint32_t *q;
+
 	if (b->prev_shp < b->nshp &&
 	    memcmp(&b->shps[b->prev_shp], s, sizeof *s) == 0)
 		return b->prev_shp;
+	memcpy(w, s, sizeof w);
+	q = &b->qshp[((w[0] * CS_P ^ w[1]) * CS_P) >> (64 - QUICK_BITS)];
+	if (*q && memcmp(&b->shps[*q - 1], s, sizeof *s) == 0)
+		return b->prev_shp = *q - 1;
 	e = itab_find(&b->htab, whash(s, sizeof *s), shp_eq, b, s);
 	if (!e)
 		return 0;
-	if (e->id)
+	if (e->id) {
+		*q = e->id;
 		return b->prev_shp = e->id - 1;
+	}
 	if ((ns = grow(b->shps, &b->hcap, b->nshp + 1, sizeof *ns, 256,
 	    &b->failed)) == NULL)
 		return 0;
@@ -620,6 +669,7 @@ intern_shape(struct bld *b, const struct shape *s)
 	b->sx[b->nshp].want = 0;
 	e->id = (uint32_t)++b->nshp;
 	b->htab.n++;
+	*q = e->id;
 	return b->prev_shp = e->id - 1;
 }
 
