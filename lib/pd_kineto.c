@@ -416,7 +416,7 @@ pd_kineto_args(const struct pd_ev *ev, const char *const *keys, int n,
 		if (i < 8)
 			kl[i] = strlen(keys[i]);
 	}
-	if (!pd_ev_args(ev))
+	if (!ev->args && !ev->lazy)
 		return 0;
 	/* the reader's memo: each key read once for all the lookups (it
 	 * reads as the loop below does, but for the values it rejects) */
@@ -431,7 +431,8 @@ pd_kineto_args(const struct pd_ev *ev, const char *const *keys, int n,
 		return found;
 	for (i = 0, found = 0; i < n; i++)
 		v[i] = NULL, len[i] = 0;
-	p = pd_ev_args(ev);
+	if (!(p = pd_ev_args(ev)))
+		return 0;
 	e = p + ev->args_len;
 	p = skip_ws(p, e);
 	if (p >= e || *p++ != '{')

@@ -57,7 +57,7 @@
 #include "pd_archive.h"
 #include "pd_file.h"
 
-#define VERSION		5
+#define VERSION		6
 #define NONE		UINT32_MAX
 #define MIN_AGE_NS	2000000000LL	/* a trace younger is not cached */
 #define STALL_NS	5000000000LL	/* a builder silent this long: read */
@@ -71,8 +71,11 @@
 #define QUICK		(1 << QUICK_BITS)	/* the builder's string memo */
 
 enum {
-	F_TS = 1, F_DUR = 2, F_TIDNUM = 4, F_ARGS = 8, F_ID = 16
+	F_TS = 1, F_DUR = 2, F_TIDNUM = 4, F_ARGS = 8, F_ID = 16,
+	F_ENC = 32	/* args by skeleton (below), not their text */
 };
+#define ID_MAX		((1u << 24) - 1)	/* an event's id text, at most */
+#define SKEL_MAX	65536	/* skeletons an entry has, at most */
 
 struct key {
 	uint64_t dev, ino, size;
@@ -96,6 +99,7 @@ struct hdr {
 	uint64_t str_off, nstr, sbytes_off, sbytes_len;
 	uint64_t skip_off, nskip;
 	uint64_t meta_off, meta_len, nmeta;
+	uint64_t skel_off, skel_len, nskel;
 };
 
 struct chunk {
@@ -110,8 +114,32 @@ struct chunk {
 struct rec {
 	int64_t ts_ns, dur_ns;
 	uint32_t shape, tid;
-	uint32_t args_len, id_len;
-	uint32_t raw_len, flags;
+	uint32_t args_len;	/* of the text */
+	uint32_t blk_len;	/* of what its class's block holds of them */
+	uint32_t raw_len;
+	uint32_t idfl;		/* the id's length | the flags << 24 */
+};
+#define R_IDLEN(r)	((r)->idfl & ID_MAX)
+#define R_FL(r)		((r)->idfl >> 24)
+
+/* An event's args are held in its class's block either as their text and
+ * a NUL, or (F_ENC), when that is shorter, by skeleton: the text with
+ * each top-level value cut out, kept once in the entry, then for the
+ * event the skeleton's number (4 bytes), the length of each value (a
+ * LEB128 number) and the values' bytes. A replay hands out the keys and
+ * values from there (pd_lazyargs.kv) without putting the text together;
+ * it does so only for a caller that asks for the text. Encoded are only
+ * whole objects (pd_json_obj_kv), so that the keys and values are those
+ * the lookups would read from the text.
+ *
+ * A skeleton in the entry: a skh, nv skv, the text and a NUL, padded to
+ * 8 bytes. */
+struct skh {
+	uint32_t len, nv;	/* of the text; values */
+};
+struct skv {
+	uint32_t koff, klen;	/* the key (between its quotes) in the text */
+	uint32_t cut;		/* where the value goes in the text */
 };
 
 struct shape {
@@ -392,6 +420,7 @@ struct bld {
 	 * answers from the shape's fields alone) */
 	struct shx {
 		uint8_t cls, want;
+		uint32_t sk;	/* its last event's skeleton + 1 */
 	} *sx;
 	size_t sxcap;
 	/* the categories of the first NCLS - 1 classes (the rest share
@@ -420,6 +449,13 @@ struct bld {
 	struct wr mw;	/* metas, in memory */
 	uint64_t nmeta;
 	uint64_t nev, last_skipped;
+	/* skeletons: as the entry has them, where each starts, by hash;
+	 * a new one made in tmp; the keys and values of an event's args */
+	struct buf sk, tmp;
+	uint64_t *skoff;
+	size_t nskel, skocap;
+	struct itab ktab;
+	struct pd_argkv kv[PD_ARGMEMO_MAX];
 	int failed, stopped;
 };
 
@@ -667,6 +703,7 @@ intern_shape(struct bld *b, const struct shape *s)
 	b->shps[b->nshp] = *s;
 	b->sx[b->nshp].cls = cat_class(b, s->cat);
 	b->sx[b->nshp].want = 0;
+	b->sx[b->nshp].sk = 0;
 	e->id = (uint32_t)++b->nshp;
 	b->htab.n++;
 	*q = e->id;
@@ -778,15 +815,236 @@ bput(struct bld *b, struct buf *x, const char *s, size_t n)
 	x->len += n + 1;
 }
 
+/* ---- args by skeleton (struct skh) ---- */
+
+static const struct skh *
+sk_at(const struct bld *b, uint32_t id)
+{
+	return (const void *)(b->sk.p + b->skoff[id]);
+}
+
+static size_t
+sk_size(const struct skh *x)
+{
+	return sizeof *x + x->nv * sizeof(struct skv) + x->len + 1;
+}
+
+static int
+sk_eq(struct bld *b, uint32_t id, const void *key)
+{
+	const struct skh *x = sk_at(b, id), *y = key;
+
+	return x->len == y->len && x->nv == y->nv &&
+	    memcmp(x, y, sk_size(x)) == 0;
+}
+
+/* Are the n bytes at x and y the same? (Short ones mostly: a few loads
+ * rather than a call.) */
+static int
+same(const char *x, const char *y, size_t n)
+{
+	uint64_t a, b;
+	uint32_t c, d;
+
+	if (n >= 8) {
+		for (; n > 8; x += 8, y += 8, n -= 8) {
+			memcpy(&a, x, 8);
+			memcpy(&b, y, 8);
+			if (a != b)
+				return 0;
+		}
+		memcpy(&a, x + n - 8, 8);	/* the last 8, overlapping */
+		memcpy(&b, y + n - 8, 8);
+		return a == b;
+	}
+	if (n >= 4) {
+		memcpy(&c, x, 4);
+		memcpy(&d, y, 4);
+		if (c != d)
+			return 0;
+		memcpy(&c, x + n - 4, 4);
+		memcpy(&d, y + n - 4, 4);
+		return c == d;
+	}
+	for (; n; n--)
+		if (*x++ != *y++)
+			return 0;
+	return 1;
+}
+
+/* Are the n keys and values kv of the text a (len bytes) skeleton id's? */
+static int
+sk_match(const struct bld *b, uint32_t id, const char *a, size_t len,
+    const struct pd_argkv *kv, int n)
+{
+	const struct skh *h = sk_at(b, id);
+	const struct skv *v = (const void *)(h + 1);
+	const char *t = (const char *)(v + h->nv);
+	size_t ps = 0, ts = 0, pe, te;
+	int i;
+
+	if (h->nv != (uint32_t)n)
+		return 0;
+	for (i = 0; i <= n; i++) {	/* the text between values */
+		pe = i < n ? (size_t)(kv[i].v - a) : len;
+		te = i < n ? v[i].cut : h->len;
+		if (te - ts != pe - ps || !same(a + ps, t + ts, pe - ps))
+			return 0;
+		if (i < n) {
+			ps = pe + kv[i].vn;
+			ts = te;
+		}
+	}
+	return 1;
+}
+
+/* The skeleton of the text a (len bytes) with the n keys and values kv:
+ * its number, made when new; NONE when there is no room for it. */
+static uint32_t
+sk_make(struct bld *b, const char *a, size_t len, const struct pd_argkv *kv,
+    int n)
+{
+	struct skh *h;
+	struct skv *v;
+	struct ient *e;
+	char *t, *np;
+	size_t vl = 0, need, ps = 0, ts = 0, pe;
+	uint64_t *no;
+	int i;
+
+	for (i = 0; i < n; i++)
+		vl += kv[i].vn;
+	need = sizeof *h + (size_t)n * sizeof *v + (len - vl) + 1;
+	if (len - vl >= NONE ||
+	    !(np = grow(b->tmp.p, &b->tmp.cap, PAD8(need), 1, 256, &b->failed)))
+		return NONE;
+	b->tmp.p = np;
+	memset(np, 0, PAD8(need));
+	h = (void *)np;
+	v = (void *)(h + 1);
+	t = (char *)(v + n);
+	h->len = (uint32_t)(len - vl);
+	h->nv = (uint32_t)n;
+	for (i = 0; i <= n; i++) {
+		pe = i < n ? (size_t)(kv[i].v - a) : len;
+		memcpy(t + ts, a + ps, pe - ps);
+		if (i < n) {
+			v[i].koff = (uint32_t)(ts + (size_t)(kv[i].k - a) - ps);
+			v[i].klen = (uint32_t)kv[i].kn;
+			ts += pe - ps;
+			v[i].cut = (uint32_t)ts;
+			ps = pe + kv[i].vn;
+		}
+	}
+	e = itab_find(&b->ktab, whash(np, need), sk_eq, b, np);
+	if (!e)
+		return NONE;
+	if (e->id)
+		return e->id - 1;
+	if (b->nskel >= SKEL_MAX)
+		return NONE;
+	if (!(no = grow(b->skoff, &b->skocap, b->nskel + 1, sizeof *no, 64,
+	    &b->failed)) ||
+	    !(np = grow(b->sk.p, &b->sk.cap, b->sk.len + PAD8(need), 1, 4096,
+	    &b->failed)))
+		return NONE;
+	b->skoff = no;
+	b->sk.p = np;
+	memcpy(b->sk.p + b->sk.len, b->tmp.p, PAD8(need));
+	b->skoff[b->nskel] = b->sk.len;
+	b->sk.len += PAD8(need);
+	e->id = (uint32_t)++b->nskel;
+	b->ktab.n++;
+	return e->id - 1;
+}
+
+static size_t
+leb_len(uint64_t v)
+{
+	size_t n = 1;
+
+	while (v >= 0x80) {
+		v >>= 7;
+		n++;
+	}
+	return n;
+}
+
+/* The args a (len bytes) of an event of shape x onto out by skeleton:
+ * the bytes they take there, or 0 when their text is to be kept (not a
+ * whole object, or not shorter so). */
+static uint32_t
+enc_args(struct bld *b, struct shx *x, struct buf *out,
+    const struct pd_ev *ev)
+{
+	const struct pd_argmemo *m = ev->memo;
+	const struct pd_argkv *kv = b->kv;
+	const char *a = ev->args;
+	size_t len = ev->args_len;
+	int n, i;
+
+	/* read with the event by the source, or now */
+	if (m && m->whole && m->args == a && m->args_len == len &&
+	    m->index == ev->index) {
+		kv = m->kv;
+		n = m->n;
+	} else {
+		n = pd_json_obj_kv(a, len, b->kv, PD_ARGMEMO_MAX);
+	}
+	size_t vl = 0, bl = 4;
+	uint32_t id;
+	unsigned char *q;
+	char *np;
+
+	if (n < 0)
+		return 0;
+	for (i = 0; i < n; i++) {
+		vl += kv[i].vn;
+		bl += leb_len(kv[i].vn);
+	}
+	bl += vl;
+	if (bl > len)
+		return 0;
+	if (x->sk && sk_match(b, x->sk - 1, a, len, kv, n)) {
+		id = x->sk - 1;
+	} else {
+		if ((id = sk_make(b, a, len, kv, n)) == NONE)
+			return 0;
+		x->sk = id + 1;
+	}
+	if (!(np = grow(out->p, &out->cap, out->len + bl, 1, 4096,
+	    &b->failed)))
+		return 0;
+	out->p = np;
+	q = (unsigned char *)out->p + out->len;
+	memcpy(q, &id, 4);
+	q += 4;
+	for (i = 0; i < n; i++) {
+		size_t v = kv[i].vn;
+		while (v >= 0x80) {
+			*q++ = (unsigned char)(v | 0x80);
+			v >>= 7;
+		}
+		*q++ = (unsigned char)v;
+	}
+	for (i = 0; i < n; i++) {
+		memcpy(q, kv[i].v, kv[i].vn);
+		q += kv[i].vn;
+	}
+	out->len += bl;
+	return (uint32_t)bl;
+}
+
 static void
 record(struct bld *b, const struct pd_ev *ev)
 {
 	struct shape sh;
 	struct rec *r;
+	uint32_t fl;
 
 	/* a name or cat the reader left NULL would come back "" */
 	if (ev->index != b->nev || ev->args_len >= NONE ||
-	    ev->id_len >= NONE || ev->raw_len >= NONE || !ev->name ||
+	    ev->id_len > ID_MAX || ev->raw_len >= NONE || !ev->name ||
 	    !ev->cat || (!ev->pid && ev->pid_num) ||
 	    (!ev->tid && ev->tid_num) || (ev->pid_is_num && !ev->pid) ||
 	    (ev->tid_is_num && !ev->tid)) {
@@ -811,15 +1069,26 @@ record(struct bld *b, const struct pd_ev *ev)
 	r->tid = intern_id(b, 3, ev->tid, ev->tid_num);
 	r->ts_ns = ev->ts_ns;
 	r->dur_ns = ev->dur_ns;
-	r->args_len = ev->args ? (uint32_t)ev->args_len : 0;
-	r->id_len = ev->id ? (uint32_t)ev->id_len : 0;
 	r->raw_len = (uint32_t)ev->raw_len;
-	r->flags = (ev->has_ts ? F_TS : 0) | (ev->has_dur ? F_DUR : 0) |
+	fl = (ev->has_ts ? F_TS : 0) | (ev->has_dur ? F_DUR : 0) |
 	    (ev->tid_is_num ? F_TIDNUM : 0) | (ev->args ? F_ARGS : 0) |
 	    (ev->id ? F_ID : 0);
-	bput(b, &b->args[b->sx[r->shape].cls], ev->args, r->args_len);
-	bput(b, &b->ids, ev->id, r->id_len);
-	b->alen += r->args_len;
+	if (ev->args) {
+		struct shx *x = &b->sx[r->shape];
+		struct buf *ab = &b->args[x->cls];
+
+		r->args_len = (uint32_t)ev->args_len;
+		if ((r->blk_len = enc_args(b, x, ab, ev)) != 0) {
+			fl |= F_ENC;
+		} else {
+			bput(b, ab, ev->args, ev->args_len);
+			r->blk_len = r->args_len + 1;
+		}
+	}
+	if (ev->id)
+		bput(b, &b->ids, ev->id, ev->id_len);
+	r->idfl = (ev->id ? (uint32_t)ev->id_len : 0) | fl << 24;
+	b->alen += r->blk_len;
 	if (b->failed)
 		return;
 	if (++b->nrec == CHUNK_REC || b->alen >= CHUNK_ARGS)
@@ -910,6 +1179,10 @@ bld_free(struct bld *b)
 	free(b->sb);
 	free(b->shps);
 	free(b->skips);
+	free(b->sk.p);
+	free(b->tmp.p);
+	free(b->skoff);
+	free(b->ktab.t);
 }
 
 /* After the source read: the rest of the entry and its header. Returns 0
@@ -972,6 +1245,11 @@ bld_finish(struct bld *b, int rc, const struct pd_trace_stats *st,
 	h.meta_len = b->mw.len;
 	h.nmeta = b->nmeta;
 	wput(&b->w, b->mw.buf, b->mw.len);
+	wpad(&b->w);
+	h.skel_off = wpos(&b->w);
+	h.skel_len = b->sk.len;
+	h.nskel = b->nskel;
+	wput(&b->w, b->sk.p, b->sk.len);
 	h.file_size = wpos(&b->w);
 	if (b->w.fd >= 0)
 		wflush(&b->w, 1);
@@ -1030,9 +1308,9 @@ bld_run(int fd, const char *path, const char *mem, size_t memlen,
 	tcb.on_meta = b_meta;
 	memset(st, 0, sizeof *st);
 	if (path)
-		rc = src(path, &tcb, st);
+		rc = src(path, &tcb, st, 1);
 	else
-		rc = pd_trace_read_mem(mem, memlen, &tcb, st);
+		rc = pd_trace_read_mem_src(mem, memlen, &tcb, st, 1);
 	*ok = bld_finish(b, rc, st, k) == 0;
 	return rc;
 }
@@ -1076,6 +1354,13 @@ struct img {
 	const struct shape *shps;
 	const struct str *strs;
 	const char *sb;
+	struct skx {		/* the skeletons, checked */
+		const struct skv *v;
+		const char *t;
+		uint32_t len, nv;
+	} *sk;
+	char *rt;		/* args put together from their skeleton */
+	size_t rtcap;
 	uint64_t stop_ev, stop_meta;	/* where a bad chunk stopped it */
 	/* the current chunk's args, a block a class: read (p set, checked)
 	 * or, from a file, where it is */
@@ -1089,8 +1374,8 @@ struct img {
 	struct lazy {
 		struct pd_lazyargs la;	/* first: ev->lazy points here */
 		struct img *m;
-		uint64_t index, off, len;
-		int cls;
+		uint64_t index, off, len;	/* len: of the block's bytes */
+		int cls, enc;
 	} lz;
 	/* an args block found bad when read: the event's args from the
 	 * trace itself, which the read then goes on from */
@@ -1186,6 +1471,10 @@ img_free(struct img *m)
 	}
 	free(m->fb);
 	m->fb = NULL;
+	free(m->sk);
+	free(m->rt);
+	m->sk = NULL;
+	m->rt = NULL;
 }
 
 static int
@@ -1221,8 +1510,10 @@ img_check(struct img *m, int verify)
 	    h->nskip > m->len / sizeof(struct skip) ||
 	    !span_ok(h->skip_off, h->nskip * sizeof(struct skip), m->len) ||
 	    !span_ok(h->meta_off, h->meta_len, m->len) ||
+	    !span_ok(h->skel_off, h->skel_len, m->len) ||
+	    h->nskel > SKEL_MAX ||
 	    ((h->shp_off | h->str_off | h->skip_off | h->meta_off |
-	    h->ev_len | m->len) & 7) ||
+	    h->skel_off | h->ev_len | m->len) & 7) ||
 	    h->nev > h->ev_len / sizeof(struct rec) || h->nstr >= NONE ||
 	    h->nshp >= NONE)
 		return -1;
@@ -1293,6 +1584,36 @@ img_check(struct img *m, int verify)
 		prev = x->pos;
 		i += PAD8(n);
 	}
+	if (!(m->sk = calloc(h->nskel ? (size_t)h->nskel : 1, sizeof *m->sk)))
+		return -1;
+	for (i = 0, prev = 0; i < h->nskel; i++) {
+		const struct skh *x;
+		const struct skv *v;
+		uint64_t n, j, cut = 0;
+
+		if (h->skel_len - prev < sizeof *x)
+			return -1;
+		x = (const void *)at(m, h->skel_off + prev);
+		if (x->nv > PD_ARGMEMO_MAX)
+			return -1;
+		n = sizeof *x + (uint64_t)x->nv * sizeof *v + x->len + 1;
+		if (n > h->skel_len - prev)
+			return -1;
+		v = (const void *)(x + 1);
+		for (j = 0; j < x->nv; j++) {
+			if (v[j].cut < cut || v[j].cut > x->len ||
+			    v[j].koff > x->len || v[j].klen > x->len - v[j].koff)
+				return -1;
+			cut = v[j].cut;
+		}
+		m->sk[i] = (struct skx){ v, (const char *)(v + x->nv), x->len,
+		    x->nv };
+		if (m->sk[i].t[x->len] != 0)
+			return -1;
+		prev += PAD8(n);
+	}
+	if (prev != h->skel_len)
+		return -1;
 	return 0;
 }
 
@@ -1469,6 +1790,98 @@ fb_event(const struct pd_ev *ev, void *ctx)
 /* The args of the event handed out (lz_get): read from its class's
  * block; when that block is bad, from the trace itself (parsed up to the
  * event), and the read goes on from the trace after this event. */
+/* The keys and values of the event handed out with its args by
+ * skeleton (from its class's block, read and checked), and its skeleton:
+ * their number, or -1 when the block or the bytes are bad. */
+static int
+enc_kv(struct img *m, const struct lazy *z, const struct pd_ev *ev,
+    struct pd_argkv *kv, const struct skx **skp)
+{
+	const unsigned char *q, *e;
+	const char *p = cblk_get(m, z->cls);
+	const struct skx *k;
+	uint64_t sum = 0, v;
+	uint32_t id, i;
+	int sh;
+
+	if (!p || z->len < 4)
+		return -1;
+	q = (const unsigned char *)p + z->off;
+	e = q + z->len;
+	memcpy(&id, q, 4);
+	q += 4;
+	if (id >= m->h->nskel)
+		return -1;
+	k = &m->sk[id];
+	for (i = 0; i < k->nv; i++) {
+		for (v = 0, sh = 0;; sh += 7) {
+			if (q >= e || sh > 28)
+				return -1;
+			v |= (uint64_t)(*q & 0x7f) << sh;
+			if (!(*q++ & 0x80))
+				break;
+		}
+		kv[i].k = k->t + k->v[i].koff;
+		kv[i].kn = k->v[i].klen;
+		kv[i].vn = (size_t)v;
+		sum += v;
+	}
+	if (sum != (uint64_t)(e - q) || sum + k->len != ev->args_len)
+		return -1;
+	for (i = 0; i < k->nv; i++) {
+		kv[i].v = (const char *)q;
+		q += kv[i].vn;
+	}
+	*skp = k;
+	return (int)k->nv;
+}
+
+/* pd_lazyargs.kv: the keys and values without the text. */
+static int
+lz_kv(const struct pd_ev *ev, struct pd_argmemo *am)
+{
+	const struct lazy *z = (const void *)ev->lazy;
+	struct img *m = z->m;
+	const struct skx *k;
+	int n;
+
+	if (ev->index != z->index || !z->enc || m->lz_bad)
+		return -1;
+	if ((n = enc_kv(m, z, ev, am->kv, &k)) < 0) {
+		m->lz_bad = 1;	/* lz_get() reads them from the trace */
+		return -1;
+	}
+	am->n = n;
+	return n;
+}
+
+/* The text of the event's args by skeleton, put together in m->rt; NULL
+ * when they are bad. */
+static const char *
+enc_text(struct img *m, const struct lazy *z, const struct pd_ev *ev)
+{
+	struct pd_argkv kv[PD_ARGMEMO_MAX];
+	const struct skx *k;
+	size_t ts = 0, o = 0;
+	int n, i;
+
+	if ((n = enc_kv(m, z, ev, kv, &k)) < 0 ||
+	    room(&m->rt, &m->rtcap, ev->args_len + 1) < 0)
+		return NULL;
+	for (i = 0; i <= n; i++) {
+		size_t te = i < n ? k->v[i].cut : k->len;
+		memcpy(m->rt + o, k->t + ts, te - ts);
+		o += te - ts;
+		ts = te;
+		if (i < n) {
+			memcpy(m->rt + o, kv[i].v, kv[i].vn);
+			o += kv[i].vn;
+		}
+	}
+	m->rt[o] = 0;
+	return m->rt;
+}
+
 static const char *
 lz_get(const struct pd_ev *ev)
 {
@@ -1478,9 +1891,15 @@ lz_get(const struct pd_ev *ev)
 
 	if (ev->index != z->index)
 		return NULL;
+	if (!m->lz_bad && z->enc) {
+		if ((p = enc_text(m, z, ev)) != NULL)
+			return p;
+		m->lz_bad = 1;
+	}
 	if (!m->lz_bad) {
 		p = cblk_get(m, z->cls);
-		if (p && ev->args_len == z->len && p[z->off + ev->args_len] == 0)
+		if (p && ev->args_len + 1 == z->len &&
+		    p[z->off + ev->args_len] == 0)
 			return p + z->off;
 		m->lz_bad = 1;
 	}
@@ -1490,7 +1909,7 @@ lz_get(const struct pd_ev *ev)
 		struct pd_trace_stats st;
 
 		if (m->src && m->path)
-			m->src(m->path, &cb, &st);
+			m->src(m->path, &cb, &st, 0);
 		free(m->fb);
 		m->fb = x.args;
 		m->fb_index = ev->index + 1;
@@ -1522,6 +1941,7 @@ replay(struct img *m, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
 	st->format = h->format;
 	++reads;
 	m->lz.la.get = lz_get;
+	m->lz.la.kv = lz_kv;
 	m->lz.m = m;
 	m->lz_bad = 0;
 	if (pd_trace_filters(cb) && h->nshp &&
@@ -1533,6 +1953,7 @@ replay(struct img *m, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
 		const struct shape *s;
 		const struct cblk *c;
 		size_t na, ni;
+		uint32_t fl;
 
 		if (i >= next_meta)
 			next_meta = meta_call(m, cb, &moff, i, &nmeta);
@@ -1555,8 +1976,9 @@ replay(struct img *m, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
 			goto bad;
 		s = &m->shps[r->shape];
 		c = &m->cb[s->cls];
-		na = (size_t)r->args_len + 1;
-		ni = (size_t)r->id_len + 1;
+		fl = R_FL(r);
+		na = r->blk_len;
+		ni = fl & F_ID ? (size_t)R_IDLEN(r) + 1 : 0;
 		if (na > c->len - aoff[s->cls] || (size_t)(iend - ids) < ni)
 			goto bad;
 		if (memo && memo[r->shape] == 2) {	/* declined before */
@@ -1582,21 +2004,23 @@ replay(struct img *m, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
 				continue;
 			}
 		}
-		if (ids[r->id_len] != 0 ||
-		    (r->tid != NONE && r->tid >= h->nstr))
+		if ((ni && ids[ni - 1] != 0) ||
+		    (r->tid != NONE && r->tid >= h->nstr) ||
+		    (fl & F_ARGS ? fl & F_ENC ? na < 4 :
+		    na != (size_t)r->args_len + 1 : na != 0))
 			goto bad;
 		if (r->tid != NONE) {
 			ev.tid = m->sb + m->strs[r->tid].off;
 			ev.tid_num = m->strs[r->tid].num;
 		}
-		ev.tid_is_num = (r->flags & F_TIDNUM) != 0;
+		ev.tid_is_num = (fl & F_TIDNUM) != 0;
 		ev.ts_ns = r->ts_ns;
 		ev.dur_ns = r->dur_ns;
-		ev.has_ts = (r->flags & F_TS) != 0;
-		ev.has_dur = (r->flags & F_DUR) != 0;
-		if (r->flags & F_ARGS) {
+		ev.has_ts = (fl & F_TS) != 0;
+		ev.has_dur = (fl & F_DUR) != 0;
+		if (fl & F_ARGS) {
 			ev.args_len = r->args_len;
-			if (c->p) {	/* read: its args checked now */
+			if (c->p && !(fl & F_ENC)) {	/* read: checked now */
 				if (c->p[aoff[s->cls] + r->args_len] != 0)
 					goto bad;
 				ev.args = c->p + aoff[s->cls];
@@ -1604,13 +2028,14 @@ replay(struct img *m, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
 				m->lz.index = i;
 				m->lz.off = aoff[s->cls];
 				m->lz.cls = s->cls;
-				m->lz.len = r->args_len;
+				m->lz.len = na;
+				m->lz.enc = (fl & F_ENC) != 0;
 				ev.lazy = &m->lz.la;
 			}
 		}
-		if (r->flags & F_ID) {
+		if (fl & F_ID) {
 			ev.id = ids;
-			ev.id_len = r->id_len;
+			ev.id_len = R_IDLEN(r);
 		}
 		ev.raw_len = r->raw_len;
 		ev.index = i;
@@ -1916,7 +2341,7 @@ entry_replay(struct img *m, const char *path, const struct pd_trace_cb *cb,
 
 		unlinkat(dir, name, 0);
 		last = PD_TCACHE_SOURCE;
-		rc = src(path, &rcb, st);
+		rc = src(path, &rcb, st, 0);
 	}
 	return rc;
 }
@@ -2055,7 +2480,7 @@ pd_tcache_read(const char *path, const struct pd_trace_cb *cb,
 
 	last = PD_TCACHE_OFF;
 	if (disabled || (dir = cache_dir()) < 0 || key_of(path, &k) < 0)
-		return src(path, cb, st);
+		return src(path, cb, st, 0);
 	h = fnv(&k, sizeof k, fnv("pd_tcache", 9, 1469598103934665603ULL) +
 	    VERSION);
 	snprintf(hex, sizeof hex, "%016" PRIx64, h);
@@ -2064,14 +2489,14 @@ pd_tcache_read(const char *path, const struct pd_trace_cb *cb,
 		return entry_replay(&m, path, cb, st, src, dir, name);
 	last = PD_TCACHE_SOURCE;
 	if (too_young(&k))
-		return src(path, cb, st);
+		return src(path, cb, st, 0);
 	snprintf(lockn, sizeof lockn, "%s.lock", hex);
 	lk = openat(dir, lockn, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (lk < 0 || fstat(lk, &sb) < 0 || !S_ISREG(sb.st_mode) ||
 	    sb.st_uid != geteuid() || lock_wait(dir, lk, hex) < 0) {
 		if (lk >= 0)
 			close(lk);
-		return src(path, cb, st);
+		return src(path, cb, st, 0);
 	}
 	/* someone else may have built it while we waited */
 	if (entry_open(dir, name, &k, &m) == 0) {
@@ -2081,7 +2506,7 @@ pd_tcache_read(const char *path, const struct pd_trace_cb *cb,
 	snprintf(pid, sizeof pid, "%ld", (long)getpid());
 	if (ftruncate(lk, 0) < 0 || pwrite(lk, pid, strlen(pid), 0) < 0) {
 		close(lk);
-		return src(path, cb, st);
+		return src(path, cb, st, 0);
 	}
 	snprintf(tmp, sizeof tmp, "%s.%s.tmp", hex, pid);
 	unlinkat(dir, tmp, 0);
@@ -2089,7 +2514,7 @@ pd_tcache_read(const char *path, const struct pd_trace_cb *cb,
 	    O_CLOEXEC, 0600);
 	if (fd < 0) {
 		close(lk);
-		return src(path, cb, st);
+		return src(path, cb, st, 0);
 	}
 	rc = bld_run(fd, path, NULL, 0, cb, st, src, &k, &b, &ok);
 	err = errno;

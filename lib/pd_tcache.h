@@ -2,7 +2,8 @@
  *
  * The first pd_trace_read() of a trace file records the events it hands
  * out in a compact binary form (fixed-width records, interned strings,
- * args and id text verbatim) next to the read's result (pd_trace_stats,
+ * args by skeleton where that is shorter, else as text, id text
+ * verbatim) next to the read's result (pd_trace_stats,
  * return code, the top-level keys given to on_meta); later reads of the
  * same file, in this process or another one, replay that entry instead of
  * parsing: the callbacks see the same events in the same order with the
@@ -28,7 +29,8 @@
  * stalled for 5 s is given up on and the trace read directly. Not cached:
  * a read that could not open or read the file (-1), a read stopped early
  * by the callback, a trace modified less than 2 s ago (its mtime could
- * still repeat after a change), a trace with an event over 4 GiB.
+ * still repeat after a change), a trace with an event over 4 GiB or an
+ * id over 16 MiB.
  *
  * A filter (pd_trace_cb.want) is asked once per distinct (ph, name, cat,
  * pid) of the entry; the events it declines are passed over by their
@@ -50,8 +52,10 @@
  * A cached replay differs from a parse in three places: ev->raw is NULL
  * (raw_len is kept); ev->args is NULL with ev->lazy set where the event
  * has args (pd_ev_args() reads them: a tool that asks for no args reads
- * none); and after a stop requested by the callback, stats.bytes is the
- * size of the whole trace. */
+ * none; the lookups into them, pd_ev_arg_* and pd_kineto_args, read an
+ * event's keys and values kept by skeleton without its text); and after
+ * a stop requested by the callback, stats.bytes is the size of the whole
+ * trace. */
 #ifndef PD_TCACHE_H
 #define PD_TCACHE_H
 
@@ -59,9 +63,9 @@
 
 #include "pd_trace.h"
 
-/* The uncached reader (pd_trace.c's). */
+/* The uncached reader (pd_trace.c's pd_trace_read_src). */
 typedef int (*pd_tcache_source)(const char *path,
-    const struct pd_trace_cb *cb, struct pd_trace_stats *st);
+    const struct pd_trace_cb *cb, struct pd_trace_stats *st, int args_kv);
 
 /* pd_trace_read() through the cache: the same return value, callbacks
  * and stats as src(path, cb, st). */

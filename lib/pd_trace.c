@@ -46,6 +46,12 @@ struct rd {
 		uint64_t text, mask;	/* its first 8 bytes, which count */
 		unsigned char kind, len;	/* len 0: no guess */
 	} pred[8][16];
+	/* where an event's args' keys and values are read as it is (when
+	 * the callbacks ask for it: pd_trace_cb.args_kv), and how many
+	 * (-1: not read so) */
+	struct pd_argkv *kv;
+	int nkv;
+	int args_kv;	/* asked for */
 };
 
 /* The scanners below look at 16 bytes at a time where SSE2 is there (the
@@ -325,6 +331,105 @@ skip_value(const char *p, const char *end, const char **q)
 	}
 	return skip_container(p, end, q);
 }
+
+/* The bytes of a number (1) and between those of an array of numbers
+ * (2: those, ',' and ' ') */
+static const unsigned char numch[256] = {
+	[' '] = 2, [','] = 2, ['+'] = 3, ['-'] = 3, ['.'] = 3, ['e'] = 3,
+	['E'] = 3, ['0'] = 3, ['1'] = 3, ['2'] = 3, ['3'] = 3, ['4'] = 3,
+	['5'] = 3, ['6'] = 3, ['7'] = 3, ['8'] = 3, ['9'] = 3,
+};
+
+/* The end of the value at p (before end), as skip_value() finds it, for
+ * the values args mostly have: a number, an array of numbers (of arrays
+ * of them); the others through skip_value(). */
+static INLINE int
+plain_value(const char *p, const char *end, const char **q)
+{
+	const char *s = p;
+
+	if (numch[(unsigned char)*s] & 1) {
+		/* a scalar ends at ',' or '}' as at a blank, and none of
+		 * these bytes ends it or makes it bad */
+		while (++s < end && (numch[(unsigned char)*s] & 1))
+			;
+		if (s < end && (*s == ',' || *s == '}')) {
+			*q = s;
+			return OK;
+		}
+	} else if (*s == '[') {
+		/* numbers and arrays of them: no string, no brace in it, it
+		 * ends at the ']' that closes it */
+		int depth = 1;
+
+		while (++s < end) {
+			if (numch[(unsigned char)*s] & 2)
+				continue;
+			if (*s == '[') {
+				depth++;
+			} else if (*s == ']') {
+				if (--depth == 0) {
+					*q = s + 1;
+					return OK;
+				}
+			} else {
+				break;
+			}
+		}
+	}
+	return skip_value(p, end, q);
+}
+
+/* The keys and values of the object at a (before end) as writers mostly
+ * write it: no blank but one space after a colon or comma, none inside
+ * the braces; at most max of them into kv, read as the lookups read them.
+ * Returns their number and sets *qe after the object's '}'; -2 when it
+ * is not so written (or goes past end): read it the long way. */
+static int
+obj_walk(const char *a, const char *end, struct pd_argkv *kv, int max,
+    const char **qe)
+{
+	const char *p = a + 1, *ke, *q;
+	int i = 0, esc;
+
+	if (p >= end)
+		return -2;
+	if (*p == '}') {
+		*qe = p + 1;
+		return 0;
+	}
+	for (;;) {
+		if (*p != '"' || i == max || str_end(p, end, &ke, &esc) != OK ||
+		    ke >= end || *ke != ':')
+			return -2;
+		kv[i].k = p + 1;
+		kv[i].kn = (size_t)(ke - 1 - (p + 1));
+		p = ke + 1;
+		if (p < end && *p == ' ')
+			p++;
+		if (p >= end || (unsigned char)*p <= ' ' ||
+		    plain_value(p, end, &q) != OK || q >= end)
+			return -2;
+		kv[i].v = p;
+		kv[i].vn = (size_t)(q - p);
+		i++;
+		if (*q == '}') {
+			*qe = q + 1;
+			return i;
+		}
+		if (*q != ',')
+			return -2;
+		p = q + 1;
+		if (p < end && *p == ' ')
+			p++;
+		if (p >= end)
+			return -2;
+	}
+}
+
+/* The memo's reading (pd_argmemo.state): more to read, at the end, a
+ * value the lookups' reader rejects, no room for more keys. */
+enum { AM_MORE, AM_END, AM_BAD, AM_FULL };
 
 static void
 sgrow(struct rd *r, size_t need)
@@ -795,6 +900,7 @@ parse_event(struct rd *r, const char *p, const char *end, const char **q,
 
 	*ev = ev0;	/* a copy, not memset: "rep stos" is slow to start */
 	r->slen = 0;
+	r->nkv = -1;
 	*badts = 0;
 	*wanted = 1;
 	p++;	/* '{' */
@@ -928,7 +1034,14 @@ parse_event(struct rd *r, const char *p, const char *end, const char **q,
 			break;
 		}
 		case K_ARGS:
-			rc = skip_value(p, end, &p);
+			if (r->kv && *v == '{' && (r->nkv = obj_walk(v, end,
+			    r->kv, PD_ARGMEMO_MAX, &p)) >= 0) {
+				/* the end skip_value() finds */
+				rc = OK;
+			} else {
+				r->nkv = -1;
+				rc = skip_value(p, end, &p);
+			}
 			if (rc == OK && *v == '{') {
 				ev->args = v;
 				ev->args_len = (size_t)(p - v);
@@ -1050,6 +1163,8 @@ events(struct rd *r, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
 	const struct pd_trace_cb *fcb = pd_trace_filters(cb) ? cb : NULL;
 
 	memset(&memo, 0, sizeof memo);
+	r->kv = r->args_kv ? memo.kv : NULL;
+	r->nkv = -1;
 
 	r->pos++;	/* '[' */
 	for (;;) {
@@ -1088,6 +1203,14 @@ events(struct rd *r, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
 			} else {
 				ev.index = st->events++;
 				ev.memo = &memo;
+				if (r->nkv >= 0 && ev.args) {	/* read whole */
+					memo.args = ev.args;
+					memo.args_len = ev.args_len;
+					memo.index = ev.index;
+					memo.n = r->nkv;
+					memo.state = AM_END;
+					memo.whole = 1;
+				}
 				if (cb->on_event && wanted &&
 				    cb->on_event(&ev, cb->ctx)) {
 					r->pos = (size_t)(after - r->buf);
@@ -1292,15 +1415,16 @@ run(struct rd *r, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
 	return rc;
 }
 
-static int
-read_file(const char *path, const struct pd_trace_cb *cb,
-    struct pd_trace_stats *st)
+int
+pd_trace_read_src(const char *path, const struct pd_trace_cb *cb,
+    struct pd_trace_stats *st, int args_kv)
 {
 	struct rd r;
 	int rc, err;
 
 	memset(st, 0, sizeof *st);
 	memset(&r, 0, sizeof r);
+	r.args_kv = args_kv;
 	if (!(r.z = pd_file_zopen(path)))
 		return -1;
 	r.owned = 1;
@@ -1347,18 +1471,26 @@ int
 pd_trace_read(const char *path, const struct pd_trace_cb *cb,
     struct pd_trace_stats *st)
 {
-	return pd_tcache_read(path, cb, st, read_file);
+	return pd_tcache_read(path, cb, st, pd_trace_read_src);
 }
 
 int
 pd_trace_read_mem(const char *buf, size_t len, const struct pd_trace_cb *cb,
     struct pd_trace_stats *st)
 {
+	return pd_trace_read_mem_src(buf, len, cb, st, 0);
+}
+
+int
+pd_trace_read_mem_src(const char *buf, size_t len,
+    const struct pd_trace_cb *cb, struct pd_trace_stats *st, int args_kv)
+{
 	struct rd r;
 	int rc;
 
 	memset(st, 0, sizeof *st);
 	memset(&r, 0, sizeof r);
+	r.args_kv = args_kv;
 	/* copy so that the scanners may read one byte past values safely */
 	r.buf = malloc(len + 1);
 	if (!r.buf)
@@ -1452,8 +1584,6 @@ pd_idmemo_free(struct pd_idmemo *m)
 	memset(m, 0, sizeof *m);
 }
 
-enum { AM_MORE, AM_END, AM_BAD, AM_FULL };
-
 /* The next key and value of the memo's args, read as pd_json_raw_get
  * reads them: 1 when one was added, 0 when the reading is over. */
 static int
@@ -1496,6 +1626,46 @@ memo_step(struct pd_argmemo *m)
 }
 
 int
+pd_json_obj_kv(const char *a, size_t n, struct pd_argkv *kv, int max)
+{
+	struct pd_argmemo m;
+	const char *end = a + n, *p;
+	int r;
+
+	if (n >= 2 && *a == '{' &&
+	    (r = obj_walk(a, end, kv, max, &p)) >= 0 && p == end)
+		return r;
+	p = ws(a, end);
+
+	if (p >= end || *p != '{')
+		return -1;
+	memset(&m, 0, sizeof m);
+	m.args = a;
+	m.args_len = n;
+	m.pos = p + 1;
+	p = ws(p + 1, end);
+	if (p < end && *p == '}') {	/* {} */
+		p = ws(p + 1, end);
+		return p == end ? 0 : -1;
+	}
+	while (m.state == AM_MORE && m.n < max && memo_step(&m))
+		;
+	/* whole: every key read, the last value followed by the object's
+	 * end and nothing but blanks after it */
+	if (m.state != AM_END || m.n == 0 || m.n > max)
+		return -1;
+	p = m.kv[m.n - 1].v + m.kv[m.n - 1].vn;
+	p = ws(p, end);
+	if (p >= end || *p != '}')
+		return -1;
+	p = ws(p + 1, end);
+	if (p != end)
+		return -1;
+	memcpy(kv, m.kv, (size_t)m.n * sizeof *kv);
+	return m.n;
+}
+
+int
 pd_ev_arg_memo(const struct pd_ev *ev, const char *key, size_t kl,
     const char **v, size_t *vlen)
 {
@@ -1504,7 +1674,23 @@ pd_ev_arg_memo(const struct pd_ev *ev, const char *key, size_t kl,
 	const char *a;
 	int i;
 
-	if (!m || !(a = pd_ev_args(ev)))
+	if (!m)
+		return -1;
+	/* a reader that has the keys and values without the text */
+	if (ev->lazy && ev->lazy->kv && !ev->args) {
+		if (m->args == (const char *)ev->lazy &&
+		    m->index == ev->index && m->args_len == ev->args_len)
+			goto look;
+		if (ev->lazy->kv(ev, m) >= 0) {
+			m->args = (const char *)ev->lazy;
+			m->args_len = ev->args_len;
+			m->index = ev->index;
+			m->state = AM_END;
+			m->whole = 1;
+			goto look;
+		}
+	}
+	if (!(a = pd_ev_args(ev)))
 		return -1;
 	if (m->args != a || m->args_len != ev->args_len ||
 	    m->index != ev->index) {
@@ -1513,11 +1699,13 @@ pd_ev_arg_memo(const struct pd_ev *ev, const char *key, size_t kl,
 		m->args_len = ev->args_len;
 		m->index = ev->index;
 		m->n = 0;
+		m->whole = 0;
 		m->state = AM_MORE;
 		m->pos = p + 1;
 		if (p >= a + ev->args_len || *p != '{')
 			m->state = AM_END;
 	}
+look:
 	for (i = 0; i < m->n; i++) {
 		x = &m->kv[i];
 		if (x->kn == kl && memcmp(x->k, key, kl) == 0)
@@ -1539,13 +1727,13 @@ int
 pd_ev_arg_raw(const struct pd_ev *ev, const char *key, const char **v,
     size_t *len)
 {
-	const char *a = pd_ev_args(ev);
+	const char *a;
 	int rc;
 
-	if (!a)
-		return 0;
 	if ((rc = pd_ev_arg_memo(ev, key, strlen(key), v, len)) >= 0)
 		return rc;
+	if (!(a = pd_ev_args(ev)))
+		return 0;
 	return pd_json_raw_get(a, ev->args_len, key, v, len);
 }
 

@@ -45,9 +45,14 @@ struct pd_ev {
 };
 
 /* A reader's way to args it has not read yet: get(ev) reads them (NULL
- * when they cannot be had), valid during the on_event call only. */
+ * when they cannot be had), valid during the on_event call only. kv
+ * (NULL: none) fills m->kv and m->n with the args' keys and values, as
+ * pd_json_obj_kv() reads them, without the text, and returns their
+ * number; -1 when it cannot (get() then has the text). */
+struct pd_argmemo;
 struct pd_lazyargs {
 	const char *(*get)(const struct pd_ev *ev);
+	int (*kv)(const struct pd_ev *ev, struct pd_argmemo *m);
 };
 
 /* The text of ev's args (args_len bytes, NUL after them); NULL when it
@@ -91,6 +96,7 @@ struct pd_argmemo {
 	uint64_t index;		/* ... and its index */
 	const char *pos;	/* where the keys not read yet start */
 	int state;		/* more to read, end, bad value, full */
+	int whole;		/* all of them read, as pd_json_obj_kv() */
 	int n;
 	struct pd_argkv {
 		const char *k, *v;
@@ -104,6 +110,12 @@ struct pd_argmemo {
  * the caller reads the args itself). */
 int pd_ev_arg_memo(const struct pd_ev *ev, const char *key, size_t klen,
     const char **v, size_t *vlen);
+
+/* The keys and values of a whole JSON object (n bytes at a: '{', keys
+ * and values read as the lookups read them, '}', blanks around), at most
+ * max of them, in order into kv: their number, or -1 when the object is
+ * not whole or has more than max keys. */
+int pd_json_obj_kv(const char *a, size_t n, struct pd_argkv *kv, int max);
 
 struct pd_trace_stats {
 	uint64_t events;	/* events read (handed to the callback unless
@@ -155,6 +167,16 @@ int pd_trace_read(const char *path, const struct pd_trace_cb *cb,
 /* Same, from memory (for tests and fuzzing). */
 int pd_trace_read_mem(const char *buf, size_t len, const struct pd_trace_cb *cb,
     struct pd_trace_stats *st);
+
+/* The reads without the cache (the cache's sources): args_kv nonzero,
+ * each event's args' keys and values are read as the event is, where
+ * the object is plainly written, and handed out in ev->memo as
+ * pd_json_obj_kv() gives them (its whole set): the cache's builder keeps
+ * them so. */
+int pd_trace_read_src(const char *path, const struct pd_trace_cb *cb,
+    struct pd_trace_stats *st, int args_kv);
+int pd_trace_read_mem_src(const char *buf, size_t len,
+    const struct pd_trace_cb *cb, struct pd_trace_stats *st, int args_kv);
 
 /* Looking into an event's args (top-level keys only). Return 1 when found
  * with the right type, 0 otherwise. */

@@ -132,6 +132,46 @@ three3() {
 	    "$CORPUS"/ascend/pta_1rank_level0_text/*/ASCEND_PROFILER_OUTPUT/trace_view.json
 }
 
+# args-forms.json: args objects written plainly and otherwise (blanks
+# around colons and braces, new lines), escapes, nested values, strings
+# holding brackets and commas, {} and { }, 32 and 33 keys (the lookups
+# keep 32), a value over 127 and one over 16383 bytes, args first in the
+# event and none; args-dups.json: keys repeated (the first one counts).
+@test "cache: args kept by skeleton read as their text does, whatever their form" {
+	three3 "$FIX/trace/args-forms.json" "$FIX/trace/args-dups.json"
+	# the replay of an entry made in memory: every key of every event's
+	# args looked up before the text is asked for (by skeleton: from the
+	# values kept), then the text, put together: jansson's values
+	run_pd 0 "$PD_TESTBIN/trace-check" -c "$FIX/trace/args-forms.json"
+	[ "$output" = "ok $(jq '.traceEvents | length' "$FIX/trace/args-forms.json") events" ]
+}
+
+# 2000 events of one kind whose args differ in their values alone: by
+# skeleton an event keeps its values (here 4 + 3 + 1 + 2 + 4 = 14 bytes
+# at most for '{"External id": N, "Ev Idx": M, "Sequence number": K}' with
+# N, M < 10000, K < 100: the skeleton's number, three lengths, the digits)
+# where its text and a NUL take 54 to 60 bytes; the text kept instead
+# would make the entry larger than 40 bytes a record and half the args
+# text.
+@test "cache: an entry keeps repeated args by skeleton, shorter than their text" {
+	local t=$BATS_TEST_TMPDIR/rep.json e args size
+	awk 'BEGIN { printf "{\"traceEvents\": ["
+		for (i = 0; i < 2000; i++)
+			printf "%s{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"pid\": 1, \"tid\": 1, \"ts\": %d, \"dur\": 1, \"args\": {\"External id\": %d, \"Ev Idx\": %d, \"Sequence number\": %d}}", (i ? ", " : ""), i, i * 3, i % 1000, i % 100
+		printf "]}\n" }' >"$t"
+	settle
+	dump3 "$t"
+	e=$(entry)
+	# the args' text and a NUL each, as an entry would keep them
+	args=$(grep -o '"args": {[^}]*}' "$t" |
+	    awk '{ n += length($0) - length("\"args\": ") + 1 } END { print n }')
+	size=$(stat -c %s "$e")
+	[ "$args" -gt 100000 ]
+	[ "$size" -lt $((2000 * 40 + args / 2)) ]
+	# the values are the text's
+	grep -q '^1999 .* look=External id:4:5997;Ev Idx:3:999; args=59:' "$BATS_TEST_TMPDIR/off"
+}
+
 @test "cache: a filter hands out the events it keeps, off, cold and warm" {
 	local f
 	filtered_reads "$KF"/*.json
@@ -247,11 +287,11 @@ flip() {	# flip FILE OFFSET: one bit changed (a negative offset: from the end)
 }
 
 # args0 ENTRY: where the first chunk's first args block starts (the
-# header is 424 bytes, a chunk's 280: nrec at 0, id_len at 8; then 40
+# header is 448 bytes, a chunk's 280: nrec at 0, id_len at 8; then 40
 # bytes a record and the ids, padded to 8), + 1: in the first event's
 # args when its category is the first met
 args0() {
-	python3 -c 'import struct, sys; b = open(sys.argv[1], "rb").read(); n, = struct.unpack_from("=I", b, 424); i, = struct.unpack_from("=Q", b, 432); print(424 + 280 + 40 * n + (i + 7) // 8 * 8 + 1)' "$1"
+	python3 -c 'import struct, sys; b = open(sys.argv[1], "rb").read(); n, = struct.unpack_from("=I", b, 448); i, = struct.unpack_from("=Q", b, 456); print(448 + 280 + 40 * n + (i + 7) // 8 * 8 + 1)' "$1"
 }
 # evmid ENTRY: half way through the events (ev_off at 312, ev_len at 320)
 evmid() {
@@ -262,10 +302,10 @@ evmid() {
 	local f=$KF/sum-kineto.json e n
 	dump3 "$f"
 	e=$(entry)
-	# the first event's dur (the header is 424 bytes, the first chunk's
+	# the first event's dur (the header is 448 bytes, the first chunk's
 	# 280, a record starts with ts, dur): its chunk is checked before it
 	# is handed out, and the read goes on from the trace itself
-	flip "$e" 712
+	flip "$e" 736
 	run_pd 0 "$TC" "$f"
 	[ "$stderr" = "cache: source" ]
 	[ "$output" = "$(cat "$BATS_TEST_TMPDIR/off")" ]

@@ -239,6 +239,23 @@ L6 n=2: 6|7' ]
 	[ "$n" -gt 30 ]
 }
 
+# The same through a replay of each trace's cache entry (made in memory):
+# the args' keys and values as the entry keeps them (by skeleton, for
+# most) looked up before any text is asked for, then the text put
+# together again.
+@test "trace: a cache replay agrees with jansson on every corpus trace" {
+	require_corpus
+	n=0
+	while IFS= read -r f; do
+		run "$PD_TESTBIN/trace-check" -c "$f"
+		[ "$status" -eq 0 ] || { echo "$f: $output" >&2; return 1; }
+		n=$((n + 1))
+	done < <(find "$CORPUS/pytorch" "$CORPUS/ascend" -type f \
+	    \( -name '*.json' -o -name '*.json.gz' -o -name '*.raw.gz' \) \
+	    -size -64M | sort)
+	[ "$n" -gt 30 ]
+}
+
 # A NUL byte inside a for line (pd-inject and pd-find-context read such
 # files): the logical line keeps its length (the NUL reads as a space, so
 # N == STRLEN) and the header is still a loop ending in ':'. Before, the

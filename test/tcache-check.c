@@ -1,7 +1,9 @@
 /* tcache-check: everything pd_trace_read() hands out, for comparing a
  * read through the trace cache with one without it (test/cache.bats).
  *   tcache-check [-s N] FILE   one line per event with every pd_ev field
- *                              but raw (its length only), one per on_meta
+ *                              but raw (its length only), and first
+ *                              what the lookups into its args find
+ *                              for a few keys (look=), one per on_meta
  *                              call (the value as compact JSON), then the
  *                              return code and every stats field; on
  *                              stderr, what the cache did (off, hit,
@@ -136,9 +138,19 @@ check_ids(const struct pd_ev *e)
 	same_id(&names, &nnames, e->name_id, e->name, "name");
 }
 
+/* the keys look= asks for (the fixtures' and the corpus's, one that
+ * needs an escape, one never there) */
+static const char *const look[] = { "a", "b", "s", "n", "k\\\"ey",
+	"External id", "Ev Idx", "correlation", "Input Dims", "Bytes",
+	"k31", "k32", "no such key", NULL };
+
 static int
 ev(const struct pd_ev *e, void *ctx)
 {
+	const char *v;
+	size_t n;
+	int i;
+
 	(void)ctx;
 	check_ids(e);
 	if (keep_only) {
@@ -162,6 +174,12 @@ ev(const struct pd_ev *e, void *ctx)
 	printf(" %d/%" PRId64, e->tid_is_num, e->tid_num);
 	printf(" ts=%d/%" PRId64 " dur=%d/%" PRId64, e->has_ts, e->ts_ns,
 	    e->has_dur, e->dur_ns);
+	/* the lookups before the text is asked for: from an entry, they
+	 * read the keys and values it keeps by skeleton */
+	printf(" look=");
+	for (i = 0; look[i]; i++)
+		if (pd_ev_arg_raw(e, look[i], &v, &n))
+			printf("%s:%zu:%.*s;", look[i], n, (int)n, v);
 	text("args", pd_ev_args(e), e->args_len);
 	text("id", e->id, e->id_len);
 	printf(" raw_len=%zu\n", e->raw_len);

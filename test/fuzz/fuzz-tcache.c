@@ -43,10 +43,15 @@ mixs(const char *s)
 static int
 ev(const struct pd_ev *e, void *ctx)
 {
+	static const char *const keys[] = { "a", "b", "External id",
+	    "k\\\"", NULL };
 	char buf[64];
+	const char *a;
+	size_t n;
 	int64_t v;
 	double d;
 	uint64_t ix = e->index;
+	int i;
 
 	(void)ctx;
 	mix(&e->ph, 1);
@@ -64,6 +69,13 @@ ev(const struct pd_ev *e, void *ctx)
 	mix(&e->has_dur, sizeof e->has_dur);
 	mix(&ix, 8);
 	mix(&e->raw_len, sizeof e->raw_len);
+	/* the lookups before the text (a replay: by skeleton, without it) */
+	for (i = 0; keys[i]; i++) {
+		if (pd_ev_arg_raw(e, keys[i], &a, &n))
+			mix(a, n);
+		else
+			mix("\375", 1);
+	}
 	if (pd_ev_args(e))
 		mix(pd_ev_args(e), e->args_len);
 	else
