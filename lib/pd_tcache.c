@@ -1354,6 +1354,10 @@ struct img {
 	const struct shape *shps;
 	const struct str *strs;
 	const char *sb;
+	struct shv {		/* each shape's strings, checked */
+		const char *name, *cat, *pid;	/* pid: NULL when none */
+		int64_t pid_num;
+	} *sv;
 	struct skx {		/* the skeletons, checked */
 		const struct skv *v;
 		const char *t;
@@ -1473,8 +1477,10 @@ img_free(struct img *m)
 	m->fb = NULL;
 	free(m->sk);
 	free(m->rt);
+	free(m->sv);
 	m->sk = NULL;
 	m->rt = NULL;
+	m->sv = NULL;
 }
 
 static int
@@ -1554,11 +1560,19 @@ img_check(struct img *m, int verify)
 		    m->sb[s->off + s->len] != 0)
 			return -1;
 	}
+	if (!(m->sv = calloc(h->nshp ? (size_t)h->nshp : 1, sizeof *m->sv)))
+		return -1;
 	for (i = 0; i < h->nshp; i++) {
 		const struct shape *s = &m->shps[i];
 		if (s->name >= h->nstr || s->cat >= h->nstr ||
 		    (s->pid != NONE && s->pid >= h->nstr) || s->cls >= NCLS)
 			return -1;
+		m->sv[i].name = m->sb + m->strs[s->name].off;
+		m->sv[i].cat = m->sb + m->strs[s->cat].off;
+		if (s->pid != NONE) {
+			m->sv[i].pid = m->sb + m->strs[s->pid].off;
+			m->sv[i].pid_num = m->strs[s->pid].num;
+		}
 	}
 	for (i = 0; i < h->nskip; i++) {
 		const struct skip *s = (const void *)at(m, h->skip_off +
@@ -1948,9 +1962,13 @@ replay(struct img *m, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
 	    !(memo = calloc((size_t)h->nshp, 1)))
 		return -3;	/* stop_ev 0: the trace read instead */
 	next_meta = meta_call(m, cb, &moff, 0, &nmeta);
+	ev = ev0;
+	ev.memo = &am;
+	ev.read_no = reads;
 	for (i = 0; i < h->nev; i++, j++) {
 		const struct rec *r;
 		const struct shape *s;
+		const struct shv *v;
 		const struct cblk *c;
 		size_t na, ni;
 		uint32_t fl;
@@ -1986,24 +2004,30 @@ replay(struct img *m, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
 			ids += ni;
 			continue;
 		}
-		ev = ev0;
-		ev.ph = (char)s->ph;
-		ev.name = m->sb + m->strs[s->name].off;
-		ev.cat = m->sb + m->strs[s->cat].off;
-		if (s->pid != NONE) {
-			ev.pid = m->sb + m->strs[s->pid].off;
-			ev.pid_num = m->strs[s->pid].num;
-		}
-		ev.pid_is_num = s->pid_is_num;
-		if (memo) {
-			if (!memo[r->shape])
-				memo[r->shape] = cb->want(&ev) ? 1 : 2;
+		v = &m->sv[r->shape];
+		if (memo && !memo[r->shape]) {
+			/* the filter sees the shape's fields, the rest 0 */
+			struct pd_ev k = ev0;
+			k.ph = (char)s->ph;
+			k.name = v->name;
+			k.cat = v->cat;
+			k.pid = v->pid;
+			k.pid_num = v->pid_num;
+			k.pid_is_num = s->pid_is_num;
+			memo[r->shape] = cb->want(&k) ? 1 : 2;
 			if (memo[r->shape] == 2) {
 				aoff[s->cls] += na;
 				ids += ni;
 				continue;
 			}
 		}
+		/* every field but raw, memo and read_no (set once) */
+		ev.ph = (char)s->ph;
+		ev.name = v->name;
+		ev.cat = v->cat;
+		ev.pid = v->pid;
+		ev.pid_num = v->pid_num;
+		ev.pid_is_num = s->pid_is_num;
 		if ((ni && ids[ni - 1] != 0) ||
 		    (r->tid != NONE && r->tid >= h->nstr) ||
 		    (fl & F_ARGS ? fl & F_ENC ? na < 4 :
@@ -2012,12 +2036,20 @@ replay(struct img *m, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
 		if (r->tid != NONE) {
 			ev.tid = m->sb + m->strs[r->tid].off;
 			ev.tid_num = m->strs[r->tid].num;
+		} else {
+			ev.tid = NULL;
+			ev.tid_num = 0;
 		}
 		ev.tid_is_num = (fl & F_TIDNUM) != 0;
 		ev.ts_ns = r->ts_ns;
 		ev.dur_ns = r->dur_ns;
 		ev.has_ts = (fl & F_TS) != 0;
 		ev.has_dur = (fl & F_DUR) != 0;
+		ev.args = NULL;
+		ev.args_len = 0;
+		ev.lazy = NULL;
+		ev.id = NULL;
+		ev.id_len = 0;
 		if (fl & F_ARGS) {
 			ev.args_len = r->args_len;
 			if (c->p && !(fl & F_ENC)) {	/* read: checked now */
@@ -2039,10 +2071,8 @@ replay(struct img *m, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
 		}
 		ev.raw_len = r->raw_len;
 		ev.index = i;
-		ev.memo = &am;
 		ev.shape_id = r->shape + 1;
 		ev.name_id = s->name + 1;
-		ev.read_no = reads;
 		aoff[s->cls] += na;
 		ids += ni;
 		st->events = i + 1;
@@ -2108,10 +2138,12 @@ pd_tcache_replay_mem(const void *img, size_t len, int verify,
 		m.p = copy;
 	}
 	if (img_check(&m, verify) < 0) {
+		img_free(&m);
 		free(copy);
 		return -2;
 	}
 	rc = replay(&m, cb, st);
+	img_free(&m);
 	free(copy);
 	if (rc == -3 && m.stop_ev == 0 && m.stop_meta == 0)
 		return -2;
