@@ -76,6 +76,8 @@ enum {
 };
 #define ID_MAX		((1u << 24) - 1)	/* an event's id text, at most */
 #define SKEL_MAX	65536	/* skeletons an entry has, at most */
+#define KC_N		256	/* keys looked up by skeleton, remembered */
+#define KC_KEY		40	/* the longest key remembered */
 
 struct key {
 	uint64_t dev, ino, size;
@@ -127,7 +129,7 @@ struct rec {
  * each top-level value cut out, kept once in the entry, then for the
  * event the skeleton's number (4 bytes), the length of each value (a
  * LEB128 number) and the values' bytes. A replay hands out the keys and
- * values from there (pd_lazyargs.kv) without putting the text together;
+ * values from there (pd_lazyargs.find) without putting the text together;
  * it does so only for a caller that asks for the text. Encoded are only
  * whole objects (pd_json_obj_kv), so that the keys and values are those
  * the lookups would read from the text.
@@ -1365,6 +1367,20 @@ struct img {
 	} *sk;
 	char *rt;		/* args put together from their skeleton */
 	size_t rtcap;
+	/* the event whose args by skeleton were last looked into: its
+	 * values' offsets (nv + 1), checked */
+	uint64_t vo_ev;		/* its index + 1; 0: none */
+	const struct skx *vo_sk;
+	const char *vo_base;
+	uint32_t vo[PD_ARGMEMO_MAX + 1];
+	/* keys looked up by skeleton: where each is (its slot, -1 absent),
+	 * by the skeleton and the key's text (up to KC_KEY bytes) */
+	struct kc {
+		uint32_t sk1;	/* skeleton + 1; 0: empty */
+		int32_t slot;
+		size_t kl;
+		char key[KC_KEY];
+	} kc[KC_N];
 	uint64_t stop_ev, stop_meta;	/* where a bad chunk stopped it */
 	/* the current chunk's args, a block a class: read (p set, checked)
 	 * or, from a file, where it is */
@@ -1850,23 +1866,96 @@ enc_kv(struct img *m, const struct lazy *z, const struct pd_ev *ev,
 	return (int)k->nv;
 }
 
-/* pd_lazyargs.kv: the keys and values without the text. */
+/* The values' offsets of the event handed out with its args by skeleton
+ * (m->vo, from m->vo_base), read and checked once an event: 0, or -1
+ * when the block or the bytes are bad. */
 static int
-lz_kv(const struct pd_ev *ev, struct pd_argmemo *am)
+enc_vo(struct img *m, const struct lazy *z, const struct pd_ev *ev)
+{
+	const unsigned char *q, *e;
+	const char *p;
+	const struct skx *k;
+	uint64_t sum = 0, v;
+	uint32_t id, i;
+	int sh;
+
+	if (m->vo_ev == ev->index + 1)
+		return 0;
+	if (!(p = cblk_get(m, z->cls)) || z->len < 4)
+		return -1;
+	q = (const unsigned char *)p + z->off;
+	e = q + z->len;
+	memcpy(&id, q, 4);
+	q += 4;
+	if (id >= m->h->nskel)
+		return -1;
+	k = &m->sk[id];
+	for (i = 0; i < k->nv; i++) {
+		m->vo[i] = (uint32_t)sum;
+		for (v = 0, sh = 0;; sh += 7) {
+			if (q >= e || sh > 28)
+				return -1;
+			v |= (uint64_t)(*q & 0x7f) << sh;
+			if (!(*q++ & 0x80))
+				break;
+		}
+		sum += v;
+	}
+	if (sum != (uint64_t)(e - q) || sum + k->len != ev->args_len)
+		return -1;
+	m->vo[k->nv] = (uint32_t)sum;
+	m->vo_sk = k;
+	m->vo_base = (const char *)q;
+	m->vo_ev = ev->index + 1;
+	return 0;
+}
+
+/* pd_lazyargs.find: a key of args by skeleton, without their text: its
+ * slot in the skeleton (the first key so written; remembered by
+ * skeleton and key), its value from the event's. */
+static int
+lz_find(const struct pd_ev *ev, const char *key, size_t kl, const char **v,
+    size_t *vlen)
 {
 	const struct lazy *z = (const void *)ev->lazy;
 	struct img *m = z->m;
 	const struct skx *k;
-	int n;
+	struct kc *c;
+	uint32_t sid;
+	int32_t slot = -1;
+	uint32_t i;
 
 	if (ev->index != z->index || !z->enc || m->lz_bad)
 		return -1;
-	if ((n = enc_kv(m, z, ev, am->kv, &k)) < 0) {
+	if (enc_vo(m, z, ev) < 0) {
 		m->lz_bad = 1;	/* lz_get() reads them from the trace */
 		return -1;
 	}
-	am->n = n;
-	return n;
+	k = m->vo_sk;
+	sid = (uint32_t)(k - m->sk);
+	c = &m->kc[((uintptr_t)key ^ (uintptr_t)key >> 9 ^ kl ^
+	    (uintptr_t)sid * 0x9E3779B1u) % KC_N];
+	if (c->sk1 == sid + 1 && c->kl == kl && same(c->key, key, kl)) {
+		slot = c->slot;
+	} else {
+		for (i = 0; i < k->nv; i++)
+			if (k->v[i].klen == kl &&
+			    memcmp(k->t + k->v[i].koff, key, kl) == 0) {
+				slot = (int32_t)i;
+				break;
+			}
+		if (kl <= KC_KEY) {
+			c->sk1 = sid + 1;
+			c->slot = slot;
+			c->kl = kl;
+			memcpy(c->key, key, kl);
+		}
+	}
+	if (slot < 0)
+		return 0;
+	*v = m->vo_base + m->vo[slot];
+	*vlen = m->vo[slot + 1] - m->vo[slot];
+	return 1;
 }
 
 /* The text of the event's args by skeleton, put together in m->rt; NULL
@@ -1955,7 +2044,7 @@ replay(struct img *m, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
 	st->format = h->format;
 	++reads;
 	m->lz.la.get = lz_get;
-	m->lz.la.kv = lz_kv;
+	m->lz.la.find = lz_find;
 	m->lz.m = m;
 	m->lz_bad = 0;
 	if (pd_trace_filters(cb) && h->nshp &&

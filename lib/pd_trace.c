@@ -1677,19 +1677,9 @@ pd_ev_arg_memo(const struct pd_ev *ev, const char *key, size_t kl,
 	if (!m)
 		return -1;
 	/* a reader that has the keys and values without the text */
-	if (ev->lazy && ev->lazy->kv && !ev->args) {
-		if (m->args == (const char *)ev->lazy &&
-		    m->index == ev->index && m->args_len == ev->args_len)
-			goto look;
-		if (ev->lazy->kv(ev, m) >= 0) {
-			m->args = (const char *)ev->lazy;
-			m->args_len = ev->args_len;
-			m->index = ev->index;
-			m->state = AM_END;
-			m->whole = 1;
-			goto look;
-		}
-	}
+	if (ev->lazy && ev->lazy->find && !ev->args &&
+	    (i = ev->lazy->find(ev, key, kl, v, vlen)) >= 0)
+		return i;
 	if (!(a = pd_ev_args(ev)))
 		return -1;
 	if (m->args != a || m->args_len != ev->args_len ||
@@ -1705,7 +1695,6 @@ pd_ev_arg_memo(const struct pd_ev *ev, const char *key, size_t kl,
 		if (p >= a + ev->args_len || *p != '{')
 			m->state = AM_END;
 	}
-look:
 	for (i = 0; i < m->n; i++) {
 		x = &m->kv[i];
 		if (x->kn == kl && memcmp(x->k, key, kl) == 0)

@@ -45,14 +45,15 @@ struct pd_ev {
 };
 
 /* A reader's way to args it has not read yet: get(ev) reads them (NULL
- * when they cannot be had), valid during the on_event call only. kv
- * (NULL: none) fills m->kv and m->n with the args' keys and values, as
- * pd_json_obj_kv() reads them, without the text, and returns their
- * number; -1 when it cannot (get() then has the text). */
-struct pd_argmemo;
+ * when they cannot be had), valid during the on_event call only. find
+ * (NULL: none) looks key (klen bytes) up as pd_ev_arg_memo() does, from
+ * what the reader keeps of the args without their text: 1 found (*v,
+ * *vlen: the value's text), 0 absent, -1 when it cannot answer (the
+ * lookup then reads the text). */
 struct pd_lazyargs {
 	const char *(*get)(const struct pd_ev *ev);
-	int (*kv)(const struct pd_ev *ev, struct pd_argmemo *m);
+	int (*find)(const struct pd_ev *ev, const char *key, size_t klen,
+	    const char **v, size_t *vlen);
 };
 
 /* The text of ev's args (args_len bytes, NUL after them); NULL when it
