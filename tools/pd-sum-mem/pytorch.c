@@ -163,6 +163,9 @@ struct acc {
 	struct thr *th;
 	size_t nth, capth, lastth;
 	json_t *index;		/* operator name -> index into op */
+	/* by the reader's name numbers (ev->name_id): an operator's index,
+	 * a range's phase */
+	struct pd_idmemo opid, phid;
 	struct opagg *op;
 	size_t nop, capop;
 	struct pd_ksteps steps;
@@ -336,6 +339,7 @@ static int
 on_range(struct acc *a, const struct pd_ev *ev, int kc)
 {
 	int64_t n = pd_kineto_step_num(ev->name);
+	int32_t x;
 	int phase, op;
 	struct rng *r;
 
@@ -343,7 +347,11 @@ on_range(struct acc *a, const struct pd_ev *ev, int kc)
 		pd_ksteps_add(&a->steps, n, ev->ts_ns, ev->ts_ns + ev->dur_ns);
 		return 0;
 	}
-	phase = phase_of(ev->name);
+	/* what the name says, worked out once a name */
+	if ((phase = pd_idmemo_get(&a->phid, ev, ev->name_id)) < 0) {
+		phase = phase_of(ev->name);
+		pd_idmemo_set(&a->phid, ev, ev->name_id, phase);
+	}
 	op = kc == PD_KC_CPU_OP;
 	if (!op && phase == NPH)
 		return 0;
@@ -355,7 +363,15 @@ on_range(struct acc *a, const struct pd_ev *ev, int kc)
 	r->s = ev->ts_ns;
 	r->e = ev->ts_ns + ev->dur_ns;
 	r->th = thread(a, ev);
-	r->name = op ? intern(a, ev->name) : 0;
+	if (op) {
+		if ((x = pd_idmemo_get(&a->opid, ev, ev->name_id)) < 0) {
+			x = (int32_t)intern(a, ev->name);
+			pd_idmemo_set(&a->opid, ev, ev->name_id, x);
+		}
+		r->name = (uint32_t)x;
+	} else {
+		r->name = 0;
+	}
 	r->seq = a->seq++;
 	r->op = (uint8_t)op;
 	r->phase = (uint8_t)phase;
@@ -957,6 +973,8 @@ mem_trace(json_t *root, const char *path, size_t topn)
 	free(a.th);
 	free(a.op);
 	json_decref(a.index);
+	pd_idmemo_free(&a.opid);
+	pd_idmemo_free(&a.phid);
 	pd_ksteps_free(&a.steps);
 	return rc < 0 ? PD_EXIT_SYSTEM : 0;
 }
