@@ -1820,52 +1820,6 @@ fb_event(const struct pd_ev *ev, void *ctx)
 /* The args of the event handed out (lz_get): read from its class's
  * block; when that block is bad, from the trace itself (parsed up to the
  * event), and the read goes on from the trace after this event. */
-/* The keys and values of the event handed out with its args by
- * skeleton (from its class's block, read and checked), and its skeleton:
- * their number, or -1 when the block or the bytes are bad. */
-static int
-enc_kv(struct img *m, const struct lazy *z, const struct pd_ev *ev,
-    struct pd_argkv *kv, const struct skx **skp)
-{
-	const unsigned char *q, *e;
-	const char *p = cblk_get(m, z->cls);
-	const struct skx *k;
-	uint64_t sum = 0, v;
-	uint32_t id, i;
-	int sh;
-
-	if (!p || z->len < 4)
-		return -1;
-	q = (const unsigned char *)p + z->off;
-	e = q + z->len;
-	memcpy(&id, q, 4);
-	q += 4;
-	if (id >= m->h->nskel)
-		return -1;
-	k = &m->sk[id];
-	for (i = 0; i < k->nv; i++) {
-		for (v = 0, sh = 0;; sh += 7) {
-			if (q >= e || sh > 28)
-				return -1;
-			v |= (uint64_t)(*q & 0x7f) << sh;
-			if (!(*q++ & 0x80))
-				break;
-		}
-		kv[i].k = k->t + k->v[i].koff;
-		kv[i].kn = k->v[i].klen;
-		kv[i].vn = (size_t)v;
-		sum += v;
-	}
-	if (sum != (uint64_t)(e - q) || sum + k->len != ev->args_len)
-		return -1;
-	for (i = 0; i < k->nv; i++) {
-		kv[i].v = (const char *)q;
-		q += kv[i].vn;
-	}
-	*skp = k;
-	return (int)k->nv;
-}
-
 /* The values' offsets of the event handed out with its args by skeleton
  * (m->vo, from m->vo_base), read and checked once an event: 0, or -1
  * when the block or the bytes are bad. */
@@ -1963,22 +1917,23 @@ lz_find(const struct pd_ev *ev, const char *key, size_t kl, const char **v,
 static const char *
 enc_text(struct img *m, const struct lazy *z, const struct pd_ev *ev)
 {
-	struct pd_argkv kv[PD_ARGMEMO_MAX];
 	const struct skx *k;
-	size_t ts = 0, o = 0;
-	int n, i;
+	size_t ts = 0, o = 0, te, vn;
+	uint32_t i;
 
-	if ((n = enc_kv(m, z, ev, kv, &k)) < 0 ||
+	if (enc_vo(m, z, ev) < 0 ||
 	    room(&m->rt, &m->rtcap, ev->args_len + 1) < 0)
 		return NULL;
-	for (i = 0; i <= n; i++) {
-		size_t te = i < n ? k->v[i].cut : k->len;
+	k = m->vo_sk;
+	for (i = 0; i <= k->nv; i++) {	/* a piece, then a value */
+		te = i < k->nv ? k->v[i].cut : k->len;
 		memcpy(m->rt + o, k->t + ts, te - ts);
 		o += te - ts;
 		ts = te;
-		if (i < n) {
-			memcpy(m->rt + o, kv[i].v, kv[i].vn);
-			o += kv[i].vn;
+		if (i < k->nv) {
+			vn = m->vo[i + 1] - m->vo[i];
+			memcpy(m->rt + o, m->vo_base + m->vo[i], vn);
+			o += vn;
 		}
 	}
 	m->rt[o] = 0;

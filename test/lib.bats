@@ -226,11 +226,13 @@ L6 n=2: 6|7' ]
 	[[ "$output" == *"err=empty file" ]]
 }
 
-@test "trace: the streaming reader agrees with jansson on every corpus trace" {
+# trace_check_corpus [-c]: trace-check (with -c: through a replay of
+# each trace's cache entry, made in memory) on every corpus trace
+trace_check_corpus() {
+	local n=0 f
 	require_corpus
-	n=0
 	while IFS= read -r f; do
-		run "$PD_TESTBIN/trace-check" "$f"
+		run "$PD_TESTBIN/trace-check" "$@" "$f"
 		[ "$status" -eq 0 ] || { echo "$f: $output" >&2; return 1; }
 		n=$((n + 1))
 	done < <(find "$CORPUS/pytorch" "$CORPUS/ascend" -type f \
@@ -239,21 +241,15 @@ L6 n=2: 6|7' ]
 	[ "$n" -gt 30 ]
 }
 
-# The same through a replay of each trace's cache entry (made in memory):
-# the args' keys and values as the entry keeps them (by skeleton, for
-# most) looked up before any text is asked for, then the text put
-# together again.
+@test "trace: the streaming reader agrees with jansson on every corpus trace" {
+	trace_check_corpus
+}
+
+# The same through a replay of each trace's cache entry: the args' keys
+# and values as the entry keeps them (by skeleton, for most) looked up
+# before any text is asked for, then the text put together again.
 @test "trace: a cache replay agrees with jansson on every corpus trace" {
-	require_corpus
-	n=0
-	while IFS= read -r f; do
-		run "$PD_TESTBIN/trace-check" -c "$f"
-		[ "$status" -eq 0 ] || { echo "$f: $output" >&2; return 1; }
-		n=$((n + 1))
-	done < <(find "$CORPUS/pytorch" "$CORPUS/ascend" -type f \
-	    \( -name '*.json' -o -name '*.json.gz' -o -name '*.raw.gz' \) \
-	    -size -64M | sort)
-	[ "$n" -gt 30 ]
+	trace_check_corpus -c
 }
 
 # A NUL byte inside a for line (pd-inject and pd-find-context read such
