@@ -1975,6 +1975,18 @@ lz_get(const struct pd_ev *ev)
 	return m->fb;
 }
 
+/* An event's fields its shape gives. */
+static void
+shape_fields(struct pd_ev *e, const struct shape *s, const struct shv *v)
+{
+	e->ph = (char)s->ph;
+	e->name = v->name;
+	e->cat = v->cat;
+	e->pid = v->pid;
+	e->pid_num = v->pid_num;
+	e->pid_is_num = s->pid_is_num;
+}
+
 /* The replay: the read's return code, or -3 when a bad chunk or record
  * stopped it before event m->stop_ev (m->stop_meta on_meta calls made). */
 static int
@@ -2052,12 +2064,7 @@ replay(struct img *m, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
 		if (memo && !memo[r->shape]) {
 			/* the filter sees the shape's fields, the rest 0 */
 			struct pd_ev k = ev0;
-			k.ph = (char)s->ph;
-			k.name = v->name;
-			k.cat = v->cat;
-			k.pid = v->pid;
-			k.pid_num = v->pid_num;
-			k.pid_is_num = s->pid_is_num;
+			shape_fields(&k, s, v);
 			memo[r->shape] = cb->want(&k) ? 1 : 2;
 			if (memo[r->shape] == 2) {
 				aoff[s->cls] += na;
@@ -2066,12 +2073,7 @@ replay(struct img *m, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
 			}
 		}
 		/* every field but raw, memo and read_no (set once) */
-		ev.ph = (char)s->ph;
-		ev.name = v->name;
-		ev.cat = v->cat;
-		ev.pid = v->pid;
-		ev.pid_num = v->pid_num;
-		ev.pid_is_num = s->pid_is_num;
+		shape_fields(&ev, s, v);
 		if ((ni && ids[ni - 1] != 0) ||
 		    (r->tid != NONE && r->tid >= h->nstr) ||
 		    (fl & F_ARGS ? fl & F_ENC ? na < 4 :
