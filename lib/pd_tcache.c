@@ -842,7 +842,7 @@ sk_eq(struct bld *b, uint32_t id, const void *key)
 
 /* Are the n bytes at x and y the same? (Short ones mostly: a few loads
  * rather than a call.) */
-static int
+static inline int
 same(const char *x, const char *y, size_t n)
 {
 	uint64_t a, b;
