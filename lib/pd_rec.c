@@ -36,11 +36,36 @@ pd_rec_write_line(const char *line, size_t len)
 		fputc('\n', stdout);
 }
 
+/* The dump's pieces (a key, a comma, a number) gathered before they go
+ * to stdout: one fwrite per 8 KiB, not per piece. */
+struct outbuf {
+	size_t n;
+	char b[8192];
+};
+
+static int
+flush_out(struct outbuf *o)
+{
+	size_t n = o->n;
+
+	o->n = 0;
+	return fwrite(o->b, 1, n, stdout) == n ? 0 : -1;
+}
+
 static int
 dump_cb(const char *buf, size_t size, void *data)
 {
-	(void)data;
-	return fwrite(buf, 1, size, stdout) == size ? 0 : -1;
+	struct outbuf *o = data;
+
+	if (size > sizeof o->b - o->n) {
+		if (flush_out(o) < 0)
+			return -1;
+		if (size > sizeof o->b)
+			return fwrite(buf, 1, size, stdout) == size ? 0 : -1;
+	}
+	memcpy(o->b + o->n, buf, size);
+	o->n += size;
+	return 0;
 }
 
 /* One key set per evidence record type, whichever family wrote it: the
@@ -164,13 +189,17 @@ pd_rec_trim(json_t *rec)
 void
 pd_rec_emit(json_t *rec)
 {
+	struct outbuf b;
+
+	b.n = 0;
 	if (!rec)
 		return;
 	rec = pd_rec_shape(rec);
 	if (pd_archive_active())
 		pd_archive_unmap_json(rec);
-	json_dump_callback(rec, dump_cb, NULL,
+	json_dump_callback(rec, dump_cb, &b,
 	    JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
+	flush_out(&b);
 	fputc('\n', stdout);
 	json_decref(rec);
 }
