@@ -670,6 +670,14 @@ cat_class(struct bld *b, uint32_t cat)
 	return (uint8_t)b->ncat++;
 }
 
+/* Is x (a shape of the table) s? (cls is 0 in both while building.) */
+static int
+shp_same(const struct shape *x, const struct shape *s)
+{
+	return x->name == s->name && x->cat == s->cat && x->pid == s->pid &&
+	    x->ph == s->ph && x->pid_is_num == s->pid_is_num;
+}
+
 static uint32_t
 intern_shape(struct bld *b, const struct shape *s)
 {
@@ -677,15 +685,17 @@ intern_shape(struct bld *b, const struct shape *s)
 	struct shape *ns;
 	struct shx *x;
 
-	uint64_t w[2];
+	uint64_t w0, w1;
 	uint32_t *q;
 
-	if (b->prev_shp < b->nshp &&
-	    memcmp(&b->shps[b->prev_shp], s, sizeof *s) == 0)
+	/* s was just written field by field: its fields compared, not
+	 * its bytes (a wider load of narrower stores waits for them) */
+	if (b->prev_shp < b->nshp && shp_same(&b->shps[b->prev_shp], s))
 		return b->prev_shp;
-	memcpy(w, s, sizeof w);
-	q = &b->qshp[((w[0] * CS_P ^ w[1]) * CS_P) >> (64 - QUICK_BITS)];
-	if (*q && memcmp(&b->shps[*q - 1], s, sizeof *s) == 0)
+	w0 = s->name | (uint64_t)s->cat << 32;
+	w1 = s->pid | (uint64_t)s->ph << 32 | (uint64_t)s->pid_is_num << 40;
+	q = &b->qshp[((w0 * CS_P ^ w1) * CS_P) >> (64 - QUICK_BITS)];
+	if (*q && shp_same(&b->shps[*q - 1], s))
 		return b->prev_shp = *q - 1;
 	e = itab_find(&b->htab, whash(s, sizeof *s), shp_eq, b, s);
 	if (!e)
