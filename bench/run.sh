@@ -182,7 +182,7 @@ done
 # pd-sum-step alone (cache off); x_max: over that of pd-hotspots alone,
 # the heaviest of the six on this trace. Each pipeline row is the run of
 # median CPU time of three: one run moves by 20 % and more with what the
-# machine did just before (the cold one writes its entry, ~0.55 x the
+# machine did just before (the cold one writes its entry, ~0.31 x the
 # trace, into memory the kernel may first have to get back).
 if part pipeline && [ -x "$BIN/pd-sum-step" ] && [ -x "$BIN/pd-hotspots" ] &&
     [ -x "$BIN/pd-profile" ]; then
