@@ -168,7 +168,7 @@ struct meta {
 
 static const char magic[8] = "PDTCACHE";
 static int disabled, last;
-static uint64_t reads;	/* replays so far: each event's read_no */
+static uint64_t reads;	/* reads so far (builds, replays): read_no */
 
 void
 pd_tcache_disable(void)
@@ -451,6 +451,7 @@ struct bld {
 	struct wr mw;	/* metas, in memory */
 	uint64_t nmeta;
 	uint64_t nev, last_skipped;
+	uint64_t read_no;	/* the read's number for ev->read_no */
 	/* skeletons: as the entry has them, where each starts, by hash;
 	 * a new one made in tmp; the keys and values of an event's args */
 	struct buf sk, tmp;
@@ -1126,6 +1127,7 @@ static int
 b_event(const struct pd_ev *ev, void *ctx)
 {
 	struct bld *b = ctx;
+	struct pd_ev e;
 	int stop;
 
 	b->has_cur = 0;
@@ -1136,6 +1138,15 @@ b_event(const struct pd_ev *ev, void *ctx)
 	b->nev++;
 	if (b->filter && !wanted(b, ev))
 		return 0;
+	if (b->has_cur) {
+		/* the numbers of its shape and name, as a replay gives
+		 * them: the caller's memos work on this read too */
+		e = *ev;
+		e.shape_id = b->cur_shp + 1;
+		e.name_id = b->shps[b->cur_shp].name + 1;
+		e.read_no = b->read_no;
+		ev = &e;
+	}
 	stop = b->cb->on_event ? b->cb->on_event(ev, b->cb->ctx) : 0;
 	if (stop)
 		b->stopped = 1;
@@ -1302,6 +1313,7 @@ bld_run(int fd, const char *path, const char *mem, size_t memlen,
 	memset(b, 0, sizeof *b);
 	b->cb = cb;
 	b->st = st;
+	b->read_no = ++reads;
 	b->filter = pd_trace_filters(cb);
 	b->w.fd = fd;
 	b->mw.fd = -1;

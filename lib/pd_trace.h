@@ -37,8 +37,9 @@ struct pd_ev {
 	size_t raw_len;
 	uint64_t index;		/* ordinal of the event in the file, from 0 */
 	struct pd_argmemo *memo;	/* the reader's; NULL: none */
-	/* Numbers a reader may give (the cache's replay does; 0 when it
-	 * does not), the same within one read (read_no) for the same
+	/* Numbers a reader may give (a read through the cache does, one
+	 * that builds the entry as one that replays it; 0 when it does
+	 * not), the same within one read (read_no) for the same
 	 * (ph, name, cat, pid, pid_is_num) and for the same name: */
 	uint32_t shape_id, name_id;
 	uint64_t read_no;
