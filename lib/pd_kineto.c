@@ -418,6 +418,21 @@ pd_kineto_args(const struct pd_ev *ev, const char *const *keys, int n,
 	}
 	if (!ev->args && !ev->lazy)
 		return 0;
+	/* a reader that answers the lookups itself (the cache's replay of
+	 * args kept by skeleton), as pd_ev_arg_memo() would ask it */
+	if (!ev->args && ev->lazy->find) {
+		for (i = 0; i < n; i++) {
+			int rc = ev->lazy->find(ev, keys[i], i < 8 ? kl[i] :
+			    strlen(keys[i]), &v[i], &len[i]);
+			if (rc < 0)
+				break;
+			found += rc;
+		}
+		if (i == n)
+			return found;
+		for (i = 0, found = 0; i < n; i++)
+			v[i] = NULL, len[i] = 0;
+	}
 	/* the reader's memo: each key read once for all the lookups (it
 	 * reads as the loop below does, but for the values it rejects) */
 	for (i = 0; i < n; i++) {

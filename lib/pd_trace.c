@@ -1717,9 +1717,15 @@ pd_ev_arg_raw(const struct pd_ev *ev, const char *key, const char **v,
     size_t *len)
 {
 	const char *a;
+	size_t kl = strlen(key);
 	int rc;
 
-	if ((rc = pd_ev_arg_memo(ev, key, strlen(key), v, len)) >= 0)
+	/* a reader that answers lookups itself: asked first, as
+	 * pd_ev_arg_memo() does */
+	if (!ev->args && ev->lazy && ev->lazy->find &&
+	    (rc = ev->lazy->find(ev, key, kl, v, len)) >= 0)
+		return rc;
+	if ((rc = pd_ev_arg_memo(ev, key, kl, v, len)) >= 0)
 		return rc;
 	if (!(a = pd_ev_args(ev)))
 		return 0;
