@@ -403,29 +403,6 @@ skip_ws(const char *p, const char *e)
 	return p;
 }
 
-/* Each key through look (pd_ev_arg_memo's way of answering): the number
- * found, or -1 (v and len emptied) when look could not answer one. */
-static int
-args_by(int (*look)(const struct pd_ev *, const char *, size_t,
-    const char **, size_t *), const struct pd_ev *ev,
-    const char *const *keys, int n, const size_t *kl, const char **v,
-    size_t *len)
-{
-	int i, rc, found = 0;
-
-	for (i = 0; i < n; i++) {
-		rc = look(ev, keys[i], i < 8 ? kl[i] : strlen(keys[i]), &v[i],
-		    &len[i]);
-		if (rc < 0) {
-			for (i = 0; i < n; i++)
-				v[i] = NULL, len[i] = 0;
-			return -1;
-		}
-		found += rc;
-	}
-	return found;
-}
-
 int
 pd_kineto_args(const struct pd_ev *ev, const char *const *keys, int n,
     const char **v, size_t *len)
@@ -441,16 +418,20 @@ pd_kineto_args(const struct pd_ev *ev, const char *const *keys, int n,
 	}
 	if (!ev->args && !ev->lazy)
 		return 0;
-	/* a reader that answers the lookups itself (the cache's replay of
-	 * args kept by skeleton), as pd_ev_arg_memo() would ask it; then
-	 * the reader's memo: each key read once for all the lookups (it
-	 * reads as the loop below does, but for the values it rejects) */
-	if (!ev->args && ev->lazy->find &&
-	    (found = args_by(ev->lazy->find, ev, keys, n, kl, v, len)) >= 0)
+	/* the reader's memo: each key read once for all the lookups (it
+	 * reads as the loop below does, but for the values it rejects), or
+	 * the reader's own answers (pd_lazyargs.find) */
+	for (i = 0; i < n; i++) {
+		int rc = pd_ev_arg_memo(ev, keys[i], i < 8 ? kl[i] :
+		    strlen(keys[i]), &v[i], &len[i]);
+		if (rc < 0)
+			break;
+		found += rc;
+	}
+	if (i == n)
 		return found;
-	if ((found = args_by(pd_ev_arg_memo, ev, keys, n, kl, v, len)) >= 0)
-		return found;
-	found = 0;
+	for (i = 0, found = 0; i < n; i++)
+		v[i] = NULL, len[i] = 0;
 	if (!(p = pd_ev_args(ev)))
 		return 0;
 	e = p + ev->args_len;

@@ -47,8 +47,8 @@ struct rd {
 		unsigned char kind, len;	/* len 0: no guess */
 	} pred[8][16];
 	/* where an event's args' keys and values are read as it is (when
-	 * the callbacks ask for it: pd_trace_cb.args_kv), and how many
-	 * (-1: not read so) */
+	 * the read was asked to: pd_trace_read_src's args_kv), and how
+	 * many (-1: not read so) */
 	struct pd_argkv *kv;
 	int nkv;
 	int args_kv;	/* asked for */
@@ -1666,7 +1666,7 @@ pd_json_obj_kv(const char *a, size_t n, struct pd_argkv *kv, int max)
 }
 
 int
-pd_ev_arg_memo(const struct pd_ev *ev, const char *key, size_t kl,
+pd_ev_arg_memo_text(const struct pd_ev *ev, const char *key, size_t kl,
     const char **v, size_t *vlen)
 {
 	struct pd_argmemo *m = ev->memo;
@@ -1674,13 +1674,7 @@ pd_ev_arg_memo(const struct pd_ev *ev, const char *key, size_t kl,
 	const char *a;
 	int i;
 
-	if (!m)
-		return -1;
-	/* a reader that has the keys and values without the text */
-	if (ev->lazy && ev->lazy->find && !ev->args &&
-	    (i = ev->lazy->find(ev, key, kl, v, vlen)) >= 0)
-		return i;
-	if (!(a = pd_ev_args(ev)))
+	if (!m || !(a = pd_ev_args(ev)))
 		return -1;
 	if (m->args != a || m->args_len != ev->args_len ||
 	    m->index != ev->index) {
@@ -1717,15 +1711,9 @@ pd_ev_arg_raw(const struct pd_ev *ev, const char *key, const char **v,
     size_t *len)
 {
 	const char *a;
-	size_t kl = strlen(key);
 	int rc;
 
-	/* a reader that answers lookups itself: asked first, as
-	 * pd_ev_arg_memo() does */
-	if (!ev->args && ev->lazy && ev->lazy->find &&
-	    (rc = ev->lazy->find(ev, key, kl, v, len)) >= 0)
-		return rc;
-	if ((rc = pd_ev_arg_memo(ev, key, kl, v, len)) >= 0)
+	if ((rc = pd_ev_arg_memo(ev, key, strlen(key), v, len)) >= 0)
 		return rc;
 	if (!(a = pd_ev_args(ev)))
 		return 0;

@@ -109,9 +109,23 @@ struct pd_argmemo {
 /* The lookups' view of the memo, for pd_kineto_args: the value of key
  * (klen bytes) in ev's args: 1 found, 0 absent, -1 no answer from the
  * memo (no memo, too many keys, or a value the lookups' reader rejects:
- * the caller reads the args itself). */
-int pd_ev_arg_memo(const struct pd_ev *ev, const char *key, size_t klen,
-    const char **v, size_t *vlen);
+ * the caller reads the args itself). A reader's own answer
+ * (pd_lazyargs.find) comes first; pd_ev_arg_memo_text is the memo's. */
+int pd_ev_arg_memo_text(const struct pd_ev *ev, const char *key,
+    size_t klen, const char **v, size_t *vlen);
+static inline int
+pd_ev_arg_memo(const struct pd_ev *ev, const char *key, size_t klen,
+    const char **v, size_t *vlen)
+{
+	int rc;
+
+	/* a reader that has the keys and values without the text (it
+	 * needs no memo) answers first; then the memo, from the text */
+	if (!ev->args && ev->lazy && ev->lazy->find &&
+	    (rc = ev->lazy->find(ev, key, klen, v, vlen)) >= 0)
+		return rc;
+	return pd_ev_arg_memo_text(ev, key, klen, v, vlen);
+}
 
 /* The keys and values of a whole JSON object (n bytes at a: '{', keys
  * and values read as the lookups read them, '}', blanks around), at most
