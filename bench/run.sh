@@ -257,6 +257,13 @@ fi
 # synchronize calls in a few bytes each (pd_spill, 1 MiB in memory); in
 # memory it grows per step (40 B), per stream and per launch call or
 # activity not yet linked (40 B).
+# pd-hotspots sorts the same way its kernels and copies (24 B each) and
+# the copies' bandwidths (16 B), and logs the critical path's events (about
+# 20 B each, pd_spill); it grows per distinct name, and the critical path
+# keeps up to PD_CRITPATH_MAX_EVENTS events, 1M (about 200 B each in all,
+# nodes and edges): the 256 MiB trace's 676k are kept whole (~180 MiB),
+# the 1 GiB trace's are past that and only one step is kept (its row there
+# is below 1).
 # pd-sum-comm keeps of the collectives only the -n slowest and the first
 # 4096 by start (40 B each, at most twice as many at a time); it grows per
 # step (24 B), per collective type and per process group.

@@ -52,6 +52,48 @@ hot() {
 	    '{"copies":1,"total_us":20,"overlapped_us":0,"exposed_us":20,"exposed_ratio":1}' ]
 }
 
+# The kernels, copies and bandwidths are sorted in runs of PD_SORT_MEM
+# bytes, in temporary files under TMPDIR past one run (a span is 24 bytes:
+# 48 bytes make runs of two). Then every fixture goes through the files
+# and gives the in-memory record byte for byte; so does a TMPDIR that does
+# not exist (no file: all stays in memory). With writes refused the
+# copies' bandwidth and overlap figures are null and the tool says why
+# (the copies' counts and times are kept: they need no file). On corpus
+# traces with copies the same, and nothing is left in TMPDIR.
+@test "pd-hotspots (copies): sorting in temporary files gives the same record" {
+	local f want
+	mkdir "$BATS_TEST_TMPDIR/sort"
+	for f in "$K/copy-overlap.json" "$K/hot-basic.json" "$K/cp-basic.json"; do
+		hot "$f"
+		want=$output
+		TMPDIR=$BATS_TEST_TMPDIR/sort PD_SORT_MEM=48 hot "$f"
+		[ "$output" = "$want" ]
+		TMPDIR=$BATS_TEST_TMPDIR/none PD_SORT_MEM=48 hot "$f"
+		[ "$output" = "$want" ]
+	done
+	printf '{"type":"pd.root","v":1,"root":"%s","rank":null,"device":null,"format":"kineto","exports":[{"kind":"kineto_trace","path":"%s","bytes":1}]}\n' \
+	    "$K/copy-overlap.json" "$K/copy-overlap.json" >"$BATS_TEST_TMPDIR/in.jsonl"
+	TMPDIR=$BATS_TEST_TMPDIR/sort PD_SORT_MEM=48 run_pd nowrite \
+	    bash -c 'pd-hotspots <"$1" 2>&1' - "$BATS_TEST_TMPDIR/in.jsonl"
+	[[ "$output" == *"copy-overlap.json: the copies and kernels could not be kept in a temporary file"* ]]
+	output=$(grep '"pd.hotspot"' <<<"$output")
+	[ "$(jqr pd.hotspot '.copies|map([.kind,.count,.total_us,.overlapped_us,.exposed_us,.bw_gbps_median])')" = \
+	    '[["Memcpy HtoD",2,1300,null,null,null],["Memcpy DtoH",1,400,null,null,null],["Memcpy DtoD",1,200,null,null,null],["Memset",1,100,null,null,null]]' ]
+	[ "$(jqr pd.hotspot '.copy_overlap')" = \
+	    '{"copies":4,"total_us":1900,"overlapped_us":null,"exposed_us":null,"exposed_ratio":null}' ]
+	require_corpus
+	for f in hta-sampled-2of128rank/sampled_rank-0.json.gz \
+	    hta-trace-diff/control/control.json.gz \
+	    hta-queue-length-a100-16rank/rank0.json.gz; do
+		hot "$CORPUS/pytorch/$f"
+		want=$output
+		[ "$(jqr pd.hotspot '.copies|length > 2')" = true ]
+		TMPDIR=$BATS_TEST_TMPDIR/sort PD_SORT_MEM=48 hot "$CORPUS/pytorch/$f"
+		[ "$output" = "$want" ]
+	done
+	[ -z "$(ls -A "$BATS_TEST_TMPDIR/sort")" ]
+}
+
 # Corpus figures by an independent python3 computation (json/gzip and
 # sqlite3, no perfdiag code): per device (Kineto: the event's pid; Nsight:
 # CUPTI_ACTIVITY_KIND_KERNEL.deviceId of the same process,

@@ -566,6 +566,8 @@ seq_name(void *ctx, int which, uint32_t idx)
 static void
 fill(struct hot *h, struct hsrec *r, int topn)
 {
+	int err;
+
 	r->total_us = NAN;
 	if (h->kernels || h->cls_n[C_COMM]) {
 		r->total_us = us(h->total_ns);
@@ -578,7 +580,10 @@ fill(struct hot *h, struct hsrec *r, int topn)
 		r->classes.memset_us = us(h->cls_ns[C_MEMSET]);
 	} else
 		r->top.have = r->by_type.have = 1;	/* [] */
-	copies_finish(&h->copies);
+	if ((err = copies_finish(&h->copies)))
+		pd_warn(h->path, 0, "the copies and kernels could not be kept in "
+		    "a temporary file (%s); the copies' bandwidth and overlap "
+		    "figures are null", strerror(err));
 	r->copies = copies_json(&h->copies);
 	r->copy_overlap = copies_overlap_json(&h->copies);
 	r->kernel_sequences = seqs_json(h->seqs, seq_name, h, topn,
