@@ -180,10 +180,12 @@ done
 # first stage to read the trace builds its cache entry while the others
 # wait for it, then replay it. x_one: its CPU time over that of
 # pd-sum-step alone (cache off); x_max: over that of pd-hotspots alone,
-# the heaviest of the six on this trace. Each pipeline row is the run of
-# median CPU time of three: one run moves by 20 % and more with what the
-# machine did just before (the cold one writes its entry, ~0.31 x the
-# trace, into memory the kernel may first have to get back).
+# the heaviest of the six on this trace, run alone just before each run
+# of the pipeline: x_max is the median of the three pairs' ratios (listed
+# in the note). Each pipeline row is the run of median CPU time of three:
+# one run moves by 20 % and more with what the machine did just before
+# (the cold one writes its entry, ~0.31 x the trace, into memory the
+# kernel may first have to get back).
 if part pipeline && [ -x "$BIN/pd-sum-step" ] && [ -x "$BIN/pd-hotspots" ] &&
     [ -x "$BIN/pd-profile" ]; then
 	CDIR=$OUT/cache
@@ -206,19 +208,26 @@ if part pipeline && [ -x "$BIN/pd-sum-step" ] && [ -x "$BIN/pd-hotspots" ] &&
 			c=1
 			[ $mode = off ] && c=0
 			# the run of median CPU time of three (cold: each
-			# on an empty cache, emptied outside the measure)
-			runs=""
+			# on an empty cache, emptied outside the measure);
+			# each right after a run of pd-hotspots alone, and
+			# x_max the median of the three ratios of the pairs:
+			# the machine's speed drifts by tens of percent within
+			# minutes here, and a pair shares the drift
+			runs="" xs=""
 			for k in 1 2 3; do
+				measure "$BIN/pd-hotspots" -q "$f"; A=$C
 				[ $mode = cold ] && rm -rf "$CDIR"
 				measure env PD_CACHE=$c PD_CACHE_DIR="$CDIR" \
 				    sh -c "$pipe"
 				runs="$runs$C $W $R $RC
 "
+				xs="$xs$(ratio "$C" "$A")
+"
 			done
 			set -- $(printf '%s' "$runs" | sort -n | sed -n 2p)
 			C=$1 W=$2 R=$3 RC=$4
 			[ $in$mode = plainwarm ] && RSS_pipeline=$R
-			note="x_one $(ratio "$C" "$ONE") x_max $(ratio "$C" "$MAX")"
+			note="x_one $(ratio "$C" "$ONE") x_max $(printf '%s' "$xs" | sort -n | sed -n 2p) (pairs: $(printf '%s' "$xs" | tr '\n' ' ' | sed 's/ $//'))"
 			[ "$RC" -ne 0 ] && note="$note exit $RC"
 			row "pipeline $mode" $in "$W" "$C" "$(rate "$C")" \
 			    "$(mib "$R")" "$(ratio "$C" "$base")" "$note"
