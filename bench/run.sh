@@ -269,10 +269,9 @@ fi
 # pd-hotspots sorts the same way its kernels and copies (24 B each) and
 # the copies' bandwidths (16 B), and logs the critical path's events (about
 # 20 B each, pd_spill); it grows per distinct name, and the critical path
-# keeps up to PD_CRITPATH_MAX_EVENTS events, 1M (about 200 B each in all,
-# nodes and edges): the 256 MiB trace's 676k are kept whole (~180 MiB),
-# the 1 GiB trace's are past that and only one step is kept (its row there
-# is below 1).
+# keeps a trace with steps whole up to 250k events (PD_CRITPATH_STEP_EVENTS;
+# about 250 B each in all, nodes and edges: ~70 MiB), past that one step
+# (the 256 MiB trace has 676k), one without steps up to 1M.
 # pd-sum-comm keeps of the collectives only the -n slowest and the first
 # 4096 by start (40 B each, at most twice as many at a time); it grows per
 # step (24 B), per collective type and per process group.
@@ -289,7 +288,7 @@ if part rss && [ "$GIB" != 0.25 ] && [ -s "$SMALL" ]; then
 		note="rss $(mib "$2") -> $(mib "$3") MiB"
 		[ "$(echo "$x" | tr -d .)" -gt 110 ] && note="$note >1.10"
 		# less on the big trace: a bound met on the small one only
-		# (pd-hotspots' critical path, kept whole under 1M events)
+		# (pd-hotspots' critical path, kept whole under its bounds)
 		[ "$(echo "$x" | tr -d .)" -lt 90 ] && note="$note, bounded: less past a cap"
 		row "$1" plain - - - "$(mib "$3")" "$x" "$note"
 	}

@@ -62,6 +62,29 @@ cp_of() {
 	    'ProfilerStep#1 alone has more than 3 events for the critical path; critical_path is null'
 }
 
+# A trace with steps is kept whole up to PD_CRITPATH_STEP_EVENTS (default
+# 250000, a quarter of the memory of the bound's 1000000), past it one
+# step as above; one without steps whole up to the bound. cp-steps under
+# a step bound of 8: step 1 alone, the same as under PD_CRITPATH_MAX_EVENTS
+# of 8. Its steps renamed away (no ProfilerStep#N left, 11 events): the
+# whole trace under a step bound of 8 too, the path of cp-steps' trace
+# window (210 us, 14 nodes: the renamed ranges are annotations as the
+# steps were), and null under a bound of 8.
+@test "pd-hotspots (critical path): a trace with steps is kept whole up to the step bound" {
+	export PD_CRITPATH_STEP_EVENTS=8
+	got=$(cp_of "$K/cp-steps.json")
+	[ "$(jq -c '[.window,.step,.total_us,.nodes]' <<<"$got")" = '["step",1,55,10]' ]
+	sed 's/ProfilerStep#/Step /' "$K/cp-steps.json" >"$BATS_TEST_TMPDIR/nosteps.json"
+	! grep -q ProfilerStep "$BATS_TEST_TMPDIR/nosteps.json"
+	unset PD_CRITPATH_STEP_EVENTS
+	want=$(cp_of "$BATS_TEST_TMPDIR/nosteps.json")
+	[ "$(jq -c '[.window,.step,.total_us,.nodes]' <<<"$want")" = '["trace",null,210,14]' ]
+	export PD_CRITPATH_STEP_EVENTS=8
+	[ "$(cp_of "$BATS_TEST_TMPDIR/nosteps.json")" = "$want" ]
+	export PD_CRITPATH_MAX_EVENTS=8
+	[ "$(cp_of "$BATS_TEST_TMPDIR/nosteps.json")" = null ]
+}
+
 @test "pd-hotspots (critical path): a trace with no CPU op or kernel gives null" {
 	printf '{"traceEvents":[{"ph":"X","cat":"user_annotation","name":"x","pid":1,"tid":1,"ts":0,"dur":5}]}\n' >"$BATS_TEST_TMPDIR/t.json"
 	[ "$(cp_of "$BATS_TEST_TMPDIR/t.json")" = null ]

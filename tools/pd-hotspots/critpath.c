@@ -22,7 +22,8 @@
  * Memory: while reading, each event coded in about 20 bytes, past 1 MiB
  * in a temporary file (pd_spill); then the events kept (80 bytes each),
  * the nodes and the edges. Past max_events only one ProfilerStep (the
- * median one by duration) is kept. */
+ * median one by duration) is kept, and when the trace has steps already
+ * past step_events (fewer: a quarter of the memory). */
 #include "critpath.h"
 
 #include <errno.h>
@@ -37,6 +38,7 @@
 #include "pd_spill.h"
 
 #define CP_MAX_EVENTS 1000000
+#define CP_STEP_EVENTS 250000	/* with steps, past this only one is kept */
 #define REC_MAX 128		/* the longest coded event: 1 + 11 x 10 bytes */
 #define KK_DELAY_NS 1500000	/* HTA's KERNEL_KERNEL_DELAY_THRESHOLD_US */
 
@@ -109,6 +111,7 @@ struct cp {
 	struct pd_ksteps steps;
 	struct pd_spill sp;	/* the events of the reading, coded */
 	struct cev prev;	/* the last one: the next is coded against it */
+	uint64_t stepmax;	/* with steps, more than this: one kept */
 	int over;		/* more than max events came */
 	int pass;		/* 1: one step kept */
 	int end;		/* cp_end was called */
@@ -206,12 +209,18 @@ intern_ev(struct cp *c, const struct pd_ev *ev)
 }
 
 struct cp *
-cp_new(const struct pd_patterns *comm, uint64_t max_events)
+cp_new(const struct pd_patterns *comm, uint64_t max_events,
+    uint64_t step_events)
 {
 	struct cp *c = pd_xcalloc(1, sizeof *c);
 
 	c->comm = comm;
 	c->max = max_events ? max_events : CP_MAX_EVENTS;
+	/* a bound set alone is the bound with steps too */
+	c->stepmax = step_events ? step_events : max_events ? c->max :
+	    CP_STEP_EVENTS;
+	if (c->stepmax > c->max)
+		c->stepmax = c->max;
 	c->index = json_object();
 	c->step = -1;
 	return c;
@@ -431,8 +440,8 @@ cp_add(struct cp *c, const struct pd_ev *ev, int kc)
 		c->over = 1;
 }
 
-/* The reading is over: keep its events (all of them, or past max_events
- * the median ProfilerStep's). */
+/* The reading is over: keep its events (all of them, or, past stepmax
+ * with steps or past max, the median ProfilerStep's). */
 static void
 finish(struct cp *c)
 {
@@ -443,7 +452,8 @@ finish(struct cp *c)
 	if (c->done)
 		return;
 	c->done = 1;
-	if (!c->over) {
+	if (!c->over && (c->sp.n <= c->stepmax || c->steps.n == 0 ||
+	    !c->end)) {
 		c->capev = c->sp.n + 1;	/* all of them: no doubling */
 		c->ev = pd_xrealloc(NULL, c->capev * sizeof *c->ev);
 		c->err = spill_replay(c, 0);

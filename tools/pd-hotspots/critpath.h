@@ -12,8 +12,11 @@
 
 struct cp;
 
-/* max_events bounds the events kept for the graph (0: the default). */
-struct cp *cp_new(const struct pd_patterns *comm, uint64_t max_events);
+/* max_events bounds the events kept for the graph, step_events those of
+ * a trace with ProfilerSteps kept whole (0: the defaults; max_events
+ * alone bounds both). */
+struct cp *cp_new(const struct pd_patterns *comm, uint64_t max_events,
+    uint64_t step_events);
 
 /* Every X event of the trace, with its pd_kineto_class. */
 void cp_add(struct cp *c, const struct pd_ev *ev, int kclass);

@@ -653,12 +653,12 @@ seq_min_count(void)
 	return *end || v < 2 ? 3 : v;
 }
 
-/* PD_CRITPATH_MAX_EVENTS bounds the events the critical path keeps (0 or
- * unset: the default). */
+/* PD_CRITPATH_MAX_EVENTS and PD_CRITPATH_STEP_EVENTS bound the events
+ * the critical path keeps (0 or unset: the default). */
 static uint64_t
-cp_max_events(void)
+cp_env(const char *name)
 {
-	const char *s = getenv("PD_CRITPATH_MAX_EVENTS");
+	const char *s = getenv(name);
 
 	return s ? strtoull(s, NULL, 10) : 0;
 }
@@ -737,7 +737,8 @@ hotspots_pytorch(json_t *root, const struct pd_tool *t)
 	h.api.index = json_object();
 	h.cpu.index = json_object();
 	if (!no_call_stacks(root))
-		h.cp = cp_new(h.comm, cp_max_events());
+		h.cp = cp_new(h.comm, cp_env("PD_CRITPATH_MAX_EVENTS"),
+		    cp_env("PD_CRITPATH_STEP_EVENTS"));
 	h.seqs = seqs_new(seq_min_count());
 	h.fl = flops_new();
 	h.ctr = counters_new();
