@@ -34,20 +34,38 @@ cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+void
+pd_squant_init(struct pd_squant *q, size_t n, double p)
+{
+	double pos = p * (double)(n ? n - 1 : 0);
+	size_t i = (size_t)floor(pos);
+
+	q->frac = pos - (double)i;
+	q->lo = q->hi = n ? n - 1 : 0;
+	if (i + 1 < n)
+		q->lo = i, q->hi = i + 1;
+	q->vlo = q->vhi = NAN;
+}
+
+double
+pd_squant_value(const struct pd_squant *q)
+{
+	if (q->lo == q->hi)
+		return q->vhi;
+	return q->vlo + (q->vhi - q->vlo) * q->frac;
+}
+
 double
 pd_quantile_sorted(const double *v, size_t n, double q)
 {
-	double pos, frac;
-	size_t i;
+	struct pd_squant s;
 
 	if (n == 0)
 		return NAN;
-	pos = q * (double)(n - 1);
-	i = (size_t)floor(pos);
-	frac = pos - (double)i;
-	if (i + 1 >= n)
-		return v[n - 1];
-	return v[i] + (v[i + 1] - v[i]) * frac;
+	pd_squant_init(&s, n, q);
+	pd_squant_see(&s, s.lo, v[s.lo]);
+	pd_squant_see(&s, s.hi, v[s.hi]);
+	return pd_squant_value(&s);
 }
 
 void

@@ -23,6 +23,25 @@ struct pd_summary {
 void pd_stats(const struct pd_vec *a, struct pd_summary *s);
 double pd_quantile_sorted(const double *v, size_t n, double q);
 
+/* The same quantile of n values seen one at a time in increasing order
+ * (read back from a sort, say) without holding them: init, then the i-th
+ * value (from 0) to see for each i, then the value (NaN for none). Only
+ * the values at lo and hi count; a reader may stop after hi. */
+struct pd_squant {
+	size_t lo, hi;
+	double frac, vlo, vhi;
+};
+void pd_squant_init(struct pd_squant *q, size_t n, double p);
+static inline void
+pd_squant_see(struct pd_squant *q, size_t i, double v)
+{
+	if (i == q->lo)
+		q->vlo = v;
+	if (i == q->hi)
+		q->vhi = v;
+}
+double pd_squant_value(const struct pd_squant *q);
+
 /* {"n":..,"mean":..,"median":..,"p90":..,"min":..,"max":..,"cv":..},
  * values rounded to dec decimals (new reference). */
 json_t *pd_summary_json(const struct pd_summary *s, int dec);

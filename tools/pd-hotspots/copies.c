@@ -19,11 +19,11 @@
 #include "copies.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pd_diag.h"
+#include "pd_ivl.h"
 #include "pd_kineto.h"
 #include "pd_rec.h"
 #include "pd_stats.h"
@@ -185,9 +185,7 @@ struct busy {
 	struct pd_xsort *ks;
 	uint32_t dev;
 	int done;		/* no more pieces for dev */
-	struct piece {
-		int64_t s, e;
-	} *q;			/* pieces, by start, from qh on */
+	struct pd_span *q;	/* pieces, by start, from qh on */
 	size_t qh, qn, qcap;
 };
 
@@ -196,7 +194,7 @@ static int
 busy_next(struct busy *b)
 {
 	const struct span *k;
-	struct piece cur;
+	struct pd_span cur;
 
 	while ((k = pd_xsort_peek(b->ks)) && k->dev < b->dev)
 		pd_xsort_next(b->ks);	/* a device without copies */
@@ -256,7 +254,7 @@ busy_in(struct busy *b, uint32_t dev, int64_t s, int64_t e)
 }
 
 /* Each kind's bandwidths, in order: pd_stats' mean (summed in that
- * order), median (pd_quantile_sorted's), min and max. */
+ * order), median, min and max. */
 static void
 bw_stats(struct copies *c)
 {
@@ -266,27 +264,28 @@ bw_stats(struct copies *c)
 	while ((r = pd_xsort_peek(&c->bs))) {
 		struct copy_kind *k = &c->k[r->kind];
 		uint32_t kind = r->kind;
-		size_t n = (size_t)k->with_bw, at = 0, mid;
-		double sum = 0, lo = 0, hi = 0, pos, frac;
+		struct pd_squant med;
+		double sum = 0;
 
-		pos = 0.5 * (double)(n - 1);
-		mid = (size_t)floor(pos);
-		frac = pos - (double)mid;
+		pd_squant_init(&med, (size_t)k->with_bw, 0.5);
 		k->bw_min = r->bw;
 		for (i = 0; (r = pd_xsort_peek(&c->bs)) && r->kind == kind;
 		    i++) {
 			sum += r->bw;
-			if (i == mid)
-				lo = r->bw;
-			if (i == mid + 1)
-				hi = r->bw;
+			pd_squant_see(&med, i, r->bw);
 			k->bw_max = r->bw;
-			at++;
 			pd_xsort_next(&c->bs);
 		}
-		k->bw_mean = sum / (double)at;
-		k->bw_median = mid + 1 >= at ? k->bw_max : lo + (hi - lo) * frac;
+		k->bw_mean = sum / (double)i;
+		k->bw_median = pd_squant_value(&med);
 	}
+}
+
+/* The first error of the three sorts, else 0. */
+static int
+sorts_err(const struct copies *c)
+{
+	return c->ks.err ? c->ks.err : c->cs.err ? c->cs.err : c->bs.err;
 }
 
 int
@@ -301,11 +300,8 @@ copies_finish(struct copies *c)
 	if (!c->init || c->err)
 		return c->err;
 	if (pd_xsort_finish(&c->ks) < 0 || pd_xsort_finish(&c->cs) < 0 ||
-	    pd_xsort_finish(&c->bs) < 0) {
-		c->err = c->ks.err ? c->ks.err : c->cs.err ? c->cs.err :
-		    c->bs.err ? c->bs.err : EIO;
-		return c->err;
-	}
+	    pd_xsort_finish(&c->bs) < 0)
+		return c->err = sorts_err(c) ? sorts_err(c) : EIO;
 	memset(&b, 0, sizeof b);
 	b.ks = &c->ks;
 	b.dev = UINT32_MAX;
@@ -315,16 +311,31 @@ copies_finish(struct copies *c)
 	}
 	free(b.q);
 	bw_stats(c);
-	if (c->ks.err || c->cs.err || c->bs.err)
-		c->err = c->ks.err ? c->ks.err : c->cs.err ? c->cs.err :
-		    c->bs.err;
-	return c->err;
+	return c->err = sorts_err(c);
 }
 
 static double
 ratio(int64_t part, int64_t whole)
 {
 	return whole > 0 ? (double)part / (double)whole : 0;
+}
+
+/* overlapped_us, exposed_us and exposed_ratio of total_ns of copies,
+ * overlap_ns of it beside kernels; null when the spans were not all kept
+ * (err). */
+static void
+set_overlap(json_t *o, int64_t total_ns, int64_t overlap_ns, int err)
+{
+	if (err) {
+		pd_set_null(o, "overlapped_us");
+		pd_set_null(o, "exposed_us");
+		pd_set_null(o, "exposed_ratio");
+		return;
+	}
+	pd_set_real(o, "overlapped_us", (double)overlap_ns / 1e3, 3);
+	pd_set_real(o, "exposed_us", (double)(total_ns - overlap_ns) / 1e3, 3);
+	pd_set_real(o, "exposed_ratio", ratio(total_ns - overlap_ns,
+	    total_ns), 4);
 }
 
 static int
@@ -370,18 +381,7 @@ copies_json(const struct copies *c)
 		pd_set_int(o, "pinned", v[i].pinned);
 		pd_set_real(o, "pageable_us", (double)v[i].pageable_ns / 1e3, 3);
 		pd_set_real(o, "pinned_us", (double)v[i].pinned_ns / 1e3, 3);
-		if (c->err) {	/* the spans were not all kept */
-			pd_set_null(o, "overlapped_us");
-			pd_set_null(o, "exposed_us");
-			pd_set_null(o, "exposed_ratio");
-		} else {
-			pd_set_real(o, "overlapped_us",
-			    (double)v[i].overlap_ns / 1e3, 3);
-			pd_set_real(o, "exposed_us", (double)(v[i].total_ns -
-			    v[i].overlap_ns) / 1e3, 3);
-			pd_set_real(o, "exposed_ratio", ratio(v[i].total_ns -
-			    v[i].overlap_ns, v[i].total_ns), 4);
-		}
+		set_overlap(o, v[i].total_ns, v[i].overlap_ns, c->err);
 		json_array_append_new(a, o);
 	}
 	free(v);
@@ -407,15 +407,7 @@ copies_overlap_json(const struct copies *c)
 	o = json_object();
 	pd_set_int(o, "copies", n);
 	pd_set_real(o, "total_us", (double)ns / 1e3, 3);
-	if (c->err) {
-		pd_set_null(o, "overlapped_us");
-		pd_set_null(o, "exposed_us");
-		pd_set_null(o, "exposed_ratio");
-	} else {
-		pd_set_real(o, "overlapped_us", (double)ov / 1e3, 3);
-		pd_set_real(o, "exposed_us", (double)(ns - ov) / 1e3, 3);
-		pd_set_real(o, "exposed_ratio", ratio(ns - ov, ns), 4);
-	}
+	set_overlap(o, ns, ov, c->err);
 	return o;
 }
 

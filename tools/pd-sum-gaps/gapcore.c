@@ -3,12 +3,12 @@
 #include "gapcore.h"
 #include "pd_diag.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pd_msort.h"
 #include "pd_rec.h"
+#include "pd_stats.h"
 
 enum { TAG_RT = 1, TAG_PEND = 2 };
 enum { LOG_SYNC = GAP_HOST_N };	/* hlog tags: GAP_HOST_*, then this */
@@ -687,32 +687,24 @@ chunks_json(const struct chunks *k)
 static int
 delay_fill(struct gaps *g)
 {
-	size_t n = (size_t)g->ln, want[4], i, k;
-	double pos[2], v[4];
+	struct pd_squant q[2];
 	const int64_t *d;
-	int j;
+	size_t i;
 
 	if (!g->ln) {
 		pd_xsort_free(&g->delays);
 		return 0;
 	}
-	for (j = 0; j < 2; j++) {
-		pos[j] = (j ? 0.9 : 0.5) * (double)(n - 1);
-		i = (size_t)floor(pos[j]);
-		if (i + 1 >= n)
-			want[2 * j] = want[2 * j + 1] = n - 1;
-		else
-			want[2 * j] = i, want[2 * j + 1] = i + 1;
-	}
+	pd_squant_init(&q[0], (size_t)g->ln, 0.5);
+	pd_squant_init(&q[1], (size_t)g->ln, 0.9);
 	if (pd_xsort_finish(&g->delays) < 0) {
 		io_check(g, &g->delays);
 		return -1;
 	}
 	for (i = 0; (d = pd_xsort_peek(&g->delays)); i++) {
-		for (k = 0; k < 4; k++)
-			if (want[k] == i)
-				v[k] = us(*d);
-		if (i >= want[3])
+		pd_squant_see(&q[0], i, us(*d));
+		pd_squant_see(&q[1], i, us(*d));
+		if (i >= q[1].hi)
 			break;
 		pd_xsort_next(&g->delays);
 	}
@@ -720,18 +712,8 @@ delay_fill(struct gaps *g)
 	pd_xsort_free(&g->delays);
 	if (g->ioerr)
 		return -1;
-	for (j = 0; j < 2; j++) {
-		double frac = pos[j] - floor(pos[j]), r;
-
-		if (want[2 * j] == want[2 * j + 1])
-			r = v[2 * j + 1];
-		else
-			r = v[2 * j] + (v[2 * j + 1] - v[2 * j]) * frac;
-		if (j)
-			g->p90 = r;
-		else
-			g->p50 = r;
-	}
+	g->p50 = pd_squant_value(&q[0]);
+	g->p90 = pd_squant_value(&q[1]);
 	return 0;
 }
 
