@@ -2,9 +2,13 @@
  *
  * An entry, in native byte order (it never leaves the machine):
  *   header (struct hdr), then
- *   events:   chunks of up to CHUNK_REC events: a struct chunk, its
- *             struct rec records, the id texts of those events in their
- *             order (each followed by a NUL) padded to 8 bytes, then
+ *   events:   chunks of up to CHUNK_REC events: a struct chunk, the
+ *             numbers of the shapes its events have (each once, 4 bytes
+ *             each, padded to 8 bytes), its
+ *             records (struct nrec when every event of the chunk fits
+ *             one, else struct rec) padded to 8 bytes, the id texts of
+ *             those events in their order (each followed by a NUL)
+ *             padded to 8 bytes, then
  *             their args texts by class (NCLS blocks, each padded to 8
  *             bytes; an event's class is its category's: each of the
  *             first NCLS - 1 categories met has one, the rest share the
@@ -21,9 +25,12 @@
  *
  * Checking: the header's checksum covers every byte after the events,
  * then the header with its sum field 0; it is checked before anything is
- * handed out. A chunk's sum covers its header, records and ids, checked
- * when the replay comes to the chunk, before its first event is handed
- * out; each args block has its own, checked when the block is read.
+ * handed out. A chunk's sum covers its header, shapes, records and ids,
+ * checked when the replay comes to the chunk, before its first event is
+ * handed out; its header and shapes have a sum of their own, checked
+ * before the shapes decide that none of its events is wanted (then the
+ * rest of the chunk is not read); each args block has its own, checked
+ * when the block is read.
  * A chunk or record found bad half way hands the read over to the trace
  * itself, from that event on; an args block found bad when an event's
  * args are asked for gives that event the trace's args (the trace parsed
@@ -57,7 +64,7 @@
 #include "pd_archive.h"
 #include "pd_file.h"
 
-#define VERSION		6
+#define VERSION		7
 #define NONE		UINT32_MAX
 #define MIN_AGE_NS	2000000000LL	/* a trace younger is not cached */
 #define STALL_NS	5000000000LL	/* a builder silent this long: read */
@@ -107,8 +114,12 @@ struct hdr {
 struct chunk {
 	uint32_t nrec, ncls;	/* ncls: NCLS */
 	uint64_t id_len;	/* the ids, padding not counted */
-	uint64_t sum;		/* of the chunk (sum 0), its records and ids
-				 * (padding included) */
+	uint64_t sum;		/* of the chunk (sum 0), its shapes, records
+				 * and ids (padding included) */
+	uint64_t hsum;		/* of the chunk (sum, hsum 0) and its shapes */
+	int64_t ts_base;	/* narrow records' ts are after it */
+	uint32_t rsize;		/* a record's bytes: struct nrec or rec */
+	uint32_t nshp;		/* shapes its events have */
 	uint64_t alen[NCLS];	/* each class's args, padding not counted */
 	uint64_t asum[NCLS];	/* of each class's args, padding included */
 };
@@ -123,6 +134,18 @@ struct rec {
 };
 #define R_IDLEN(r)	((r)->idfl & ID_MAX)
 #define R_FL(r)		((r)->idfl >> 24)
+
+/* A record half the size, for a chunk whose events all fit one: ts
+ * within 2^32 ns after the chunk's ts_base (or 0 without F_TS), dur from
+ * 0 to 2^32 - 1 ns, shape, tid (NONE: N16) and lengths below 2^16, the
+ * id's below 2^8. A dense trace's chunk spans milliseconds; its events'
+ * records are read by every replay, and were most of an entry. */
+struct nrec {
+	uint32_t ts, dur;
+	uint16_t shape, tid, args_len, blk_len, raw_len;
+	uint8_t fl, idlen;
+};
+#define N16		UINT16_MAX
 
 /* An event's args are held in its class's block either as their text and
  * a NUL, or (F_ENC), when that is shorter, by skeleton: the text with
@@ -150,6 +173,8 @@ struct shape {
 	uint8_t cls, pad;	/* cls: its args' class (< NCLS) */
 };
 _Static_assert(sizeof(struct shape) == 16, "a shape is two words");
+_Static_assert(sizeof(struct nrec) == 20 && sizeof(struct rec) == 40 &&
+    sizeof(struct chunk) == 304, "records and chunk headers as written");
 
 struct str {
 	uint64_t off;
@@ -409,8 +434,10 @@ struct bld {
 	struct pd_trace_stats *st;	/* the source's, as it fills */
 	int filter;			/* cb's filter is on */
 	struct wr w;
-	/* the chunk being filled: records, ids, args by class */
+	/* the chunk being filled: records, ids, args by class; its
+	 * records narrowed when they fit (nrecs) */
 	struct rec *recs;
+	struct nrec *nrecs;
 	size_t nrec;
 	struct buf {
 		char *p;
@@ -423,8 +450,13 @@ struct bld {
 	struct shx {
 		uint8_t cls, want;
 		uint32_t sk;	/* its last event's skeleton + 1 */
+		uint32_t chunk;	/* the last chunk it is in + 1 */
 	} *sx;
 	size_t sxcap;
+	/* the shapes of the chunk being filled, each once; chunks out */
+	uint32_t *cshp;
+	size_t ncshp;
+	uint32_t nchunk;
 	/* the categories of the first NCLS - 1 classes (the rest share
 	 * the last) */
 	uint32_t clscat[NCLS - 1];
@@ -717,6 +749,7 @@ intern_shape(struct bld *b, const struct shape *s)
 	b->sx[b->nshp].cls = cat_class(b, s->cat);
 	b->sx[b->nshp].want = 0;
 	b->sx[b->nshp].sk = 0;
+	b->sx[b->nshp].chunk = 0;
 	e->id = (uint32_t)++b->nshp;
 	b->htab.n++;
 	*q = e->id;
@@ -760,6 +793,59 @@ bpad(struct bld *b, struct buf *x, uint64_t *sum)
 	return 0;
 }
 
+/* The chunk's records as struct nrec in b->nrecs (padded with zeros to
+ * 8 bytes), when each fits one: 1; else 0 (they stay struct rec). */
+static int
+narrow(struct bld *b, int64_t *base)
+{
+	const struct rec *r = b->recs, *e = r + b->nrec;
+	struct nrec *n;
+	int64_t lo = INT64_MAX;
+	size_t i;
+
+	for (; r < e; r++)
+		if ((R_FL(r) & F_TS) && r->ts_ns < lo)
+			lo = r->ts_ns;
+	for (r = b->recs; r < e; r++)
+		if ((R_FL(r) & F_TS ? (uint64_t)r->ts_ns - (uint64_t)lo >
+		    UINT32_MAX : r->ts_ns != 0) || r->dur_ns < 0 ||
+		    r->dur_ns > UINT32_MAX || r->shape >= N16 ||
+		    (r->tid >= N16 && r->tid != NONE) || r->args_len > N16 ||
+		    r->blk_len > N16 || r->raw_len > N16 || R_IDLEN(r) > 255)
+			return 0;
+	if (!b->nrecs && !(b->nrecs = calloc(CHUNK_REC + 1, sizeof *n)))
+		return 0;
+	for (i = 0, r = b->recs, n = b->nrecs; r < e; r++, n++, i++) {
+		n->ts = R_FL(r) & F_TS ? (uint32_t)((uint64_t)r->ts_ns -
+		    (uint64_t)lo) : 0;
+		n->dur = (uint32_t)r->dur_ns;
+		n->shape = (uint16_t)r->shape;
+		n->tid = r->tid == NONE ? N16 : (uint16_t)r->tid;
+		n->args_len = (uint16_t)r->args_len;
+		n->blk_len = (uint16_t)r->blk_len;
+		n->raw_len = (uint16_t)r->raw_len;
+		n->fl = (uint8_t)R_FL(r);
+		n->idlen = (uint8_t)R_IDLEN(r);
+	}
+	memset(n, 0, (size_t)PAD8(i * sizeof *n) - i * sizeof *n);
+	*base = lo == INT64_MAX ? 0 : lo;
+	return 1;
+}
+
+/* A narrow record as the struct rec it stands for. */
+static inline void
+widen(struct rec *r, const struct nrec *n, int64_t base)
+{
+	r->ts_ns = n->fl & F_TS ? (int64_t)((uint64_t)base + n->ts) : 0;
+	r->dur_ns = n->dur;
+	r->shape = n->shape;
+	r->tid = n->tid == N16 ? NONE : n->tid;
+	r->args_len = n->args_len;
+	r->blk_len = n->blk_len;
+	r->raw_len = n->raw_len;
+	r->idfl = (uint32_t)n->idlen | (uint32_t)n->fl << 24;
+}
+
 /* The chunk filled so far out to the entry: its header, records, ids,
  * then each class's args. */
 static void
@@ -767,7 +853,9 @@ chunk_out(struct bld *b)
 {
 	struct chunk c;
 	struct cs s;
-	struct iovec v[3 + NCLS];
+	struct iovec v[4 + NCLS];
+	const void *rp = b->recs;
+	size_t rb, lb;
 	int k, nv = 0;
 
 	if (b->nrec == 0)
@@ -775,6 +863,15 @@ chunk_out(struct bld *b)
 	memset(&c, 0, sizeof c);
 	c.nrec = (uint32_t)b->nrec;
 	c.ncls = NCLS;
+	c.rsize = sizeof *b->recs;
+	if (narrow(b, &c.ts_base)) {
+		rp = b->nrecs;
+		c.rsize = sizeof *b->nrecs;
+	}
+	rb = (size_t)PAD8(b->nrec * c.rsize);
+	c.nshp = (uint32_t)b->ncshp;
+	lb = (size_t)PAD8(b->ncshp * sizeof *b->cshp);
+	b->cshp[b->ncshp] = 0;	/* the padding, if any */
 	c.id_len = b->ids.len;
 	if (bpad(b, &b->ids, NULL) < 0)
 		return;
@@ -785,11 +882,17 @@ chunk_out(struct bld *b)
 	}
 	cs_init(&s);
 	cs_add(&s, &c, sizeof c);
-	cs_add(&s, b->recs, b->nrec * sizeof *b->recs);
+	cs_add(&s, b->cshp, lb);
+	c.hsum = cs_end(&s);
+	cs_init(&s);
+	cs_add(&s, &c, sizeof c);
+	cs_add(&s, b->cshp, lb);
+	cs_add(&s, rp, rb);
 	cs_add(&s, b->ids.p, (size_t)PAD8(b->ids.len));
 	c.sum = cs_end(&s);
 	v[nv++] = (struct iovec){ &c, sizeof c };
-	v[nv++] = (struct iovec){ b->recs, b->nrec * sizeof *b->recs };
+	v[nv++] = (struct iovec){ b->cshp, lb };
+	v[nv++] = (struct iovec){ (void *)rp, rb };
 	if (b->ids.len)
 		v[nv++] = (struct iovec){ b->ids.p, (size_t)PAD8(b->ids.len) };
 	for (k = 0; k < NCLS; k++)
@@ -807,6 +910,8 @@ chunk_out(struct bld *b)
 	if (b->w.err)
 		b->failed = 1;
 	b->nrec = 0;
+	b->ncshp = 0;
+	b->nchunk++;
 	b->alen = 0;
 	b->ids.len = 0;
 	for (k = 0; k < NCLS; k++)
@@ -1070,7 +1175,8 @@ record(struct bld *b, const struct pd_ev *ev)
 	sh.pid = intern_id(b, 2, ev->pid, ev->pid_num);
 	sh.ph = (uint8_t)ev->ph;
 	sh.pid_is_num = ev->pid_is_num != 0;
-	if (!b->recs && !(b->recs = malloc(CHUNK_REC * sizeof *b->recs)))
+	if ((!b->recs && !(b->recs = malloc(CHUNK_REC * sizeof *b->recs))) ||
+	    (!b->cshp && !(b->cshp = calloc(CHUNK_REC + 1, sizeof *b->cshp))))
 		b->failed = 1;
 	if (b->failed)
 		return;
@@ -1079,6 +1185,12 @@ record(struct bld *b, const struct pd_ev *ev)
 	r->shape = intern_shape(b, &sh);
 	b->cur_shp = r->shape;
 	b->has_cur = !b->failed;
+	if (b->failed)
+		return;
+	if (b->sx[r->shape].chunk != b->nchunk + 1) {
+		b->sx[r->shape].chunk = b->nchunk + 1;
+		b->cshp[b->ncshp++] = r->shape;
+	}
 	r->tid = intern_id(b, 3, ev->tid, ev->tid_num);
 	r->ts_ns = ev->ts_ns;
 	r->dur_ns = ev->dur_ns;
@@ -1192,6 +1304,8 @@ bld_free(struct bld *b)
 	free(b->w.buf);
 	free(b->mw.buf);
 	free(b->recs);
+	free(b->nrecs);
+	free(b->cshp);
 	free(b->ids.p);
 	for (k = 0; k < NCLS; k++)
 		free(b->args[k].p);
@@ -1558,7 +1672,7 @@ img_check(struct img *m, int verify)
 	    h->nskel > SKEL_MAX ||
 	    ((h->shp_off | h->str_off | h->skip_off | h->meta_off |
 	    h->skel_off | h->ev_len | m->len) & 7) ||
-	    h->nev > h->ev_len / sizeof(struct rec) || h->nstr >= NONE ||
+	    h->nev > h->ev_len / sizeof(struct nrec) || h->nstr >= NONE ||
 	    h->nshp >= NONE)
 		return -1;
 	m->verify = verify;
@@ -1751,54 +1865,121 @@ cblk_get(struct img *m, int k)
 	return c->p = c->buf;
 }
 
-/* The chunk at offset off (before end), checked: its records and its
- * ids in *recs, *ids, *iend, its args blocks in m->cb (read and checked
- * from memory; from a file, where they are, read when asked for); 0
- * when it is not sound (or, verified, its sum is wrong) or cannot be
- * read, else the offset where the next chunk starts. What it hands out
- * stays valid until the next call. */
+static void shape_fields(struct pd_ev *e, const struct shape *s,
+    const struct shv *v);
+
+/* A chunk as chunk_at hands it out. */
+struct cview {
+	const void *recs;	/* nrec records of rsize bytes */
+	int64_t base;		/* of narrow records' ts */
+	uint32_t rsize, nrec;
+	const char *ids, *iend;
+	int skip;		/* none of its events is wanted: not read */
+};
+
+/* Does the filter decline every one of the chunk's n shapes? 1 yes, 0
+ * no, -1 a shape number out of range. Each shape asked once (memo: 0
+ * not yet, 1 wanted, 2 declined). */
+static int
+declined(const struct img *m, const struct pd_trace_cb *cb,
+    unsigned char *memo, const char *list, uint32_t n)
+{
+	static const struct pd_ev ev0;
+	uint32_t i, x;
+
+	for (i = 0; i < n; i++) {
+		memcpy(&x, list + 4 * (size_t)i, 4);
+		if (x >= m->h->nshp)
+			return -1;
+		if (!memo[x]) {
+			struct pd_ev k = ev0;
+
+			shape_fields(&k, &m->shps[x], &m->sv[x]);
+			memo[x] = cb->want(&k) ? 1 : 2;
+		}
+		if (memo[x] == 1)
+			return 0;
+	}
+	return 1;
+}
+
+/* The chunk at offset off (before end), checked: its records and ids in
+ * *v, its args blocks in m->cb (read and checked from memory; from a
+ * file, where they are, read when asked for); 0 when it is not sound
+ * (or, verified, its sum is wrong) or cannot be read, else the offset
+ * where the next chunk starts. With a filter (memo, as declined() keeps
+ * it), a chunk whose shapes are all declined is passed over after its
+ * header and shapes (v->skip). What it hands out stays valid until the
+ * next call. */
 static uint64_t
 chunk_at(struct img *m, uint64_t off, uint64_t end, uint64_t left,
-    const struct rec **recs, const char **ids, const char **iend,
-    uint32_t *nrec)
+    const struct pd_trace_cb *cb, unsigned char *memo, struct cview *v)
 {
-	struct chunk c;
-	uint64_t room = end - off, rb, ib, at;
+	struct chunk c, z;
+	struct cs s;
+	uint64_t room = end - off, lb, rb, ib, at;
 	const char *p;
-	int k;
+	int k, d = 0;
 
 	if (room < sizeof c || !(p = ev_bytes(m, off, sizeof c)))
 		return 0;
 	memcpy(&c, p, sizeof c);
 	if (c.nrec == 0 || c.nrec > CHUNK_REC || c.nrec > left ||
-	    c.ncls != NCLS)
+	    c.ncls != NCLS || c.nshp == 0 || c.nshp > c.nrec ||
+	    (c.rsize != sizeof(struct rec) && c.rsize != sizeof(struct nrec)))
 		return 0;
-	rb = (uint64_t)c.nrec * sizeof(struct rec);
-	if (rb > room - sizeof c || c.id_len > room - sizeof c - rb)
+	lb = PAD8((uint64_t)c.nshp * 4);
+	rb = PAD8((uint64_t)c.nrec * c.rsize);
+	if (lb + rb > room - sizeof c || c.id_len > room - sizeof c - lb - rb)
 		return 0;
 	ib = PAD8(c.id_len);
-	if (ib > room - sizeof c - rb ||
-	    !(p = ev_bytes(m, off, sizeof c + rb + ib)))
+	if (ib > room - sizeof c - lb - rb)
 		return 0;
-	if (m->verify) {
-		struct cs s;
-		struct chunk z = c;
-
-		z.sum = 0;
-		cs_init(&s);
-		cs_add(&s, &z, sizeof z);
-		cs_add(&s, p + sizeof c, rb + ib);
-		if (cs_end(&s) != c.sum)
+	z = c;
+	z.sum = 0;
+	if (memo) {
+		if (!(p = ev_bytes(m, off, sizeof c + lb)) ||
+		    !pad_ok(p + sizeof c, (uint64_t)c.nshp * 4))
+			return 0;
+		if (m->verify) {
+			z.hsum = 0;
+			cs_init(&s);
+			cs_add(&s, &z, sizeof z);
+			cs_add(&s, p + sizeof c, lb);
+			if (cs_end(&s) != c.hsum)
+				return 0;
+			z.hsum = c.hsum;
+		}
+		if ((d = declined(m, cb, memo, p + sizeof c, c.nshp)) < 0)
 			return 0;
 	}
-	*recs = (const void *)(p + sizeof c);
-	*ids = p + sizeof c + rb;
-	*iend = *ids + c.id_len;
-	*nrec = c.nrec;
-	/* the padding is part of no event: it must be zero */
-	if (!pad_ok(*ids, c.id_len))
-		return 0;
-	at = off + sizeof c + rb + ib;
+	v->nrec = c.nrec;
+	v->skip = d;
+	at = off + sizeof c + lb + rb + ib;
+	if (d) {
+		v->recs = NULL;
+		v->ids = v->iend = NULL;
+	} else {
+		if (!(p = ev_bytes(m, off, sizeof c + lb + rb + ib)))
+			return 0;
+		if (m->verify) {
+			cs_init(&s);
+			cs_add(&s, &z, sizeof z);
+			cs_add(&s, p + sizeof c, lb + rb + ib);
+			if (cs_end(&s) != c.sum)
+				return 0;
+		}
+		p += sizeof c + lb;
+		v->recs = (const void *)p;
+		v->base = c.ts_base;
+		v->rsize = c.rsize;
+		v->ids = p + rb;
+		v->iend = v->ids + c.id_len;
+		/* the padding is part of no event: it must be zero */
+		if (!pad_ok(v->ids, c.id_len) ||
+		    !pad_ok(p, (uint64_t)c.nrec * c.rsize))
+			return 0;
+	}
 	for (k = 0; k < NCLS; k++) {
 		struct cblk *b = &m->cb[k];
 		uint64_t ab = PAD8(c.alen[k]);
@@ -1807,9 +1988,9 @@ chunk_at(struct img *m, uint64_t off, uint64_t end, uint64_t left,
 			return 0;
 		b->p = NULL;
 		b->off = at;
-		b->len = c.alen[k];
+		b->len = d ? 0 : c.alen[k];
 		b->sum = c.asum[k];
-		if (m->fd < 0) {	/* in memory: checked now */
+		if (m->fd < 0 && !d) {	/* in memory: checked now */
 			b->p = m->p + at;
 			if (!cblk_ok(m, b, b->p))
 				return 0;
@@ -2017,7 +2198,7 @@ replay(struct img *m, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
 	const struct hdr *h = m->h;
 	uint64_t p = h->ev_off, end = p + h->ev_len;
 	const char *ids = NULL, *iend = NULL;
-	const struct rec *recs = NULL;
+	struct cview cv;
 	unsigned char *memo = NULL;	/* per shape: 0 unknown, 1 yes, 2 no */
 	uint32_t nrec = 0, j = 0;
 	uint64_t i, moff = 0, nsk = 0, sk = 0, nmeta = 0, aoff[NCLS];
@@ -2029,6 +2210,7 @@ replay(struct img *m, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
 
 	memset(st, 0, sizeof *st);
 	memset(&am, 0, sizeof am);
+	memset(&cv, 0, sizeof cv);
 	memset(aoff, 0, sizeof aoff);
 	st->format = h->format;
 	++reads;
@@ -2045,11 +2227,13 @@ replay(struct img *m, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
 	ev.read_no = reads;
 	for (i = 0; i < h->nev; i++, j++) {
 		const struct rec *r;
+		const struct nrec *nr = NULL;
+		struct rec wr;
 		const struct shape *s;
 		const struct shv *v;
 		const struct cblk *c;
 		size_t na, ni;
-		uint32_t fl;
+		uint32_t fl, shp;
 
 		if (i >= next_meta)
 			next_meta = meta_call(m, cb, &moff, i, &nmeta);
@@ -2061,38 +2245,67 @@ replay(struct img *m, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
 			for (k = 0; k < NCLS && nrec; k++)
 				if (aoff[k] != m->cb[k].len)
 					goto bad;
-			if (!(p = chunk_at(m, p, end, h->nev - i, &recs, &ids,
-			    &iend, &nrec)))
+			if (!(p = chunk_at(m, p, end, h->nev - i, cb, memo,
+			    &cv)))
 				goto bad;
 			memset(aoff, 0, sizeof aoff);
+			ids = cv.ids;
+			iend = cv.iend;
+			nrec = cv.nrec;
 			j = 0;
+			if (cv.skip) {
+				/* the metas among its events, then past it */
+				if (i + nrec - 1 >= next_meta)
+					next_meta = meta_call(m, cb, &moff,
+					    i + nrec - 1, &nmeta);
+				i += nrec - 1;
+				j = nrec - 1;
+				continue;
+			}
 		}
-		r = &recs[j];
-		if (r->shape >= h->nshp)
+		/* what passing it over needs; the rest (narrow: widened)
+		 * for an event handed out */
+		if (cv.rsize == sizeof *r) {
+			r = (const struct rec *)cv.recs + j;
+			shp = r->shape;
+			fl = R_FL(r);
+			na = r->blk_len;
+			ni = R_IDLEN(r);
+		} else {
+			nr = (const struct nrec *)cv.recs + j;
+			r = NULL;
+			shp = nr->shape;
+			fl = nr->fl;
+			na = nr->blk_len;
+			ni = nr->idlen;
+		}
+		if (shp >= h->nshp)
 			goto bad;
-		s = &m->shps[r->shape];
+		s = &m->shps[shp];
 		c = &m->cb[s->cls];
-		fl = R_FL(r);
-		na = r->blk_len;
-		ni = fl & F_ID ? (size_t)R_IDLEN(r) + 1 : 0;
+		ni = fl & F_ID ? ni + 1 : 0;
 		if (na > c->len - aoff[s->cls] || (size_t)(iend - ids) < ni)
 			goto bad;
-		if (memo && memo[r->shape] == 2) {	/* declined before */
+		if (memo && memo[shp] == 2) {	/* declined before */
 			aoff[s->cls] += na;
 			ids += ni;
 			continue;
 		}
-		v = &m->sv[r->shape];
-		if (memo && !memo[r->shape]) {
+		v = &m->sv[shp];
+		if (memo && !memo[shp]) {
 			/* the filter sees the shape's fields, the rest 0 */
 			struct pd_ev k = ev0;
 			shape_fields(&k, s, v);
-			memo[r->shape] = cb->want(&k) ? 1 : 2;
-			if (memo[r->shape] == 2) {
+			memo[shp] = cb->want(&k) ? 1 : 2;
+			if (memo[shp] == 2) {
 				aoff[s->cls] += na;
 				ids += ni;
 				continue;
 			}
+		}
+		if (!r) {
+			widen(&wr, nr, cv.base);
+			r = &wr;
 		}
 		/* every field but raw, memo and read_no (set once) */
 		shape_fields(&ev, s, v);

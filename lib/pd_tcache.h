@@ -34,13 +34,17 @@
  *
  * A filter (pd_trace_cb.want) is asked once per distinct (ph, name, cat,
  * pid) of the entry; the events it declines are passed over by their
- * fixed-width record alone.
+ * fixed-width record alone, and a chunk of events (below) whose shapes it
+ * all declines is passed over after its header and list of shapes,
+ * without its records being read.
  *
  * Checking: an entry starts with a magic, a version, its size and a
  * 64-bit checksum of its header and small sections, checked when it is
  * opened; its events are checked a chunk of up to 4096 at a time (each
- * chunk has a checksum of its records and ids, checked before the
- * chunk's first event is handed out, so that a replay reads them once)
+ * chunk has a checksum of its header, shapes, records and ids, checked
+ * before the chunk's first event is handed out, so that a replay reads
+ * them once, and one of its header and shapes, checked before they are
+ * trusted to pass over the chunk)
  * and its args a block at a time (a chunk's args of one category, or of
  * the categories past the first 15: each block has a checksum, checked
  * when the block is read, which is when the args of one of its events

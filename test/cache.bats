@@ -286,12 +286,28 @@ flip() {	# flip FILE OFFSET: one bit changed (a negative offset: from the end)
 	python3 -c 'import sys; p=sys.argv[1]; b=bytearray(open(p,"rb").read()); b[int(sys.argv[2])]^=1; open(p,"wb").write(b)' "$1" "$2"
 }
 
-# args0 ENTRY: where the first chunk's first args block starts (the
-# header is 448 bytes, a chunk's 280: nrec at 0, id_len at 8; then 40
-# bytes a record and the ids, padded to 8), + 1: in the first event's
-# args when its category is the first met
+# chunk0 ENTRY FIELD: where in the entry the first chunk's FIELD is
+# (lib/pd_tcache.c: the header is 448 bytes; a chunk's 304: nrec at 0,
+# id_len at 8, rsize at 40, nshp at 44; then its shapes, 4 bytes each,
+# its records, rsize bytes each (20 narrow, 40 wide; a record starts with
+# ts then dur), then its ids, each padded to 8):
+#   dur0  the first event's dur
+#   args0 the first args block's first byte + 1 (in the first event's
+#         args when its category is the first met)
+chunk0() {
+	python3 -c '
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+n, = struct.unpack_from("=I", b, 448)
+i, = struct.unpack_from("=Q", b, 456)
+rs, ns = struct.unpack_from("=II", b, 488)
+p8 = lambda x: (x + 7) // 8 * 8
+recs = 448 + 304 + p8(4 * ns)
+print(recs + (4 if rs == 20 else 8) if sys.argv[2] == "dur0" else
+    recs + p8(rs * n) + p8(i) + 1)' "$1" "$2"
+}
 args0() {
-	python3 -c 'import struct, sys; b = open(sys.argv[1], "rb").read(); n, = struct.unpack_from("=I", b, 448); i, = struct.unpack_from("=Q", b, 456); print(448 + 280 + 40 * n + (i + 7) // 8 * 8 + 1)' "$1"
+	chunk0 "$1" args0
 }
 # evmid ENTRY: half way through the events (ev_off at 312, ev_len at 320)
 evmid() {
@@ -302,10 +318,9 @@ evmid() {
 	local f=$KF/sum-kineto.json e n
 	dump3 "$f"
 	e=$(entry)
-	# the first event's dur (the header is 448 bytes, the first chunk's
-	# 280, a record starts with ts, dur): its chunk is checked before it
-	# is handed out, and the read goes on from the trace itself
-	flip "$e" 736
+	# the first event's dur: its chunk is checked before it is handed
+	# out, and the read goes on from the trace itself
+	flip "$e" "$(chunk0 "$e" dur0)"
 	run_pd 0 "$TC" "$f"
 	[ "$stderr" = "cache: source" ]
 	[ "$output" = "$(cat "$BATS_TEST_TMPDIR/off")" ]
@@ -420,6 +435,94 @@ PY
 	run_pd 0 "$TC" "$t"
 	[ "$stderr" = "cache: source" ]
 	[ "$output" = "$(cat "$BATS_TEST_TMPDIR/off")" ]
+	[ ! -e "$e" ]
+}
+
+# chunks ENTRY: a line a chunk of the entry: its offset, record size,
+# shapes, events, where its records start (layout: chunk0 above; the args
+# blocks' lengths at 48)
+chunks() {
+	python3 -c '
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+o, n = struct.unpack_from("=QQ", b, 312)
+p8 = lambda x: (x + 7) // 8 * 8
+p, end = o, o + n
+while p < end:
+    nr, = struct.unpack_from("=I", b, p)
+    il, = struct.unpack_from("=Q", b, p + 8)
+    rs, ns = struct.unpack_from("=II", b, p + 40)
+    al = struct.unpack_from("=16Q", b, p + 48)
+    print(p, rs, ns, nr, p + 304 + p8(4 * ns))
+    p += 304 + p8(4 * ns) + p8(rs * nr) + p8(il) + sum(p8(a) for a in al)' "$1"
+}
+
+# mkchunks FILE: four chunks of 4096 events: the first all cat
+# "cuda_runtime" (the -f filter declines each of them), the second with
+# one event of 5 s (past a narrow record's dur), the third with one 10 s
+# after the rest (past a narrow record's ts), the fourth instants (ph i:
+# declined too) and a few kernels after them
+mkchunks() {
+	python3 - "$1" <<'PY'
+import json, sys
+ev = []
+for c in range(4):
+    for i in range(4096):
+        t = 1700000000000000 + c * 100000 + i * 10
+        e = {"ph": "X", "cat": "kernel", "name": "k%d" % (i % 5), "pid": 1,
+             "tid": 7, "ts": t, "dur": 3}
+        if c == 0:
+            e["cat"] = "cuda_runtime"
+        if c == 1 and i == 100:
+            e["dur"] = 5000000
+        if c == 2 and i == 200:
+            e["ts"] = t + 10000000
+        if c == 3:
+            e = {"ph": "i", "cat": "cpu_instant_event", "name": "m",
+                 "pid": 1, "tid": 7, "ts": t, "s": "t"}
+        ev.append(e)
+for i in range(3):
+    ev.append({"ph": "X", "cat": "kernel", "name": "k", "pid": 1, "tid": 7,
+               "ts": 1700000000500000 + i, "dur": 1})
+json.dump({"traceEvents": ev, "after": 1}, open(sys.argv[1], "w"))
+PY
+}
+
+@test "cache: narrow records where a chunk's events fit; a declined chunk is not read" {
+	local t=$BATS_TEST_TMPDIR/chunks.json e c1 c2
+	mkchunks "$t"
+	settle
+	dump3 "$t"
+	e=$(entry)
+	# record sizes: 20 (narrow), 40 (a dur or a ts past 2^32 ns), then
+	# narrow again; the shapes each chunk has (k0..k4; the second and
+	# third add their event "k" only in the fifth)
+	chunks "$e" | awk '{ print $2, $3, $4 }' >"$BATS_TEST_TMPDIR/ch"
+	printf '%s\n' "20 5 4096" "40 5 4096" "40 5 4096" "20 1 4096" \
+	    "20 1 3" | cmp - "$BATS_TEST_TMPDIR/ch"
+	# with the filter: the same events, off, cold and warm
+	dumpf "$t"
+	# a bit of the first chunk's records changed: the filter declines
+	# every shape the chunk lists, so its records are not read (the
+	# entry is used); a read without the filter finds the sum wrong
+	c1=$(chunks "$e" | awk 'NR == 1 { print $5 + 4 }')
+	flip "$e" "$c1"
+	"$TC" -f "$t" >"$BATS_TEST_TMPDIR/f.bad" 2>"$BATS_TEST_TMPDIR/f.bad.e"
+	[ "$(cat "$BATS_TEST_TMPDIR/f.bad.e")" = "cache: hit" ]
+	cmp "$BATS_TEST_TMPDIR/f.bad" "$BATS_TEST_TMPDIR/f.warm"
+	run_pd 0 "$TC" "$t"
+	[ "$stderr" = "cache: source" ]
+	[ "$output" = "$(cat "$BATS_TEST_TMPDIR/all")" ]
+	[ ! -e "$e" ]
+	# the fourth chunk's list of shapes changed (a bit of its one
+	# number): its own sum is wrong, and the filtered read goes on from
+	# the trace
+	"$TC" -f "$t" >/dev/null 2>&1
+	c2=$(chunks "$e" | awk 'NR == 4 { print $1 + 304 }')
+	flip "$e" "$c2"
+	"$TC" -f "$t" >"$BATS_TEST_TMPDIR/f.bad" 2>"$BATS_TEST_TMPDIR/f.bad.e"
+	[ "$(cat "$BATS_TEST_TMPDIR/f.bad.e")" = "cache: source" ]
+	cmp "$BATS_TEST_TMPDIR/f.bad" "$BATS_TEST_TMPDIR/f.warm"
 	[ ! -e "$e" ]
 }
 
