@@ -1877,27 +1877,37 @@ struct cview {
 	int skip;		/* none of its events is wanted: not read */
 };
 
+/* The filter's answer for shape x (< nshp), asked once a replay (memo:
+ * 0 not yet, 1 wanted, 2 declined): it sees the shape's fields, the rest
+ * 0. */
+static int
+shape_wanted(const struct img *m, const struct pd_trace_cb *cb,
+    unsigned char *memo, uint32_t x)
+{
+	static const struct pd_ev ev0;
+
+	if (!memo[x]) {
+		struct pd_ev k = ev0;
+
+		shape_fields(&k, &m->shps[x], &m->sv[x]);
+		memo[x] = cb->want(&k) ? 1 : 2;
+	}
+	return memo[x] == 1;
+}
+
 /* Does the filter decline every one of the chunk's n shapes? 1 yes, 0
- * no, -1 a shape number out of range. Each shape asked once (memo: 0
- * not yet, 1 wanted, 2 declined). */
+ * no, -1 a shape number out of range. */
 static int
 declined(const struct img *m, const struct pd_trace_cb *cb,
     unsigned char *memo, const char *list, uint32_t n)
 {
-	static const struct pd_ev ev0;
 	uint32_t i, x;
 
 	for (i = 0; i < n; i++) {
 		memcpy(&x, list + 4 * (size_t)i, 4);
 		if (x >= m->h->nshp)
 			return -1;
-		if (!memo[x]) {
-			struct pd_ev k = ev0;
-
-			shape_fields(&k, &m->shps[x], &m->sv[x]);
-			memo[x] = cb->want(&k) ? 1 : 2;
-		}
-		if (memo[x] == 1)
+		if (shape_wanted(m, cb, memo, x))
 			return 0;
 	}
 	return 1;
@@ -2292,16 +2302,10 @@ replay(struct img *m, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
 			continue;
 		}
 		v = &m->sv[shp];
-		if (memo && !memo[shp]) {
-			/* the filter sees the shape's fields, the rest 0 */
-			struct pd_ev k = ev0;
-			shape_fields(&k, s, v);
-			memo[shp] = cb->want(&k) ? 1 : 2;
-			if (memo[shp] == 2) {
-				aoff[s->cls] += na;
-				ids += ni;
-				continue;
-			}
+		if (memo && !memo[shp] && !shape_wanted(m, cb, memo, shp)) {
+			aoff[s->cls] += na;
+			ids += ni;
+			continue;
 		}
 		if (!r) {
 			widen(&wr, nr, cv.base);
