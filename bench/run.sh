@@ -184,7 +184,7 @@ done
 # of the pipeline: x_max is the median of the three pairs' ratios (listed
 # in the note). Each pipeline row is the run of median CPU time of three:
 # one run moves by 20 % and more with what the machine did just before
-# (the cold one writes its entry, ~0.31 x the trace, into memory the
+# (the cold one writes its entry, ~0.21 x the trace, into memory the
 # kernel may first have to get back).
 if part pipeline && [ -x "$BIN/pd-sum-step" ] && [ -x "$BIN/pd-hotspots" ] &&
     [ -x "$BIN/pd-profile" ]; then
