@@ -263,7 +263,7 @@ fi
 # address and block still held.
 # pd-sum-gaps sorts the same way 40 B per device activity, and 24 B more
 # per one-to-one launch (its delay and start), and logs host spans and
-# synchronize calls in a few bytes each (pd_spill, 1 MiB in memory); in
+# synchronize calls in a few bytes each (pd_spill, 256 KiB in memory); in
 # memory it grows per step (40 B), per stream and per launch call or
 # activity not yet linked (40 B).
 # pd-hotspots sorts the same way its kernels and copies (24 B each) and

@@ -8,7 +8,9 @@
 #include "pd_diag.h"
 #include "pd_file.h"
 
-#define LIMIT (1u << 20)
+/* kept in memory: past it, the log goes out in writes of this size,
+ * large enough to cost no more than larger ones */
+#define LIMIT (1u << 18)
 
 static size_t
 limit_of(const struct pd_spill *s)

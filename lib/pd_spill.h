@@ -17,7 +17,7 @@
 struct pd_spill {
 	unsigned char *buf;
 	size_t len, cap;
-	size_t limit;		/* bytes kept in memory; 0: 1 MiB */
+	size_t limit;		/* bytes kept in memory; 0: 256 KiB */
 	FILE *f;
 	int nofile;		/* no temporary file could be made */
 	int err;		/* errno of a failed write, 0 */

@@ -19,7 +19,7 @@
  * path; each of its edges is bound by the CPU, the GPU, a launch or a
  * kernel-kernel gap.
  *
- * Memory: while reading, each event coded in about 20 bytes, past 1 MiB
+ * Memory: while reading, each event coded in about 20 bytes, past 256 KiB
  * in a temporary file (pd_spill); then the events kept (80 bytes each),
  * the nodes and the edges. Past max_events only one ProfilerStep (the
  * median one by duration) is kept, and when the trace has steps already

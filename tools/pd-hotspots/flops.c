@@ -131,7 +131,7 @@ struct flops {
 	size_t ng, capg;
 	struct op *op;
 	size_t nop, capop;
-	struct pd_spill ln;	/* the links, in a temporary file past 1 MiB */
+	struct pd_spill ln;	/* the links, in a temporary file past 256 KiB */
 	int64_t lts;		/* the last link's ts */
 	struct thr *th;
 	size_t nth, capth;

@@ -153,7 +153,8 @@ gaps_init(struct gaps *g)
 	pd_xsort_set_sort(&g->acts, sort_recs_any);
 	pd_xsort_set_sort(&g->lq, sort_lq);
 	pd_xsort_set_sort(&g->delays, sort_delays);
-	/* the host log spills past the same bound as the sorts */
+	/* the host log spills past 256 KiB, or the sorts' bound when one
+	 * is set */
 	if (e && *e) {
 		char *end;
 		unsigned long long v = strtoull(e, &end, 10);
