@@ -806,16 +806,17 @@ narrow(struct bld *b, int64_t *base)
 	for (; r < e; r++)
 		if ((R_FL(r) & F_TS) && r->ts_ns < lo)
 			lo = r->ts_ns;
-	for (r = b->recs; r < e; r++)
+	if (!b->nrecs && !(b->nrecs = calloc(CHUNK_REC + 1, sizeof *n)))
+		return 0;
+	/* each record checked as it is written: the first that does not
+	 * fit leaves the chunk wide */
+	for (i = 0, r = b->recs, n = b->nrecs; r < e; r++, n++, i++) {
 		if ((R_FL(r) & F_TS ? (uint64_t)r->ts_ns - (uint64_t)lo >
 		    UINT32_MAX : r->ts_ns != 0) || r->dur_ns < 0 ||
 		    r->dur_ns > UINT32_MAX || r->shape >= N16 ||
 		    (r->tid >= N16 && r->tid != NONE) || r->args_len > N16 ||
 		    r->blk_len > N16 || r->raw_len > N16 || R_IDLEN(r) > 255)
 			return 0;
-	if (!b->nrecs && !(b->nrecs = calloc(CHUNK_REC + 1, sizeof *n)))
-		return 0;
-	for (i = 0, r = b->recs, n = b->nrecs; r < e; r++, n++, i++) {
 		n->ts = R_FL(r) & F_TS ? (uint32_t)((uint64_t)r->ts_ns -
 		    (uint64_t)lo) : 0;
 		n->dur = (uint32_t)r->dur_ns;

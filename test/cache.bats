@@ -286,25 +286,40 @@ flip() {	# flip FILE OFFSET: one bit changed (a negative offset: from the end)
 	python3 -c 'import sys; p=sys.argv[1]; b=bytearray(open(p,"rb").read()); b[int(sys.argv[2])]^=1; open(p,"wb").write(b)' "$1" "$2"
 }
 
-# chunk0 ENTRY FIELD: where in the entry the first chunk's FIELD is
-# (lib/pd_tcache.c: the header is 448 bytes; a chunk's 304: nrec at 0,
-# id_len at 8, rsize at 40, nshp at 44; then its shapes, 4 bytes each,
-# its records, rsize bytes each (20 narrow, 40 wide; a record starts with
-# ts then dur), then its ids, each padded to 8):
+# chunks ENTRY: a line a chunk of the entry: its offset, record size,
+# shapes, events, where its records start and its ids' length
+# (lib/pd_tcache.c: the header is 448 bytes, its events' offset and
+# length at 312; a chunk's 304: nrec at 0, id_len at 8, rsize at 40,
+# nshp at 44, the args blocks' lengths at 48; then its shapes, 4 bytes
+# each, its records, rsize bytes each (20 narrow, 40 wide; a record
+# starts with ts then dur), its ids, then its args blocks, each padded
+# to 8)
+chunks() {
+	python3 -c '
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+o, n = struct.unpack_from("=QQ", b, 312)
+p8 = lambda x: (x + 7) // 8 * 8
+p, end = o, o + n
+while p < end:
+    nr, = struct.unpack_from("=I", b, p)
+    il, = struct.unpack_from("=Q", b, p + 8)
+    rs, ns = struct.unpack_from("=II", b, p + 40)
+    al = struct.unpack_from("=16Q", b, p + 48)
+    print(p, rs, ns, nr, p + 304 + p8(4 * ns), il)
+    p += 304 + p8(4 * ns) + p8(rs * nr) + p8(il) + sum(p8(a) for a in al)' "$1"
+}
+# chunk0 ENTRY FIELD: where in the entry the first chunk's FIELD is:
 #   dur0  the first event's dur
 #   args0 the first args block's first byte + 1 (in the first event's
 #         args when its category is the first met)
 chunk0() {
-	python3 -c '
-import struct, sys
-b = open(sys.argv[1], "rb").read()
-n, = struct.unpack_from("=I", b, 448)
-i, = struct.unpack_from("=Q", b, 456)
-rs, ns = struct.unpack_from("=II", b, 488)
-p8 = lambda x: (x + 7) // 8 * 8
-recs = 448 + 304 + p8(4 * ns)
-print(recs + (4 if rs == 20 else 8) if sys.argv[2] == "dur0" else
-    recs + p8(rs * n) + p8(i) + 1)' "$1" "$2"
+	chunks "$1" | awk -v f="$2" 'NR == 1 {
+		if (f == "dur0")
+			print $5 + ($2 == 20 ? 4 : 8)
+		else
+			print $5 + int(($2 * $4 + 7) / 8) * 8 + int(($6 + 7) / 8) * 8 + 1
+	}'
 }
 args0() {
 	chunk0 "$1" args0
@@ -436,25 +451,6 @@ PY
 	[ "$stderr" = "cache: source" ]
 	[ "$output" = "$(cat "$BATS_TEST_TMPDIR/off")" ]
 	[ ! -e "$e" ]
-}
-
-# chunks ENTRY: a line a chunk of the entry: its offset, record size,
-# shapes, events, where its records start (layout: chunk0 above; the args
-# blocks' lengths at 48)
-chunks() {
-	python3 -c '
-import struct, sys
-b = open(sys.argv[1], "rb").read()
-o, n = struct.unpack_from("=QQ", b, 312)
-p8 = lambda x: (x + 7) // 8 * 8
-p, end = o, o + n
-while p < end:
-    nr, = struct.unpack_from("=I", b, p)
-    il, = struct.unpack_from("=Q", b, p + 8)
-    rs, ns = struct.unpack_from("=II", b, p + 40)
-    al = struct.unpack_from("=16Q", b, p + 48)
-    print(p, rs, ns, nr, p + 304 + p8(4 * ns))
-    p += 304 + p8(4 * ns) + p8(rs * nr) + p8(il) + sum(p8(a) for a in al)' "$1"
 }
 
 # mkchunks FILE: four chunks of 4096 events: the first all cat
