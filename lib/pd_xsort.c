@@ -114,8 +114,11 @@ run_add(struct pd_xsort *x, off_t off, size_t n)
 	r->left = n;
 }
 
-/* Sort buf and append it to the file as one run (the file is made by
- * pd_xsort_slot before the first run, the only way to a run). */
+/* Sort buf and append it to the file as a run, or as more of the run
+ * before it when it starts at or after that one's end (records in order
+ * across runs: its records follow that run's in the file, nothing being
+ * written between). The file is made by pd_xsort_slot before the first
+ * run, the only way to a run. */
 static int
 spill(struct pd_xsort *x)
 {
@@ -125,7 +128,13 @@ spill(struct pd_xsort *x)
 	off = x->off;
 	if (append(x, x->buf, x->n * x->size) < 0)
 		return -1;
-	run_add(x, off, x->n);
+	if (x->nruns && x->last && x->cmp(x->last, x->buf) <= 0)
+		x->runs[x->nruns - 1].left += x->n;
+	else
+		run_add(x, off, x->n);
+	if (!x->last)
+		x->last = pd_xmalloc(x->size);
+	memcpy(x->last, x->buf + (x->n - 1) * x->size, x->size);
 	x->n = 0;
 	return 0;
 }
@@ -318,6 +327,8 @@ pd_xsort_finish(struct pd_xsort *x)
 		if (premerge(x, x->nruns - FANIN + 1 < FANIN ?
 		    x->nruns - FANIN + 1 : FANIN) < 0)
 			return -1;
+	free(x->last);	/* nothing more is spilled */
+	x->last = NULL;
 	return heap_start(x, x->nruns);
 }
 
@@ -354,6 +365,7 @@ pd_xsort_free(struct pd_xsort *x)
 	free(x->runs);
 	free(x->heap);
 	free(x->buf);
+	free(x->last);
 	if (x->fd >= 0)
 		close(x->fd);
 	memset(x, 0, sizeof *x);

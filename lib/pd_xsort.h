@@ -7,7 +7,10 @@
  * bytes, overrides it, at least two records). A full buffer is sorted (a
  * run that came in order already, as a thread's events by time often do,
  * is left as it is: n - 1 compares) and
- * written to an unlinked temporary file under $TMPDIR (else /tmp). When
+ * written to an unlinked temporary file under $TMPDIR (else /tmp); a run
+ * that starts at or after the end of the one written before it (records
+ * that come in order across runs) is kept as more of that run, so that
+ * records added in order are read back as one run (no merge). When
  * everything fits in one buffer nothing is written; when no temporary
  * file can be made, the buffer grows instead and everything is sorted in
  * memory (the same order; memory then grows with the records). A write
@@ -39,6 +42,7 @@ struct pd_xsort {
 	size_t total;		/* records added */
 	int fd;			/* the temporary file, -1 before the first */
 	off_t off;		/* bytes written to it */
+	char *last;		/* the last record of the last run written */
 	struct pd_xsort_run *runs;
 	size_t nruns;
 	size_t *heap, nheap;	/* runs by their current record */

@@ -430,17 +430,20 @@ $t: warning: $d/fifo.csv: export 'trace_view' of '$d/r_ascend_pt': not a regular
 
 # A run that comes in order already is not sorted again: 1000 records
 # in key order (i / 3: their sum 166167, worked out apart; runs of 10),
-# none of the 100 runs handed to the sorter;
-# every other run in reverse order: those 50 are; the records come back
-# in order, each once, either way.
-@test "xsort: runs already in order are not sorted again" {
+# none of the 100 runs handed to the sorter, and each starts at or after
+# the end of the one before: all kept as one run (read back without a
+# merge); every other run in reverse order (keys -i): those 50 are
+# sorted, each starts below the end of the run before it (a run of its
+# own) and the in-order run after it starts above its end (more of it):
+# 1 + 50 runs. The records come back in order, each once, either way.
+@test "xsort: runs already in order are not sorted again, and runs in order across are one" {
 	PD_SORT_MEM=160 TMPDIR=$BATS_TEST_TMPDIR run_pd \
 	    "$PD_TESTBIN/xsort-check" 1000 7 asc
-	[ "${lines[1]}" = "n=1000 runs=64 sorted=1 sum=166167" ]
+	[ "${lines[1]}" = "n=1000 runs=1 sorted=1 sum=166167" ]
 	[ "${lines[2]}" = "own=0" ]
 	PD_SORT_MEM=160 TMPDIR=$BATS_TEST_TMPDIR run_pd \
 	    "$PD_TESTBIN/xsort-check" 1000 7 mix
-	[ "${lines[1]}" = "n=1000 runs=64 sorted=1 sum=${lines[0]#in=}" ]
+	[ "${lines[1]}" = "n=1000 runs=51 sorted=1 sum=${lines[0]#in=}" ]
 	[ "${lines[2]}" = "own=50" ]
 }
 
