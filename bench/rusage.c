@@ -1,9 +1,10 @@
-/* rusage: run a command, print "wall_s cpu_s maxrss_kib exit" on stderr
- * (cpu_s = user + system time of the command).
+/* rusage: run a command, print "wall_s cpu_s maxrss_kib exit sys_s" on
+ * stderr (cpu_s = user + system time of the command, sys_s the system
+ * time alone).
  *   rusage [-n N] command [arg...]
  * -n N: run it N times, one after the other, and print the medians of
- * wall and CPU time (to the microsecond), the largest maxrss and the last
- * exit status: start-up costs of a few milliseconds, without a shell
+ * wall, CPU and system time (to the microsecond), the largest maxrss and
+ * the last exit status: start-up costs of a few milliseconds, without a shell
  * between the runs. Used by bench/run.sh so the figures do not depend on
  * GNU time. */
 #include <stdio.h>
@@ -35,7 +36,7 @@ main(int argc, char **argv)
 {
 	struct timespec t0, t1;
 	struct rusage ru;
-	double *wall, *cpu;
+	double *wall, *cpu, *sys;
 	long maxrss = 0;
 	int st = 0, n = 1, i;
 	pid_t pid;
@@ -51,7 +52,8 @@ main(int argc, char **argv)
 	}
 	wall = malloc((size_t)n * sizeof *wall);
 	cpu = malloc((size_t)n * sizeof *cpu);
-	if (!wall || !cpu) {
+	sys = malloc((size_t)n * sizeof *sys);
+	if (!wall || !cpu || !sys) {
 		perror("rusage");
 		return 5;
 	}
@@ -75,12 +77,16 @@ main(int argc, char **argv)
 		    (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 		cpu[i] = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
 		    (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+		sys[i] = (double)ru.ru_stime.tv_sec +
+		    (double)ru.ru_stime.tv_usec / 1e6;
 		if (ru.ru_maxrss > maxrss)
 			maxrss = ru.ru_maxrss;
 	}
-	fprintf(stderr, "%.6f %.6f %ld %d\n", median(wall, n), median(cpu, n),
-	    maxrss, WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+	fprintf(stderr, "%.6f %.6f %ld %d %.6f\n", median(wall, n),
+	    median(cpu, n), maxrss, WIFEXITED(st) ? WEXITSTATUS(st) :
+	    128 + WTERMSIG(st), median(sys, n));
 	free(wall);
 	free(cpu);
+	free(sys);
 	return 0;
 }
