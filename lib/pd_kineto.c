@@ -265,7 +265,8 @@ pd_kineto_read(json_t *root, const char *path, const struct pd_trace_cb *cb,
     struct pd_kineto_info *info, struct pd_trace_stats *st)
 {
 	struct rdctx c = { cb, info };
-	struct pd_trace_cb tcb = { &c, tramp_event, tramp_meta, cb->want };
+	struct pd_trace_cb tcb = { &c, tramp_event, tramp_meta, cb->want,
+	    cb->span };
 	const struct pd_format *f = root ?
 	    pd_format_get(pd_rec_str(root, "format")) : NULL;
 	int rc;

@@ -172,7 +172,8 @@ pd_loc_trace_root(struct loc *l, const char *path)
 			found = strstr(s, kineto_keys[i]) != NULL;
 		if (found) {
 			struct header h = { -1, -1, -1, 0 };
-			struct pd_trace_cb cb = { &h, scan_event, header_key, NULL };
+			struct pd_trace_cb cb = { &h, scan_event, header_key,
+			    NULL, NULL };
 			struct pd_trace_stats st;
 			char dir[PATH_MAX];
 

@@ -1221,19 +1221,19 @@ record(struct bld *b, const struct pd_ev *ev)
 		chunk_out(b);
 }
 
-/* Does the caller's filter want ev (the one just recorded)? Asked once
- * a shape, as the replay asks it. */
+/* The caller's filter's answer for ev (the one just recorded): PD_WANT,
+ * PD_SPAN or PD_DECLINE. Asked once a shape, as the replay asks it. */
 static int
 wanted(struct bld *b, const struct pd_ev *ev)
 {
 	struct shx *x;
 
 	if (b->failed || !b->has_cur)	/* no record of it: ask */
-		return pd_trace_wants(b->cb, ev);
+		return pd_trace_answer(b->cb, ev);
 	x = &b->sx[b->cur_shp];
 	if (!x->want)
-		x->want = pd_trace_wants(b->cb, ev) ? 1 : 2;
-	return x->want == 1;
+		x->want = (uint8_t)(pd_trace_answer(b->cb, ev) + 1);
+	return x->want - 1;
 }
 
 static int
@@ -1241,7 +1241,7 @@ b_event(const struct pd_ev *ev, void *ctx)
 {
 	struct bld *b = ctx;
 	struct pd_ev e;
-	int stop;
+	int stop, w;
 
 	b->has_cur = 0;
 	if (!b->failed) {
@@ -1249,8 +1249,12 @@ b_event(const struct pd_ev *ev, void *ctx)
 		record(b, ev);
 	}
 	b->nev++;
-	if (b->filter && !wanted(b, ev))
+	if (b->filter && (w = wanted(b, ev)) != PD_WANT) {
+		if (w == PD_SPAN)	/* the source's stats, as it fills */
+			pd_trace_span_add(b->st, ev->has_ts, ev->ts_ns,
+			    ev->has_dur, ev->dur_ns);
 		return 0;
+	}
 	if (b->has_cur) {
 		/* the numbers of its shape and name, as a replay gives
 		 * them: the caller's memos work on this read too */
@@ -1879,10 +1883,12 @@ struct cview {
 };
 
 /* The filter's answer for shape x (< nshp), asked once a replay (memo:
- * 0 not yet, 1 wanted, 2 declined): it sees the shape's fields, the rest
- * 0. */
+ * 0 not yet, else the answer + 1: M_WANT, M_DECLINE, M_SPAN): it sees
+ * the shape's fields, the rest 0. */
+enum { M_DECLINE = PD_DECLINE + 1, M_WANT = PD_WANT + 1, M_SPAN = PD_SPAN + 1 };
+
 static int
-shape_wanted(const struct img *m, const struct pd_trace_cb *cb,
+shape_answer(const struct img *m, const struct pd_trace_cb *cb,
     unsigned char *memo, uint32_t x)
 {
 	static const struct pd_ev ev0;
@@ -1891,13 +1897,14 @@ shape_wanted(const struct img *m, const struct pd_trace_cb *cb,
 		struct pd_ev k = ev0;
 
 		shape_fields(&k, &m->shps[x], &m->sv[x]);
-		memo[x] = cb->want(&k) ? 1 : 2;
+		memo[x] = cb->want(&k) ? M_WANT : cb->span && cb->span(&k) ?
+		    M_SPAN : M_DECLINE;
 	}
-	return memo[x] == 1;
+	return memo[x];
 }
 
-/* Does the filter decline every one of the chunk's n shapes? 1 yes, 0
- * no, -1 a shape number out of range. */
+/* Does the filter decline every one of the chunk's n shapes (none kept
+ * for its span either)? 1 yes, 0 no, -1 a shape number out of range. */
 static int
 declined(const struct img *m, const struct pd_trace_cb *cb,
     unsigned char *memo, const char *list, uint32_t n)
@@ -1908,7 +1915,7 @@ declined(const struct img *m, const struct pd_trace_cb *cb,
 		memcpy(&x, list + 4 * (size_t)i, 4);
 		if (x >= m->h->nshp)
 			return -1;
-		if (shape_wanted(m, cb, memo, x))
+		if (shape_answer(m, cb, memo, x) != M_DECLINE)
 			return 0;
 	}
 	return 1;
@@ -2177,7 +2184,7 @@ lz_get(const struct pd_ev *ev)
 	}
 	if (m->fb_index != ev->index + 1) {
 		struct fb x = { ev->index, NULL };
-		struct pd_trace_cb cb = { &x, fb_event, NULL, NULL };
+		struct pd_trace_cb cb = { &x, fb_event, NULL, NULL, NULL };
 		struct pd_trace_stats st;
 
 		if (m->src && m->path)
@@ -2297,17 +2304,22 @@ replay(struct img *m, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
 		ni = fl & F_ID ? ni + 1 : 0;
 		if (na > c->len - aoff[s->cls] || (size_t)(iend - ids) < ni)
 			goto bad;
-		if (memo && memo[shp] == 2) {	/* declined before */
+		if (memo && memo[shp] != M_WANT && (memo[shp] ||
+		    shape_answer(m, cb, memo, shp) != M_WANT)) {
+			if (memo[shp] == M_SPAN) {	/* its time alone */
+				if (!r) {
+					widen(&wr, nr, cv.base);
+					r = &wr;
+				}
+				pd_trace_span_add(st, (R_FL(r) & F_TS) != 0,
+				    r->ts_ns, (R_FL(r) & F_DUR) != 0,
+				    r->dur_ns);
+			}
 			aoff[s->cls] += na;
 			ids += ni;
 			continue;
 		}
 		v = &m->sv[shp];
-		if (memo && !memo[shp] && !shape_wanted(m, cb, memo, shp)) {
-			aoff[s->cls] += na;
-			ids += ni;
-			continue;
-		}
 		if (!r) {
 			widen(&wr, nr, cv.base);
 			r = &wr;
@@ -2655,7 +2667,8 @@ entry_replay(struct img *m, const char *path, const struct pd_trace_cb *cb,
 	}
 	if (rc == -3) {
 		struct resume r = { cb, m->stop_ev, m->stop_meta, 0 };
-		struct pd_trace_cb rcb = { &r, res_event, res_meta, cb->want };
+		struct pd_trace_cb rcb = { &r, res_event, res_meta, cb->want,
+		    cb->span };
 
 		unlinkat(dir, name, 0);
 		last = PD_TCACHE_SOURCE;

@@ -894,7 +894,7 @@ parse_event(struct rd *r, const char *p, const char *end, const char **q,
 	const char *start = p, *ke, *k;
 	struct texts t = { SIZE_MAX, SIZE_MAX, SIZE_MAX, SIZE_MAX, 0, 0, 0, 0 };
 	int esc, rc, quoted, kind, seen = 0, asked = 0, skip = 0, again = 0;
-	int i = 0;
+	int i = 0, answer = PD_WANT;
 	struct kpred *kp, *row = r->pred[0];
 	static const struct pd_ev ev0;
 
@@ -902,7 +902,7 @@ parse_event(struct rd *r, const char *p, const char *end, const char **q,
 	r->slen = 0;
 	r->nkv = -1;
 	*badts = 0;
-	*wanted = 1;
+	*wanted = PD_WANT;
 	p++;	/* '{' */
 	for (;;) {
 		p = ws(p, end);
@@ -1070,7 +1070,8 @@ parse_event(struct rd *r, const char *p, const char *end, const char **q,
 		if (fcb && !asked && seen == S_ALL) {
 			asked = 1;
 			set_texts(r, ev, &t);
-			skip = !pd_trace_wants(fcb, ev);
+			answer = pd_trace_answer(fcb, ev);
+			skip = answer != PD_WANT;
 		}
 		p = ws(p, end);
 		if (p >= end)
@@ -1087,16 +1088,16 @@ parse_event(struct rd *r, const char *p, const char *end, const char **q,
 	}
 	*q = p;
 	if (skip && !again) {
-		*wanted = 0;
+		*wanted = answer;
 		return OK;
 	}
 	ev->raw = start;
 	ev->raw_len = (size_t)(p - start);
 	set_texts(r, ev, &t);
 	if (fcb && (!asked || again)) {
-		*wanted = pd_trace_wants(fcb, ev);
+		*wanted = pd_trace_answer(fcb, ev);
 		/* a repeated key made it wanted after all */
-		if (*wanted && skip)
+		if (*wanted == PD_WANT && skip)
 			return parse_event(r, start, end, q, ev, badts, NULL,
 			    wanted);
 	}
@@ -1211,7 +1212,10 @@ events(struct rd *r, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
 					memo.state = AM_END;
 					memo.whole = 1;
 				}
-				if (cb->on_event && wanted &&
+				if (wanted == PD_SPAN)
+					pd_trace_span_add(st, ev.has_ts,
+					    ev.ts_ns, ev.has_dur, ev.dur_ns);
+				else if (cb->on_event && wanted == PD_WANT &&
 				    cb->on_event(&ev, cb->ctx)) {
 					r->pos = (size_t)(after - r->buf);
 					return 2;
@@ -1449,21 +1453,43 @@ pd_trace_filters(const struct pd_trace_cb *cb)
 	return cb->want && !off;
 }
 
+/* What a filter is given of ev: ph, name, cat and pid alone. */
+static void
+filter_key(const struct pd_ev *ev, struct pd_ev *k)
+{
+	static const struct pd_ev zero;
+
+	*k = zero;
+	k->ph = ev->ph;
+	k->name = ev->name;
+	k->cat = ev->cat;
+	k->pid = ev->pid;
+	k->pid_num = ev->pid_num;
+	k->pid_is_num = ev->pid_is_num;
+}
+
 int
 pd_trace_wants(const struct pd_trace_cb *cb, const struct pd_ev *ev)
 {
-	static const struct pd_ev zero;
-	struct pd_ev k = zero;
+	struct pd_ev k;
 
 	if (!pd_trace_filters(cb))
 		return 1;
-	k.ph = ev->ph;
-	k.name = ev->name;
-	k.cat = ev->cat;
-	k.pid = ev->pid;
-	k.pid_num = ev->pid_num;
-	k.pid_is_num = ev->pid_is_num;
+	filter_key(ev, &k);
 	return cb->want(&k) != 0;
+}
+
+int
+pd_trace_answer(const struct pd_trace_cb *cb, const struct pd_ev *ev)
+{
+	struct pd_ev k;
+
+	if (!pd_trace_filters(cb))
+		return PD_WANT;
+	filter_key(ev, &k);
+	if (cb->want(&k))
+		return PD_WANT;
+	return cb->span && cb->span(&k) ? PD_SPAN : PD_DECLINE;
 }
 
 /* Through the cache of parsed traces (pd_tcache.h). */

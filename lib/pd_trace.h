@@ -143,6 +143,11 @@ struct pd_trace_stats {
 	long err_line;		/* where reading stopped (1-based), when one of the above */
 	char err[160];		/* what went wrong, when one of the above */
 	int format;		/* PD_TRACE_OBJECT or PD_TRACE_ARRAY, 0 if neither */
+	/* The earliest ts and the latest ts + dur of the events the filter
+	 * declined but its span callback kept (pd_trace_cb.span), of those
+	 * with ts and dur >= 0; has_span 0 when there were none. */
+	int has_span;
+	int64_t span_lo, span_hi;
 };
 
 enum { PD_TRACE_OBJECT = 1, PD_TRACE_ARRAY = 2 };
@@ -165,6 +170,13 @@ struct pd_trace_cb {
 	 * count in stats and in ev->index as before. PD_TRACE_FILTER=0 turns
 	 * every filter off (for comparing: the output must be the same). */
 	int (*want)(const struct pd_ev *ev);
+	/* May be NULL. Of the events want declines, those of which on_event
+	 * would only use the time (asked as want is, from the same fields,
+	 * nonzero for those): the reader keeps the earliest start and latest
+	 * end of them in the stats (has_span, span_lo, span_hi) instead of
+	 * handing each out. A reader that hands out declined events (the
+	 * Nsight reader) leaves has_span 0: on_event still sees them. */
+	int (*span)(const struct pd_ev *ev);
 };
 
 /* Does cb want ev (its filter applied to ph, name, cat and pid alone)?
@@ -173,6 +185,30 @@ int pd_trace_wants(const struct pd_trace_cb *cb, const struct pd_ev *ev);
 
 /* Is filtering on (PD_TRACE_FILTER is not 0) and has cb a filter? */
 int pd_trace_filters(const struct pd_trace_cb *cb);
+
+/* What a read does with ev (ph, name, cat and pid alone, as
+ * pd_trace_wants asks): PD_WANT hand it out, PD_SPAN keep its time in the
+ * stats' span, PD_DECLINE pass it over. PD_WANT when cb has no filter or
+ * PD_TRACE_FILTER=0. */
+enum { PD_DECLINE = 0, PD_WANT = 1, PD_SPAN = 2 };
+int pd_trace_answer(const struct pd_trace_cb *cb, const struct pd_ev *ev);
+
+/* Into st's span: an event's time, when it has ts and dur >= 0. */
+static inline void
+pd_trace_span_add(struct pd_trace_stats *st, int has_ts, int64_t ts,
+    int has_dur, int64_t dur)
+{
+	int64_t end;
+
+	if (!has_ts || !has_dur || dur < 0 ||
+	    __builtin_add_overflow(ts, dur, &end))
+		return;
+	if (!st->has_span || ts < st->span_lo)
+		st->span_lo = ts;
+	if (!st->has_span || end > st->span_hi)
+		st->span_hi = end;
+	st->has_span = 1;
+}
 
 /* Read a trace. Returns 0 when the file was read to its end (even with
  * skipped events), 1 when it was truncated or malformed (stats say where),

@@ -418,6 +418,78 @@ evmid() {
 	[ "$output" = "$(cat "$BATS_TEST_TMPDIR/off")" ]
 }
 
+# span_of DUMP: the span tcache-check -f -S must give, from its dump
+# without a filter: the earliest ts and the latest ts + dur of the events
+# with ph X (88) and cat "cuda_runtime" that have both, dur >= 0
+# ("span=LO..HI", else "span=-"); the fields read by their lengths, the
+# sums in Python's integers.
+span_of() {
+	python3 - "$1" <<'PY'
+import re, sys
+lo = hi = None
+for line in open(sys.argv[1], encoding="utf-8", errors="surrogateescape"):
+    m = re.match(r"\d+ ph=(\d+) name=(\d+):", line)
+    if not m or m.group(1) != "88":
+        continue
+    rest = line[m.end() + int(m.group(2)):]
+    m = re.match(r" cat=(\d+):", rest)
+    n = int(m.group(1))
+    if rest[m.end():m.end() + n] != "cuda_runtime":
+        continue
+    m = re.search(r" ts=(\d)/(-?\d+) dur=(\d)/(-?\d+) look=", rest)
+    if m.group(1) != "1" or m.group(3) != "1" or int(m.group(4)) < 0:
+        continue
+    t, e = int(m.group(2)), int(m.group(2)) + int(m.group(4))
+    lo = t if lo is None or t < lo else lo
+    hi = e if hi is None or e > hi else hi
+print("span=-" if lo is None else "span=%d..%d" % (lo, hi))
+PY
+}
+
+# A filter's span callback (tcache-check -S: of the events -f declines,
+# those of ph X and cat "cuda_runtime") gives the earliest start and the
+# latest end of those events, as span_of finds them in the unfiltered
+# dump: off, cold and warm, from an image in memory (the plain fixture),
+# and after a bad
+# chunk half way through (the rest read from the trace). What is handed
+# out is what -f alone hands out; with PD_TRACE_FILTER=0 everything is
+# handed out and no span kept. Fails if a reader hands those events out,
+# drops them, or keeps them only from the records it reads whole.
+@test "cache: a filter's span keeps the time of events it declines, off, cold and warm" {
+	require_corpus
+	local f want d=$BATS_TEST_TMPDIR e
+	for f in "$KF"/sum-kineto.json \
+	    "$CORPUS"/pytorch/hta-nccl-2rank-a100/nccl_data.json.gz; do
+		rm -rf "$PD_CACHE_DIR"
+		PD_CACHE=0 "$TC" "$f" >"$d/all" 2>/dev/null
+		want=$(span_of "$d/all")
+		[ "$want" != "span=-" ]
+		PD_CACHE=0 "$TC" -f "$f" 2>/dev/null | sed '$d' >"$d/kept"
+		PD_CACHE=0 "$TC" -f -S "$f" >"$d/off" 2>/dev/null
+		"$TC" -f -S "$f" >"$d/cold" 2>"$d/cold.e"
+		"$TC" -f -S "$f" >"$d/warm" 2>"$d/warm.e"
+		[ "$(cat "$d/cold.e")" = "cache: built" ]
+		[ "$(cat "$d/warm.e")" = "cache: hit" ]
+		[[ "$(tail -n 1 "$d/off")" == *" $want "* ]]
+		cmp "$d/off" "$d/cold"
+		cmp "$d/off" "$d/warm"
+		sed '$d' "$d/off" | cmp - "$d/kept"
+		# an image built in memory (of plain JSON: not the gzip one)
+		[ "${f%.gz}" != "$f" ] ||
+		    [ "$("$TC" -f -S -m "$f")" = "$(cat "$d/off")" ]
+		[[ "$(PD_TRACE_FILTER=0 "$TC" -f -S "$f" 2>/dev/null |
+		    tail -n 1)" == *" span=- "* ]]
+	done
+	# the corpus trace's entry with a bad record in its middle chunk (one
+	# with events of the span: it is read): the span of the events
+	# replayed before it and of those read from the trace
+	e=$(entry)
+	flip "$e" "$(chunks "$e" | awk '{ r[NR] = $5 } END { print r[int((NR + 1) / 2)] + 4 }')"
+	"$TC" -f -S "$f" >"$d/bad" 2>"$d/bad.e"
+	[ "$(cat "$d/bad.e")" = "cache: source" ]
+	cmp "$d/off" "$d/bad"
+}
+
 # big.json: 10000 events (three chunks of the entry, 4096 events each),
 # event 5000's args a 300000-byte string (larger than one read of the
 # replay, 64 KiB), starting "MARK" so that a test can find it in the entry

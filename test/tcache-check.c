@@ -16,6 +16,11 @@
  *                              whose pid is the number 0 or the text
  *                              "Spans"; it aborts when it is shown
  *                              more than ph, name, cat and pid.
+ *                              -S: with -f, a span callback too
+ *                              (pd_trace_cb.span): of the events the
+ *                              filter declines, those whose ph is X
+ *                              and cat "cuda_runtime" count in the
+ *                              stats' span (span=LO..HI, else span=-).
  *   tcache-check -m [-fs N] FILE the same, from an entry image built in
  *                              memory and replayed (pd_tcache_*_mem)
  *   tcache-check -F [-r] FILE... for each FILE, the lines of a read with
@@ -196,6 +201,14 @@ want(const struct pd_ev *e)
 	return keep(e);
 }
 
+/* -S: the span callback, asked as want is */
+static int
+span(const struct pd_ev *e)
+{
+	want(e);	/* the same checks */
+	return e->ph == 'X' && strcmp(e->cat, "cuda_runtime") == 0;
+}
+
 
 static void
 meta(const char *key, json_t *v, void *ctx)
@@ -232,10 +245,14 @@ slurp(const char *path, size_t *len)
 static void
 print_stats(int rc, const struct pd_trace_stats *st)
 {
-	printf("rc=%d events=%" PRIu64 " skipped=%" PRIu64 " bytes=%" PRIu64
-	    " truncated=%d malformed=%d line=%ld format=%d err=%s\n", rc,
-	    st->events, st->skipped, st->bytes, st->truncated, st->malformed,
-	    st->err_line, st->format, st->err);
+	printf("rc=%d events=%" PRIu64 " skipped=%" PRIu64 " bytes=%" PRIu64,
+	    rc, st->events, st->skipped, st->bytes);
+	if (st->has_span)
+		printf(" span=%" PRId64 "..%" PRId64, st->span_lo, st->span_hi);
+	else
+		printf(" span=-");
+	printf(" truncated=%d malformed=%d line=%ld format=%d err=%s\n",
+	    st->truncated, st->malformed, st->err_line, st->format, st->err);
 }
 
 /* one read of FILE into a buffer: with the filter (filtered 1), or
@@ -244,7 +261,7 @@ print_stats(int rc, const struct pd_trace_stats *st)
 static char *
 read_to_buf(const char *file, int filtered, size_t *len, int *cache)
 {
-	struct pd_trace_cb cb = { NULL, ev, meta, NULL };
+	struct pd_trace_cb cb = { NULL, ev, meta, NULL, NULL };
 	struct pd_trace_stats st;
 	char *buf = NULL;
 	FILE *out = open_memstream(&buf, len), *saved = stdout;
@@ -355,14 +372,16 @@ int
 main(int argc, char **argv)
 {
 	static const char *what[] = { "off", "hit", "built", "source" };
-	struct pd_trace_cb cb = { NULL, ev, meta, NULL };
+	struct pd_trace_cb cb = { NULL, ev, meta, NULL, NULL };
 	struct pd_trace_stats st;
 	int c, mem = 0, rc, cmp_f = 0, rev = 0, three = 0;
 
 	atexit(ids_free);
-	while ((c = getopt(argc, argv, "3fFmqrs:w:")) != -1) {
+	while ((c = getopt(argc, argv, "3fFmqrSs:w:")) != -1) {
 		if (c == '3')
 			three = 1;
+		else if (c == 'S')
+			cb.span = span;
 		else if (c == 'F')
 			cmp_f = 1;
 		else if (c == 'r')
@@ -385,7 +404,7 @@ main(int argc, char **argv)
 	if (cmp_f)
 		return compare_filtered(argc - optind, argv + optind, rev, what);
 	if (optind != argc - 1) {
-		fprintf(stderr, "usage: tcache-check [-fmq] [-s N] [-w MS] FILE | -F [-r] FILE... | -3 FILE...\n");
+		fprintf(stderr, "usage: tcache-check [-fmqS] [-s N] [-w MS] FILE | -F [-r] FILE... | -3 FILE...\n");
 		return 2;
 	}
 	if (mem) {

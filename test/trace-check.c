@@ -313,7 +313,7 @@ main(int argc, char **argv)
 	json_t *root, *j;
 	json_error_t err;
 	int rc;
-	struct pd_trace_cb cb = { NULL, cmp, NULL, NULL };
+	struct pd_trace_cb cb = { NULL, cmp, NULL, NULL, NULL };
 	struct pd_trace_stats st;
 	void *img = NULL;
 	size_t imglen = 0;

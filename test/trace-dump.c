@@ -44,7 +44,7 @@ meta(const char *key, json_t *v, void *ctx)
 int
 main(int argc, char **argv)
 {
-	struct pd_trace_cb cb = { NULL, ev, meta, NULL };
+	struct pd_trace_cb cb = { NULL, ev, meta, NULL, NULL };
 	struct pd_trace_stats st;
 	int i = 1, rc;
 

@@ -17,7 +17,7 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct flops *f = flops_new();
-	struct pd_trace_cb cb = { f, ev, NULL, NULL };
+	struct pd_trace_cb cb = { f, ev, NULL, NULL, NULL };
 	struct pd_kineto_info info;
 	struct pd_trace_stats st;
 

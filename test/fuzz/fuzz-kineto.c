@@ -41,7 +41,7 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct pd_ksteps ks = { 0 };
-	struct pd_trace_cb cb = { &ks, ev, NULL, NULL };
+	struct pd_trace_cb cb = { &ks, ev, NULL, NULL, NULL };
 	struct pd_kineto_info info;
 	struct pd_trace_stats st;
 

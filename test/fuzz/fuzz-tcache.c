@@ -129,7 +129,7 @@ stats_hash(int rc, const struct pd_trace_stats *st)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct pd_trace_cb cb = { NULL, ev, meta, NULL };
+	struct pd_trace_cb cb = { NULL, ev, meta, NULL, NULL };
 	struct pd_trace_stats st;
 	uint64_t parsed;
 	void *img;

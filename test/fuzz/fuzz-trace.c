@@ -3,9 +3,10 @@
  * out has a raw span inside the input, args and id spans inside that, a
  * numeric pid/tid equal to what pd_num reads in its text, and that args
  * lookups stay inside. Then it reads the input again with a filter
- * (pd_trace_cb.want) and checks that the events handed out are those of
- * the first read that the filter wants, the same in every field, and that
- * the stats are the same. */
+ * (pd_trace_cb.want, and span) and checks that the events handed out are
+ * those of the first read that the filter wants, the same in every field,
+ * and that the stats are the same, the span that of the first read's
+ * events the filter declines and span keeps. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,9 @@
 struct seen {
 	uint64_t *h;
 	size_t n, cap;
-	int all;	/* an unfiltered read: note what the filter wants */
+	int all;	/* an unfiltered read: note what the filter wants, */
+	struct pd_trace_stats sp;	/* and the span of those it keeps
+					 * the time of */
 };
 
 static uint64_t
@@ -64,13 +67,18 @@ ev_hash(const struct pd_ev *e)
 }
 
 static int want(const struct pd_ev *);
+static int span(const struct pd_ev *);
 
 static void
 note(struct seen *s, const struct pd_ev *e)
 {
-	static const struct pd_trace_cb fcb = { NULL, NULL, NULL, want };
+	static const struct pd_trace_cb fcb = { NULL, NULL, NULL, want, span };
+	int a = s->all ? pd_trace_answer(&fcb, e) : PD_WANT;
 
-	if (s->all && !pd_trace_wants(&fcb, e))
+	if (a == PD_SPAN)
+		pd_trace_span_add(&s->sp, e->has_ts, e->ts_ns, e->has_dur,
+		    e->dur_ns);
+	if (a != PD_WANT)
 		return;
 	if (s->n == s->cap) {
 		s->cap = s->cap ? 2 * s->cap : 64;
@@ -80,9 +88,10 @@ note(struct seen *s, const struct pd_ev *e)
 	s->h[s->n++] = ev_hash(e);
 }
 
-/* An arbitrary filter that looks at every field it may see. */
-static int
-want(const struct pd_ev *e)
+/* An arbitrary filter that looks at every field it may see, and a span
+ * callback keeping some of what it declines. */
+static unsigned
+filter_hash(const struct pd_ev *e)
 {
 	unsigned x = (unsigned char)e->ph;
 
@@ -92,7 +101,19 @@ want(const struct pd_ev *e)
 	if (e->pid)
 		x += (unsigned char)e->pid[0] + (e->pid_is_num ?
 		    (unsigned)e->pid_num : 7u);
-	return x % 3 != 0;
+	return x;
+}
+
+static int
+want(const struct pd_ev *e)
+{
+	return filter_hash(e) % 3 != 0;
+}
+
+static int
+span(const struct pd_ev *e)
+{
+	return filter_hash(e) / 3 % 2 == 0;
 }
 
 static int
@@ -140,16 +161,22 @@ meta(const char *key, json_t *v, void *ctx)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct seen all = { NULL, 0, 0, 1 }, some = { NULL, 0, 0, 0 };
-	struct pd_trace_cb cb = { &all, ev, meta, NULL };
+	struct seen all = { NULL, 0, 0, 1, { 0 } },
+	    some = { NULL, 0, 0, 0, { 0 } };
+	struct pd_trace_cb cb = { &all, ev, meta, NULL, NULL };
 	struct pd_trace_stats st, fst;
 	int rc, frc;
 
 	rc = pd_trace_read_mem((const char *)data, size, &cb, &st);
 	/* again with the filter: the events it wants, the same in every
-	 * field, in the same order, and the same stats */
+	 * field, in the same order, and the same stats, with the span of
+	 * those it keeps the time of */
+	st.has_span = all.sp.has_span;
+	st.span_lo = all.sp.span_lo;
+	st.span_hi = all.sp.span_hi;
 	cb.ctx = &some;
 	cb.want = want;
+	cb.span = span;
 	frc = pd_trace_read_mem((const char *)data, size, &cb, &fst);
 	if (rc != frc || memcmp(&st, &fst, sizeof st) != 0 ||
 	    all.n != some.n || (all.n && memcmp(all.h, some.h,

@@ -579,7 +579,7 @@ static void
 read_trace(struct hot *h, const char *path)
 {
 	struct trace_ctx x;
-	struct pd_trace_cb cb = { 0, on_host_event, NULL, NULL };
+	struct pd_trace_cb cb = { 0, on_host_event, NULL, NULL, NULL };
 	struct pd_trace_stats st;
 	size_t i;
 	int r;
@@ -660,7 +660,7 @@ static int
 read_task_time(struct hot *h, const char *path, const struct pd_tool *t)
 {
 	struct task_ctx *x;
-	struct pd_trace_cb cb = { 0, on_task, NULL, NULL };
+	struct pd_trace_cb cb = { 0, on_task, NULL, NULL, NULL };
 	struct pd_trace_stats st;
 	struct agg *g;
 	int r, s;

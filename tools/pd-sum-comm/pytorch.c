@@ -674,7 +674,7 @@ int
 sum_comm_pytorch(json_t *root, const struct pd_tool *t)
 {
 	struct acc a;
-	struct pd_trace_cb cb = { &a, on_event, on_meta, want };
+	struct pd_trace_cb cb = { &a, on_event, on_meta, want, NULL };
 	struct pd_kineto_info info;
 	struct pd_trace_stats st;
 	int rc;

@@ -469,7 +469,7 @@ sum_gaps_db(json_t *root, const char *path, const struct pd_tool *t)
 int
 sum_gaps_ascend(json_t *root, const struct pd_tool *t)
 {
-	struct pd_trace_cb cb = { NULL, on_event, NULL, NULL };
+	struct pd_trace_cb cb = { NULL, on_event, NULL, NULL, NULL };
 	struct pd_kineto_info info;
 	struct pd_trace_stats st;
 	struct asc a;

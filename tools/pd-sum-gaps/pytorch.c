@@ -227,7 +227,7 @@ want(const struct pd_ev *ev)
 int
 sum_gaps_pytorch(json_t *root, const struct pd_tool *t)
 {
-	struct pd_trace_cb cb = { NULL, on_event, NULL, want };
+	struct pd_trace_cb cb = { NULL, on_event, NULL, want, NULL };
 	struct pd_kineto_info info;
 	struct pd_trace_stats st;
 	struct pt p;

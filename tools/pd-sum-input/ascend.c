@@ -148,7 +148,7 @@ merge(struct spans *a)
 static void
 read_trace(struct in *x, const char *path)
 {
-	struct pd_trace_cb cb = { 0, on_event, NULL, NULL };
+	struct pd_trace_cb cb = { 0, on_event, NULL, NULL, NULL };
 	struct pd_trace_stats st;
 	int r;
 

@@ -194,9 +194,23 @@ emit(json_t *root, struct acc *a, const struct pd_kineto_info *info,
 	pd_ivl_free(&u);
 }
 
-/* The events on_event does anything with (pd_trace_cb.want). */
+/* The events on_event reads more of than their time (pd_trace_cb.want):
+ * the CPU ranges of steps and DataLoader calls; */
 static int
 want(const struct pd_ev *ev)
+{
+	int k = pd_kineto_class(ev);
+
+	return ev->ph == 'X' && pd_kineto_is_cpu_range(k) &&
+	    (pd_kineto_step_num(ev->name) >= 0 ||
+	    pd_kineto_is_dataloader(ev->name));
+}
+
+/* and those it reads only the time of, for the trace's span (lo, hi,
+ * the windows without steps): the reader keeps their earliest start and
+ * latest end (pd_trace_cb.span) */
+static int
+span(const struct pd_ev *ev)
 {
 	int k = pd_kineto_class(ev);
 
@@ -207,7 +221,7 @@ int
 sum_input_pytorch(json_t *root, const struct pd_tool *t)
 {
 	struct acc a;
-	struct pd_trace_cb cb = { &a, on_event, NULL, want };
+	struct pd_trace_cb cb = { &a, on_event, NULL, want, span };
 	struct pd_kineto_info info;
 	struct pd_trace_stats st;
 	int rc;
@@ -219,6 +233,14 @@ sum_input_pytorch(json_t *root, const struct pd_tool *t)
 	if (!(a.path = pd_kineto_trace_path(root)))
 		return 0;
 	rc = pd_kineto_read(root, a.path, &cb, &info, &st);
+	if (rc >= 0 && st.has_span) {	/* the events kept for it alone */
+		int none = a.lo > a.hi;
+
+		if (none || st.span_lo < a.lo)
+			a.lo = st.span_lo;
+		if (none || st.span_hi > a.hi)
+			a.hi = st.span_hi;
+	}
 	if (rc >= 0)
 		emit(root, &a, &info, &st, rc == 1);
 	pd_kineto_info_free(&info);

@@ -421,7 +421,7 @@ on_counter(const struct pd_ev *ev, void *ctx)
 static void
 read_lane(struct mem *m, const char *path)
 {
-	struct pd_trace_cb cb = { 0, on_counter, NULL, NULL };
+	struct pd_trace_cb cb = { 0, on_counter, NULL, NULL, NULL };
 	struct pd_trace_stats st;
 	int r;
 

@@ -939,7 +939,7 @@ static int
 mem_trace(json_t *root, const char *path, size_t topn)
 {
 	struct acc a;
-	struct pd_trace_cb cb = { &a, on_event, NULL, want };
+	struct pd_trace_cb cb = { &a, on_event, NULL, want, NULL };
 	struct pd_kineto_info info;
 	struct pd_trace_stats st;
 	size_t i;

@@ -457,7 +457,7 @@ int
 sum_step_pytorch(json_t *root, const struct pd_tool *t)
 {
 	struct acc a;
-	struct pd_trace_cb cb = { &a, on_event, NULL, want };
+	struct pd_trace_cb cb = { &a, on_event, NULL, want, NULL };
 	struct pd_kineto_info info;
 	struct pd_trace_stats st;
 	int rc;
