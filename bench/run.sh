@@ -113,14 +113,16 @@ if [ ! -s "$BIG" ] || [ ! -s "$BIG.gz" ]; then
 	gzip -c "$BIG" >"$BIG.gz.tmp" && mv "$BIG.gz.tmp" "$BIG.gz"
 fi
 
-# measure CMD...: sets W (wall s), C (CPU s: user + sys), R (peak RSS
-# KiB), RC (exit status)
+# measure CMD...: sets W (wall s), C (CPU s: user + sys), SYS (sys s; S
+# rounded to 0.01), R (peak RSS KiB), RC (exit status)
 measure() {
 	"$OUT/rusage" "$@" >/dev/null 2>"$OUT/m.err" </dev/null || true
 	set -- $(tail -n 1 "$OUT/m.err")
-	W=$1 C=$2 R=$3 RC=$4
-	S=$(awk -v s="${5:-0}" 'BEGIN { printf "%.2f", s }')	# system time
+	W=$1 C=$2 R=$3 RC=$4 SYS=${5:-0}	# system time, and rounded:
+	S=$(awk -v s="$SYS" 'BEGIN { printf "%.2f", s }')
 }
+# ms_mib N: ms of system time a MiB of the last measure, for N MiB
+ms_mib() { awk -v s="$SYS" -v m="$1" 'BEGIN { printf "%.2f", s * 1000 / m }'; }
 
 MIB=$(awk -v b="$(wc -c <"$BIG")" 'BEGIN { printf "%.1f", b / 1048576 }')
 GZMIB=$(awk -v b="$(wc -c <"$BIG.gz")" 'BEGIN { printf "%.1f", b / 1048576 }')
@@ -203,10 +205,10 @@ if part pipeline && [ -x "$BIN/pd-sum-step" ] && [ -x "$BIN/pd-hotspots" ] &&
 	rm -f "$OUT/fresh"
 	sleep 3
 	measure dd if=/dev/zero of="$OUT/fresh" bs=1M count=256
-	F1=$(tail -n 1 "$OUT/m.err" | awk '{ printf "%.2f", $5 * 1000 / 256 }')
+	F1=$(ms_mib 256)
 	rm -f "$OUT/fresh"
 	measure dd if=/dev/zero of="$OUT/fresh" bs=1M count=256
-	F2=$(tail -n 1 "$OUT/m.err" | awk '{ printf "%.2f", $5 * 1000 / 256 }')
+	F2=$(ms_mib 256)
 	rm -f "$OUT/fresh"
 	echo "bench: page cache: 256 MiB written into pages freed 3 s before: $F1 ms of system time a MiB; into pages just freed: $F2 ms a MiB"
 	for in in plain gzip; do
@@ -239,7 +241,7 @@ if part pipeline && [ -x "$BIN/pd-sum-step" ] && [ -x "$BIN/pd-hotspots" ] &&
 				[ $mode = cold ] && rm -rf "$CDIR"
 				measure env PD_CACHE=$c PD_CACHE_DIR="$CDIR" \
 				    sh -c "$pipe"
-				runs="$runs$C $W $R $RC $(tail -n 1 "$OUT/m.err" | cut -d' ' -f5)
+				runs="$runs$C $W $R $RC $SYS
 "
 				xs="$xs$(ratio "$C" "$A")
 "

@@ -1251,7 +1251,7 @@ b_event(const struct pd_ev *ev, void *ctx)
 	b->nev++;
 	if (b->filter && (w = wanted(b, ev)) != PD_WANT) {
 		if (w == PD_SPAN)	/* the source's stats, as it fills */
-			pd_trace_span_add(b->st, ev->has_ts, ev->ts_ns,
+			pd_tspan_add(&b->st->span, ev->has_ts, ev->ts_ns,
 			    ev->has_dur, ev->dur_ns);
 		return 0;
 	}
@@ -2311,7 +2311,7 @@ replay(struct img *m, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
 					widen(&wr, nr, cv.base);
 					r = &wr;
 				}
-				pd_trace_span_add(st, (R_FL(r) & F_TS) != 0,
+				pd_tspan_add(&st->span, (R_FL(r) & F_TS) != 0,
 				    r->ts_ns, (R_FL(r) & F_DUR) != 0,
 				    r->dur_ns);
 			}

@@ -1213,7 +1213,7 @@ events(struct rd *r, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
 					memo.whole = 1;
 				}
 				if (wanted == PD_SPAN)
-					pd_trace_span_add(st, ev.has_ts,
+					pd_tspan_add(&st->span, ev.has_ts,
 					    ev.ts_ns, ev.has_dur, ev.dur_ns);
 				else if (cb->on_event && wanted == PD_WANT &&
 				    cb->on_event(&ev, cb->ctx)) {

@@ -133,6 +133,44 @@ pd_ev_arg_memo(const struct pd_ev *ev, const char *key, size_t klen,
  * not whole or has more than max keys. */
 int pd_json_obj_kv(const char *a, size_t n, struct pd_argkv *kv, int max);
 
+/* The earliest start and latest end of events (pd_tspan_add): lo, hi
+ * valid when any. */
+struct pd_tspan {
+	int any;
+	int64_t lo, hi;
+};
+
+/* An event's time into s, when it has ts and dur >= 0 (and ts + dur is
+ * an int64). */
+static inline void
+pd_tspan_add(struct pd_tspan *s, int has_ts, int64_t ts, int has_dur,
+    int64_t dur)
+{
+	int64_t end;
+
+	if (!has_ts || !has_dur || dur < 0 ||
+	    __builtin_add_overflow(ts, dur, &end))
+		return;
+	if (!s->any || ts < s->lo)
+		s->lo = ts;
+	if (!s->any || end > s->hi)
+		s->hi = end;
+	s->any = 1;
+}
+
+/* o's span joined to s. */
+static inline void
+pd_tspan_join(struct pd_tspan *s, const struct pd_tspan *o)
+{
+	if (!o->any)
+		return;
+	if (!s->any || o->lo < s->lo)
+		s->lo = o->lo;
+	if (!s->any || o->hi > s->hi)
+		s->hi = o->hi;
+	s->any = 1;
+}
+
 struct pd_trace_stats {
 	uint64_t events;	/* events read (handed to the callback unless
 				 * its filter declined them) */
@@ -143,11 +181,9 @@ struct pd_trace_stats {
 	long err_line;		/* where reading stopped (1-based), when one of the above */
 	char err[160];		/* what went wrong, when one of the above */
 	int format;		/* PD_TRACE_OBJECT or PD_TRACE_ARRAY, 0 if neither */
-	/* The earliest ts and the latest ts + dur of the events the filter
-	 * declined but its span callback kept (pd_trace_cb.span), of those
-	 * with ts and dur >= 0; has_span 0 when there were none. */
-	int has_span;
-	int64_t span_lo, span_hi;
+	/* The events the filter declined but its span callback kept
+	 * (pd_trace_cb.span): their earliest ts and latest ts + dur */
+	struct pd_tspan span;
 };
 
 enum { PD_TRACE_OBJECT = 1, PD_TRACE_ARRAY = 2 };
@@ -173,9 +209,9 @@ struct pd_trace_cb {
 	/* May be NULL. Of the events want declines, those of which on_event
 	 * would only use the time (asked as want is, from the same fields,
 	 * nonzero for those): the reader keeps the earliest start and latest
-	 * end of them in the stats (has_span, span_lo, span_hi) instead of
-	 * handing each out. A reader that hands out declined events (the
-	 * Nsight reader) leaves has_span 0: on_event still sees them. */
+	 * end of them in the stats' span instead of handing each out. A
+	 * reader that hands out declined events (the Nsight reader) leaves
+	 * the span empty: on_event still sees them. */
 	int (*span)(const struct pd_ev *ev);
 };
 
@@ -192,23 +228,6 @@ int pd_trace_filters(const struct pd_trace_cb *cb);
  * PD_TRACE_FILTER=0. */
 enum { PD_DECLINE = 0, PD_WANT = 1, PD_SPAN = 2 };
 int pd_trace_answer(const struct pd_trace_cb *cb, const struct pd_ev *ev);
-
-/* Into st's span: an event's time, when it has ts and dur >= 0. */
-static inline void
-pd_trace_span_add(struct pd_trace_stats *st, int has_ts, int64_t ts,
-    int has_dur, int64_t dur)
-{
-	int64_t end;
-
-	if (!has_ts || !has_dur || dur < 0 ||
-	    __builtin_add_overflow(ts, dur, &end))
-		return;
-	if (!st->has_span || ts < st->span_lo)
-		st->span_lo = ts;
-	if (!st->has_span || end > st->span_hi)
-		st->span_hi = end;
-	st->has_span = 1;
-}
 
 /* Read a trace. Returns 0 when the file was read to its end (even with
  * skipped events), 1 when it was truncated or malformed (stats say where),

@@ -247,8 +247,8 @@ print_stats(int rc, const struct pd_trace_stats *st)
 {
 	printf("rc=%d events=%" PRIu64 " skipped=%" PRIu64 " bytes=%" PRIu64,
 	    rc, st->events, st->skipped, st->bytes);
-	if (st->has_span)
-		printf(" span=%" PRId64 "..%" PRId64, st->span_lo, st->span_hi);
+	if (st->span.any)
+		printf(" span=%" PRId64 "..%" PRId64, st->span.lo, st->span.hi);
 	else
 		printf(" span=-");
 	printf(" truncated=%d malformed=%d line=%ld format=%d err=%s\n",

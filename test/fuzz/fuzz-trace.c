@@ -22,8 +22,8 @@ struct seen {
 	uint64_t *h;
 	size_t n, cap;
 	int all;	/* an unfiltered read: note what the filter wants, */
-	struct pd_trace_stats sp;	/* and the span of those it keeps
-					 * the time of */
+	struct pd_tspan sp;	/* and the span of those it keeps the
+				 * time of */
 };
 
 static uint64_t
@@ -76,7 +76,7 @@ note(struct seen *s, const struct pd_ev *e)
 	int a = s->all ? pd_trace_answer(&fcb, e) : PD_WANT;
 
 	if (a == PD_SPAN)
-		pd_trace_span_add(&s->sp, e->has_ts, e->ts_ns, e->has_dur,
+		pd_tspan_add(&s->sp, e->has_ts, e->ts_ns, e->has_dur,
 		    e->dur_ns);
 	if (a != PD_WANT)
 		return;
@@ -171,9 +171,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* again with the filter: the events it wants, the same in every
 	 * field, in the same order, and the same stats, with the span of
 	 * those it keeps the time of */
-	st.has_span = all.sp.has_span;
-	st.span_lo = all.sp.span_lo;
-	st.span_hi = all.sp.span_hi;
+	st.span.any = all.sp.any;	/* member by member: st's padding */
+	st.span.lo = all.sp.lo;		/* stays the reader's zeros */
+	st.span.hi = all.sp.hi;
 	cb.ctx = &some;
 	cb.want = want;
 	cb.span = span;

@@ -34,7 +34,7 @@ struct acc {
 	size_t ndl, capdl;
 	char iter[128];		/* the iterator of the first call */
 	int mixed;
-	int64_t lo, hi;
+	struct pd_tspan span;	/* the trace's, of what on_event sees */
 	uint64_t bad;
 };
 
@@ -56,12 +56,7 @@ on_event(const struct pd_ev *ev, void *ctx)
 		return 0;
 	}
 	e = ev->ts_ns + ev->dur_ns;
-	if (a->lo > a->hi)
-		a->lo = ev->ts_ns, a->hi = e;
-	if (ev->ts_ns < a->lo)
-		a->lo = ev->ts_ns;
-	if (e > a->hi)
-		a->hi = e;
+	pd_tspan_add(&a->span, 1, ev->ts_ns, 1, ev->dur_ns);
 	if (!pd_kineto_is_cpu_range(k))
 		return 0;
 	if ((n = pd_kineto_step_num(ev->name)) >= 0) {
@@ -109,11 +104,11 @@ windows(struct acc *a)
 	if (a->ndl) {
 		for (i = 0; i < a->ndl; i++)
 			pd_ksteps_add(&a->steps, -1 - (int64_t)i, a->dl[i].s,
-			    i + 1 < a->ndl ? a->dl[i + 1].s : a->hi);
+			    i + 1 < a->ndl ? a->dl[i + 1].s : a->span.hi);
 		return "dataloader";
 	}
-	if (a->lo <= a->hi)
-		pd_ksteps_add(&a->steps, -1, a->lo, a->hi);
+	if (a->span.any)
+		pd_ksteps_add(&a->steps, -1, a->span.lo, a->span.hi);
 	return "trace";
 }
 
@@ -206,8 +201,8 @@ want(const struct pd_ev *ev)
 	    pd_kineto_is_dataloader(ev->name));
 }
 
-/* and those it reads only the time of, for the trace's span (lo, hi,
- * the windows without steps): the reader keeps their earliest start and
+/* and those it reads only the time of, for the trace's span (the
+ * windows without steps): the reader keeps their earliest start and
  * latest end (pd_trace_cb.span) */
 static int
 span(const struct pd_ev *ev)
@@ -228,19 +223,10 @@ sum_input_pytorch(json_t *root, const struct pd_tool *t)
 
 	(void)t;
 	memset(&a, 0, sizeof a);
-	a.lo = 1;
-	a.hi = 0;
 	if (!(a.path = pd_kineto_trace_path(root)))
 		return 0;
 	rc = pd_kineto_read(root, a.path, &cb, &info, &st);
-	if (rc >= 0 && st.has_span) {	/* the events kept for it alone */
-		int none = a.lo > a.hi;
-
-		if (none || st.span_lo < a.lo)
-			a.lo = st.span_lo;
-		if (none || st.span_hi > a.hi)
-			a.hi = st.span_hi;
-	}
+	pd_tspan_join(&a.span, &st.span);	/* of the events kept for it */
 	if (rc >= 0)
 		emit(root, &a, &info, &st, rc == 1);
 	pd_kineto_info_free(&info);
