@@ -92,9 +92,11 @@ struct rd {
 	const struct pd_trace_cb *cb;
 	struct pd_trace_stats *st;
 	int stop;
-	/* correlationId -> the sync kind of the API call that made it
-	 * (runtime rows are read before the sync rows) */
+	/* correlationId -> the sync kind of the API call that made it, until
+	 * its sync row comes */
 	struct pd_i64map syncapi;
+	char *name;	/* an NVTX range's name, cut (nvtx_row) */
+	size_t ncap;
 };
 
 static sqlite3_stmt *
@@ -177,77 +179,76 @@ emit(struct rd *r, const char *cat, const char *name, int64_t pid,
 		r->stop = 1;
 }
 
-/* Step a statement to its end; a failure is a read error. */
-static int
-done(struct rd *r, sqlite3_stmt *s, int rc)
+/* A statement that failed half way: a read error, the rows read before
+ * it kept. */
+static void
+failed(struct rd *r)
 {
-	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
-		pd_warn(r->path, 0, "reading the export: %s; summarized the "
-		    "rows read before it", sqlite3_errmsg(r->db));
-		pd_diag_status(PD_EXIT_INPUT);
-		r->st->truncated = 1;
-	}
-	sqlite3_finalize(s);
-	return 0;
+	pd_warn(r->path, 0, "reading the export: %s; summarized the rows "
+	    "read before it", sqlite3_errmsg(r->db));
+	pd_diag_status(PD_EXIT_INPUT);
+	r->st->truncated = 1;
 }
 
-static int
-kernels(struct rd *r)
+/* Each event table is one query whose first column is the row's start;
+ * its row() hands the current row out. */
+
+static sqlite3_stmt *
+q_kernels(struct rd *r)
 {
 	const char *T = "CUPTI_ACTIVITY_KIND_KERNEL";
-	char sql[768], args[160];
-	sqlite3_stmt *s;
-	int rc = SQLITE_DONE;
+	char sql[768];
 
 	if (!pd_sqlite_has_table(r->db, T))
-		return 0;
+		return NULL;
 	snprintf(sql, sizeof sql, "SELECT k.start, k.\"end\", k.deviceId, "
 	    "k.streamId, k.correlationId, COALESCE(a.value, b.value, "
 	    "'kernel') FROM %s k LEFT JOIN StringIds a ON a.id = k.shortName "
 	    "LEFT JOIN StringIds b ON b.id = k.demangledName WHERE ?1 < 0 OR "
 	    PID_OF("k.globalPid") " = ?1", T);
-	if (!(s = prep(r, sql)))
-		return 0;
-	while (!r->stop && (rc = sqlite3_step(s)) == SQLITE_ROW) {
-		int64_t dev = int_of(s, 2, 0), str = int_of(s, 3, 0);
+	return prep(r, sql);
+}
 
-		snprintf(args, sizeof args, "{\"device\": %" PRId64 ", "
-		    "\"stream\": %" PRId64 ", \"correlation\": %" PRId64 "}",
-		    dev, str, int_of(s, 4, 0));
-		emit(r, "kernel", text_of(s, 5), dev, str, int_of(s, 0, 0),
-		    int_of(s, 1, 0), args);
-	}
-	return done(r, s, r->stop ? SQLITE_DONE : rc);
+static void
+kernel_row(struct rd *r, sqlite3_stmt *s)
+{
+	int64_t dev = int_of(s, 2, 0), str = int_of(s, 3, 0);
+	char args[160];
+
+	snprintf(args, sizeof args, "{\"device\": %" PRId64 ", \"stream\": %"
+	    PRId64 ", \"correlation\": %" PRId64 "}", dev, str,
+	    int_of(s, 4, 0));
+	emit(r, "kernel", text_of(s, 5), dev, str, int_of(s, 0, 0),
+	    int_of(s, 1, 0), args);
 }
 
 /* Graph-level tracing: one row per graph launch, no kernel rows. */
-static int
-graphs(struct rd *r)
+static sqlite3_stmt *
+q_graphs(struct rd *r)
 {
 	const char *T = "CUPTI_ACTIVITY_KIND_GRAPH_TRACE";
-	char sql[512], args[160], name[48];
-	sqlite3_stmt *s;
-	int rc = SQLITE_DONE;
+	char sql[512];
 
 	if (!pd_sqlite_has_table(r->db, T) || !has_column(r->db, T, "graphId"))
-		return 0;
+		return NULL;
 	snprintf(sql, sizeof sql, "SELECT start, \"end\", deviceId, streamId, "
 	    "correlationId, graphId FROM %s WHERE ?1 < 0 OR "
 	    PID_OF("globalPid") " = ?1", T);
-	if (!(s = prep(r, sql)))
-		return 0;
-	while (!r->stop && (rc = sqlite3_step(s)) == SQLITE_ROW) {
-		int64_t dev = int_of(s, 2, 0), str = int_of(s, 3, 0);
+	return prep(r, sql);
+}
 
-		snprintf(args, sizeof args, "{\"device\": %" PRId64 ", "
-		    "\"stream\": %" PRId64 ", \"correlation\": %" PRId64 "}",
-		    dev, str, int_of(s, 4, 0));
-		snprintf(name, sizeof name, "CUDA graph %" PRId64,
-		    int_of(s, 5, 0));
-		emit(r, "kernel", name, dev, str, int_of(s, 0, 0),
-		    int_of(s, 1, 0), args);
-	}
-	return done(r, s, r->stop ? SQLITE_DONE : rc);
+static void
+graph_row(struct rd *r, sqlite3_stmt *s)
+{
+	int64_t dev = int_of(s, 2, 0), str = int_of(s, 3, 0);
+	char args[160], name[48];
+
+	snprintf(args, sizeof args, "{\"device\": %" PRId64 ", \"stream\": %"
+	    PRId64 ", \"correlation\": %" PRId64 "}", dev, str,
+	    int_of(s, 4, 0));
+	snprintf(name, sizeof name, "CUDA graph %" PRId64, int_of(s, 5, 0));
+	emit(r, "kernel", name, dev, str, int_of(s, 0, 0), int_of(s, 1, 0),
+	    args);
 }
 
 static const char *
@@ -268,65 +269,62 @@ mem_kind(int64_t k)
 	return k >= 0 && k <= 6 ? n[k] : "Unknown";
 }
 
-static int
-copies(struct rd *r)
+static sqlite3_stmt *
+q_copies(struct rd *r)
 {
 	const char *T = "CUPTI_ACTIVITY_KIND_MEMCPY";
-	char sql[512], args[200], name[96];
-	sqlite3_stmt *s;
-	int rc = SQLITE_DONE;
+	char sql[512];
 
 	if (!pd_sqlite_has_table(r->db, T))
-		return 0;
+		return NULL;
 	snprintf(sql, sizeof sql, "SELECT start, \"end\", deviceId, streamId, "
 	    "correlationId, bytes, copyKind, srcKind, dstKind FROM %s WHERE "
 	    "?1 < 0 OR " PID_OF("globalPid") " = ?1", T);
-	if (!(s = prep(r, sql)))
-		return 0;
-	while (!r->stop && (rc = sqlite3_step(s)) == SQLITE_ROW) {
-		int64_t dev = int_of(s, 2, 0), str = int_of(s, 3, 0);
-
-		snprintf(args, sizeof args, "{\"device\": %" PRId64 ", "
-		    "\"stream\": %" PRId64 ", \"correlation\": %" PRId64 ", "
-		    "\"bytes\": %" PRId64 "}", dev, str, int_of(s, 4, 0),
-		    int_of(s, 5, 0));
-		snprintf(name, sizeof name, "Memcpy %s (%s -> %s)",
-		    copy_kind(int_of(s, 6, 0)), mem_kind(int_of(s, 7, -1)),
-		    mem_kind(int_of(s, 8, -1)));
-		emit(r, "gpu_memcpy", name, dev, str, int_of(s, 0, 0),
-		    int_of(s, 1, 0), args);
-	}
-	return done(r, s, r->stop ? SQLITE_DONE : rc);
+	return prep(r, sql);
 }
 
-static int
-memsets(struct rd *r)
+static void
+copy_row(struct rd *r, sqlite3_stmt *s)
+{
+	int64_t dev = int_of(s, 2, 0), str = int_of(s, 3, 0);
+	char args[200], name[96];
+
+	snprintf(args, sizeof args, "{\"device\": %" PRId64 ", \"stream\": %"
+	    PRId64 ", \"correlation\": %" PRId64 ", \"bytes\": %" PRId64 "}",
+	    dev, str, int_of(s, 4, 0), int_of(s, 5, 0));
+	snprintf(name, sizeof name, "Memcpy %s (%s -> %s)",
+	    copy_kind(int_of(s, 6, 0)), mem_kind(int_of(s, 7, -1)),
+	    mem_kind(int_of(s, 8, -1)));
+	emit(r, "gpu_memcpy", name, dev, str, int_of(s, 0, 0),
+	    int_of(s, 1, 0), args);
+}
+
+static sqlite3_stmt *
+q_memsets(struct rd *r)
 {
 	const char *T = "CUPTI_ACTIVITY_KIND_MEMSET";
-	char sql[512], args[200], name[64];
-	sqlite3_stmt *s;
-	int rc = SQLITE_DONE;
+	char sql[512];
 
 	if (!pd_sqlite_has_table(r->db, T))
-		return 0;
+		return NULL;
 	snprintf(sql, sizeof sql, "SELECT start, \"end\", deviceId, streamId, "
 	    "correlationId, bytes, memKind FROM %s WHERE ?1 < 0 OR "
 	    PID_OF("globalPid") " = ?1", T);
-	if (!(s = prep(r, sql)))
-		return 0;
-	while (!r->stop && (rc = sqlite3_step(s)) == SQLITE_ROW) {
-		int64_t dev = int_of(s, 2, 0), str = int_of(s, 3, 0);
+	return prep(r, sql);
+}
 
-		snprintf(args, sizeof args, "{\"device\": %" PRId64 ", "
-		    "\"stream\": %" PRId64 ", \"correlation\": %" PRId64 ", "
-		    "\"bytes\": %" PRId64 "}", dev, str, int_of(s, 4, 0),
-		    int_of(s, 5, 0));
-		snprintf(name, sizeof name, "Memset (%s)",
-		    mem_kind(int_of(s, 6, 2)));
-		emit(r, "gpu_memset", name, dev, str, int_of(s, 0, 0),
-		    int_of(s, 1, 0), args);
-	}
-	return done(r, s, r->stop ? SQLITE_DONE : rc);
+static void
+memset_row(struct rd *r, sqlite3_stmt *s)
+{
+	int64_t dev = int_of(s, 2, 0), str = int_of(s, 3, 0);
+	char args[200], name[64];
+
+	snprintf(args, sizeof args, "{\"device\": %" PRId64 ", \"stream\": %"
+	    PRId64 ", \"correlation\": %" PRId64 ", \"bytes\": %" PRId64 "}",
+	    dev, str, int_of(s, 4, 0), int_of(s, 5, 0));
+	snprintf(name, sizeof name, "Memset (%s)", mem_kind(int_of(s, 6, 2)));
+	emit(r, "gpu_memset", name, dev, str, int_of(s, 0, 0),
+	    int_of(s, 1, 0), args);
 }
 
 /* A sync is named by the API call that made it (same process, same
@@ -359,115 +357,171 @@ sync_kind(const char *api)
 	return 0;
 }
 
-static int
-syncs(struct rd *r)
+static sqlite3_stmt *
+q_syncs(struct rd *r)
 {
 	const char *T = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION";
-	char sql[512], args[160];
-	sqlite3_stmt *s;
-	int rc = SQLITE_DONE;
+	char sql[512];
 
 	if (!pd_sqlite_has_table(r->db, T))
-		return 0;
+		return NULL;
 	snprintf(sql, sizeof sql, "SELECT start, \"end\", deviceId, streamId, "
 	    "correlationId, " PID_OF("globalPid") " FROM %s WHERE ?1 < 0 OR "
 	    PID_OF("globalPid") " = ?1", T);
-	if (!(s = prep(r, sql)))
-		return 0;
-	while (!r->stop && (rc = sqlite3_step(s)) == SQLITE_ROW) {
-		int64_t dev = int_of(s, 2, 0), str = int_of(s, 3, 0);
-		int64_t corr = int_of(s, 4, 0), pid = int_of(s, 5, 0);
-		struct pd_i64ent *e = pd_i64map_get(&r->syncapi,
-		    corr_key(pid, corr), 1);
-		int kind = e ? (int)e->v[0] : 0;
-		snprintf(args, sizeof args, "{\"device\": %" PRId64 ", "
-		    "\"stream\": %" PRId64 ", \"correlation\": %" PRId64 "}",
-		    dev, str, corr);
-		emit(r, "cuda_sync", sync_names[kind], dev, str,
-		    int_of(s, 0, 0), int_of(s, 1, 0), args);
-	}
-	return done(r, s, r->stop ? SQLITE_DONE : rc);
+	return prep(r, sql);
 }
 
-static int
-runtime(struct rd *r)
+/* A sync row comes after the API call that made it (it starts inside
+ * the call, and at one start the runtime rows go first): the call's
+ * entry is taken then, one sync row a call. */
+static void
+sync_row(struct rd *r, sqlite3_stmt *s)
+{
+	int64_t dev = int_of(s, 2, 0), str = int_of(s, 3, 0);
+	int64_t corr = int_of(s, 4, 0), pid = int_of(s, 5, 0);
+	struct pd_i64ent *e = pd_i64map_get(&r->syncapi, corr_key(pid, corr),
+	    1);
+	int kind = e ? (int)e->v[0] : 0;
+	char args[160];
+
+	if (e)
+		pd_i64map_del(&r->syncapi, e);
+	snprintf(args, sizeof args, "{\"device\": %" PRId64 ", \"stream\": %"
+	    PRId64 ", \"correlation\": %" PRId64 "}", dev, str, corr);
+	emit(r, "cuda_sync", sync_names[kind], dev, str, int_of(s, 0, 0),
+	    int_of(s, 1, 0), args);
+}
+
+static sqlite3_stmt *
+q_runtime(struct rd *r)
 {
 	const char *T = "CUPTI_ACTIVITY_KIND_RUNTIME";
-	char sql[512], args[96], name[256];
-	sqlite3_stmt *s;
-	int rc = SQLITE_DONE, kind;
+	char sql[512];
 
 	if (!pd_sqlite_has_table(r->db, T))
-		return 0;
+		return NULL;
 	/* eventClass 67: the CUDA-backtrace twin of a traced call */
 	snprintf(sql, sizeof sql, "SELECT r.start, r.\"end\", r.globalTid, "
 	    "r.correlationId, COALESCE(s.value, 'cudaUnknown') FROM %s r "
 	    "LEFT JOIN StringIds s ON s.id = r.nameId WHERE "
 	    "COALESCE(r.eventClass, 0) <> 67 AND (?1 < 0 OR "
 	    PID_OF("r.globalTid") " = ?1)", T);
-	if (!(s = prep(r, sql)))
-		return 0;
-	while (!r->stop && (rc = sqlite3_step(s)) == SQLITE_ROW) {
-		int64_t g = int_of(s, 2, 0);
-
-		snprintf(name, sizeof name, "%s", text_of(s, 4));
-		pd_nsys_api_name(name);
-		if ((kind = sync_kind(name)) != 0) {
-			struct pd_i64ent *e = pd_i64map_put(&r->syncapi,
-			    corr_key((g >> 24) & 0xFFFFFF, int_of(s, 3, 0)), 1);
-
-			e->v[0] = kind;
-		}
-		snprintf(args, sizeof args, "{\"correlation\": %" PRId64 "}",
-		    int_of(s, 3, 0));
-		emit(r, "cuda_runtime", name, (g >> 24) & 0xFFFFFF,
-		    g & 0xFFFFFF, int_of(s, 0, 0), int_of(s, 1, 0), args);
-	}
-	return done(r, s, r->stop ? SQLITE_DONE : rc);
+	return prep(r, sql);
 }
 
-static int
-nvtx(struct rd *r)
+static void
+runtime_row(struct rd *r, sqlite3_stmt *s)
+{
+	int64_t g = int_of(s, 2, 0);
+	char args[96], name[256];
+	int kind;
+
+	snprintf(name, sizeof name, "%s", text_of(s, 4));
+	pd_nsys_api_name(name);
+	if ((kind = sync_kind(name)) != 0) {
+		struct pd_i64ent *e = pd_i64map_put(&r->syncapi,
+		    corr_key((g >> 24) & 0xFFFFFF, int_of(s, 3, 0)), 1);
+
+		e->v[0] = kind;
+	}
+	snprintf(args, sizeof args, "{\"correlation\": %" PRId64 "}",
+	    int_of(s, 3, 0));
+	emit(r, "cuda_runtime", name, (g >> 24) & 0xFFFFFF, g & 0xFFFFFF,
+	    int_of(s, 0, 0), int_of(s, 1, 0), args);
+}
+
+static sqlite3_stmt *
+q_nvtx(struct rd *r)
 {
 	const char *T = "NVTX_EVENTS";
 	char sql[512];
-	sqlite3_stmt *s;
-	size_t cap = 256;
-	char *name;
-	int rc = SQLITE_DONE;
 
 	if (!pd_sqlite_has_table(r->db, T))
-		return 0;
+		return NULL;
 	/* 59: push/pop range, 60: start/end range */
 	snprintf(sql, sizeof sql, "SELECT n.start, n.\"end\", n.globalTid, "
 	    "COALESCE(n.text, s.value, '') FROM %s n LEFT JOIN StringIds s "
 	    "ON s.id = n.textId WHERE n.eventType IN (59, 60) AND n.\"end\" "
 	    "IS NOT NULL AND (?1 < 0 OR " PID_OF("n.globalTid") " = ?1) "
 	    "ORDER BY n.start, n.\"end\" DESC", T);
-	if (!(s = prep(r, sql)))
-		return 0;
-	name = malloc(cap);
-	while (!r->stop && (rc = sqlite3_step(s)) == SQLITE_ROW) {
-		int64_t g = int_of(s, 2, 0);
-		const char *t = text_of(s, 3);
-		size_t n = strlen(t) + 1;
-		int op;
+	return prep(r, sql);
+}
 
-		if (n > cap) {
-			cap = n;
-			free(name);
-			name = malloc(cap);
-		}
-		if (!name)
+static void
+nvtx_row(struct rd *r, sqlite3_stmt *s)
+{
+	int64_t g = int_of(s, 2, 0);
+	const char *t = text_of(s, 3);
+	size_t n = strlen(t) + 1;
+	int op;
+
+	if (n > r->ncap) {
+		free(r->name);
+		if (!(r->name = malloc(n)))
 			pd_oom();
-		memcpy(name, t, n);
-		op = pd_nsys_op_name(name);
-		emit(r, op ? "cpu_op" : "user_annotation", name,
-		    (g >> 24) & 0xFFFFFF, g & 0xFFFFFF, int_of(s, 0, 0),
-		    int_of(s, 1, 0), "{}");
+		r->ncap = n;
 	}
-	free(name);
-	return done(r, s, r->stop ? SQLITE_DONE : rc);
+	memcpy(r->name, t, n);
+	op = pd_nsys_op_name(r->name);
+	emit(r, op ? "cpu_op" : "user_annotation", r->name, (g >> 24) &
+	    0xFFFFFF, g & 0xFFFFFF, int_of(s, 0, 0), int_of(s, 1, 0), "{}");
+}
+
+/* The event tables, read side by side: at each step the row that starts
+ * first goes out (at one start, the table first here). The exports keep
+ * each table in time order, or nearly (rowid order; NVTX's is sorted),
+ * so that a kernel comes out near its launch call and a sync row near
+ * its call: the tools that link them hold what is in flight, not a whole
+ * table. */
+static const struct part {
+	sqlite3_stmt *(*query)(struct rd *);
+	void (*row)(struct rd *, sqlite3_stmt *);
+} parts[] = {
+	{ q_nvtx, nvtx_row }, { q_runtime, runtime_row },
+	{ q_kernels, kernel_row }, { q_graphs, graph_row },
+	{ q_copies, copy_row }, { q_memsets, memset_row },
+	{ q_syncs, sync_row }
+};
+#define NPART	(sizeof parts / sizeof parts[0])
+
+static void
+read_parts(struct rd *r)
+{
+	sqlite3_stmt *s[NPART];
+	int64_t start[NPART];
+	size_t i, best;
+	int rc;
+
+	for (i = 0; i < NPART; i++) {
+		if ((s[i] = parts[i].query(r)) == NULL)
+			continue;
+		if ((rc = sqlite3_step(s[i])) == SQLITE_ROW) {
+			start[i] = int_of(s[i], 0, 0);
+			continue;
+		}
+		if (rc != SQLITE_DONE)
+			failed(r);
+		sqlite3_finalize(s[i]);
+		s[i] = NULL;
+	}
+	while (!r->stop) {
+		for (best = NPART, i = 0; i < NPART; i++)
+			if (s[i] && (best == NPART || start[i] < start[best]))
+				best = i;
+		if (best == NPART)
+			break;
+		parts[best].row(r, s[best]);
+		if ((rc = sqlite3_step(s[best])) == SQLITE_ROW) {
+			start[best] = int_of(s[best], 0, 0);
+			continue;
+		}
+		if (rc != SQLITE_DONE && !r->stop)
+			failed(r);
+		sqlite3_finalize(s[best]);
+		s[best] = NULL;
+	}
+	for (i = 0; i < NPART; i++)
+		sqlite3_finalize(s[i]);	/* (NULL: nothing) */
 }
 
 /* deviceProperties for the device the process ran on, where the export
@@ -554,9 +608,6 @@ pd_nsys_read(const char *path, int64_t pid, const struct pd_trace_cb *cb,
     struct pd_kineto_info *info, struct pd_trace_stats *st)
 {
 	struct rd r;
-	int (*const part[])(struct rd *) = { nvtx, runtime, kernels, graphs,
-		copies, memsets, syncs, NULL };
-	int i;
 
 	memset(st, 0, sizeof *st);
 	memset(&r, 0, sizeof r);
@@ -566,11 +617,11 @@ pd_nsys_read(const char *path, int64_t pid, const struct pd_trace_cb *cb,
 	r.pid = pid;
 	r.cb = cb;
 	r.st = st;
-	for (i = 0; part[i] && !r.stop; i++)
-		part[i](&r);
+	read_parts(&r);
 	if (info && !info->devices)
 		info->devices = devices(&r, first_device(&r));
 	pd_i64map_free(&r.syncapi);
+	free(r.name);
 	sqlite3_close(r.db);
 	return 0;
 }

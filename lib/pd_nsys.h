@@ -50,9 +50,11 @@ struct pd_nsys_proc {
  * the count, or -1 when the file cannot be read (said, exit 3). */
 int pd_nsys_processes(const char *path, struct pd_nsys_proc **out);
 
-/* Read one process (pid; -1: all) as trace events. info gets the GPU's
- * deviceProperties where the export says which it is. Returns 0, or -1
- * when the file cannot be read (said; exit 3). */
+/* Read one process (pid; -1: all) as trace events: the rows of its event
+ * tables merged by start (each table in rowid order), so that a kernel
+ * comes out near its launch call. info gets the GPU's deviceProperties
+ * where the export says which it is. Returns 0, or -1 when the file
+ * cannot be read (said; exit 3). */
 int pd_nsys_read(const char *path, int64_t pid, const struct pd_trace_cb *cb,
     struct pd_kineto_info *info, struct pd_trace_stats *st);
 

@@ -119,6 +119,63 @@ rec() {
 '["con_kernel.sqlite",32084,null,0,null]["ex-gpu.s10.sqlite",868881,null,0,null]["nsight-2025.5.2.sqlite",945961,null,0,null]["mfu_2gpu_after.sqlite",148,0,0,"torch"]["mfu_2gpu_after.sqlite",149,1,1,"torch"]["mfu_2gpu_before.sqlite",144,0,0,"torch"]["mfu_2gpu_before.sqlite",145,1,1,"torch"]["perlmutter-cloverleaf-cuda.sqlite",1701896,null,0,null]["saxpy-mpi-cuda_nsys_perlmutter0.sqlite",1230493,0,0,null]' ]
 }
 
+@test "nsys corpus: the event tables come out side by side, merged by start" {
+	# The reader hands out the rows of its tables merged by start, so
+	# that a kernel comes out near its launch call (the tools that link
+	# them hold what is in flight, not a whole table). Checked on both
+	# mfu exports and on cloverleaf (a sync row a kernel) against the
+	# files themselves (python's sqlite3): every row of every table comes
+	# out once, each table in its rowid order; and every row of a table
+	# whose rowid order is in time order (all but mfu's RUNTIME, 5 rows
+	# out of order) starts no earlier than any row of another table that
+	# came out before it. Reading the tables one after the other (RUNTIME
+	# whole, then KERNEL) fails the second check on every file.
+	require_corpus
+	for f in "$NS/$MFU/mfu_2gpu_before.sqlite" "$NS/$MFU/mfu_2gpu_after.sqlite" \
+	    "$NS"/pipit-cloverleaf-a100/*.sqlite; do
+		"$PD_TESTBIN/trace-dump" -n -1 "$f" >"$D/dump"
+		run python3 - "$f" "$D/dump" <<'PY'
+import re, sqlite3, sys
+db = sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True)
+have = {r[0] for r in db.execute("SELECT name FROM sqlite_master")}
+# the rows each table hands out, in rowid order (the reader's WHERE)
+sql = {
+    "kernel": "SELECT start FROM CUPTI_ACTIVITY_KIND_KERNEL",
+    "gpu_memcpy": "SELECT start FROM CUPTI_ACTIVITY_KIND_MEMCPY",
+    "gpu_memset": "SELECT start FROM CUPTI_ACTIVITY_KIND_MEMSET",
+    "cuda_sync": "SELECT start FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
+    "cuda_runtime": "SELECT start FROM CUPTI_ACTIVITY_KIND_RUNTIME "
+                    "WHERE COALESCE(eventClass, 0) <> 67",
+}
+want = {}
+for cat, q in sql.items():
+    t = q.split("FROM ")[1].split()[0]
+    if t in have:
+        want[cat] = [r[0] for r in db.execute(q + " ORDER BY rowid")]
+nvtx = {"cpu_op", "user_annotation"}
+got, order = {}, []
+for line in open(sys.argv[2]):
+    m = re.match(r"\d+ X \S+ \S+ (\d+) \d+ ([^|]*)\|", line)
+    if m:
+        cat = "nvtx" if m.group(2) in nvtx else m.group(2)
+        order.append((cat, int(m.group(1))))
+        got.setdefault(cat, []).append(int(m.group(1)))
+for cat, v in want.items():
+    if got.get(cat, []) != v:
+        sys.exit("%s: not its rows in rowid order" % cat)
+timed = {c for c, v in want.items() if all(a <= b for a, b in zip(v, v[1:]))}
+hi = {}		# the latest start out so far, by table
+for cat, t in order:
+    if cat in timed and any(h > t for c, h in hi.items() if c != cat):
+        sys.exit("%s row at %d after a later row of another table" % (cat, t))
+    hi[cat] = max(hi.get(cat, t), t)
+print(len(order), sorted(timed))
+PY
+		echo "$f: $output"
+		[ "$status" -eq 0 ]
+	done
+}
+
 @test "nsys corpus: mfu before/after: the MANIFEST's kernel, NCCL and memcpy figures" {
 	require_corpus
 	for w in before after; do
