@@ -498,8 +498,9 @@ if part archive && [ -x "$BIN/pd-locate" ] && [ -x "$BIN/pd-sum-step" ]; then
 fi
 # An Nsight Systems export: the corpus's mfu_2gpu_before.sqlite (2
 # processes) with its event tables repeated BENCH_NSYS_COPIES times (copy
-# k shifted by k x 1 s), read by pd-locate | pd-sum-step and by
-# pd-locate | pd-hotspots, next to cat of the same file.
+# k shifted by k x 1 s), read by pd-locate | pd-sum-step, pd-sum-gaps and
+# pd-hotspots, next to cat of the same file. (It has no steps: pd-sum-gaps
+# holds its strip's spans of the whole export.)
 NSRC=$CORPUS/nsys/nsysai-mfu-train-h100-2gpu-before-after/mfu_2gpu_before.sqlite
 NBIG=$OUT/big-nsys.sqlite
 if part nsys && [ -f "$NSRC" ] && [ ! -s "$NBIG" ]; then
@@ -535,7 +536,7 @@ if part nsys && [ -s "$NBIG" ]; then
 	echo "bench: $NBIG: $NMIB MiB of SQLite"
 	measure cat "$NBIG"; NCATC=$C
 	row cat sqlite "$W" "$C" "$(nrate "$C")" "$(mib "$R")" 1.00 "baseline for nsys"
-	for t in pd-sum-step pd-hotspots; do
+	for t in pd-sum-step pd-sum-gaps pd-hotspots; do
 		measure sh -c "'$BIN/pd-locate' '$NBIG' | '$BIN/$t' -q"
 		note=""
 		[ "$RC" -ne 0 ] && note="exit $RC"
