@@ -22,6 +22,7 @@
 #include "pd_i64map.h"
 #include "pd_rec.h"
 #include "pd_sqlite.h"
+#include "pd_tcache.h"
 
 #define PID_OF(col)	"((" col " >> 24) & 16777215)"
 
@@ -603,6 +604,29 @@ first_device(struct rd *r)
 	return d;
 }
 
+/* Open path for reading into r: 0, or -1 (said). */
+static int
+rd_open(struct rd *r, const char *path, int64_t pid,
+    const struct pd_trace_cb *cb, struct pd_trace_stats *st)
+{
+	memset(r, 0, sizeof *r);
+	if (!(r->db = pd_sqlite_open(path)))
+		return -1;
+	r->path = path;
+	r->pid = pid;
+	r->cb = cb;
+	r->st = st;
+	return 0;
+}
+
+static void
+rd_close(struct rd *r)
+{
+	pd_i64map_free(&r->syncapi);
+	free(r->name);
+	sqlite3_close(r->db);
+}
+
 int
 pd_nsys_read(const char *path, int64_t pid, const struct pd_trace_cb *cb,
     struct pd_kineto_info *info, struct pd_trace_stats *st)
@@ -610,29 +634,50 @@ pd_nsys_read(const char *path, int64_t pid, const struct pd_trace_cb *cb,
 	struct rd r;
 
 	memset(st, 0, sizeof *st);
-	memset(&r, 0, sizeof r);
-	if (!(r.db = pd_sqlite_open(path)))
+	if (rd_open(&r, path, pid, cb, st) < 0)
 		return -1;
-	r.path = path;
-	r.pid = pid;
-	r.cb = cb;
-	r.st = st;
 	read_parts(&r);
 	if (info && !info->devices)
 		info->devices = devices(&r, first_device(&r));
-	pd_i64map_free(&r.syncapi);
-	free(r.name);
-	sqlite3_close(r.db);
+	rd_close(&r);
 	return 0;
+}
+
+/* The trace cache's source (pd_tcache_read_as) for the process src_pid:
+ * 2 when a table could not be read to its end (said then; an entry
+ * would not say it again), so that nothing is cached. */
+static int64_t src_pid;
+
+static int
+events_src(const char *path, const struct pd_trace_cb *cb,
+    struct pd_trace_stats *st, int args_kv)
+{
+	(void)args_kv;
+	if (pd_nsys_read(path, src_pid, cb, NULL, st) < 0)
+		return -1;
+	return st->truncated ? 2 : 0;
 }
 
 int
 pd_nsys_events(json_t *root, const char *path, const struct pd_trace_cb *cb,
     struct pd_kineto_info *info, struct pd_trace_stats *st)
 {
-	if (pd_nsys_read(path, pd_rec_int(root, "process", -1), cb, info,
-	    st) < 0)
+	int64_t pid = pd_rec_int(root, "process", -1);
+	struct pd_trace_stats st0;
+	struct rd r;
+	int rc;
+
+	/* each tool of a pipeline reads the export once through the cache:
+	 * the first one's read is the others' entry (one a process) */
+	src_pid = pid;
+	rc = pd_tcache_read_as(path, (uint64_t)pid ^ 0x6e737973ULL, cb, st,
+	    events_src);
+	if (rc < 0)
 		return -1;
+	if (info && !info->devices && rd_open(&r, path, pid, NULL, &st0) == 0) {
+		info->devices = devices(&r, first_device(&r));
+		rd_close(&r);
+	}
 	if (st->skipped) {
 		pd_warn(path, 0, "%" PRIu64 " rows skipped (end before start)",
 		    st->skipped);

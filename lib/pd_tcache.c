@@ -89,7 +89,8 @@ enum {
 struct key {
 	uint64_t dev, ino, size;
 	int64_t mtime_s, mtime_ns, ctime_s, ctime_ns;
-	uint64_t member_hash;	/* of ARCHIVE//MEMBER's member; 0 for a file */
+	uint64_t member_hash;	/* of ARCHIVE//MEMBER's member; 0 for a file;
+				 * with a variant (pd_tcache_read_as) mixed in */
 };
 
 struct hdr {
@@ -2568,6 +2569,16 @@ key_of(const char *path, struct key *k)
 	return 0;
 }
 
+/* A variant read of the file (pd_tcache_read_as) has an identity of its
+ * own: the variant mixed into the member's hash (never 0 then). */
+static void
+with_variant(struct key *k, uint64_t variant)
+{
+	if (variant)
+		k->member_hash = fnv(&variant, sizeof variant,
+		    k->member_hash ^ 0x9E3779B97F4A7C15ULL) | 1;
+}
+
 /* Changed too recently for its times to tell a later change apart. */
 static int
 too_young(const struct key *k)
@@ -2801,6 +2812,14 @@ int
 pd_tcache_read(const char *path, const struct pd_trace_cb *cb,
     struct pd_trace_stats *st, pd_tcache_source src)
 {
+	return pd_tcache_read_as(path, 0, cb, st, src);
+}
+
+int
+pd_tcache_read_as(const char *path, uint64_t variant,
+    const struct pd_trace_cb *cb, struct pd_trace_stats *st,
+    pd_tcache_source src)
+{
 	struct key k, k2;
 	struct img m;
 	struct bld b;
@@ -2812,6 +2831,7 @@ pd_tcache_read(const char *path, const struct pd_trace_cb *cb,
 	last = PD_TCACHE_OFF;
 	if (disabled || (dir = cache_dir()) < 0 || key_of(path, &k) < 0)
 		return src(path, cb, st, 0);
+	with_variant(&k, variant);
 	h = fnv(&k, sizeof k, fnv("pd_tcache", 9, 1469598103934665603ULL) +
 	    VERSION);
 	snprintf(hex, sizeof hex, "%016" PRIx64, h);
@@ -2853,7 +2873,8 @@ pd_tcache_read(const char *path, const struct pd_trace_cb *cb,
 	if (close(fd) < 0)
 		ok = 0;
 	/* changed while it was read: the entry may hold some of each */
-	if (ok && (key_of(path, &k2) < 0 || memcmp(&k, &k2, sizeof k) != 0))
+	if (ok && (key_of(path, &k2) < 0 || (with_variant(&k2, variant),
+	    memcmp(&k, &k2, sizeof k) != 0)))
 		ok = 0;
 	if (ok && renameat(dir, tmp, dir, name) == 0) {
 		last = PD_TCACHE_BUILT;

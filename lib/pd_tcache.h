@@ -8,7 +8,8 @@
  * same file, in this process or another one, replay that entry instead of
  * parsing: the callbacks see the same events in the same order with the
  * same contents and indexes, the same on_meta calls and the same stats.
- * A gzip trace is thereby inflated once too.
+ * A gzip trace is thereby inflated once too, and an Nsight Systems
+ * export queried once (pd_tcache_read_as, an entry a process).
  *
  * Entries live in $PD_CACHE_DIR, else $XDG_CACHE_HOME/perfdiag, else
  * ~/.cache/perfdiag (a directory of mode 0700 owned by the user: one that
@@ -64,6 +65,7 @@
 #define PD_TCACHE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "pd_trace.h"
 
@@ -75,6 +77,15 @@ typedef int (*pd_tcache_source)(const char *path,
  * and stats as src(path, cb, st). */
 int pd_tcache_read(const char *path, const struct pd_trace_cb *cb,
     struct pd_trace_stats *st, pd_tcache_source src);
+
+/* The same for a reader of another kind of file than a trace (src reads
+ * path as trace events): variant tells apart the reads of one file that
+ * give different events (an Nsight export's processes), and is part of
+ * the entry's key. src returning other than 0 or 1 (or -1) is handed
+ * back, and nothing is cached. */
+int pd_tcache_read_as(const char *path, uint64_t variant,
+    const struct pd_trace_cb *cb, struct pd_trace_stats *st,
+    pd_tcache_source src);
 
 /* Turn the cache off for this process (the tools' --no-cache), and on
  * again (tests that compare reads in one process). */

@@ -716,14 +716,58 @@ pipeline() {	# pipeline DIR: the evidence pipeline's stdout, then each
 		grep -q '"type":"pd.profile"' "$BATS_TEST_TMPDIR/off"
 		entry >/dev/null
 	done
-	# an Nsight Systems export is no trace the cache keeps: the same
-	# bytes with it on, and no entry
+	# an Nsight Systems export is kept as the events of each of its
+	# processes (the mfu exports: two each, pd-locate's test in
+	# nsys.bats), read once for the pipeline: the same bytes
 	d=nsys/nsysai-mfu-train-h100-2gpu-before-after
 	rm -rf "$PD_CACHE_DIR"
+	PD_CACHE=0 PD_TRACE_FILTER=0 pipeline "$CORPUS/$d" >"$BATS_TEST_TMPDIR/all"
 	PD_CACHE=0 pipeline "$CORPUS/$d" >"$BATS_TEST_TMPDIR/off"
+	pipeline "$CORPUS/$d" >"$BATS_TEST_TMPDIR/cold"
+	[ "$(entry | wc -l)" -eq 4 ]
 	pipeline "$CORPUS/$d" >"$BATS_TEST_TMPDIR/warm"
+	PD_TRACE_FILTER=0 pipeline "$CORPUS/$d" >"$BATS_TEST_TMPDIR/wall"
+	cmp "$BATS_TEST_TMPDIR/all" "$BATS_TEST_TMPDIR/off"
+	cmp "$BATS_TEST_TMPDIR/off" "$BATS_TEST_TMPDIR/cold"
 	cmp "$BATS_TEST_TMPDIR/off" "$BATS_TEST_TMPDIR/warm"
+	cmp "$BATS_TEST_TMPDIR/off" "$BATS_TEST_TMPDIR/wall"
+	[ "$(entry | wc -l)" -eq 4 ]
 	grep -q '"type":"pd.profile"' "$BATS_TEST_TMPDIR/off"
+}
+
+@test "cache: every Nsight export reads the same off, cold and warm; a damaged one is never kept" {
+	require_corpus
+	local f
+	for f in "$CORPUS"/nsys/*/*.sqlite; do
+		rm -rf "$PD_CACHE_DIR"
+		PD_CACHE=0 pipeline "$f" >"$BATS_TEST_TMPDIR/off"
+		pipeline "$f" >"$BATS_TEST_TMPDIR/cold"
+		pipeline "$f" >"$BATS_TEST_TMPDIR/warm"
+		cmp "$BATS_TEST_TMPDIR/off" "$BATS_TEST_TMPDIR/cold"
+		cmp "$BATS_TEST_TMPDIR/off" "$BATS_TEST_TMPDIR/warm"
+		# one entry a process pd-locate finds in it
+		[ "$(entry | wc -l)" -eq "$(pd-locate "$f" | grep -c '"type":"pd.root"')" ]
+	done
+	# a page of the mfu export's tables overwritten: each read of it
+	# stops at that page with a warning (one a process, each run) and
+	# nothing is kept, so that a replay cannot drop the warning
+	cp "$CORPUS/nsys/nsysai-mfu-train-h100-2gpu-before-after/mfu_2gpu_before.sqlite" \
+	    "$BATS_TEST_TMPDIR/bad.sqlite"
+	chmod u+w "$BATS_TEST_TMPDIR/bad.sqlite"
+	python3 -c 'import sys; f = open(sys.argv[1], "r+b"); f.seek(1500 * 1024); f.write(b"\xff" * 4096)' \
+	    "$BATS_TEST_TMPDIR/bad.sqlite"
+	settle
+	rm -rf "$PD_CACHE_DIR"
+	for f in off cold warm; do
+		if [ $f = off ]; then
+			PD_CACHE=0 run_pd 3 bash -c "pd-locate '$BATS_TEST_TMPDIR/bad.sqlite' | pd-sum-step"
+		else
+			run_pd 3 bash -c "pd-locate '$BATS_TEST_TMPDIR/bad.sqlite' | pd-sum-step"
+		fi
+		[ "$(grep -c 'bad.sqlite: reading the export: database disk image is malformed; summarized the rows read before it' <<<"$stderr")" -eq 2 ]
+		cp <(printf '%s\n' "$output") "$BATS_TEST_TMPDIR/bad.$f"
+	done
+	cmp "$BATS_TEST_TMPDIR/bad.off" "$BATS_TEST_TMPDIR/bad.warm"
 	not entry 2>/dev/null
 }
 
