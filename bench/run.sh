@@ -499,8 +499,9 @@ fi
 # An Nsight Systems export: the corpus's mfu_2gpu_before.sqlite (2
 # processes) with its event tables repeated BENCH_NSYS_COPIES times (copy
 # k shifted by k x 1 s), read by pd-locate | pd-sum-step, pd-sum-gaps and
-# pd-hotspots, next to cat of the same file. (It has no steps: pd-sum-gaps
-# holds its strip's spans of the whole export.)
+# pd-hotspots, next to cat of the same file (it has no steps: pd-sum-gaps
+# holds its strip's spans of the whole export), then by the whole
+# pipeline with the cache off, cold and warm.
 NSRC=$CORPUS/nsys/nsysai-mfu-train-h100-2gpu-before-after/mfu_2gpu_before.sqlite
 NBIG=$OUT/big-nsys.sqlite
 if part nsys && [ -f "$NSRC" ] && [ ! -s "$NBIG" ]; then
@@ -542,7 +543,27 @@ if part nsys && [ -s "$NBIG" ]; then
 		[ "$RC" -ne 0 ] && note="exit $RC"
 		row "locate|${t#pd-}" sqlite "$W" "$C" "$(nrate "$C")" "$(mib "$R")" \
 		    "$(ratio "$C" "$NCATC")" "$note (2 processes, each read once)"
+		NMAX=$C		# (pd-hotspots last: the heaviest)
 	done
+	# the whole pipeline on it, cache off, cold and warm (one run each;
+	# x_max: over locate|hotspots above): the first tool to read a
+	# process's events keeps them (pd(7), The trace cache)
+	pipe="'$BIN/pd-locate' '$NBIG'"
+	for t in pd-sum-step pd-sum-comm pd-sum-mem pd-sum-input \
+	    pd-sum-gaps pd-hotspots pd-profile; do
+		pipe="$pipe | '$BIN/$t' -q"
+	done
+	rm -rf "$OUT/nsys-cache"
+	for mode in off cold warm; do
+		c=1
+		[ $mode = off ] && c=0
+		measure env PD_CACHE=$c PD_CACHE_DIR="$OUT/nsys-cache" sh -c "$pipe"
+		note="sys $S x_max $(ratio "$C" "$NMAX")"
+		[ "$RC" -ne 0 ] && note="$note exit $RC"
+		row "pipeline $mode" sqlite "$W" "$C" "$(nrate "$C")" \
+		    "$(mib "$R")" "$(ratio "$C" "$NCATC")" "$note"
+	done
+	rm -rf "$OUT/nsys-cache"
 fi
 # The reduce of a large job: the evidence records of one rank (the
 # pipeline on test/fixtures/kineto/small-collectives.json: 150 collectives,
