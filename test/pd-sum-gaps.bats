@@ -421,6 +421,54 @@ kernels() {
 	[ "${J[1]}" = 38810 ]
 }
 
+# 3000 kernels on one stream in 600 groups of 5, overlapping here and
+# there, at uneven distances (the jq below), read with the sort in memory
+# and in temporary files: the lane's count, busy time and drawn spans
+# against a reference in Python of what pd-sum-gaps(1) says the strip is
+# (the union of the spans; those closer than the window / 1000 merged,
+# the distance doubled until at most 200 are left): 812 stretches, 542
+# spans at the first distance, 120 at twice it. pd-sum-gaps draws a lane
+# as it reads it and doubles the distance past 400 spans, before the end.
+@test "pd-sum-gaps: a long lane is drawn as the whole lane would be" {
+	kernels "$BATS_TEST_TMPDIR/t.json" \
+	    'range(0; 3000) | [7, ((. / 5 | floor) * 300 + ((. / 5 | floor) * 37 % 300) + ((. / 25 | floor) * 700) + (. % 5) * 10), (5 + (. * 7 % 20))]'
+	run python3 - "$BATS_TEST_TMPDIR/t.json" <<'PY'
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+sp = sorted((e["ts"] * 1000, (e["ts"] + e["dur"]) * 1000) for e in ev)
+w0, w1 = sp[0][0], max(b for a, b in sp)
+u = []                          # the union, in ns
+for a, b in sp:
+    if u and a <= u[-1][1]:
+        u[-1][1] = max(u[-1][1], b)
+    else:
+        u.append([a, b])
+res, d, n = max((w1 - w0) // 1000, 1), u, []
+while True:
+    m = []
+    for a, b in d:
+        if m and a - m[-1][1] < res:
+            m[-1][1] = max(m[-1][1], b)
+        else:
+            m.append([a, b])
+    d = m
+    n.append(len(d))
+    if len(d) <= 200:
+        break
+    res *= 2
+print(len(u), n)
+print(json.dumps([len(ev), sum(b - a for a, b in u) / 1000, len(d),
+                  [[(a - w0) / 1000, (b - a) / 1000] for a, b in d]]))
+PY
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "812 [542, 120]" ]
+	want=$(jq -c . <<<"${lines[1]}")
+	for mem in "" 64; do
+		TMPDIR=$BATS_TEST_TMPDIR PD_SORT_MEM=$mem gaps kineto kineto_trace "$BATS_TEST_TMPDIR/t.json"
+		[ "$(jqr pd.gaps '.strip.lanes[0]|[.count,.busy_us,(.spans|length),.spans]')" = "$want" ]
+	done
+}
+
 # The strip of a real two-rank Ascend run, rank 0, from both exports.
 # Figures from python3 (json and sqlite3 on the same files): the one step,
 # ProfilerStep#50, is 155985.8 us in trace_view.json; the 4 HCCL hcom_*

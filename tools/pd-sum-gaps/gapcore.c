@@ -3,6 +3,7 @@
 #include "gapcore.h"
 #include "pd_diag.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -780,6 +781,25 @@ struct lane {
 	size_t stream;		/* device lanes: index in g->s */
 };
 
+/* A span of the strip's lane (host lanes first, then a lane per stream),
+ * kept in a pd_xsort until the strip is drawn: by lane, start, end. */
+struct strip_sp {
+	int64_t ts, end;
+	uint32_t lane, pad;
+};
+
+static int
+cmp_sp(const void *x, const void *y)
+{
+	const struct strip_sp *a = x, *b = y;
+
+	if (a->lane != b->lane)
+		return a->lane < b->lane ? -1 : 1;
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	return (a->end > b->end) - (a->end < b->end);
+}
+
 /* [ts, end) clipped to [w0, w1), kept when it meets the window; zero
  * length spans (launch instants) are kept as points. */
 static void
@@ -830,35 +850,6 @@ lane_union(struct lane *l)
 		l->count = (int64_t)l->n;
 }
 
-/* Take the disjoint, sorted spans of w out of the disjoint, sorted spans
- * of l (a stream's wait tasks out of its activity); busy again. */
-static void
-lane_minus(struct lane *l, const struct lane *w)
-{
-	struct gap_span *out = NULL;
-	size_t i, j = 0, n = 0, cap = 0;
-
-	for (i = 0; i < l->n; i++) {
-		int64_t a = l->v[i].ts, b = l->v[i].end;
-
-		while (j < w->n && w->v[j].end <= a)
-			j++;
-		for (size_t k = j; k < w->n && w->v[k].ts < b; k++) {
-			if (w->v[k].ts > a)
-				span_push(&out, &n, &cap, a, w->v[k].ts - a);
-			if (w->v[k].end > a)
-				a = w->v[k].end;
-		}
-		if (a < b || (a == b && l->v[i].ts == b))
-			span_push(&out, &n, &cap, a, b - a);
-	}
-	free(l->v);
-	l->v = out, l->n = n, l->cap = cap;
-	l->busy = 0;
-	for (i = 0; i < n; i++)
-		l->busy += out[i].end - out[i].ts;
-}
-
 /* For drawing: merge spans closer than res, doubling res until at most
  * GAP_STRIP_SPANS are left. */
 static void
@@ -880,6 +871,99 @@ lane_draw(struct lane *l, int64_t res)
 		if (l->n <= GAP_STRIP_SPANS)
 			break;
 	}
+}
+
+/* A span of a lane as drawn, in order: merged into the last one when
+ * closer than *res; past twice the spans drawn, *res doubles and they
+ * are merged again (gaps closed below res and then below 2 res are those
+ * closed below 2 res: the same spans lane_draw gives the whole lane). */
+static void
+draw_push(struct lane *l, int64_t *res, int64_t ts, int64_t end)
+{
+	if (l->n && ts - l->v[l->n - 1].end < *res) {
+		if (end > l->v[l->n - 1].end)
+			l->v[l->n - 1].end = end;
+	} else
+		span_push(&l->v, &l->n, &l->cap, ts, end - ts);
+	if (l->n > 2 * GAP_STRIP_SPANS) {
+		*res *= 2;
+		lane_draw(l, *res);
+	}
+}
+
+/* Filling a lane from the strip's sort (lane_fill). */
+struct fill {
+	struct lane *l;
+	const struct lane *w;	/* the wait tasks taken out; NULL: none */
+	size_t j;		/* the first of them that may still matter */
+	int64_t res, busy, nunion;
+};
+
+/* A stretch [a, b) of the lane's union, in order: less the wait tasks,
+ * counted and drawn. */
+static void
+stretch(struct fill *f, int64_t a, int64_t b)
+{
+	const struct lane *w = f->w;
+	int64_t p = a;
+	size_t k;
+
+	f->nunion++;
+	if (w) {
+		while (f->j < w->n && w->v[f->j].end <= a)
+			f->j++;
+		for (k = f->j; k < w->n && w->v[k].ts < b; k++) {
+			if (w->v[k].ts > p) {
+				f->busy += w->v[k].ts - p;
+				draw_push(f->l, &f->res, p, w->v[k].ts);
+			}
+			if (w->v[k].end > p)
+				p = w->v[k].end;
+		}
+		/* a point (launch instant) stays where no wait covers it */
+		if (!(p < b || (p == b && a == b)))
+			return;
+	}
+	f->busy += b - p;
+	draw_push(f->l, &f->res, p, b);
+}
+
+/* The spans of lane id in the strip's sort, which hands them out in
+ * order: their union (busy time exact; host operators, which nest,
+ * counted as its stretches), less the disjoint, sorted spans of w (a
+ * stream's wait tasks; NULL: none), drawn as they come (lane_draw): a
+ * lane holds the spans it draws, not all those of its window. */
+static void
+lane_fill(struct pd_xsort *sp, struct lane *l, uint32_t id,
+    const struct lane *w, int64_t res)
+{
+	struct fill f = { l, w, 0, res, 0, 0 };
+	const struct strip_sp *x;
+	int64_t a = 0, b = 0;
+	int have = 0;
+
+	l->n = 0;
+	for (;;) {
+		x = pd_xsort_peek(sp);
+		if (x && x->lane != id)
+			x = NULL;
+		if (x && have && x->ts <= b) {
+			if (x->end > b)
+				b = x->end;
+			pd_xsort_next(sp);
+			continue;
+		}
+		if (have)
+			stretch(&f, a, b);
+		if (!x)
+			break;
+		a = x->ts, b = x->end, have = 1;
+		pd_xsort_next(sp);
+	}
+	l->busy = f.busy;
+	if (l->kind && strcmp(l->kind, "host") == 0)
+		l->count = f.nunion;
+	lane_draw(l, f.res);
 }
 
 static json_t *
@@ -990,7 +1074,35 @@ struct strip {
 	size_t m, ordinal;	/* the median step, its place by start */
 	struct lane host[NHOST];
 	struct lane *dl;	/* per stream */
+	struct pd_xsort sp;	/* the lanes' spans (struct strip_sp) */
+	int err;		/* the sort failed (sp.err) */
 };
+
+/* A span on lane id (host lanes first, then one a stream), clipped to
+ * the window as lane_add does: counted, and into the sort. */
+static void
+strip_put(struct strip *st, size_t id, int64_t ts, int64_t end)
+{
+	struct lane *l = id < NHOST ? &st->host[id] : &st->dl[id - NHOST];
+	struct strip_sp *x;
+
+	if (end < ts || ts >= st->w1 || end < st->w0 ||
+	    (end == st->w0 && end > ts))
+		return;
+	if (ts < st->w0)
+		ts = st->w0;
+	if (end > st->w1)
+		end = st->w1;
+	l->count++;
+	if (!(x = pd_xsort_slot(&st->sp))) {
+		st->err = 1;
+		return;
+	}
+	memset(x, 0, sizeof *x);
+	x->ts = ts;
+	x->end = end;
+	x->lane = (uint32_t)id;
+}
 
 /* The window: the median step, else the span of the activities; none
  * when there are neither or it is empty. */
@@ -1000,6 +1112,7 @@ strip_init(struct gaps *g, struct strip *st)
 	size_t i;
 
 	memset(st, 0, sizeof *st);
+	pd_xsort_init(&st->sp, sizeof(struct strip_sp), cmp_sp);
 	if (g->nsteps) {
 		st->m = median_step(g);
 		st->w0 = g->steps[st->m].ts, st->w1 = g->steps[st->m].end;
@@ -1031,22 +1144,22 @@ strip_add(struct strip *st, const struct gap_rec *a)
 {
 	if (!st->on)
 		return;
-	lane_add(&st->dl[a->stream], a->ts, a->end, st->w0, st->w1);
+	strip_put(st, NHOST + a->stream, a->ts, a->end);
 	if (a->lts != GAP_NONE)
-		lane_add(&st->host[H_LAUNCH], a->lts, a->lts, st->w0, st->w1);
+		strip_put(st, H_LAUNCH, a->lts, a->lts);
 }
 
 /* Stream si's lane, all its activities in: less its wait tasks; 0 when
  * nothing of it is in the window. */
 static int
-device_lane(const struct gaps *g, size_t si, struct lane *l, int64_t w0,
-    int64_t w1)
+device_lane(const struct gaps *g, struct strip *st, size_t si,
+    struct lane *l, int64_t res)
 {
 	const struct gap_stream *s = &g->s[si];
 	struct lane w;
 	size_t j;
 
-	if (!l->n)
+	if (!l->count)
 		return 0;
 	l->kind = s->comm_ns * 2 > s->all_ns || comm_named(g, s) ?
 	    "communication" : "device";
@@ -1056,14 +1169,13 @@ device_lane(const struct gaps *g, size_t si, struct lane *l, int64_t w0,
 	else
 		snprintf(l->name, sizeof l->name, "stream %lld",
 		    (long long)s->id);
-	lane_union(l);
 	memset(&w, 0, sizeof w);
 	for (j = 0; j < g->nwaits; j++)
 		if (g->waits[j].stream == si)
-			lane_add(&w, g->waits[j].ts, g->waits[j].end, w0, w1);
+			lane_add(&w, g->waits[j].ts, g->waits[j].end, st->w0,
+			    st->w1);
 	lane_union(&w);
-	if (w.n)
-		lane_minus(l, &w);
+	lane_fill(&st->sp, l, (uint32_t)(NHOST + si), w.n ? &w : NULL, res);
 	l->wait = w.busy;
 	free(w.v);
 	return 1;
@@ -1079,24 +1191,27 @@ strip_json(struct gaps *g, struct strip *st)
 
 	if (!st->on)
 		return json_null();
+	if (st->err || pd_xsort_finish(&st->sp) < 0)
+		return NULL;
 	res = (w1 - w0) / GAP_STRIP_FINE;
 	if (res < 1)
 		res = 1;
+	/* the lanes in the sort's order: the host lanes, then the streams */
+	for (i = 0; i < NHOST; i++) {
+		host[i].wait = -1;
+		lane_fill(&st->sp, &host[i], (uint32_t)i, NULL, res);
+	}
 	for (i = 0; i < g->ns; i++) {
 		struct lane l = dl[i];
 
 		dl[i].v = NULL;
-		if (device_lane(g, i, &l, w0, w1)) {
-			lane_draw(&l, res);
+		if (device_lane(g, st, i, &l, res))
 			dl[nd++] = l;
-		} else
+		else
 			free(l.v);
 	}
-	for (i = 0; i < NHOST; i++) {
-		host[i].wait = -1;
-		lane_union(&host[i]);
-		lane_draw(&host[i], res);
-	}
+	if (st->sp.err)
+		return NULL;
 	qsort(dl, nd, sizeof *dl, cmp_lane_busy);
 	kept = nd < GAP_STRIP_LANES ? nd : GAP_STRIP_LANES;
 	cmp_g = g;
@@ -1143,6 +1258,7 @@ strip_free(struct strip *st, size_t ns)
 	for (i = 0; st->dl && i < ns; i++)
 		free(st->dl[i].v);
 	free(st->dl);
+	pd_xsort_free(&st->sp);
 }
 
 /* Whether t is inside a step: the steps' starts in order, each with the
@@ -1211,13 +1327,12 @@ replay_one(const unsigned char *p, const unsigned char *end, void *ctx)
 			r->g->sync_ns += e - ts;
 		}
 		if (r->st->on)
-			lane_add(&r->st->host[H_SYNC], ts, e, r->st->w0,
-			    r->st->w1);
+			strip_put(r->st, H_SYNC, ts, e);
 		return p;
 	}
 	for (i = 0; r->st->on && i < NHOST; i++)
 		if (host_lanes[i].lane == tag)
-			lane_add(&r->st->host[i], ts, e, r->st->w0, r->st->w1);
+			strip_put(r->st, (size_t)i, ts, e);
 	return p;
 }
 
@@ -1350,7 +1465,7 @@ flush_pending(struct gaps *g)
 int
 gaps_fill(struct gaps *g, json_t *rec, int topn)
 {
-	json_t *streams = json_array(), *large = json_array();
+	json_t *streams = json_array(), *large = json_array(), *strip;
 	struct strip st;
 	struct pass ps;
 	struct replay rp;
@@ -1420,7 +1535,13 @@ gaps_fill(struct gaps *g, json_t *rec, int topn)
 	else
 		pd_set_null(rec, "pageable_memcpy_us");
 	pd_set_int(rec, "steps", (int64_t)g->nsteps);
-	pd_set(rec, "strip", strip_json(g, &st));
+	if (!(strip = strip_json(g, &st))) {
+		io_check(g, &st.sp);
+		if (!g->ioerr)
+			g->ioerr = EIO;
+		goto out;
+	}
+	pd_set(rec, "strip", strip);
 	streams = large = NULL;
 	rc = 0;
 out:

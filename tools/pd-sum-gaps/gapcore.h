@@ -13,9 +13,10 @@
  * strip's window is known. What is held in memory: one entry per stream,
  * per step (40 bytes) and per Ascend wait task (24 bytes), the launch
  * calls and activities not linked yet (a pd_i64map entry, 40 bytes, each;
- * those never linked stay until the end), and at the end the strip's
- * spans inside its window (16 bytes each; the window is the median step,
- * or the whole trace when there are no steps). */
+ * those never linked stay until the end). The strip's spans inside its
+ * window (the median step, or the whole trace when there are no steps)
+ * go to a fourth sort (24 bytes each, by lane and start), and each lane
+ * is drawn as it is read back, holding at most 400 drawn spans. */
 #ifndef GAPCORE_H
 #define GAPCORE_H
 
