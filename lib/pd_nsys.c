@@ -194,6 +194,20 @@ failed(struct rd *r)
 /* Each event table is one query whose first column is the row's start;
  * its row() hands the current row out. */
 
+/* The args of a device row as Kineto writes them: device, stream,
+ * correlation, and bytes when *bytes (NULL: none). */
+static void
+dev_args(char *buf, size_t size, int64_t dev, int64_t str, int64_t corr,
+    const int64_t *bytes)
+{
+	int n = snprintf(buf, size, "{\"device\": %" PRId64 ", \"stream\": %"
+	    PRId64 ", \"correlation\": %" PRId64, dev, str, corr);
+
+	if (n > 0 && (size_t)n < size)
+		snprintf(buf + n, size - (size_t)n, bytes ? ", \"bytes\": %"
+		    PRId64 "}" : "}", bytes ? *bytes : 0);
+}
+
 static sqlite3_stmt *
 q_kernels(struct rd *r)
 {
@@ -216,9 +230,7 @@ kernel_row(struct rd *r, sqlite3_stmt *s)
 	int64_t dev = int_of(s, 2, 0), str = int_of(s, 3, 0);
 	char args[160];
 
-	snprintf(args, sizeof args, "{\"device\": %" PRId64 ", \"stream\": %"
-	    PRId64 ", \"correlation\": %" PRId64 "}", dev, str,
-	    int_of(s, 4, 0));
+	dev_args(args, sizeof args, dev, str, int_of(s, 4, 0), NULL);
 	emit(r, "kernel", text_of(s, 5), dev, str, int_of(s, 0, 0),
 	    int_of(s, 1, 0), args);
 }
@@ -244,9 +256,7 @@ graph_row(struct rd *r, sqlite3_stmt *s)
 	int64_t dev = int_of(s, 2, 0), str = int_of(s, 3, 0);
 	char args[160], name[48];
 
-	snprintf(args, sizeof args, "{\"device\": %" PRId64 ", \"stream\": %"
-	    PRId64 ", \"correlation\": %" PRId64 "}", dev, str,
-	    int_of(s, 4, 0));
+	dev_args(args, sizeof args, dev, str, int_of(s, 4, 0), NULL);
 	snprintf(name, sizeof name, "CUDA graph %" PRId64, int_of(s, 5, 0));
 	emit(r, "kernel", name, dev, str, int_of(s, 0, 0), int_of(s, 1, 0),
 	    args);
@@ -287,12 +297,11 @@ q_copies(struct rd *r)
 static void
 copy_row(struct rd *r, sqlite3_stmt *s)
 {
-	int64_t dev = int_of(s, 2, 0), str = int_of(s, 3, 0);
+	int64_t dev = int_of(s, 2, 0), str = int_of(s, 3, 0), bytes;
 	char args[200], name[96];
 
-	snprintf(args, sizeof args, "{\"device\": %" PRId64 ", \"stream\": %"
-	    PRId64 ", \"correlation\": %" PRId64 ", \"bytes\": %" PRId64 "}",
-	    dev, str, int_of(s, 4, 0), int_of(s, 5, 0));
+	bytes = int_of(s, 5, 0);
+	dev_args(args, sizeof args, dev, str, int_of(s, 4, 0), &bytes);
 	snprintf(name, sizeof name, "Memcpy %s (%s -> %s)",
 	    copy_kind(int_of(s, 6, 0)), mem_kind(int_of(s, 7, -1)),
 	    mem_kind(int_of(s, 8, -1)));
@@ -317,12 +326,11 @@ q_memsets(struct rd *r)
 static void
 memset_row(struct rd *r, sqlite3_stmt *s)
 {
-	int64_t dev = int_of(s, 2, 0), str = int_of(s, 3, 0);
+	int64_t dev = int_of(s, 2, 0), str = int_of(s, 3, 0), bytes;
 	char args[200], name[64];
 
-	snprintf(args, sizeof args, "{\"device\": %" PRId64 ", \"stream\": %"
-	    PRId64 ", \"correlation\": %" PRId64 ", \"bytes\": %" PRId64 "}",
-	    dev, str, int_of(s, 4, 0), int_of(s, 5, 0));
+	bytes = int_of(s, 5, 0);
+	dev_args(args, sizeof args, dev, str, int_of(s, 4, 0), &bytes);
 	snprintf(name, sizeof name, "Memset (%s)", mem_kind(int_of(s, 6, 2)));
 	emit(r, "gpu_memset", name, dev, str, int_of(s, 0, 0),
 	    int_of(s, 1, 0), args);
@@ -387,8 +395,7 @@ sync_row(struct rd *r, sqlite3_stmt *s)
 
 	if (e)
 		pd_i64map_del(&r->syncapi, e);
-	snprintf(args, sizeof args, "{\"device\": %" PRId64 ", \"stream\": %"
-	    PRId64 ", \"correlation\": %" PRId64 "}", dev, str, corr);
+	dev_args(args, sizeof args, dev, str, corr, NULL);
 	emit(r, "cuda_sync", sync_names[kind], dev, str, int_of(s, 0, 0),
 	    int_of(s, 1, 0), args);
 }
