@@ -132,6 +132,13 @@ rate() { awk -v m="$MIB" -v c="$1" 'BEGIN { printf "%.0f", (c > 0 ? m / c : 0) }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
 mib() { awk -v r="$1" 'BEGIN { printf "%.1f", r / 1024 }'; }
 row() { printf '%-14s %-5s %7s %7s %7s %8s %8s  %s\n' "$@"; }
+pipe_of() {	# pipe_of SRC: the evidence pipeline's command on SRC, in pipe
+	pipe="'$BIN/pd-locate' '$1'"
+	for t in pd-sum-step pd-sum-comm pd-sum-mem pd-sum-input \
+	    pd-sum-gaps pd-hotspots pd-profile; do
+		pipe="$pipe | '$BIN/$t' -q"
+	done
+}
 
 echo "bench: $BIG: $MIB MiB of JSON, $GZMIB MiB as gzip"
 echo "bench: $(nproc 2>/dev/null || echo '?') cores, load $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')"
@@ -220,11 +227,7 @@ if part pipeline && [ -x "$BIN/pd-sum-step" ] && [ -x "$BIN/pd-hotspots" ] &&
 		measure -n 3 "$BIN/pd-hotspots" -q "$f"; MAX=$C
 		row "hotspots alone" $in "$W" "$C" "$(rate "$C")" "$(mib "$R")" \
 		    "$(ratio "$C" "$base")" "cache off, sys $S"
-		pipe="'$BIN/pd-locate' '$f'"
-		for t in pd-sum-step pd-sum-comm pd-sum-mem pd-sum-input \
-		    pd-sum-gaps pd-hotspots pd-profile; do
-			pipe="$pipe | '$BIN/$t' -q"
-		done
+		pipe_of "$f"
 		rm -rf "$CDIR"
 		for mode in off cold warm; do
 			c=1
@@ -322,11 +325,7 @@ if part rss && [ "$GIB" != 0.25 ] && [ -s "$SMALL" ]; then
 		flat "$t" "$R" "$big"
 	done
 	if [ -n "${RSS_pipeline:-}" ]; then
-		pipe="'$BIN/pd-locate' '$SMALL'"
-		for t in pd-sum-step pd-sum-comm pd-sum-mem pd-sum-input \
-		    pd-sum-gaps pd-hotspots pd-profile; do
-			pipe="$pipe | '$BIN/$t' -q"
-		done
+		pipe_of "$SMALL"
 		rm -rf "$OUT/cache"
 		PD_CACHE=1 PD_CACHE_DIR="$OUT/cache" sh -c "$pipe" >/dev/null 2>&1 || true
 		measure env PD_CACHE=1 PD_CACHE_DIR="$OUT/cache" sh -c "$pipe"
@@ -373,11 +372,7 @@ if part set8 && [ -f "$SET/.done" ] && [ -x "$BIN/pd-locate" ]; then
 	for in in plain gzip; do
 		d=$SET/plain base=$SCATC
 		[ $in = gzip ] && d=$SET/gz base=$SGZC
-		pipe="'$BIN/pd-locate' '$d'"
-		for t in pd-sum-step pd-sum-comm pd-sum-mem pd-sum-input \
-		    pd-sum-gaps pd-hotspots pd-profile; do
-			pipe="$pipe | '$BIN/$t' -q"
-		done
+		pipe_of "$d"
 		rm -rf "$OUT/cache"
 		for mode in off cold warm; do
 			c=1
@@ -548,11 +543,7 @@ if part nsys && [ -s "$NBIG" ]; then
 	# the whole pipeline on it, cache off, cold and warm (one run each;
 	# x_max: over locate|hotspots above): the first tool to read a
 	# process's events keeps them (pd(7), The trace cache)
-	pipe="'$BIN/pd-locate' '$NBIG'"
-	for t in pd-sum-step pd-sum-comm pd-sum-mem pd-sum-input \
-	    pd-sum-gaps pd-hotspots pd-profile; do
-		pipe="$pipe | '$BIN/$t' -q"
-	done
+	pipe_of "$NBIG"
 	rm -rf "$OUT/nsys-cache"
 	for mode in off cold warm; do
 		c=1
