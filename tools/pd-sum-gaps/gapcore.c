@@ -800,6 +800,10 @@ cmp_sp(const void *x, const void *y)
 	return (a->end > b->end) - (a->end < b->end);
 }
 
+/* (equal spans of a lane are the same record: a total order) */
+#define SP_LE(a, b) (cmp_sp((a), (b)) <= 0)
+PD_MSORT(sort_sps, struct strip_sp, SP_LE, 1)
+
 /* [ts, end) clipped to [w0, w1), kept when it meets the window; zero
  * length spans (launch instants) are kept as points. */
 static void
@@ -928,38 +932,67 @@ stretch(struct fill *f, int64_t a, int64_t b)
 	draw_push(f->l, &f->res, p, b);
 }
 
-/* The spans of lane id in the strip's sort, which hands them out in
- * order: their union (busy time exact; host operators, which nest,
- * counted as its stretches), less the disjoint, sorted spans of w (a
- * stream's wait tasks; NULL: none), drawn as they come (lane_draw): a
- * lane holds the spans it draws, not all those of its window. */
+/* The spans of a lane, in order (start, end): from the strip's sort
+ * (sp, when all went there: lane id's run of it), else from the lane's
+ * own array (v, n; sorted first). */
+struct spsrc {
+	struct pd_xsort *sp;
+	uint32_t id;
+	struct gap_span *v;
+	size_t n, i;
+};
+
+static int
+src_next(struct spsrc *c, int64_t *ts, int64_t *end)
+{
+	const struct strip_sp *x;
+
+	if (!c->sp) {
+		if (c->i >= c->n)
+			return 0;
+		*ts = c->v[c->i].ts, *end = c->v[c->i].end;
+		c->i++;
+		return 1;
+	}
+	if (!(x = pd_xsort_peek(c->sp)) || x->lane != c->id)
+		return 0;
+	*ts = x->ts, *end = x->end;
+	pd_xsort_next(c->sp);
+	return 1;
+}
+
+/* Lane l (number id; its spans in sp when they went there, else in its
+ * array): its spans' union (busy time exact; host operators,
+ * which nest, counted as its stretches), less the disjoint, sorted spans
+ * of w (a stream's wait tasks; NULL: none), drawn as they come
+ * (lane_draw): l->v then holds the spans drawn. */
 static void
 lane_fill(struct pd_xsort *sp, struct lane *l, uint32_t id,
     const struct lane *w, int64_t res)
 {
 	struct fill f = { l, w, 0, res, 0, 0 };
-	const struct strip_sp *x;
-	int64_t a = 0, b = 0;
-	int have = 0;
+	struct spsrc c = { sp, id, l->v, l->n, 0 };
+	int64_t a = 0, b = 0, ts = 0, end = 0;
+	int have = 0, more;
 
-	l->n = 0;
+	if (!c.sp && c.n)
+		qsort(c.v, c.n, sizeof *c.v, cmp_span);
+	l->v = NULL;
+	l->n = l->cap = 0;
 	for (;;) {
-		x = pd_xsort_peek(sp);
-		if (x && x->lane != id)
-			x = NULL;
-		if (x && have && x->ts <= b) {
-			if (x->end > b)
-				b = x->end;
-			pd_xsort_next(sp);
+		more = src_next(&c, &ts, &end);
+		if (more && have && ts <= b) {
+			if (end > b)
+				b = end;
 			continue;
 		}
 		if (have)
 			stretch(&f, a, b);
-		if (!x)
+		if (!more)
 			break;
-		a = x->ts, b = x->end, have = 1;
-		pd_xsort_next(sp);
+		a = ts, b = end, have = 1;
 	}
+	free(c.v);
 	l->busy = f.busy;
 	if (l->kind && strcmp(l->kind, "host") == 0)
 		l->count = f.nunion;
@@ -1072,28 +1105,29 @@ struct strip {
 	int on;			/* there is a window */
 	int64_t w0, w1;
 	size_t m, ordinal;	/* the median step, its place by start */
+	size_t ns;		/* streams: lanes NHOST.. */
 	struct lane host[NHOST];
 	struct lane *dl;	/* per stream */
-	struct pd_xsort sp;	/* the lanes' spans (struct strip_sp) */
+	/* the lanes' spans: in each lane's array while they fit in the
+	 * memory of a sort (held of sp.max), then all in sp (spilled) */
+	struct pd_xsort sp;	/* struct strip_sp, by lane, start, end */
+	size_t held;
+	int spilled;
 	int err;		/* the sort failed (sp.err) */
 };
 
-/* A span on lane id (host lanes first, then one a stream), clipped to
- * the window as lane_add does: counted, and into the sort. */
-static void
-strip_put(struct strip *st, size_t id, int64_t ts, int64_t end)
+static struct lane *
+strip_lane(struct strip *st, size_t id)
 {
-	struct lane *l = id < NHOST ? &st->host[id] : &st->dl[id - NHOST];
+	return id < NHOST ? &st->host[id] : &st->dl[id - NHOST];
+}
+
+/* [ts, end) of lane id into the sort. */
+static void
+sp_add(struct strip *st, size_t id, int64_t ts, int64_t end)
+{
 	struct strip_sp *x;
 
-	if (end < ts || ts >= st->w1 || end < st->w0 ||
-	    (end == st->w0 && end > ts))
-		return;
-	if (ts < st->w0)
-		ts = st->w0;
-	if (end > st->w1)
-		end = st->w1;
-	l->count++;
 	if (!(x = pd_xsort_slot(&st->sp))) {
 		st->err = 1;
 		return;
@@ -1102,6 +1136,55 @@ strip_put(struct strip *st, size_t id, int64_t ts, int64_t end)
 	x->ts = ts;
 	x->end = end;
 	x->lane = (uint32_t)id;
+}
+
+/* A span on lane id (host lanes first, then one a stream), clipped to
+ * the window as lane_add does: counted, and kept in the lane's array
+ * while all the lanes' spans fit in what a sort holds in memory; past
+ * that, every lane's spans go to the sort, and the later ones after
+ * them. */
+static void strip_spill(struct strip *st);
+
+static inline void
+strip_put(struct strip *st, size_t id, int64_t ts, int64_t end)
+{
+	struct lane *l;
+
+	if (end < ts || ts >= st->w1 || end < st->w0 ||
+	    (end == st->w0 && end > ts))
+		return;
+	if (ts < st->w0)
+		ts = st->w0;
+	if (end > st->w1)
+		end = st->w1;
+	l = strip_lane(st, id);
+	l->count++;
+	if (!st->spilled && st->held < st->sp.max) {
+		span_push(&l->v, &l->n, &l->cap, ts, end - ts);
+		st->held++;
+		return;
+	}
+	if (!st->spilled)
+		strip_spill(st);
+	sp_add(st, id, ts, end);
+}
+
+/* Every lane's spans from its array into the sort. */
+static void
+strip_spill(struct strip *st)
+{
+	size_t i, j;
+
+	for (i = 0; i < NHOST + st->ns; i++) {
+		struct lane *m = strip_lane(st, i);
+
+		for (j = 0; j < m->n; j++)
+			sp_add(st, i, m->v[j].ts, m->v[j].end);
+		free(m->v);
+		m->v = NULL;
+		m->n = m->cap = 0;
+	}
+	st->spilled = 1;
 }
 
 /* The window: the median step, else the span of the activities; none
@@ -1113,6 +1196,7 @@ strip_init(struct gaps *g, struct strip *st)
 
 	memset(st, 0, sizeof *st);
 	pd_xsort_init(&st->sp, sizeof(struct strip_sp), cmp_sp);
+	pd_xsort_set_sort(&st->sp, sort_sps_any);
 	if (g->nsteps) {
 		st->m = median_step(g);
 		st->w0 = g->steps[st->m].ts, st->w1 = g->steps[st->m].end;
@@ -1131,6 +1215,7 @@ strip_init(struct gaps *g, struct strip *st)
 		st->host[i].kind = host_lanes[i].kind;
 		strcpy(st->host[i].name, host_lanes[i].name);
 	}
+	st->ns = g->ns;
 	st->dl = pd_xrealloc(NULL, (g->ns ? g->ns : 1) * sizeof *st->dl);
 	memset(st->dl, 0, (g->ns ? g->ns : 1) * sizeof *st->dl);
 	for (i = 0; i < g->ns; i++)
@@ -1175,7 +1260,8 @@ device_lane(const struct gaps *g, struct strip *st, size_t si,
 			lane_add(&w, g->waits[j].ts, g->waits[j].end, st->w0,
 			    st->w1);
 	lane_union(&w);
-	lane_fill(&st->sp, l, (uint32_t)(NHOST + si), w.n ? &w : NULL, res);
+	lane_fill(st->spilled ? &st->sp : NULL, l, (uint32_t)(NHOST + si),
+	    w.n ? &w : NULL, res);
 	l->wait = w.busy;
 	free(w.v);
 	return 1;
@@ -1191,7 +1277,7 @@ strip_json(struct gaps *g, struct strip *st)
 
 	if (!st->on)
 		return json_null();
-	if (st->err || pd_xsort_finish(&st->sp) < 0)
+	if (st->err || (st->spilled && pd_xsort_finish(&st->sp) < 0))
 		return NULL;
 	res = (w1 - w0) / GAP_STRIP_FINE;
 	if (res < 1)
@@ -1199,7 +1285,8 @@ strip_json(struct gaps *g, struct strip *st)
 	/* the lanes in the sort's order: the host lanes, then the streams */
 	for (i = 0; i < NHOST; i++) {
 		host[i].wait = -1;
-		lane_fill(&st->sp, &host[i], (uint32_t)i, NULL, res);
+		lane_fill(st->spilled ? &st->sp : NULL, &host[i], (uint32_t)i,
+		    NULL, res);
 	}
 	for (i = 0; i < g->ns; i++) {
 		struct lane l = dl[i];

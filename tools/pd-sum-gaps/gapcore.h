@@ -15,8 +15,9 @@
  * calls and activities not linked yet (a pd_i64map entry, 40 bytes, each;
  * those never linked stay until the end). The strip's spans inside its
  * window (the median step, or the whole trace when there are no steps)
- * go to a fourth sort (24 bytes each, by lane and start), and each lane
- * is drawn as it is read back, holding at most 400 drawn spans. */
+ * are kept by lane while they fit in a sort's memory, past it in a fourth
+ * sort (24 bytes each, by lane and start), and each lane is drawn as it
+ * is read back, holding at most 400 drawn spans. */
 #ifndef GAPCORE_H
 #define GAPCORE_H
 
