@@ -651,18 +651,42 @@ pd_nsys_read(const char *path, int64_t pid, const struct pd_trace_cb *cb,
 }
 
 /* The trace cache's source (pd_tcache_read_as) for the process src_pid:
- * 2 when a table could not be read to its end (said then; an entry
- * would not say it again), so that nothing is cached. */
+ * its events, then the GPU's deviceProperties as a meta (kept in the
+ * entry with them: a replay asks nothing of the export); 2 when a table
+ * could not be read to its end (said then; an entry would not say it
+ * again), so that nothing is cached. */
 static int64_t src_pid;
 
 static int
 events_src(const char *path, const struct pd_trace_cb *cb,
     struct pd_trace_stats *st, int args_kv)
 {
+	struct rd r;
+	json_t *dev;
+
 	(void)args_kv;
-	if (pd_nsys_read(path, src_pid, cb, NULL, st) < 0)
+	memset(st, 0, sizeof *st);
+	if (rd_open(&r, path, src_pid, cb, st) < 0)
 		return -1;
+	read_parts(&r);
+	if ((dev = devices(&r, first_device(&r))) && cb->on_meta)
+		cb->on_meta("deviceProperties", dev, cb->ctx);
+	json_decref(dev);
+	rd_close(&r);
 	return st->truncated ? 2 : 0;
+}
+
+/* The deviceProperties meta of events_src into the read's info (the
+ * caller's on_meta is not shown it: it never was). */
+static struct pd_kineto_info *meta_info;
+
+static void
+devices_meta(const char *key, json_t *v, void *ctx)
+{
+	(void)ctx;
+	if (meta_info && !meta_info->devices &&
+	    strcmp(key, "deviceProperties") == 0)
+		meta_info->devices = json_incref(v);
 }
 
 int
@@ -670,21 +694,19 @@ pd_nsys_events(json_t *root, const char *path, const struct pd_trace_cb *cb,
     struct pd_kineto_info *info, struct pd_trace_stats *st)
 {
 	int64_t pid = pd_rec_int(root, "process", -1);
-	struct pd_trace_stats st0;
-	struct rd r;
+	struct pd_trace_cb c = *cb;
 	int rc;
 
 	/* each tool of a pipeline reads the export once through the cache:
 	 * the first one's read is the others' entry (one a process) */
 	src_pid = pid;
-	rc = pd_tcache_read_as(path, (uint64_t)pid ^ 0x6e737973ULL, cb, st,
+	meta_info = info;
+	c.on_meta = devices_meta;
+	rc = pd_tcache_read_as(path, (uint64_t)pid ^ 0x6e737973ULL, &c, st,
 	    events_src);
+	meta_info = NULL;
 	if (rc < 0)
 		return -1;
-	if (info && !info->devices && rd_open(&r, path, pid, NULL, &st0) == 0) {
-		info->devices = devices(&r, first_device(&r));
-		rd_close(&r);
-	}
 	if (st->skipped) {
 		pd_warn(path, 0, "%" PRIu64 " rows skipped (end before start)",
 		    st->skipped);
