@@ -804,17 +804,26 @@ cmp_sp(const void *x, const void *y)
 #define SP_LE(a, b) (cmp_sp((a), (b)) <= 0)
 PD_MSORT(sort_sps, struct strip_sp, SP_LE, 1)
 
-/* [ts, end) clipped to [w0, w1), kept when it meets the window; zero
- * length spans (launch instants) are kept as points. */
+/* [*ts, *end) clipped to [w0, w1): 0 when it does not meet the window;
+ * zero length spans (launch instants) are kept as points. */
+static inline int
+clip(int64_t *ts, int64_t *end, int64_t w0, int64_t w1)
+{
+	if (*end < *ts || *ts >= w1 || *end < w0 || (*end == w0 && *end > *ts))
+		return 0;
+	if (*ts < w0)
+		*ts = w0;
+	if (*end > w1)
+		*end = w1;
+	return 1;
+}
+
+/* [ts, end) clipped to [w0, w1), kept when it meets the window. */
 static void
 lane_add(struct lane *l, int64_t ts, int64_t end, int64_t w0, int64_t w1)
 {
-	if (end < ts || ts >= w1 || end < w0 || (end == w0 && end > ts))
+	if (!clip(&ts, &end, w0, w1))
 		return;
-	if (ts < w0)
-		ts = w0;
-	if (end > w1)
-		end = w1;
 	span_push(&l->v, &l->n, &l->cap, ts, end - ts);
 	l->count++;
 }
@@ -1138,26 +1147,17 @@ sp_add(struct strip *st, size_t id, int64_t ts, int64_t end)
 	x->lane = (uint32_t)id;
 }
 
-/* A span on lane id (host lanes first, then one a stream), clipped to
- * the window as lane_add does: counted, and kept in the lane's array
+static void strip_spill(struct strip *st);
+
+/* A span of lane id in the window: counted, and kept in the lane's array
  * while all the lanes' spans fit in what a sort holds in memory; past
  * that, every lane's spans go to the sort, and the later ones after
  * them. */
-static void strip_spill(struct strip *st);
-
-static inline void
-strip_put(struct strip *st, size_t id, int64_t ts, int64_t end)
+static void
+strip_keep(struct strip *st, size_t id, int64_t ts, int64_t end)
 {
-	struct lane *l;
+	struct lane *l = strip_lane(st, id);
 
-	if (end < ts || ts >= st->w1 || end < st->w0 ||
-	    (end == st->w0 && end > ts))
-		return;
-	if (ts < st->w0)
-		ts = st->w0;
-	if (end > st->w1)
-		end = st->w1;
-	l = strip_lane(st, id);
 	l->count++;
 	if (!st->spilled && st->held < st->sp.max) {
 		span_push(&l->v, &l->n, &l->cap, ts, end - ts);
@@ -1167,6 +1167,16 @@ strip_put(struct strip *st, size_t id, int64_t ts, int64_t end)
 	if (!st->spilled)
 		strip_spill(st);
 	sp_add(st, id, ts, end);
+}
+
+/* A span on lane id (host lanes first, then one a stream), clipped to
+ * the window as lane_add does (most spans are outside it: tested here,
+ * inline), then kept. */
+static inline void
+strip_put(struct strip *st, size_t id, int64_t ts, int64_t end)
+{
+	if (clip(&ts, &end, st->w0, st->w1))
+		strip_keep(st, id, ts, end);
 }
 
 /* Every lane's spans from its array into the sort. */
