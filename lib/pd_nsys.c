@@ -634,9 +634,12 @@ rd_close(struct rd *r)
 	sqlite3_close(r->db);
 }
 
-int
-pd_nsys_read(const char *path, int64_t pid, const struct pd_trace_cb *cb,
-    struct pd_kineto_info *info, struct pd_trace_stats *st)
+/* Read path's process pid (-1: all) as events; *dev (dev NULL: not
+ * asked) the GPU's deviceProperties, NULL where unknown. 0, or -1 when
+ * the file cannot be read (said). */
+static int
+read_export(const char *path, int64_t pid, const struct pd_trace_cb *cb,
+    struct pd_trace_stats *st, json_t **dev)
 {
 	struct rd r;
 
@@ -644,10 +647,18 @@ pd_nsys_read(const char *path, int64_t pid, const struct pd_trace_cb *cb,
 	if (rd_open(&r, path, pid, cb, st) < 0)
 		return -1;
 	read_parts(&r);
-	if (info && !info->devices)
-		info->devices = devices(&r, first_device(&r));
+	if (dev)
+		*dev = devices(&r, first_device(&r));
 	rd_close(&r);
 	return 0;
+}
+
+int
+pd_nsys_read(const char *path, int64_t pid, const struct pd_trace_cb *cb,
+    struct pd_kineto_info *info, struct pd_trace_stats *st)
+{
+	return read_export(path, pid, cb, st, info && !info->devices ?
+	    &info->devices : NULL);
 }
 
 /* The trace cache's source (pd_tcache_read_as) for the process src_pid:
@@ -661,18 +672,14 @@ static int
 events_src(const char *path, const struct pd_trace_cb *cb,
     struct pd_trace_stats *st, int args_kv)
 {
-	struct rd r;
-	json_t *dev;
+	json_t *dev = NULL;
 
 	(void)args_kv;
-	memset(st, 0, sizeof *st);
-	if (rd_open(&r, path, src_pid, cb, st) < 0)
+	if (read_export(path, src_pid, cb, st, &dev) < 0)
 		return -1;
-	read_parts(&r);
-	if ((dev = devices(&r, first_device(&r))) && cb->on_meta)
+	if (dev && cb->on_meta)
 		cb->on_meta("deviceProperties", dev, cb->ctx);
 	json_decref(dev);
-	rd_close(&r);
 	return st->truncated ? 2 : 0;
 }
 
