@@ -263,13 +263,17 @@ pd_real(double v, int dec)
 	if (isnan(v) || isinf(v))
 		return json_null();
 	if (dec >= 0) {
-		double m = pow(10, dec);
+		/* 10^dec exactly, as pow() gives it, without the libm
+		 * pages pow() touches at each tool's start */
+		static const double p10[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5,
+		    1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+		    1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22 };
+		double m = dec < (int)(sizeof p10 / sizeof *p10) ? p10[dec] :
+		    pow(10, dec);
 		v = round(v * m) / m;
 		if (v == 0)
 			v = 0;	/* no "-0.0" */
 	}
-	if (v == trunc(v) && fabs(v) < 9e15)
-		return json_real(v);
 	return json_real(v);
 }
 
