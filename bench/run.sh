@@ -199,7 +199,10 @@ done
 # in the note). Each pipeline row is the run of median CPU time of three:
 # one run moves by 20 % and more with what the machine did just before
 # (the cold one writes its entry, ~0.21 x the trace, into memory the
-# kernel may first have to get back).
+# kernel may first have to get back). "user alone" is x_max in user time
+# only (the median of the pairs'): the work of the tools, without what
+# the kernel charged for pages, which moves with the machine's phases
+# (the page cache line above) by a factor of ten.
 if part pipeline && [ -x "$BIN/pd-sum-step" ] && [ -x "$BIN/pd-hotspots" ] &&
     [ -x "$BIN/pd-profile" ]; then
 	CDIR=$OUT/cache
@@ -238,9 +241,9 @@ if part pipeline && [ -x "$BIN/pd-sum-step" ] && [ -x "$BIN/pd-hotspots" ] &&
 			# x_max the median of the three ratios of the pairs:
 			# the machine's speed drifts by tens of percent within
 			# minutes here, and a pair shares the drift
-			runs="" xs=""
+			runs="" xs="" xu=""
 			for k in 1 2 3; do
-				measure "$BIN/pd-hotspots" -q "$f"; A=$C
+				measure "$BIN/pd-hotspots" -q "$f"; A=$C AS=$SYS
 				[ $mode = cold ] && rm -rf "$CDIR"
 				measure env PD_CACHE=$c PD_CACHE_DIR="$CDIR" \
 				    sh -c "$pipe"
@@ -248,12 +251,15 @@ if part pipeline && [ -x "$BIN/pd-sum-step" ] && [ -x "$BIN/pd-hotspots" ] &&
 "
 				xs="$xs$(ratio "$C" "$A")
 "
+				xu="$xu$(ratio "$(awk -v c="$C" -v s="$SYS" 'BEGIN { print c - s }')" \
+				    "$(awk -v c="$A" -v s="$AS" 'BEGIN { print c - s }')")
+"
 			done
 			set -- $(printf '%s' "$runs" | sort -n | sed -n 2p)
 			C=$1 W=$2 R=$3 RC=$4
 			S=$(awk -v s="${5:-0}" 'BEGIN { printf "%.2f", s }')
 			[ $in$mode = plainwarm ] && RSS_pipeline=$R
-			note="sys $S x_one $(ratio "$C" "$ONE") x_max $(printf '%s' "$xs" | sort -n | sed -n 2p) (pairs: $(printf '%s' "$xs" | tr '\n' ' ' | sed 's/ $//'))"
+			note="sys $S x_one $(ratio "$C" "$ONE") x_max $(printf '%s' "$xs" | sort -n | sed -n 2p) (pairs: $(printf '%s' "$xs" | tr '\n' ' ' | sed 's/ $//')), user alone $(printf '%s' "$xu" | sort -n | sed -n 2p)"
 			[ "$RC" -ne 0 ] && note="$note exit $RC"
 			row "pipeline $mode" $in "$W" "$C" "$(rate "$C")" \
 			    "$(mib "$R")" "$(ratio "$C" "$base")" "$note"

@@ -66,6 +66,39 @@ PT=$CORPUS/pytorch
 	    '[5,"cpu_annotations",["all_reduce",1,400,100000,0.25]]' ]
 }
 
+# The bytes of a gloo annotation from the forms its "Input Dims" and "Input
+# type" take. Each annotation has an op type of its own (the name after
+# "gloo:"); expected, by hand from the args: plain [[4, 8]] float = 128;
+# spaces and a third dimension [[ 2 , 3 ,4 ]] int64 = 24 x 8 = 192; the type
+# written with an escape ("flo\u0061t" is "float") = 2 x 4 = 8, as JSON
+# reads it; a dimension written as a real (1.0), a negative one, an empty
+# first entry, a type of no known size, a first entry that is not a list,
+# a dimension past int64 when multiplied (2^62 x 4): no bytes (null).
+@test "pd-sum-comm kineto: annotation bytes from every form of Input Dims" {
+	local f=$BATS_TEST_TMPDIR/annot.json i=0 a
+	{
+		printf '{"schemaVersion": 1, "distributedInfo": {"rank": 0}, "traceEvents": [\n'
+		for a in \
+		    'plain|"Input type": ["float"], "Input Dims": [[4, 8]]' \
+		    'spaced|"Input type": [ "long int" ], "Input Dims": [ [ 2 , 3 ,4 ] , [1]]' \
+		    'escaped|"Input type": ["flo\u0061t"], "Input Dims": [[2]]' \
+		    'real|"Input type": ["float"], "Input Dims": [[1.0, 4]]' \
+		    'negative|"Input type": ["float"], "Input Dims": [[-1, 4]]' \
+		    'empty|"Input type": ["float"], "Input Dims": [[], [4]]' \
+		    'unknown|"Input type": ["Scalar"], "Input Dims": [[4]]' \
+		    'notlist|"Input type": ["float"], "Input Dims": [null, [4]]' \
+		    'huge|"Input type": ["float"], "Input Dims": [[4611686018427387904, 4]]'; do
+			i=$((i + 1))
+			printf '{"ph": "X", "cat": "user_annotation", "name": "gloo:%s", "pid": 1, "tid": 1, "ts": %d, "dur": 10, "args": {"External id": %d, %s}},\n' \
+			    "${a%%|*}" $((i * 100)) $i "${a#*|}"
+		done
+		printf '{"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": 0, "dur": 1}\n]}\n'
+	} >"$f"
+	run_pd 0 pd-sum-comm "$f"
+	[ "$(jqr pd.comm '[.ops[] | [.op_type, .bytes]] | sort')" = \
+	    '[["empty",null],["escaped",8],["huge",null],["negative",null],["notlist",null],["plain",128],["real",null],["spaced",192],["unknown",null]]' ]
+}
+
 @test "pd-sum-comm kineto: no communication gives empty lists, null totals" {
 	run_pd 0 pd-sum-comm "$KF/sum-autograd.json"
 	[ "$(jqr pd.comm '[.total_us,.ops,.slowest,.lane,.collectives_total]')" = '[null,[],[],null,0]' ]

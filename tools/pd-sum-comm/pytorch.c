@@ -357,15 +357,91 @@ group_size(const struct pd_ev *ev)
 	return pd_ev_arg_int(ev, "Group size", &n) && n > 0 ? n : -1;
 }
 
+/* The bytes of the first "Input Dims" entry and "Input type" element, from
+ * their texts (v_d, v_t): 1 with *bytes set (-1: not known), 0 when the
+ * texts are not of the plain form (an array of arrays of small integers,
+ * an array whose first element is a string without escapes), which the
+ * JSON path below then reads. */
+static int
+annot_quick(const char *d, size_t dn, const char *t, size_t tn,
+    int64_t *bytes)
+{
+	const char *e = d + dn, *q;
+	char dt[64];
+	int64_t n = 1, x;
+	int sz, k;
+
+#define WS(p, end) while ((p) < (end) && (*(p) == ' ' || *(p) == '\t' || \
+	*(p) == '\n' || *(p) == '\r')) (p)++
+	/* "Input type"'s first element: a string of no escapes */
+	q = t + tn;
+	if (tn < 2 || *t++ != '[')
+		return 0;
+	WS(t, q);
+	if (t >= q || *t++ != '"')
+		return 0;
+	for (k = 0; t < q && *t != '"' && *t != '\\'; t++)
+		if (k < (int)sizeof dt - 1)
+			dt[k++] = *t;
+	if (t >= q || *t != '"' || k >= (int)sizeof dt - 1)
+		return 0;
+	dt[k] = 0;
+	/* "Input Dims"'s first element: an array of integers */
+	if (dn < 2 || *d++ != '[')
+		return 0;
+	WS(d, e);
+	if (d >= e || *d++ != '[')
+		return 0;
+	WS(d, e);
+	if (d < e && *d == ']') {		/* empty: not known */
+		*bytes = -1;
+		return 1;
+	}
+	if ((sz = pd_kineto_dtype_size(dt)) <= 0) {
+		*bytes = -1;
+		return 1;
+	}
+	for (;;) {
+		const char *s = d;
+
+		for (x = 0; d < e && *d >= '0' && *d <= '9' && d - s < 18; d++)
+			x = x * 10 + (*d - '0');
+		if (d == s || d >= e || (*d >= '0' && *d <= '9') ||
+		    *d == '.' || *d == 'e' || *d == 'E')
+			return 0;	/* a sign, a real, a long one: JSON */
+		if (__builtin_mul_overflow(n, x, &n)) {
+			*bytes = -1;
+			return 1;
+		}
+		WS(d, e);
+		if (d < e && *d == ']')
+			break;
+		if (d >= e || *d++ != ',')
+			return 0;
+		WS(d, e);
+	}
+#undef WS
+	*bytes = __builtin_mul_overflow(n, (int64_t)sz, &n) ? -1 : n;
+	return 1;
+}
+
 /* First "Input Dims" entry's element count x "Input type"[0] size. */
 static int64_t
 annot_bytes(const struct pd_ev *ev)
 {
-	json_t *a = pd_ev_args_json(ev), *d, *t, *x;
+	const char *vd, *vt;
+	size_t nd, nt;
+	json_t *a, *d, *t, *x;
 	int64_t n = 1, bytes = -1;
 	size_t i;
 	int sz;
 
+	if (!pd_ev_arg_raw(ev, "Input Dims", &vd, &nd) ||
+	    !pd_ev_arg_raw(ev, "Input type", &vt, &nt))
+		return -1;
+	if (annot_quick(vd, nd, vt, nt, &bytes))
+		return bytes;
+	a = pd_ev_args_json(ev);
 	d = json_array_get(json_object_get(a, "Input Dims"), 0);
 	t = json_array_get(json_object_get(a, "Input type"), 0);
 	if (json_is_array(d) && json_array_size(d) > 0 && json_is_string(t) &&
@@ -373,9 +449,12 @@ annot_bytes(const struct pd_ev *ev)
 		json_array_foreach(d, i, x) {
 			if (!json_is_integer(x) || json_integer_value(x) < 0)
 				goto out;
-			n *= json_integer_value(x);
+			if (__builtin_mul_overflow(n, json_integer_value(x),
+			    &n))
+				goto out;
 		}
-		bytes = n * sz;
+		if (!__builtin_mul_overflow(n, (int64_t)sz, &n))
+			bytes = n;
 	}
 out:
 	json_decref(a);
