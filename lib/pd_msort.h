@@ -38,6 +38,14 @@ name##_rec(type *b, size_t n, type *t)					\
 									\
 	if (n < 2)							\
 		return;							\
+	if (n == 2) {	/* the merge of two, without its copies */	\
+		if (!le(b1, b2)) {					\
+			type x_ = *b1;					\
+			*b1 = *b2;					\
+			*b2 = x_;					\
+		}							\
+		return;							\
+	}								\
 	name##_rec(b1, n1, t);						\
 	name##_rec(b2, n2, t);						\
 	if ((total) && le(b2 - 1, b2))					\
