@@ -29,7 +29,8 @@ LINK_PKGS = $(filter-out libarchive sqlite3 libisal,$(PKGS))
 # loader's relocations of three libraries fewer (0.5-0.8 ms of a
 # tool's start on a VM where a page fault costs ~15 us).
 # LINK_STATIC=0 (in a fresh OBJ: config.mk keeps the choice), or an
-# archive missing, links them as shared ones.
+# archive missing, links them as shared ones (a packager's choice: then
+# their security updates reach the tools without a rebuild).
 LINK_STATIC ?= 1
 DEBS = build-essential pkg-config libjansson-dev libyaml-dev zlib1g-dev libarchive-dev libsqlite3-dev libisal-dev bats jq mandoc
 CC ?= cc
