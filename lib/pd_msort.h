@@ -39,10 +39,11 @@ name##_rec(type *b, size_t n, type *t)					\
 	if (n < 2)							\
 		return;							\
 	if (n == 2) {	/* the merge of two, without its copies */	\
-		if (!le(b1, b2)) {					\
-			type x_ = *b1;					\
-			*b1 = *b2;					\
-			*b2 = x_;					\
+		if (!le(b1, b2)) {	/* bytes, padding too, as memcpy */ \
+			type x_;					\
+			memcpy(&x_, b1, sizeof x_);			\
+			memcpy(b1, b2, sizeof x_);			\
+			memcpy(b2, &x_, sizeof x_);			\
 		}							\
 		return;							\
 	}								\
