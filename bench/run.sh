@@ -130,6 +130,8 @@ GZMIB=$(awk -v b="$(wc -c <"$BIG.gz")" 'BEGIN { printf "%.1f", b / 1048576 }')
 # on one core; on a loaded machine the wall time says more about the load)
 rate() { awk -v m="$MIB" -v c="$1" 'BEGIN { printf "%.0f", (c > 0 ? m / c : 0) }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
+# uratio CPU_A SYS_A CPU_B SYS_B: ratio of the two user times
+uratio() { awk -v a="$1" -v s="$2" -v b="$3" -v t="$4" 'BEGIN { printf "%.2f", (b - t > 0 ? (a - s) / (b - t) : 0) }'; }
 mib() { awk -v r="$1" 'BEGIN { printf "%.1f", r / 1024 }'; }
 row() { printf '%-14s %-5s %7s %7s %7s %8s %8s  %s\n' "$@"; }
 pipe_of() {	# pipe_of SRC: the evidence pipeline's command on SRC, in pipe
@@ -251,8 +253,7 @@ if part pipeline && [ -x "$BIN/pd-sum-step" ] && [ -x "$BIN/pd-hotspots" ] &&
 "
 				xs="$xs$(ratio "$C" "$A")
 "
-				xu="$xu$(ratio "$(awk -v c="$C" -v s="$SYS" 'BEGIN { print c - s }')" \
-				    "$(awk -v c="$A" -v s="$AS" 'BEGIN { print c - s }')")
+				xu="$xu$(uratio "$C" "$SYS" "$A" "$AS")
 "
 			done
 			set -- $(printf '%s' "$runs" | sort -n | sed -n 2p)
