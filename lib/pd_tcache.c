@@ -4,7 +4,8 @@
  *   header (struct hdr), then
  *   events:   chunks of up to CHUNK_REC events: a struct chunk, the
  *             numbers of the shapes its events have (each once, 4 bytes
- *             each, padded to 8 bytes), its
+ *             each, padded to 8 bytes), the span of each one's events
+ *             in the chunk (struct cspan, in the same order), its
  *             records (struct nrec when every event of the chunk fits
  *             one, else struct rec) padded to 8 bytes, the id texts of
  *             those events in their order (each followed by a NUL)
@@ -25,7 +26,8 @@
  *
  * Checking: the header's checksum covers every byte after the events,
  * then the header with its sum field 0; it is checked before anything is
- * handed out. A chunk's sum covers its header, shapes, records and ids,
+ * handed out. A chunk's sum covers its header, shapes (their numbers and
+ * spans), records and ids,
  * checked when the replay comes to the chunk, before its first event is
  * handed out; its header and shapes have a sum of their own, checked
  * before the shapes decide that none of its events is wanted (then the
@@ -64,7 +66,7 @@
 #include "pd_archive.h"
 #include "pd_file.h"
 
-#define VERSION		7
+#define VERSION		8
 #define NONE		UINT32_MAX
 #define MIN_AGE_NS	2000000000LL	/* a trace younger is not cached */
 #define STALL_NS	5000000000LL	/* a builder silent this long: read */
@@ -186,6 +188,28 @@ struct str {
 struct skip {
 	uint64_t pos, count;
 };
+
+/* The span of a chunk's events of one shape (those with a ts and a dur
+ * >= 0 whose end is an int64, as pd_tspan_add takes them): lo > hi when
+ * none. A replay whose filter keeps only the time of a shape's events
+ * (PD_SPAN) takes it from here for a chunk it passes over. */
+struct cspan {
+	int64_t lo, hi;
+};
+
+static void
+cspan_add(struct cspan *c, const struct pd_ev *ev)
+{
+	int64_t end;
+
+	if (!ev->has_ts || !ev->has_dur || ev->dur_ns < 0 ||
+	    __builtin_add_overflow(ev->ts_ns, ev->dur_ns, &end))
+		return;
+	if (ev->ts_ns < c->lo)
+		c->lo = ev->ts_ns;
+	if (end > c->hi)
+		c->hi = end;
+}
 
 struct meta {
 	uint64_t pos;
@@ -452,10 +476,13 @@ struct bld {
 		uint8_t cls, want;
 		uint32_t sk;	/* its last event's skeleton + 1 */
 		uint32_t chunk;	/* the last chunk it is in + 1 */
+		uint32_t ci;	/* its place in that chunk's list */
 	} *sx;
 	size_t sxcap;
-	/* the shapes of the chunk being filled, each once; chunks out */
+	/* the shapes of the chunk being filled, each once, and the span
+	 * of each one's events there; chunks out */
 	uint32_t *cshp;
+	struct cspan *csp;
 	size_t ncshp;
 	uint32_t nchunk;
 	/* the categories of the first NCLS - 1 classes (the rest share
@@ -855,9 +882,9 @@ chunk_out(struct bld *b)
 {
 	struct chunk c;
 	struct cs s;
-	struct iovec v[4 + NCLS];
+	struct iovec v[5 + NCLS];
 	const void *rp = b->recs;
-	size_t rb, lb;
+	size_t rb, lb, sb;
 	int k, nv = 0;
 
 	if (b->nrec == 0)
@@ -874,6 +901,7 @@ chunk_out(struct bld *b)
 	c.nshp = (uint32_t)b->ncshp;
 	lb = (size_t)PAD8(b->ncshp * sizeof *b->cshp);
 	b->cshp[b->ncshp] = 0;	/* the padding, if any */
+	sb = b->ncshp * sizeof *b->csp;
 	c.id_len = b->ids.len;
 	if (bpad(b, &b->ids, NULL) < 0)
 		return;
@@ -885,15 +913,18 @@ chunk_out(struct bld *b)
 	cs_init(&s);
 	cs_add(&s, &c, sizeof c);
 	cs_add(&s, b->cshp, lb);
+	cs_add(&s, b->csp, sb);
 	c.hsum = cs_end(&s);
 	cs_init(&s);
 	cs_add(&s, &c, sizeof c);
 	cs_add(&s, b->cshp, lb);
+	cs_add(&s, b->csp, sb);
 	cs_add(&s, rp, rb);
 	cs_add(&s, b->ids.p, (size_t)PAD8(b->ids.len));
 	c.sum = cs_end(&s);
 	v[nv++] = (struct iovec){ &c, sizeof c };
 	v[nv++] = (struct iovec){ b->cshp, lb };
+	v[nv++] = (struct iovec){ b->csp, sb };
 	v[nv++] = (struct iovec){ (void *)rp, rb };
 	if (b->ids.len)
 		v[nv++] = (struct iovec){ b->ids.p, (size_t)PAD8(b->ids.len) };
@@ -1178,7 +1209,8 @@ record(struct bld *b, const struct pd_ev *ev)
 	sh.ph = (uint8_t)ev->ph;
 	sh.pid_is_num = ev->pid_is_num != 0;
 	if ((!b->recs && !(b->recs = malloc(CHUNK_REC * sizeof *b->recs))) ||
-	    (!b->cshp && !(b->cshp = calloc(CHUNK_REC + 1, sizeof *b->cshp))))
+	    (!b->cshp && !(b->cshp = calloc(CHUNK_REC + 1, sizeof *b->cshp))) ||
+	    (!b->csp && !(b->csp = calloc(CHUNK_REC, sizeof *b->csp))))
 		b->failed = 1;
 	if (b->failed)
 		return;
@@ -1191,8 +1223,12 @@ record(struct bld *b, const struct pd_ev *ev)
 		return;
 	if (b->sx[r->shape].chunk != b->nchunk + 1) {
 		b->sx[r->shape].chunk = b->nchunk + 1;
+		b->sx[r->shape].ci = (uint32_t)b->ncshp;
+		b->csp[b->ncshp].lo = INT64_MAX;	/* none yet */
+		b->csp[b->ncshp].hi = INT64_MIN;
 		b->cshp[b->ncshp++] = r->shape;
 	}
+	cspan_add(&b->csp[b->sx[r->shape].ci], ev);
 	r->tid = intern_id(b, 3, ev->tid, ev->tid_num);
 	r->ts_ns = ev->ts_ns;
 	r->dur_ns = ev->dur_ns;
@@ -1312,6 +1348,7 @@ bld_free(struct bld *b)
 	free(b->recs);
 	free(b->nrecs);
 	free(b->cshp);
+	free(b->csp);
 	free(b->ids.p);
 	for (k = 0; k < NCLS; k++)
 		free(b->args[k].p);
@@ -1513,6 +1550,7 @@ struct img {
 	 * values' offsets (nv + 1), checked */
 	uint64_t vo_ev;		/* its index + 1; 0: none */
 	const struct skx *vo_sk;
+	uint32_t vo_sid;	/* its number */
 	const char *vo_base;
 	uint32_t vo[PD_ARGMEMO_MAX + 1];
 	/* keys looked up by skeleton: where each is (its slot, -1 absent),
@@ -1881,6 +1919,7 @@ struct cview {
 	uint32_t rsize, nrec;
 	const char *ids, *iend;
 	int skip;		/* none of its events is wanted: not read */
+	struct pd_tspan span;	/* skip: of its events kept for their span */
 };
 
 /* The filter's answer for shape x (< nshp), asked once a replay (memo:
@@ -1904,20 +1943,32 @@ shape_answer(const struct img *m, const struct pd_trace_cb *cb,
 	return memo[x];
 }
 
-/* Does the filter decline every one of the chunk's n shapes (none kept
- * for its span either)? 1 yes, 0 no, -1 a shape number out of range. */
+/* Does the filter decline every one of the chunk's n shapes, or keep
+ * only their time? 1 yes (*span: the time of those it keeps so, from
+ * the chunk's spans, n after the list), 0 no, -1 a shape number out of
+ * range. */
 static int
 declined(const struct img *m, const struct pd_trace_cb *cb,
-    unsigned char *memo, const char *list, uint32_t n)
+    unsigned char *memo, const char *list, uint32_t n,
+    struct pd_tspan *span)
 {
+	const char *sp = list + PAD8((uint64_t)n * 4);
+	struct cspan c;
 	uint32_t i, x;
+	int a;
 
+	memset(span, 0, sizeof *span);
 	for (i = 0; i < n; i++) {
 		memcpy(&x, list + 4 * (size_t)i, 4);
 		if (x >= m->h->nshp)
 			return -1;
-		if (shape_answer(m, cb, memo, x) != M_DECLINE)
+		if ((a = shape_answer(m, cb, memo, x)) == M_WANT)
 			return 0;
+		memcpy(&c, sp + sizeof c * i, sizeof c);
+		if (a == M_SPAN && c.lo <= c.hi) {
+			struct pd_tspan o = { 1, c.lo, c.hi };
+			pd_tspan_join(span, &o);
+		}
 	}
 	return 1;
 }
@@ -1947,7 +1998,8 @@ chunk_at(struct img *m, uint64_t off, uint64_t end, uint64_t left,
 	    c.ncls != NCLS || c.nshp == 0 || c.nshp > c.nrec ||
 	    (c.rsize != sizeof(struct rec) && c.rsize != sizeof(struct nrec)))
 		return 0;
-	lb = PAD8((uint64_t)c.nshp * 4);
+	/* the list of shapes, then their spans */
+	lb = PAD8((uint64_t)c.nshp * 4) + (uint64_t)c.nshp * sizeof(struct cspan);
 	rb = PAD8((uint64_t)c.nrec * c.rsize);
 	if (lb + rb > room - sizeof c || c.id_len > room - sizeof c - lb - rb)
 		return 0;
@@ -1969,7 +2021,8 @@ chunk_at(struct img *m, uint64_t off, uint64_t end, uint64_t left,
 				return 0;
 			z.hsum = c.hsum;
 		}
-		if ((d = declined(m, cb, memo, p + sizeof c, c.nshp)) < 0)
+		if ((d = declined(m, cb, memo, p + sizeof c, c.nshp,
+		    &v->span)) < 0)
 			return 0;
 	}
 	v->nrec = c.nrec;
@@ -2066,6 +2119,21 @@ enc_vo(struct img *m, const struct lazy *z, const struct pd_ev *ev)
 	if (id >= m->h->nskel)
 		return -1;
 	k = &m->sk[id];
+	if ((size_t)(e - q) >= k->nv) {
+		/* the common case: every length under 128, one byte each */
+		unsigned any = 0;
+
+		for (i = 0; i < k->nv; i++) {
+			m->vo[i] = (uint32_t)sum;
+			any |= q[i];
+			sum += q[i];
+		}
+		if (!(any & 0x80)) {
+			q += k->nv;
+			goto done;
+		}
+		sum = 0;
+	}
 	for (i = 0; i < k->nv; i++) {
 		m->vo[i] = (uint32_t)sum;
 		for (v = 0, sh = 0;; sh += 7) {
@@ -2077,10 +2145,12 @@ enc_vo(struct img *m, const struct lazy *z, const struct pd_ev *ev)
 		}
 		sum += v;
 	}
+done:
 	if (sum != (uint64_t)(e - q) || sum + k->len != ev->args_len)
 		return -1;
 	m->vo[k->nv] = (uint32_t)sum;
 	m->vo_sk = k;
+	m->vo_sid = id;
 	m->vo_base = (const char *)q;
 	m->vo_ev = ev->index + 1;
 	return 0;
@@ -2103,12 +2173,12 @@ lz_find(const struct pd_ev *ev, const char *key, size_t kl, const char **v,
 
 	if (ev->index != z->index || !z->enc || m->lz_bad)
 		return -1;
-	if (enc_vo(m, z, ev) < 0) {
+	if (m->vo_ev != ev->index + 1 && enc_vo(m, z, ev) < 0) {
 		m->lz_bad = 1;	/* lz_get() reads them from the trace */
 		return -1;
 	}
 	k = m->vo_sk;
-	sid = (uint32_t)(k - m->sk);
+	sid = m->vo_sid;
 	c = &m->kc[((uintptr_t)key ^ (uintptr_t)key >> 9 ^ kl ^
 	    (uintptr_t)sid * 0x9E3779B1u) % KC_N];
 	if (c->sk1 == sid + 1 && c->kl == kl && same(c->key, key, kl)) {
@@ -2273,7 +2343,9 @@ replay(struct img *m, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
 			nrec = cv.nrec;
 			j = 0;
 			if (cv.skip) {
-				/* the metas among its events, then past it */
+				/* the time of those kept for it, the metas
+				 * among its events, then past it */
+				pd_tspan_join(&st->span, &cv.span);
 				if (i + nrec - 1 >= next_meta)
 					next_meta = meta_call(m, cb, &moff,
 					    i + nrec - 1, &nmeta);

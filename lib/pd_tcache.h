@@ -37,7 +37,10 @@
  * pid) of the entry; the events it declines are passed over by their
  * fixed-width record alone, and a chunk of events (below) whose shapes it
  * all declines is passed over after its header and list of shapes,
- * without its records being read.
+ * without its records being read. The entry keeps the span of each
+ * shape's events in each chunk, so that a chunk whose shapes the filter
+ * declines or keeps for their time alone (pd_trace_cb.span) is passed
+ * over so too.
  *
  * Checking: an entry starts with a magic, a version, its size and a
  * 64-bit checksum of its header and small sections, checked when it is
