@@ -11,7 +11,8 @@
  * that holds the change (from memory there is no trace to go on with: a
  * malformed read); without them the replay must not crash; and the entry
  * cut short must be refused either way. With a filter (pd_trace_cb.want)
- * the replay must hand out what the parse with that filter does. */
+ * the replay must hand out what the parse with that filter does, and so
+ * with a span callback too (the stats' span included). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,6 +101,13 @@ want(const struct pd_ev *e)
 	return e->name[0] == 'a' || strcmp(e->cat, "c") == 0;
 }
 
+/* Of the events want declines, those kept for their time. */
+static int
+span(const struct pd_ev *e)
+{
+	return e->ph == 'i' || e->cat[0] == 's';
+}
+
 static void
 meta(const char *key, json_t *v, void *ctx)
 {
@@ -123,6 +131,11 @@ stats_hash(int rc, const struct pd_trace_stats *st)
 	mix(&st->err_line, sizeof st->err_line);
 	mixs(st->err);
 	mix(&st->format, sizeof st->format);
+	mix(&st->span.any, sizeof st->span.any);
+	if (st->span.any) {
+		mix(&st->span.lo, 8);
+		mix(&st->span.hi, 8);
+	}
 	return h;
 }
 
@@ -158,7 +171,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rc = pd_tcache_replay_mem(img, len, 1, &cb, &st);
 	if (rc == -2 || stats_hash(rc, &st) != parsed)
 		abort();	/* the filtered replay differs */
+	cb.span = span;
+	h = 1469598103934665603ULL;
+	rc = pd_trace_read_mem((const char *)data, size, &cb, &st);
+	parsed = stats_hash(rc, &st);
+	h = 1469598103934665603ULL;
+	rc = pd_tcache_replay_mem(img, len, 1, &cb, &st);
+	if (rc == -2 || stats_hash(rc, &st) != parsed)
+		abort();	/* the replay with a span differs */
 	cb.want = NULL;
+	cb.span = NULL;
 	/* one byte changed, where the input says */
 	at = 0;
 	for (size_t i = 0; i < size; i++)
