@@ -419,6 +419,11 @@ pd_kineto_args(const struct pd_ev *ev, const char *const *keys, int n,
 	}
 	if (!ev->args && !ev->lazy)
 		return 0;
+	/* the reader's answers for all the keys at once */
+	if (!ev->args && ev->lazy->find_n && n <= 8 &&
+	    (found = ev->lazy->find_n(ev, keys, kl, n, v, len)) >= 0)
+		return found;
+	found = 0;
 	/* the reader's memo: each key read once for all the lookups (it
 	 * reads as the loop below does, but for the values it rejects), or
 	 * the reader's own answers (pd_lazyargs.find) */

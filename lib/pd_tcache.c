@@ -2156,52 +2156,95 @@ done:
 	return 0;
 }
 
-/* pd_lazyargs.find: a key of args by skeleton, without their text: its
- * slot in the skeleton (the first key so written; remembered by
- * skeleton and key), its value from the event's. */
-static int
-lz_find(const struct pd_ev *ev, const char *key, size_t kl, const char **v,
-    size_t *vlen)
+/* The slot of key (kl bytes) in the skeleton of the event whose values'
+ * offsets are in m (enc_vo): the first key so written, remembered by
+ * skeleton and key; -1 when it has none. */
+static inline int32_t
+lz_slot(struct img *m, const char *key, size_t kl)
+{
+	const struct skx *k = m->vo_sk;
+	uint32_t sid = m->vo_sid, i;
+	struct kc *c;
+	int32_t slot = -1;
+
+	c = &m->kc[((uintptr_t)key ^ (uintptr_t)key >> 9 ^ kl ^
+	    (uintptr_t)sid * 0x9E3779B1u) % KC_N];
+	if (c->sk1 == sid + 1 && c->kl == kl && same(c->key, key, kl))
+		return c->slot;
+	for (i = 0; i < k->nv; i++)
+		if (k->v[i].klen == kl &&
+		    memcmp(k->t + k->v[i].koff, key, kl) == 0) {
+			slot = (int32_t)i;
+			break;
+		}
+	if (kl <= KC_KEY) {
+		c->sk1 = sid + 1;
+		c->slot = slot;
+		c->kl = kl;
+		memcpy(c->key, key, kl);
+	}
+	return slot;
+}
+
+/* The values' offsets of the event handed out (lz_find, lz_find_n): 0,
+ * or -1 when its args are not by skeleton or cannot be read from the
+ * entry. */
+static inline int
+lz_vo(const struct pd_ev *ev, struct img **mp)
 {
 	const struct lazy *z = (const void *)ev->lazy;
 	struct img *m = z->m;
-	const struct skx *k;
-	struct kc *c;
-	uint32_t sid;
-	int32_t slot = -1;
-	uint32_t i;
 
+	*mp = m;
 	if (ev->index != z->index || !z->enc || m->lz_bad)
 		return -1;
 	if (m->vo_ev != ev->index + 1 && enc_vo(m, z, ev) < 0) {
 		m->lz_bad = 1;	/* lz_get() reads them from the trace */
 		return -1;
 	}
-	k = m->vo_sk;
-	sid = m->vo_sid;
-	c = &m->kc[((uintptr_t)key ^ (uintptr_t)key >> 9 ^ kl ^
-	    (uintptr_t)sid * 0x9E3779B1u) % KC_N];
-	if (c->sk1 == sid + 1 && c->kl == kl && same(c->key, key, kl)) {
-		slot = c->slot;
-	} else {
-		for (i = 0; i < k->nv; i++)
-			if (k->v[i].klen == kl &&
-			    memcmp(k->t + k->v[i].koff, key, kl) == 0) {
-				slot = (int32_t)i;
-				break;
-			}
-		if (kl <= KC_KEY) {
-			c->sk1 = sid + 1;
-			c->slot = slot;
-			c->kl = kl;
-			memcpy(c->key, key, kl);
-		}
-	}
-	if (slot < 0)
+	return 0;
+}
+
+/* pd_lazyargs.find: a key of args by skeleton, without their text: its
+ * slot in the skeleton, its value from the event's. */
+static int
+lz_find(const struct pd_ev *ev, const char *key, size_t kl, const char **v,
+    size_t *vlen)
+{
+	struct img *m;
+	int32_t slot;
+
+	if (lz_vo(ev, &m) < 0)
+		return -1;
+	if ((slot = lz_slot(m, key, kl)) < 0)
 		return 0;
 	*v = m->vo_base + m->vo[slot];
 	*vlen = m->vo[slot + 1] - m->vo[slot];
 	return 1;
+}
+
+/* pd_lazyargs.find_n: n keys at once, as lz_find finds each. */
+static int
+lz_find_n(const struct pd_ev *ev, const char *const *keys, const size_t *kl,
+    int n, const char **v, size_t *vlen)
+{
+	struct img *m;
+	int32_t slot;
+	int i, found = 0;
+
+	if (lz_vo(ev, &m) < 0)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if ((slot = lz_slot(m, keys[i], kl[i])) < 0) {
+			v[i] = NULL;
+			vlen[i] = 0;
+			continue;
+		}
+		v[i] = m->vo_base + m->vo[slot];
+		vlen[i] = m->vo[slot + 1] - m->vo[slot];
+		found++;
+	}
+	return found;
 }
 
 /* The text of the event's args by skeleton, put together in m->rt; NULL
@@ -2305,6 +2348,7 @@ replay(struct img *m, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
 	++reads;
 	m->lz.la.get = lz_get;
 	m->lz.la.find = lz_find;
+	m->lz.la.find_n = lz_find_n;
 	m->lz.m = m;
 	m->lz_bad = 0;
 	if (pd_trace_filters(cb) && h->nshp &&

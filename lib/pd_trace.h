@@ -50,11 +50,15 @@ struct pd_ev {
  * (NULL: none) looks key (klen bytes) up as pd_ev_arg_memo() does, from
  * what the reader keeps of the args without their text: 1 found (*v,
  * *vlen: the value's text), 0 absent, -1 when it cannot answer (the
- * lookup then reads the text). */
+ * lookup then reads the text). find_n (NULL: none) looks n keys up at
+ * once, each as find does (v[i] NULL and vlen[i] 0 when absent): the
+ * number found, or -1 when it cannot answer. */
 struct pd_lazyargs {
 	const char *(*get)(const struct pd_ev *ev);
 	int (*find)(const struct pd_ev *ev, const char *key, size_t klen,
 	    const char **v, size_t *vlen);
+	int (*find_n)(const struct pd_ev *ev, const char *const *keys,
+	    const size_t *klen, int n, const char **v, size_t *vlen);
 };
 
 /* The text of ev's args (args_len bytes, NUL after them); NULL when it

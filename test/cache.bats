@@ -169,7 +169,7 @@ three3() {
 	[ "$args" -gt 100000 ]
 	[ "$size" -lt $((2000 * 40 + args / 2)) ]
 	# the values are the text's
-	grep -q '^1999 .* look=External id:4:5997;Ev Idx:3:999; args=59:' "$BATS_TEST_TMPDIR/off"
+	grep -q '^1999 .* look=External id:4:5997;Ev Idx:3:999; lookn=External id:4:5997;Ev Idx:3:999; args=59:' "$BATS_TEST_TMPDIR/off"
 }
 
 @test "cache: a filter hands out the events it keeps, off, cold and warm" {

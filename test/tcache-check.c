@@ -3,7 +3,9 @@
  *   tcache-check [-s N] FILE   one line per event with every pd_ev field
  *                              but raw (its length only), and first
  *                              what the lookups into its args find
- *                              for a few keys (look=), one per on_meta
+ *                              for a few keys (look=; lookn=: the
+ *                              same, eight at a time with
+ *                              pd_kineto_args), one per on_meta
  *                              call (the value as compact JSON), then the
  *                              return code and every stats field; on
  *                              stderr, what the cache did (off, hit,
@@ -51,6 +53,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pd_kineto.h"
 #include "pd_tcache.h"
 #include "pd_trace.h"
 
@@ -185,6 +188,24 @@ ev(const struct pd_ev *e, void *ctx)
 	for (i = 0; look[i]; i++)
 		if (pd_ev_arg_raw(e, look[i], &v, &n))
 			printf("%s:%zu:%.*s;", look[i], n, (int)n, v);
+	/* the same keys looked up eight at a time (pd_kineto_args: from
+	 * an entry, all of them at once) */
+	printf(" lookn=");
+	for (i = 0; look[i]; i += 8) {
+		const char *vv[8];
+		size_t nn[8];
+		int k, m = 0;
+
+		while (m < 8 && look[i + m])
+			m++;
+		pd_kineto_args(e, look + i, m, vv, nn);
+		for (k = 0; k < m; k++)
+			if (vv[k])
+				printf("%s:%zu:%.*s;", look[i + k], nn[k],
+				    (int)nn[k], vv[k]);
+		if (m < 8)
+			break;
+	}
 	text("args", pd_ev_args(e), e->args_len);
 	text("id", e->id, e->id_len);
 	printf(" raw_len=%zu\n", e->raw_len);

@@ -56,17 +56,16 @@ static const char *const syncs[] = {
 	"hipStreamSynchronize", "hipEventSynchronize", NULL
 };
 
-/* pd_ev_arg_int with a fast path for the common plain digits (the same
- * value pd_num_int gives them); anything else goes the full way. */
+/* The value v (n bytes) of ev's key as pd_ev_arg_int reads it, with a
+ * fast path for the common plain digits (the same value pd_num_int gives
+ * them); anything else goes the full way. */
 static int
-arg_int(const struct pd_ev *ev, const char *key, int64_t *out)
+int_of(const struct pd_ev *ev, const char *key, const char *v, size_t n,
+    int64_t *out)
 {
-	const char *v;
-	size_t n, i;
+	size_t i;
 	int64_t x = 0;
 
-	if (!pd_ev_arg_raw(ev, key, &v, &n))
-		return 0;
 	if (n >= 2 && *v == '"')
 		v++, n -= 2;
 	if (n == 0 || n > 18)
@@ -80,15 +79,39 @@ arg_int(const struct pd_ev *ev, const char *key, int64_t *out)
 	return 1;
 }
 
-/* pd_kineto_stream, with arg_int for the common case */
-static int64_t
-stream_of_ev(const struct pd_ev *ev)
+/* pd_ev_arg_int, as int_of reads the value */
+static int
+arg_int(const struct pd_ev *ev, const char *key, int64_t *out)
 {
-	int64_t v;
+	const char *v;
+	size_t n;
 
-	if (arg_int(ev, "stream", &v))
-		return v;
-	return pd_kineto_stream(ev);
+	if (!pd_ev_arg_raw(ev, key, &v, &n))
+		return 0;
+	return int_of(ev, key, v, n, out);
+}
+
+/* An activity's device, correlation and stream args (has[i]: found and
+ * read), as arg_int reads each: looked up at once where the reader can
+ * (an entry's replay), each in turn otherwise. */
+static void
+act_args(const struct pd_ev *ev, int has[3], int64_t x[3])
+{
+	static const char *const keys[3] = { "device", "correlation",
+		"stream" };
+	static const size_t kl[3] = { 6, 11, 6 };
+	const char *v[3];
+	size_t n[3];
+	int i;
+
+	if (!ev->args && ev->lazy && ev->lazy->find_n &&
+	    ev->lazy->find_n(ev, keys, kl, 3, v, n) >= 0) {
+		for (i = 0; i < 3; i++)
+			has[i] = v[i] && int_of(ev, keys[i], v[i], n[i], &x[i]);
+		return;
+	}
+	for (i = 0; i < 3; i++)
+		has[i] = arg_int(ev, keys[i], &x[i]);
 }
 
 /* What the name of a kernel or a runtime call says, worked out once a
@@ -130,18 +153,21 @@ name_kind(struct pt *p, const struct pd_ev *ev)
 static void
 on_activity(struct pt *p, const struct pd_ev *ev, int kc)
 {
-	int64_t dev = 0, corr = 0;
-	int dev_known = 1, has_corr;
+	int64_t x[3], dev, corr, stream;
+	int has[3], dev_known = 1;
 
-	if (!arg_int(ev, "device", &dev)) {
-		if (ev->pid_is_num)
-			dev = ev->pid_num;
-		else
-			dev = 0, dev_known = 0;
-	}
-	has_corr = arg_int(ev, "correlation", &corr);
-	gaps_activity(&p->g, dev, dev_known, stream_of_ev(ev), ev->ts_ns,
-	    ev->dur_ns, has_corr, corr, kc == PD_KC_KERNEL &&
+	/* the stream: pd_kineto_stream's, its arg read as arg_int does */
+	act_args(ev, has, x);
+	if (has[0])
+		dev = x[0];
+	else if (ev->pid_is_num)
+		dev = ev->pid_num;
+	else
+		dev = 0, dev_known = 0;
+	corr = has[1] ? x[1] : 0;
+	stream = has[2] ? x[2] : pd_kineto_stream(ev);
+	gaps_activity(&p->g, dev, dev_known, stream, ev->ts_ns,
+	    ev->dur_ns, has[1], corr, kc == PD_KC_KERNEL &&
 	    (name_kind(p, ev) & N_COMM) ? GAP_ACT_COMM : 0);
 	if (kc == PD_KC_MEMCPY && strstr(ev->name, "Pageable")) {
 		p->g.pageable_n++;
