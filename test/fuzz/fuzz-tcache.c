@@ -139,12 +139,30 @@ stats_hash(int rc, const struct pd_trace_stats *st)
 	return h;
 }
 
+/* The replay of img (len bytes, built from the trace data) hands out
+ * what parsing data does with cb, its stats (span included) too. */
+static void
+same_read(const uint8_t *data, size_t size, const void *img, size_t len,
+    const struct pd_trace_cb *cb)
+{
+	struct pd_trace_stats st;
+	uint64_t parsed;
+	int rc;
+
+	h = 1469598103934665603ULL;
+	rc = pd_trace_read_mem((const char *)data, size, cb, &st);
+	parsed = stats_hash(rc, &st);
+	h = 1469598103934665603ULL;
+	rc = pd_tcache_replay_mem(img, len, 1, cb, &st);
+	if (rc == -2 || stats_hash(rc, &st) != parsed)
+		abort();	/* the replay differs from the parse */
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct pd_trace_cb cb = { NULL, ev, meta, NULL, NULL };
 	struct pd_trace_stats st;
-	uint64_t parsed;
 	void *img;
 	char *bad;
 	size_t len, at;
@@ -154,31 +172,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		pd_tcache_replay_mem(data, size, 0, &cb, &st);
 		return 0;
 	}
-	h = 1469598103934665603ULL;
-	rc = pd_trace_read_mem((const char *)data, size, &cb, &st);
-	parsed = stats_hash(rc, &st);
 	if (pd_tcache_build_mem((const char *)data, size, &img, &len) < 0)
 		return 0;
-	h = 1469598103934665603ULL;
-	rc = pd_tcache_replay_mem(img, len, 1, &cb, &st);
-	if (rc == -2 || stats_hash(rc, &st) != parsed)
-		abort();	/* the replay differs from the parse */
+	same_read(data, size, img, len, &cb);
 	cb.want = want;
-	h = 1469598103934665603ULL;
-	rc = pd_trace_read_mem((const char *)data, size, &cb, &st);
-	parsed = stats_hash(rc, &st);
-	h = 1469598103934665603ULL;
-	rc = pd_tcache_replay_mem(img, len, 1, &cb, &st);
-	if (rc == -2 || stats_hash(rc, &st) != parsed)
-		abort();	/* the filtered replay differs */
+	same_read(data, size, img, len, &cb);	/* filtered */
 	cb.span = span;
-	h = 1469598103934665603ULL;
-	rc = pd_trace_read_mem((const char *)data, size, &cb, &st);
-	parsed = stats_hash(rc, &st);
-	h = 1469598103934665603ULL;
-	rc = pd_tcache_replay_mem(img, len, 1, &cb, &st);
-	if (rc == -2 || stats_hash(rc, &st) != parsed)
-		abort();	/* the replay with a span differs */
+	same_read(data, size, img, len, &cb);	/* with a span too */
 	cb.want = NULL;
 	cb.span = NULL;
 	/* one byte changed, where the input says */
