@@ -189,27 +189,13 @@ struct skip {
 	uint64_t pos, count;
 };
 
-/* The span of a chunk's events of one shape (those with a ts and a dur
- * >= 0 whose end is an int64, as pd_tspan_add takes them): lo > hi when
- * none. A replay whose filter keeps only the time of a shape's events
- * (PD_SPAN) takes it from here for a chunk it passes over. */
+/* The span of a chunk's events of one shape, as pd_tspan_add keeps it,
+ * written so: lo > hi when it has none. A replay whose filter keeps only
+ * the time of a shape's events (PD_SPAN) takes it from here for a chunk
+ * it passes over. */
 struct cspan {
 	int64_t lo, hi;
 };
-
-static void
-cspan_add(struct cspan *c, const struct pd_ev *ev)
-{
-	int64_t end;
-
-	if (!ev->has_ts || !ev->has_dur || ev->dur_ns < 0 ||
-	    __builtin_add_overflow(ev->ts_ns, ev->dur_ns, &end))
-		return;
-	if (ev->ts_ns < c->lo)
-		c->lo = ev->ts_ns;
-	if (end > c->hi)
-		c->hi = end;
-}
 
 struct meta {
 	uint64_t pos;
@@ -482,7 +468,8 @@ struct bld {
 	/* the shapes of the chunk being filled, each once, and the span
 	 * of each one's events there; chunks out */
 	uint32_t *cshp;
-	struct cspan *csp;
+	struct pd_tspan *csp;
+	struct cspan *cspw;	/* csp as written */
 	size_t ncshp;
 	uint32_t nchunk;
 	/* the categories of the first NCLS - 1 classes (the rest share
@@ -884,7 +871,7 @@ chunk_out(struct bld *b)
 	struct cs s;
 	struct iovec v[5 + NCLS];
 	const void *rp = b->recs;
-	size_t rb, lb, sb;
+	size_t rb, lb, sb, i;
 	int k, nv = 0;
 
 	if (b->nrec == 0)
@@ -901,7 +888,11 @@ chunk_out(struct bld *b)
 	c.nshp = (uint32_t)b->ncshp;
 	lb = (size_t)PAD8(b->ncshp * sizeof *b->cshp);
 	b->cshp[b->ncshp] = 0;	/* the padding, if any */
-	sb = b->ncshp * sizeof *b->csp;
+	sb = b->ncshp * sizeof *b->cspw;
+	for (i = 0; i < b->ncshp; i++) {
+		b->cspw[i].lo = b->csp[i].any ? b->csp[i].lo : INT64_MAX;
+		b->cspw[i].hi = b->csp[i].any ? b->csp[i].hi : INT64_MIN;
+	}
 	c.id_len = b->ids.len;
 	if (bpad(b, &b->ids, NULL) < 0)
 		return;
@@ -913,18 +904,18 @@ chunk_out(struct bld *b)
 	cs_init(&s);
 	cs_add(&s, &c, sizeof c);
 	cs_add(&s, b->cshp, lb);
-	cs_add(&s, b->csp, sb);
+	cs_add(&s, b->cspw, sb);
 	c.hsum = cs_end(&s);
 	cs_init(&s);
 	cs_add(&s, &c, sizeof c);
 	cs_add(&s, b->cshp, lb);
-	cs_add(&s, b->csp, sb);
+	cs_add(&s, b->cspw, sb);
 	cs_add(&s, rp, rb);
 	cs_add(&s, b->ids.p, (size_t)PAD8(b->ids.len));
 	c.sum = cs_end(&s);
 	v[nv++] = (struct iovec){ &c, sizeof c };
 	v[nv++] = (struct iovec){ b->cshp, lb };
-	v[nv++] = (struct iovec){ b->csp, sb };
+	v[nv++] = (struct iovec){ b->cspw, sb };
 	v[nv++] = (struct iovec){ (void *)rp, rb };
 	if (b->ids.len)
 		v[nv++] = (struct iovec){ b->ids.p, (size_t)PAD8(b->ids.len) };
@@ -1210,7 +1201,8 @@ record(struct bld *b, const struct pd_ev *ev)
 	sh.pid_is_num = ev->pid_is_num != 0;
 	if ((!b->recs && !(b->recs = malloc(CHUNK_REC * sizeof *b->recs))) ||
 	    (!b->cshp && !(b->cshp = calloc(CHUNK_REC + 1, sizeof *b->cshp))) ||
-	    (!b->csp && !(b->csp = calloc(CHUNK_REC, sizeof *b->csp))))
+	    (!b->csp && !(b->csp = calloc(CHUNK_REC, sizeof *b->csp))) ||
+	    (!b->cspw && !(b->cspw = calloc(CHUNK_REC, sizeof *b->cspw))))
 		b->failed = 1;
 	if (b->failed)
 		return;
@@ -1224,11 +1216,11 @@ record(struct bld *b, const struct pd_ev *ev)
 	if (b->sx[r->shape].chunk != b->nchunk + 1) {
 		b->sx[r->shape].chunk = b->nchunk + 1;
 		b->sx[r->shape].ci = (uint32_t)b->ncshp;
-		b->csp[b->ncshp].lo = INT64_MAX;	/* none yet */
-		b->csp[b->ncshp].hi = INT64_MIN;
+		b->csp[b->ncshp].any = 0;
 		b->cshp[b->ncshp++] = r->shape;
 	}
-	cspan_add(&b->csp[b->sx[r->shape].ci], ev);
+	pd_tspan_add(&b->csp[b->sx[r->shape].ci], ev->has_ts, ev->ts_ns,
+	    ev->has_dur, ev->dur_ns);
 	r->tid = intern_id(b, 3, ev->tid, ev->tid_num);
 	r->ts_ns = ev->ts_ns;
 	r->dur_ns = ev->dur_ns;
@@ -1349,6 +1341,7 @@ bld_free(struct bld *b)
 	free(b->nrecs);
 	free(b->cshp);
 	free(b->csp);
+	free(b->cspw);
 	free(b->ids.p);
 	for (k = 0; k < NCLS; k++)
 		free(b->args[k].p);

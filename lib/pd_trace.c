@@ -1747,6 +1747,32 @@ pd_ev_arg_raw(const struct pd_ev *ev, const char *key, const char **v,
 }
 
 int
+pd_ev_arg_raw_n(const struct pd_ev *ev, const char *const *keys,
+    const size_t *klen, int n, const char **v, size_t *len)
+{
+	size_t kl[8] = { 0 };
+	int i, found = 0;
+
+	if (!ev->args && ev->lazy && ev->lazy->find_n && n <= 8) {
+		for (i = 0; !klen && i < n; i++)
+			kl[i] = strlen(keys[i]);
+		if ((found = ev->lazy->find_n(ev, keys, klen ? klen : kl, n,
+		    v, len)) >= 0)
+			return found;
+		found = 0;
+	}
+	for (i = 0; i < n; i++) {
+		if (pd_ev_arg_raw(ev, keys[i], &v[i], &len[i])) {
+			found++;
+		} else {
+			v[i] = NULL;
+			len[i] = 0;
+		}
+	}
+	return found;
+}
+
+int
 pd_ev_arg_int(const struct pd_ev *ev, const char *key, int64_t *out)
 {
 	const char *v;

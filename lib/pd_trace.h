@@ -257,6 +257,12 @@ int pd_trace_read_mem_src(const char *buf, size_t len,
  * with the right type, 0 otherwise. */
 int pd_ev_arg_raw(const struct pd_ev *ev, const char *key, const char **v,
     size_t *len);
+/* pd_ev_arg_raw of n keys (v[i] NULL, len[i] 0 where absent; klen: their
+ * lengths, or NULL): the number found. At once where the reader can
+ * answer so (pd_lazyargs.find_n, n at most 8), else one key at a time:
+ * the same answers. */
+int pd_ev_arg_raw_n(const struct pd_ev *ev, const char *const *keys,
+    const size_t *klen, int n, const char **v, size_t *len);
 int pd_ev_arg_int(const struct pd_ev *ev, const char *key, int64_t *v);
 int pd_ev_arg_double(const struct pd_ev *ev, const char *key, double *v);
 /* Copies the unescaped string (or the number text) into buf, NUL-terminated. */

@@ -92,8 +92,7 @@ arg_int(const struct pd_ev *ev, const char *key, int64_t *out)
 }
 
 /* An activity's device, correlation and stream args (has[i]: found and
- * read), as arg_int reads each: looked up at once where the reader can
- * (an entry's replay), each in turn otherwise. */
+ * read), as arg_int reads each, looked up together. */
 static void
 act_args(const struct pd_ev *ev, int has[3], int64_t x[3])
 {
@@ -104,14 +103,9 @@ act_args(const struct pd_ev *ev, int has[3], int64_t x[3])
 	size_t n[3];
 	int i;
 
-	if (!ev->args && ev->lazy && ev->lazy->find_n &&
-	    ev->lazy->find_n(ev, keys, kl, 3, v, n) >= 0) {
-		for (i = 0; i < 3; i++)
-			has[i] = v[i] && int_of(ev, keys[i], v[i], n[i], &x[i]);
-		return;
-	}
+	pd_ev_arg_raw_n(ev, keys, kl, 3, v, n);
 	for (i = 0; i < 3; i++)
-		has[i] = arg_int(ev, keys[i], &x[i]);
+		has[i] = v[i] && int_of(ev, keys[i], v[i], n[i], &x[i]);
 }
 
 /* What the name of a kernel or a runtime call says, worked out once a
