@@ -109,7 +109,21 @@ $(OBJ)/lib.a: $(LIBOBJ)
 $(BIN)/%: tools/%.c $$(wildcard tools/%/*.c tools/%/*.h) $(OBJ)/lib.a $(HDRS) \
     $(OBJ)/config.mk
 	@mkdir -p $(BIN)
-	$(CC) $(CFLAGS) -Itools $(LDFLAGS) -o $@ $< $(wildcard tools/$*/*.c) $(OBJ)/lib.a $(LDLIBS)
+	$(CC) $(CFLAGS) -Itools $(LDFLAGS) -o $@ $< $(wildcard tools/$*/*.c) \
+	  $(filter $(OBJ)/rcache-builtin.o,$^) $(OBJ)/lib.a $(LDLIBS)
+
+# pd-classify carries the compiled form of the shipped rules
+# (pd_rcache.h): build-aux/rcache-form, linked with the library, compiles
+# share/rules/default.yaml into C (the file's bytes and their form), and
+# a start that finds the same bytes reads that instead of parsing them.
+$(OBJ)/rcache-form: build-aux/rcache-form.c $(OBJ)/lib.a $(HDRS) $(OBJ)/config.mk
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(OBJ)/lib.a $(LDLIBS)
+$(OBJ)/rcache-builtin.c: $(OBJ)/rcache-form share/rules/default.yaml
+	$(OBJ)/rcache-form rules=share/rules/default.yaml >$@.tmp
+	mv $@.tmp $@
+$(OBJ)/rcache-builtin.o: $(OBJ)/rcache-builtin.c lib/pd_rcache.h
+	$(CC) $(CFLAGS) -c -o $@ $<
+$(BIN)/pd-classify: $(OBJ)/rcache-builtin.o
 
 $(OBJ)/test/%: test/%.c $(OBJ)/lib.a $(HDRS) $(wildcard test/*.h) $(OBJ)/config.mk
 	@mkdir -p $(OBJ)/test

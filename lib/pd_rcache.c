@@ -115,6 +115,25 @@ same_bytes(int fd, const unsigned char *p, size_t n)
 }
 
 int
+pd_rcache_builtin(const char *kind, int fd, size_t srclen,
+    struct pd_rcache_form *f)
+{
+	const struct pd_rcache_builtin *b;
+
+	memset(f, 0, sizeof *f);
+	if (!pd_rcache_builtins)
+		return -1;
+	for (b = pd_rcache_builtins; b->kind; b++)
+		if (!strcmp(b->kind, kind) && b->srclen == srclen &&
+		    same_bytes(fd, b->src, srclen)) {
+			f->data = b->data;
+			f->len = b->len;
+			return 0;
+		}
+	return -1;
+}
+
+int
 pd_rcache_get(const char *kind, const char *path, int src,
     size_t srclen, struct pd_rcache_form *f)
 {

@@ -42,6 +42,27 @@ void pd_rcache_put(const char *kind, const char *path, const void *src,
  * PD_CACHE=0, or none usable). */
 int pd_rcache_on(void);
 
+/* Compiled forms built into a program: a program that links an array
+ * pd_rcache_builtins (ended by a NULL kind; made at build time by
+ * build-aux/rcache-form from a source the project ships) reads such a
+ * source with no parse and no cache directory. Like an entry, a form is
+ * used only for exactly the bytes it was compiled from (compared here,
+ * a piece at a time): an edited source is parsed. A program without the
+ * array (the weak reference stays NULL) has none. */
+struct pd_rcache_builtin {
+	const char *kind;
+	const unsigned char *src, *data;
+	size_t srclen, len;
+};
+extern const struct pd_rcache_builtin pd_rcache_builtins[]
+    __attribute__((weak));
+
+/* The built-in form of kind when fd holds exactly its srclen source
+ * bytes: 0 and *f (its data in the program: nothing to release, though
+ * pd_rcache_release may be called), or -1. */
+int pd_rcache_builtin(const char *kind, int fd, size_t srclen,
+    struct pd_rcache_form *f);
+
 /* What the last pd_rcache_get of this process did (for tests). */
 enum { PD_RCACHE_OFF = 0, PD_RCACHE_HIT, PD_RCACHE_MISS };
 int pd_rcache_last(void);

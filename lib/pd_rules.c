@@ -1280,6 +1280,22 @@ decode(const void *p, size_t len, struct pd_rules *one, const char *file)
 	return 0;
 }
 
+/* decode of a form whose strings the rules then use in place: it stays
+ * mapped (when it is not the program's own), or is released on failure */
+static int
+decode_kept(struct pd_rcache_form *form, struct pd_rules *one,
+    const char *path)
+{
+	borrowed = pd_xrealloc(borrowed, (nborrowed + 1) * sizeof *borrowed);
+	borrowed[nborrowed].lo = form->data;
+	borrowed[nborrowed++].hi = (const char *)form->data + form->len;
+	if (decode(form->data, form->len, one, path) == 0)
+		return 0;
+	nborrowed--;	/* decode left nothing of it */
+	pd_rcache_release(form);
+	return -1;
+}
+
 /* The whole of fd from its start (*len bytes), or NULL. */
 static char *
 read_whole(int fd, size_t size, size_t *len)
@@ -1349,28 +1365,22 @@ pd_rules_load(struct pd_rules *rs, const char *path)
 	int fd;
 
 	memset(&one, 0, sizeof one);
-	/* with no cache, read by the parser as it always was; else the
-	 * compiled form when it is of these bytes, or these bytes parsed */
-	if (pd_rcache_on() && (fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+	/* the form built into the program when these are the bytes it was
+	 * made from; else, with no cache, read by the parser as it always
+	 * was; else the cache's form when it is of these bytes, or these
+	 * bytes parsed */
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
 		if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode)) {
-			if (pd_rcache_get("rules", path, fd, (size_t)sb.st_size,
-			    &form) == 0) {
-				/* its strings are used in place: it stays
-				 * mapped */
-				borrowed = pd_xrealloc(borrowed, (nborrowed + 1) *
-				    sizeof *borrowed);
-				borrowed[nborrowed].lo = form.data;
-				borrowed[nborrowed++].hi = (const char *)form.data +
-				    form.len;
-				if (decode(form.data, form.len, &one, path) == 0) {
-					close(fd);
-					merge(rs, &one, one.path_when != NULL);
-					return 0;
-				}
-				nborrowed--;	/* decode left nothing of it */
-				pd_rcache_release(&form);
+			if ((pd_rcache_builtin("rules", fd, (size_t)sb.st_size,
+			    &form) == 0 || (pd_rcache_on() &&
+			    pd_rcache_get("rules", path, fd, (size_t)sb.st_size,
+			    &form) == 0)) && decode_kept(&form, &one, path) == 0) {
+				close(fd);
+				merge(rs, &one, one.path_when != NULL);
+				return 0;
 			}
-			text = read_whole(fd, (size_t)sb.st_size, &len);
+			if (pd_rcache_on())
+				text = read_whole(fd, (size_t)sb.st_size, &len);
 		}
 		close(fd);
 	}
@@ -1420,6 +1430,31 @@ pd_rules_check(const struct pd_rules *rs)
 				rc = PD_EXIT_CONFIG;
 		}
 	return rc;
+}
+
+int
+pd_rules_compile(const char *path, const void *text, size_t len,
+    void **form, size_t *flen)
+{
+	yaml_document_t doc;
+	struct ld l = { path, &doc, 0, 0 };
+	struct pd_rules one;
+	struct enc e = { NULL, 0, 0 };
+
+	*form = NULL;
+	*flen = 0;
+	memset(&one, 0, sizeof one);
+	if (pd_yamlio_parse_mem(path, text, len, &doc) != 0)
+		return PD_EXIT_CONFIG;
+	load_doc(&l, &one);
+	yaml_document_delete(&doc);
+	if (!l.errors) {
+		encode(&e, &one);
+		*form = e.p;
+		*flen = e.n;
+	}
+	pd_rules_free(&one);
+	return l.errors ? PD_EXIT_CONFIG : 0;
 }
 
 void

@@ -13,7 +13,9 @@
  * loaded without a problem leaves its compiled form in the cache
  * directory (pd_rcache.h); a later load of the same bytes by the same
  * program reads that instead of parsing (the rules' strings then stay
- * mapped until the process ends). A field added to the structures below
+ * mapped until the process ends). A program with the form of a file
+ * built in (pd-classify: share/rules/default.yaml) reads that for the
+ * same bytes, with no parse and no cache. A field added to the structures below
  * is added to that form too (encode/decode in pd_rules.c). */
 #ifndef PD_RULES_H
 #define PD_RULES_H
@@ -98,6 +100,14 @@ struct pd_rules {
 /* Load (or override from) a rules file. 0, or PD_EXIT_CONFIG/SYSTEM. */
 int pd_rules_load(struct pd_rules *r, const char *path);
 void pd_rules_free(struct pd_rules *r);
+
+/* The compiled form (as the cache keeps it, pd_rcache.h) of the rules
+ * file path whose bytes are text[0..len): 0 and *form (malloc'd, *flen
+ * bytes), or PD_EXIT_CONFIG with its problems said as pd_rules_load
+ * says them. For a program that builds the form in
+ * (build-aux/rcache-form.c). */
+int pd_rules_compile(const char *path, const void *text, size_t len,
+    void **form, size_t *flen);
 
 /* Checks between rules, once every file is loaded: each id a rule
  * explains names another loaded rule. Says each problem as

@@ -535,23 +535,34 @@ PY
 # one of a parse (PD_CACHE=0, which writes no entry), byte for byte. A
 # good entry is read, not written again (its inode stays); one with a
 # byte changed fails its checksum and is written again, the same bytes as
-# before (the form of the same rules by the same program).
-@test "pd-classify: the rules' compiled form gives the output of a parse" {
-	# a cache directory of its own (make check shares one across tests)
+# before (the form of the same rules by the same program). The rules are
+# the default ones with a comment added: other bytes than those built
+# into pd-classify (the tests below), so the cache is what is read.
+# parse_defaults: $t/r.yaml, the default rules with a comment added (not
+# the bytes built into pd-classify), $t/p two-rank.jsonl's profile, and
+# $off the output of the rules parsed from r.yaml (PD_CACHE=0, which
+# writes no entry), in a cache directory of the test's own (make check
+# shares one across tests).
+parse_defaults() {
 	export PD_CACHE_DIR=$BATS_TEST_TMPDIR/rcache
 	t=$BATS_TEST_TMPDIR
+	{ cat "$TOP/share/rules/default.yaml"; echo '# a comment'; } >"$t/r.yaml"
 	pd-profile "$PF/two-rank.jsonl" >"$t/p"
-	run_pd env PD_CACHE=0 pd-classify "$t/p"
+	run_pd env PD_CACHE=0 pd-classify -R -r "$t/r.yaml" "$t/p"
 	off=$output
 	not compgen -G "$PD_CACHE_DIR/rules-*.pdrc"
 	[ "$(jqr pd.bottleneck '.position' | wc -l)" -ge 2 ]
-	run_pd pd-classify "$t/p"
+}
+
+@test "pd-classify: the rules' compiled form gives the output of a parse" {
+	parse_defaults
+	run_pd pd-classify -R -r "$t/r.yaml" "$t/p"
 	[ "$output" = "$off" ]
 	e=$(compgen -G "$PD_CACHE_DIR/rules-*.pdrc")
 	[ "$(printf '%s\n' "$e" | wc -l)" -eq 1 ]
 	cp "$e" "$t/good"
 	ino=$(stat -c %i "$e")
-	run_pd pd-classify "$t/p"
+	run_pd pd-classify -R -r "$t/r.yaml" "$t/p"
 	[ "$output" = "$off" ]
 	[ "$(stat -c %i "$e")" = "$ino" ]
 	python3 - "$e" <<'PY'
@@ -561,9 +572,54 @@ b[len(b) - 100] ^= 0x20	# in the compiled rules, ahead of the checksum
 open(sys.argv[1], 'wb').write(b)
 PY
 	not cmp -s "$e" "$t/good"
-	run_pd pd-classify "$t/p"
+	run_pd pd-classify -R -r "$t/r.yaml" "$t/p"
 	[ "$output" = "$off" ]
 	cmp "$e" "$t/good"
+}
+
+# The default rules' compiled form built into pd-classify (build-aux/
+# rcache-form): a start that finds share/rules/default.yaml as shipped
+# reads it, with no parse and no cache entry, and gives the output of a
+# parse of the same rules (the default ones with a comment added, cache
+# off: other bytes, so parsed), byte for byte. With the cache off too.
+@test "pd-classify: the default rules built in give the output of a parse" {
+	parse_defaults
+	run_pd pd-classify "$t/p"
+	[ "$output" = "$off" ]
+	run_pd env PD_CACHE=0 pd-classify "$t/p"
+	[ "$output" = "$off" ]
+	# the built-in form was read: nothing was compiled into the cache
+	not compgen -G "$PD_CACHE_DIR/rules-*.pdrc"
+	# the same bytes at another path are the same rules
+	cp "$TOP/share/rules/default.yaml" "$t/same.yaml"
+	run_pd pd-classify -R -r "$t/same.yaml" "$t/p"
+	[ "$output" = "$off" ]
+	not compgen -G "$PD_CACHE_DIR/rules-*.pdrc"
+}
+
+# A default.yaml edited in place to the same size (a title's "busy" made
+# "BUSY"): its bytes are not those built in, so it is parsed, and the
+# edit is what pd-classify says. two-rank.jsonl's dominant finding is
+# perfdiag.compute_bound (the test above's output).
+@test "pd-classify: an edited default.yaml is read, not the built-in rules" {
+	export PD_CACHE_DIR=$BATS_TEST_TMPDIR/rcache
+	t=$BATS_TEST_TMPDIR
+	cp -R "$TOP/share" "$t/share"
+	pd-profile "$PF/two-rank.jsonl" >"$t/p"
+	run_pd pd-classify -S "$t/share" "$t/p"
+	[ "$(jqr pd.bottleneck 'select(.dominant) | [.rule, .title]')" = \
+	    '["perfdiag.compute_bound","Compute-bound (the device is busy computing)"]' ]
+	size=$(stat -c %s "$t/share/rules/default.yaml")
+	sed -i 's/(the device is busy computing)/(the device is BUSY computing)/' \
+	    "$t/share/rules/default.yaml"
+	[ "$(stat -c %s "$t/share/rules/default.yaml")" = "$size" ]
+	for c in 0 1; do
+		run_pd env PD_CACHE=$c pd-classify -S "$t/share" "$t/p"
+		[ "$(jqr pd.bottleneck 'select(.dominant) | .title')" = \
+		    '"Compute-bound (the device is BUSY computing)"' ]
+	done
+	# parsed with the cache on: its form was kept for the next start
+	compgen -G "$PD_CACHE_DIR/rules-*.pdrc"
 }
 
 # A rules file rewritten in place with the same size, inode and mtime

@@ -1,0 +1,100 @@
+/* rcache-form: write, as C, the compiled form of a source the project
+ * ships, for a program to carry (pd_rcache.h, pd_rcache_builtins).
+ *
+ *   rcache-form KIND=SOURCE... >builtin.c
+ *
+ * KIND is the kind of form (rules: a rules file, pd_rules_compile). The
+ * source's bytes go in with the form made from exactly those bytes (read
+ * once here), so that a program uses the form only for a file that holds
+ * them. Run at build time by the Makefile; exit 1 when a source cannot be
+ * read or compiled (its problems said as the tools say them). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pd_diag.h"
+#include "pd_file.h"
+#include "pd_rules.h"
+
+/* The whole file, or NULL (said). */
+static unsigned char *
+slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	unsigned char *p = NULL;
+	size_t cap = 0, r;
+
+	*len = 0;
+	if (!f) {
+		fprintf(stderr, "rcache-form: %s: %s\n", path, strerror(errno));
+		return NULL;
+	}
+	do {
+		if (*len == cap)
+			p = pd_xrealloc(p, (cap = cap * 2 + 65536));
+		r = fread(p + *len, 1, cap - *len, f);
+		*len += r;
+	} while (r > 0);
+	if (ferror(f)) {
+		fprintf(stderr, "rcache-form: %s: read error\n", path);
+		free(p);
+		p = NULL;
+	}
+	fclose(f);
+	return p;
+}
+
+static void
+bytes(const char *name, int i, const unsigned char *p, size_t n)
+{
+	size_t k;
+
+	printf("static const unsigned char %s%d[] = {", name, i);
+	for (k = 0; k < n; k++)
+		printf("%s%u,", k % 24 ? "" : "\n", p[k]);
+	printf("\n0 };\n");	/* never empty; not counted in the length */
+}
+
+int
+main(int argc, char **argv)
+{
+	int i;
+
+	pd_diag_init("rcache-form");
+	if (argc < 2) {
+		fprintf(stderr, "usage: rcache-form KIND=SOURCE... >file.c\n");
+		return 2;
+	}
+	printf("/* Made by build-aux/rcache-form at build time: do not edit. */\n"
+	    "#include \"pd_rcache.h\"\n\n");
+	for (i = 1; i < argc; i++) {
+		const char *eq = strchr(argv[i], '=');
+		unsigned char *src;
+		void *form = NULL;
+		size_t srclen, flen = 0;
+
+		if (!eq || (size_t)(eq - argv[i]) != 5 ||
+		    strncmp(argv[i], "rules", 5)) {
+			fprintf(stderr, "rcache-form: %s: not rules=FILE\n",
+			    argv[i]);
+			return 2;
+		}
+		if (!(src = slurp(eq + 1, &srclen)))
+			return 1;
+		if (pd_rules_compile(eq + 1, src, srclen, &form, &flen) != 0) {
+			free(src);
+			return 1;
+		}
+		bytes("src", i, src, srclen);
+		bytes("form", i, form, flen);
+		free(src);
+		free(form);
+	}
+	printf("\nconst struct pd_rcache_builtin pd_rcache_builtins[] = {\n");
+	for (i = 1; i < argc; i++)
+		printf("\t{ \"rules\", src%d, form%d, sizeof src%d - 1, "
+		    "sizeof form%d - 1 },\n", i, i, i, i);
+	printf("\t{ 0, 0, 0, 0, 0 }\n};\n");
+	return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
+}
