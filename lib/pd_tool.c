@@ -176,16 +176,39 @@ usable(json_t *root)
  * time and the heap's top trimmed, until glibc's threshold adapts: the
  * same pages were faulted in again and again, within a root and across
  * roots (pd-hotspots on one rank of the 8-rank bench set: 13.7 k page
- * faults for a 36 MiB peak, half its CPU time in the kernel; 9.2 k from
- * the start of the tool). The threshold is set where glibc's adaptive one
- * stops (32 MiB), and only more than 64 MiB free at the top of the heap is
- * given back. Set once, before the first root: peak RSS stays flat with a
- * trace's length (bench, 271 MiB -> 1 GiB: 1.00-1.01 for every tool). */
+ * faults for a 36 MiB peak, half its CPU time in the kernel; 9.2 k when
+ * kept from the root's start). The threshold is set where glibc's
+ * adaptive one stops (32 MiB), and only more than 64 MiB free at the top
+ * of the heap is given back. Set before a root whose exports hold a MiB
+ * or more, else after the first root: a large block calloc'd from the
+ * heap is cleared where a mapped one comes zeroed, page by page as it is
+ * used, so a tool on a tiny trace (a ring of 64 Ki slots and hardly any
+ * of it used) would take ~100 page faults more at start (~1 ms here).
+ * Peak RSS stays flat with a trace's length (bench, 271 MiB -> 1 GiB:
+ * 1.00-1.05 for every tool). */
 static void
 keep_freed(void)
 {
+	static int done;
+
+	if (done)
+		return;
+	done = 1;
 	mallopt(M_MMAP_THRESHOLD, 32 << 20);
 	mallopt(M_TRIM_THRESHOLD, 64 << 20);
+}
+
+/* The bytes of the root's exports, as pd-locate counted them. */
+static double
+root_bytes(json_t *root)
+{
+	json_t *e;
+	size_t i;
+	double n = 0;
+
+	json_array_foreach(json_object_get(root, "exports"), i, e)
+		n += json_number_value(json_object_get(e, "bytes"));
+	return n;
 }
 
 static int
@@ -202,8 +225,11 @@ on_root(json_t *root, void *ctx)
 	if (!fam || !r || !r->family)
 		return 0;
 	root = usable(root);
+	if (root_bytes(root) >= 1 << 20)
+		keep_freed();
 	rc = r->read(root, t);
 	json_decref(root);
+	keep_freed();
 	if (rc)
 		pd_diag_status(rc);
 	fflush(stdout);
@@ -279,7 +305,6 @@ pd_tool_main(struct pd_tool *t, int argc, char **argv)
 	}
 	s.ctx = t;
 	s.on_root = on_root;
-	keep_freed();
 	pd_stream_run(&s, argc - optind, argv + optind);
 	return pd_diag_finish();
 }
