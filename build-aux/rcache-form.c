@@ -59,42 +59,56 @@ bytes(const char *name, int i, const unsigned char *p, size_t n)
 int
 main(int argc, char **argv)
 {
-	int i;
+	unsigned char **src;
+	void **form;
+	size_t *srclen, *flen;
+	int i, n = argc - 1, rc = 0;
 
 	pd_diag_init("rcache-form");
-	if (argc < 2) {
+	if (n < 1) {
 		fprintf(stderr, "usage: rcache-form KIND=SOURCE... >file.c\n");
 		return 2;
 	}
-	printf("/* Made by build-aux/rcache-form at build time: do not edit. */\n"
-	    "#include \"pd_rcache.h\"\n\n");
-	for (i = 1; i < argc; i++) {
-		const char *eq = strchr(argv[i], '=');
-		unsigned char *src;
-		void *form = NULL;
-		size_t srclen, flen = 0;
+	src = pd_xcalloc((size_t)n, sizeof *src);
+	form = pd_xcalloc((size_t)n, sizeof *form);
+	srclen = pd_xcalloc((size_t)n, sizeof *srclen);
+	flen = pd_xcalloc((size_t)n, sizeof *flen);
+	/* every source compiled before a byte is written */
+	for (i = 0; i < n && !rc; i++) {
+		const char *a = argv[i + 1], *eq = strchr(a, '=');
 
-		if (!eq || (size_t)(eq - argv[i]) != 5 ||
-		    strncmp(argv[i], "rules", 5)) {
-			fprintf(stderr, "rcache-form: %s: not rules=FILE\n",
-			    argv[i]);
-			return 2;
+		if (!eq || eq - a != 5 || strncmp(a, "rules", 5)) {
+			fprintf(stderr, "rcache-form: %s: not rules=FILE\n", a);
+			rc = 2;
+		} else if (!(src[i] = slurp(eq + 1, &srclen[i])) ||
+		    pd_rules_compile(eq + 1, src[i], srclen[i], &form[i],
+		    &flen[i]) != 0) {
+			rc = 1;
 		}
-		if (!(src = slurp(eq + 1, &srclen)))
-			return 1;
-		if (pd_rules_compile(eq + 1, src, srclen, &form, &flen) != 0) {
-			free(src);
-			return 1;
-		}
-		bytes("src", i, src, srclen);
-		bytes("form", i, form, flen);
-		free(src);
-		free(form);
 	}
-	printf("\nconst struct pd_rcache_builtin pd_rcache_builtins[] = {\n");
-	for (i = 1; i < argc; i++)
-		printf("\t{ \"rules\", src%d, form%d, sizeof src%d - 1, "
-		    "sizeof form%d - 1 },\n", i, i, i, i);
-	printf("\t{ 0, 0, 0, 0, 0 }\n};\n");
-	return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
+	if (!rc) {
+		printf("/* Made by build-aux/rcache-form at build time: do not "
+		    "edit. */\n#include \"pd_rcache.h\"\n\n");
+		for (i = 0; i < n; i++) {
+			bytes("src", i + 1, src[i], srclen[i]);
+			bytes("form", i + 1, form[i], flen[i]);
+		}
+		printf("\nconst struct pd_rcache_builtin pd_rcache_builtins[] "
+		    "= {\n");
+		for (i = 1; i <= n; i++)
+			printf("\t{ \"rules\", src%d, form%d, sizeof src%d - 1, "
+			    "sizeof form%d - 1 },\n", i, i, i, i);
+		printf("\t{ 0, 0, 0, 0, 0 }\n};\n");
+		if (fflush(stdout) != 0 || ferror(stdout))
+			rc = 1;
+	}
+	for (i = 0; i < n; i++) {
+		free(src[i]);
+		free(form[i]);
+	}
+	free(src);
+	free(form);
+	free(srclen);
+	free(flen);
+	return rc;
 }

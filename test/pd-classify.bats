@@ -622,6 +622,30 @@ PY
 	compgen -G "$PD_CACHE_DIR/rules-*.pdrc"
 }
 
+# build-aux/rcache-form, run by make: the C it writes holds the rules
+# file's bytes whole (the file's size, from wc -c, is the length it gives)
+# and a form; a rules file with a problem stops it with the loader's
+# file:line:col message (the key-twice case above) and exit 1, nothing on
+# stdout for the build to compile.
+@test "rcache-form: the default rules' C, and a bad file refused" {
+	f=$PD_TESTBIN/../rcache-form
+	[ -x "$f" ]
+	t=$BATS_TEST_TMPDIR
+	run_pd "$f" rules="$TOP/share/rules/default.yaml"
+	n=$(wc -c <"$TOP/share/rules/default.yaml")
+	# each array ends with a spare 0, not counted: the count is the file's
+	[ "$(grep -c '^static const unsigned char src1\[\]' <<<"$output")" = 1 ]
+	[ "$(sed -n '/^static const unsigned char src1/,/^0 };/p' <<<"$output" |
+	    tr -cd , | wc -c)" = "$n" ]
+	grep -q '{ "rules", src1, form1, sizeof src1 - 1, sizeof form1 - 1 },' <<<"$output"
+	printf 'version: 1\nrules:\n  - id: site.dup\n    title: first\n    domain: compute\n    source: me\n    when: [{ field: step.x, op: ">", value: 0.5 }]\n    impact: 0.5\n    title: second\n    evidence: e\n    fix: { proposal: p }\n' >"$t/r.yaml"
+	run_pd 1 "$f" rules="$t/r.yaml"
+	[ "$stderr" = "rcache-form: error: $t/r.yaml:9:5: key 'title' given twice (first at 4:5)" ]
+	[ -z "$output" ]
+	run_pd 2 "$f" "$t/r.yaml"
+	[ "$stderr" = "rcache-form: $t/r.yaml: not rules=FILE" ]
+}
+
 # A rules file rewritten in place with the same size, inode and mtime
 # (touch -r): the entry holds the text it was made from, so the new
 # threshold is read, not the old one. two-rank.jsonl's step time cv is
