@@ -386,9 +386,27 @@ if part set8 && [ -f "$SET/.done" ] && [ -x "$BIN/pd-locate" ]; then
 		for mode in off cold warm; do
 			c=1
 			[ $mode = off ] && c=0
-			measure env PD_CACHE=$c PD_CACHE_DIR="$OUT/cache" sh -c "$pipe"
-			note=""
-			[ "$RC" -ne 0 ] && note="exit $RC"
+			# the run of median CPU time of three (cold: each on
+			# an empty cache): one run moves by tens of percent
+			# with the machine
+			runs=""
+			for k in 1 2 3; do
+				[ $mode = cold ] && rm -rf "$OUT/cache"
+				measure env PD_CACHE=$c PD_CACHE_DIR="$OUT/cache" \
+				    sh -c "$pipe"
+				runs="$runs$C $W $R $RC
+"
+			done
+			set -- $(printf '%s' "$runs" | sort -n | sed -n 2p)
+			C=$1 W=$2 R=$3 RC=$4
+			# HTA's figure for the plain set (56.8 s of CPU,
+			# measured on this machine when the speed issue was
+			# filed, on the same events as the source's 51 MiB
+			# layout, these files being 45 MiB; HTA is not run
+			# here): the issue's target is >= 30 x
+			note="median of 3"
+			[ $in = plain ] && note="$note, HTA 56.8 s / this: $(ratio 56.8 "$C") x"
+			[ "$RC" -ne 0 ] && note="$note exit $RC"
 			row "set8 $mode" $in "$W" "$C" "$(srate "$C")" "$(mib "$R")" \
 			    "$(ratio "$C" "$base")" "$note"
 		done
