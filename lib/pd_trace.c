@@ -914,6 +914,7 @@ parse_event(struct rd *r, const char *p, const char *end, const char **q,
 		}
 		if (*p != '"')
 			return BAD;
+next_key:	/* p at the opening quote of a key */
 		/* the events of one kind (ph) in a file mostly have their
 		 * keys in one order: the key that the last one had here is
 		 * tried first */
@@ -1072,6 +1073,16 @@ parse_event(struct rd *r, const char *p, const char *end, const char **q,
 			set_texts(r, ev, &t);
 			answer = pd_trace_answer(fcb, ev);
 			skip = answer != PD_WANT;
+		}
+		/* ',', one blank or none, and the next key's quote, as
+		 * writers mostly put them: straight to that key */
+		if (end - p >= 3 && p[0] == ',') {
+			const char *nq = p + 1 + (p[1] == ' ');
+
+			if (*nq == '"') {
+				p = nq;
+				goto next_key;
+			}
 		}
 		p = ws(p, end);
 		if (p >= end)
