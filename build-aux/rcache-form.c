@@ -14,36 +14,8 @@
 #include <string.h>
 
 #include "pd_diag.h"
-#include "pd_file.h"
 #include "pd_rules.h"
-
-/* The whole file, or NULL (said). */
-static unsigned char *
-slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	unsigned char *p = NULL;
-	size_t cap = 0, r;
-
-	*len = 0;
-	if (!f) {
-		fprintf(stderr, "rcache-form: %s: %s\n", path, strerror(errno));
-		return NULL;
-	}
-	do {
-		if (*len == cap)
-			p = pd_xrealloc(p, (cap = cap * 2 + 65536));
-		r = fread(p + *len, 1, cap - *len, f);
-		*len += r;
-	} while (r > 0);
-	if (ferror(f)) {
-		fprintf(stderr, "rcache-form: %s: read error\n", path);
-		free(p);
-		p = NULL;
-	}
-	fclose(f);
-	return p;
-}
+#include "pd_smi.h"
 
 static void
 bytes(const char *name, int i, const unsigned char *p, size_t n)
@@ -80,9 +52,13 @@ main(int argc, char **argv)
 		if (!eq || eq - a != 5 || strncmp(a, "rules", 5)) {
 			fprintf(stderr, "rcache-form: %s: not rules=FILE\n", a);
 			rc = 2;
-		} else if (!(src[i] = slurp(eq + 1, &srclen[i])) ||
-		    pd_rules_compile(eq + 1, src[i], srclen[i], &form[i],
-		    &flen[i]) != 0) {
+		} else if (!(src[i] = (unsigned char *)pd_smi_slurp(eq + 1,
+		    &srclen[i]))) {
+			fprintf(stderr, "rcache-form: %s: %s\n", eq + 1,
+			    strerror(errno));
+			rc = 1;
+		} else if (pd_rules_compile(eq + 1, src[i], srclen[i],
+		    &form[i], &flen[i]) != 0) {
 			rc = 1;
 		}
 	}
