@@ -45,6 +45,11 @@ struct rd {
 	struct kpred {
 		uint64_t text, mask;	/* its first 8 bytes, which count */
 		unsigned char kind, len;	/* len 0: no guess */
+		/* and the bytes from the ',' before it to its value (up
+		 * to 16: ', "name": '), when it came after one */
+		unsigned char skind, slen;	/* slen 0: no guess */
+		unsigned short smask;	/* bits of the bytes past slen */
+		unsigned char sep[16];
 	} pred[8][16];
 	/* where an event's args' keys and values are read as it is (when
 	 * the read was asked to: pd_trace_read_src's args_kv), and how
@@ -504,15 +509,24 @@ put_utf8(struct rd *r, unsigned cp)
 }
 
 /* Append s..e to the scratch buffer, NUL-terminated; returns its
- * offset. */
+ * offset. Bytes up to lim may be read (past e): a text of up to 32 bytes
+ * is copied as two blocks of 16 where 32 can be read, without a call. */
 static INLINE size_t
-scopy(struct rd *r, const char *s, const char *e)
+scopy(struct rd *r, const char *s, const char *e, const char *lim)
 {
 	size_t off = r->slen, n = (size_t)(e - s);
 
-	if (off + n + 1 > r->scap)
-		sgrow(r, off + n + 1);
-	memcpy(r->scr + off, s, n);
+	if (off + n + 33 > r->scap)
+		sgrow(r, off + n + 33);
+#ifdef __SSE2__
+	if (n <= 32 && lim - s >= 32) {
+		__m128i a = LOAD16(s), b = LOAD16(s + 16);
+
+		_mm_storeu_si128((__m128i *)(void *)(r->scr + off), a);
+		_mm_storeu_si128((__m128i *)(void *)(r->scr + off + 16), b);
+	} else
+#endif
+		memcpy(r->scr + off, s, n);
 	r->scr[off + n] = 0;
 	r->slen = off + n + 1;
 	return off;
@@ -588,7 +602,7 @@ text_value(struct rd *r, const char *p, const char *end, const char **q,
 	if (rc != OK)
 		return rc;
 	*off = esc ? unescape(r, p + 1, *q - 1, esc) : scopy(r, p + 1,
-	    *q - 1);
+	    *q - 1, end);
 	*quoted = 1;
 	return OK;
 }
@@ -649,6 +663,8 @@ digits8(const char *s, uint64_t *v)
 #define HAVE_DIGITS8 1
 #endif
 
+static const uint64_t pow10_3[4] = { 1, 10, 100, 1000 };
+
 /* A plain number, -?DIGITS(.DIGITS)?, at p and ending at a delimiter:
  * its value scaled by 10^shift (3 for µs to ns, 0 for an integer), as
  * pd_num_us_to_ns and pd_num_int compute it (the first dropped fraction
@@ -668,8 +684,9 @@ plain_num(const char *p, const char *end, int shift, int frac,
 		neg = 1, s++;
 #ifdef HAVE_DIGITS8
 	/* eight digits a step while eight bytes are left (wrapping past
-	 * 16 digits does not matter: that is BAD below) */
-	while (end - s >= 8 && nd <= 16) {
+	 * 16 digits does not matter: that is BAD below); after 16 the
+	 * loop below looks at the next byte */
+	while (end - s >= 8 && nd < 16) {
 		uint64_t v;
 		int n = digits8(s, &v);
 
@@ -700,8 +717,8 @@ plain_num(const char *p, const char *end, int shift, int frac,
 		return MORE;
 	if (*s != ',' && *s != '}' && *s != ']' && !isws((unsigned char)*s))
 		return BAD;
-	for (; fd < shift; fd++)
-		u *= 10;
+	if (fd < shift)
+		u *= pow10_3[shift - fd];
 	/* at most 19 digits: below 9e18, nothing pd_num refuses overflowed */
 	if (u >= 9000000000000000000ULL)
 		return BAD;
@@ -799,6 +816,34 @@ key_is(const char *p, const struct kpred *k)
 	return (w & k->mask) == k->text;
 }
 
+/* Is what follows a value at p (16 bytes readable) the ',', the key
+ * and the ':' that k guesses, byte for byte? */
+static INLINE int
+sep_is(const char *p, const struct kpred *k)
+{
+#ifdef __SSE2__
+	__m128i v = _mm_cmpeq_epi8(LOAD16(p), LOAD16(k->sep));
+
+	return ((unsigned)_mm_movemask_epi8(v) | k->smask) == 0xFFFFu;
+#else
+	return memcmp(p, k->sep, k->slen) == 0;
+#endif
+}
+
+/* Remember the bytes c..v (at most 16), from the ',' before a key to
+ * its value, as k's guess of them. */
+static void
+sep_learn(struct kpred *k, const char *c, const char *v, int kind)
+{
+	size_t n = (size_t)(v - c);
+
+	memset(k->sep, 0, sizeof k->sep);
+	memcpy(k->sep, c, n);
+	k->smask = (unsigned short)(0xFFFFu << n);
+	k->skind = (unsigned char)kind;
+	k->slen = (unsigned char)n;
+}
+
 /* Remember the key p..ke (with its quotes, and the ':' and blanks after
  * it when they fit in 8 bytes too) as k's guess. */
 static void
@@ -832,7 +877,7 @@ id_value(struct rd *r, const char *p, const char *end, const char **q,
 	*known = 0;
 	rc = plain_num(p, end, 0, 0, q, num);
 	if (rc == OK) {
-		*off = scopy(r, p, *q);
+		*off = scopy(r, p, *q, end);
 		*known = 1;
 		return OK;
 	}
@@ -891,7 +936,7 @@ parse_event(struct rd *r, const char *p, const char *end, const char **q,
     struct pd_ev *ev, int *badts, const struct pd_trace_cb *fcb,
     int *wanted)
 {
-	const char *start = p, *ke, *k;
+	const char *start = p, *ke, *k, *comma = NULL;
 	struct texts t = { SIZE_MAX, SIZE_MAX, SIZE_MAX, SIZE_MAX, 0, 0, 0, 0 };
 	int esc, rc, quoted, kind, seen = 0, asked = 0, skip = 0, again = 0;
 	int i = 0, answer = PD_WANT;
@@ -952,6 +997,13 @@ next_key:	/* p at the opening quote of a key */
 		p = ws(ke, end);
 		if (p >= end)
 			return MORE;
+		/* (a guess is bytes and the kind they mean: one left from
+		 * another event is never wrong, at worst missed) */
+		if (comma && kp && p - comma <= 16 && ((size_t)(p - comma) !=
+		    kp->slen || kp->skind != kind))
+			sep_learn(kp, comma, p, kind);
+have_value:	/* p at the value of a key of this kind */
+		;
 		const char *v = p;
 		if (asked && (kind == K_PH || kind == K_NAME ||
 		    kind == K_CAT || kind == K_PID))
@@ -1074,12 +1126,24 @@ next_key:	/* p at the opening quote of a key */
 			answer = pd_trace_answer(fcb, ev);
 			skip = answer != PD_WANT;
 		}
+		/* the ',' and key that came here in the last event of this
+		 * kind: straight to the value */
+		if (i < 16 && row[i].slen && end - p >= 16 &&
+		    sep_is(p, &row[i])) {
+			kind = row[i].skind;
+			p = ws(p + row[i].slen, end);
+			i++;
+			if (p >= end)
+				return MORE;
+			goto have_value;
+		}
 		/* ',', one blank or none, and the next key's quote, as
 		 * writers mostly put them: straight to that key */
 		if (end - p >= 3 && p[0] == ',') {
 			const char *nq = p + 1 + (p[1] == ' ');
 
 			if (*nq == '"') {
+				comma = p;
 				p = nq;
 				goto next_key;
 			}
@@ -1088,6 +1152,7 @@ next_key:	/* p at the opening quote of a key */
 		if (p >= end)
 			return MORE;
 		if (*p == ',') {
+			comma = p;
 			p++;
 			continue;
 		}
@@ -1193,6 +1258,7 @@ events(struct rd *r, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
 		}
 		if (c == '{') {
 			const char *after = NULL;
+next_event:		/* r->pos at the event's '{' */
 			for (;;) {
 				const char *p_ = r->buf + r->pos, *e_ = r->buf + r->len;
 				rc = parse_event(r, p_, e_, &after, &ev, &badts,
@@ -1233,6 +1299,16 @@ events(struct rd *r, const struct pd_trace_cb *cb, struct pd_trace_stats *st)
 				}
 			}
 			r->pos = (size_t)(after - r->buf);
+			/* ',', blanks and the next event's '{' in the buffer,
+			 * as between most events: straight to that event */
+			if (after < r->buf + r->len && *after == ',') {
+				const char *nb = ws(after + 1, r->buf + r->len);
+
+				if (nb < r->buf + r->len && *nb == '{') {
+					r->pos = (size_t)(nb - r->buf);
+					goto next_event;
+				}
+			}
 		} else {
 			const char *after = NULL;
 			RETRY(skip_value(p_, e_, &q_); after = q_);

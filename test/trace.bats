@@ -100,3 +100,46 @@ filtered() {
 	PD_CACHE=0 run_pd "$TC" -F $(cat "$BATS_TEST_TMPDIR/files")
 	[ "$(grep -c '^same ' <<<"$output")" = "$n" ]
 }
+
+@test "trace: keys read by their guessed bytes read as jansson reads them" {
+	# Events of one kind whose keys come after a ',' mostly in the bytes
+	# of the event before (the guess of the ',', the key and the ':'
+	# taken as one), then with the separators, orders and value types
+	# changed every few events: ', "name": ' and ',"name":' and
+	# ',  "name" : ' and a newline, a key swapped for another of the
+	# same length, a name with an escape, ts as a string, an unknown key
+	# in a known key's place. trace-check reads the file with jansson too
+	# and compares every field of every event.
+	local f=$BATS_TEST_TMPDIR/guess.json
+	python3 - "$f" <<'PY'
+import sys
+seps = [', ', ',', ',  ', ',\n ', ', ']
+keys = [('"ph"', '"X"'), ('"cat"', '"cpu_op"'), ('"name"', '"aten::mm"'),
+        ('"pid"', '11'), ('"tid"', '12'), ('"ts"', '1669783687497485.5'),
+        ('"dur"', '9'), ('"args"', '{"External id": 4249, "Ev Idx": 1}')]
+out = []
+for n in range(400):
+    ks = list(keys)
+    v = n // 7          # a change every 7 events, each kept a while
+    if v % 5 == 1:
+        ks[1], ks[2] = ks[2], ks[1]          # name before cat
+    if v % 5 == 2:
+        ks[3], ks[4] = ks[4], ks[3]          # "tid" where "pid" was
+    if v % 6 == 3:
+        ks[2] = ('"name"', '"aten::\\u006dm%d"' % n)  # escaped
+    if v % 7 == 4:
+        ks[5] = ('"ts"', '"%d.25"' % (1669783687497000 + n))
+    if v % 4 == 3:
+        ks[6] = ('"bar"', '"d"')             # not a key of ours
+    sep = seps[v % len(seps)]
+    colon = ' : ' if v % 3 == 2 else ': '
+    body = ks[0][0] + colon + ks[0][1]
+    for k, val in ks[1:]:
+        body += sep + k + colon + val
+    out.append('{' + body + '}')
+open(sys.argv[1], 'w').write('{"traceEvents": [\n' + ',\n'.join(out) + '\n]}\n')
+PY
+	PD_CACHE=0 run_pd "$PD_TESTBIN/trace-check" "$f"
+	[ "$output" = "ok 400 events" ]
+	filtered "$f"
+}
