@@ -154,10 +154,14 @@ fill(struct rd *r)
 	return (int)n;
 }
 
-static int
+static const unsigned char wsch[256] = {
+	[' '] = 1, ['\n'] = 1, ['\r'] = 1, ['\t'] = 1,
+};
+
+static INLINE int
 isws(int c)
 {
-	return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+	return wsch[c];
 }
 
 static INLINE const char *
@@ -664,6 +668,11 @@ digits8(const char *s, uint64_t *v)
 #endif
 
 static const uint64_t pow10_3[4] = { 1, 10, 100, 1000 };
+/* The bytes that may end a number: ',' '}' ']' and the blanks */
+static const unsigned char numend[256] = {
+	[','] = 1, ['}'] = 1, [']'] = 1, [' '] = 1, ['\n'] = 1, ['\r'] = 1,
+	['\t'] = 1,
+};
 
 /* A plain number, -?DIGITS(.DIGITS)?, at p and ending at a delimiter:
  * its value scaled by 10^shift (3 for µs to ns, 0 for an integer), as
@@ -693,12 +702,15 @@ plain_num(const char *p, const char *end, int shift, int frac,
 		u = u * pow10_8[n] + v;
 		nd += n;
 		s += n;
-		if (n < 8)
-			break;
+		if (n < 8)	/* a byte that is no digit follows */
+			goto digits_done;
 	}
 #endif
 	for (; s < end && (unsigned)(*s - '0') < 10; s++, nd++)
 		u = u * 10 + (uint64_t)(*s - '0');
+#ifdef HAVE_DIGITS8
+digits_done:
+#endif
 	if (nd == 0 || nd > 16)
 		return s >= end && nd <= 16 ? MORE : BAD;
 	if (s < end && *s == '.') {
@@ -715,7 +727,7 @@ plain_num(const char *p, const char *end, int shift, int frac,
 	}
 	if (s >= end)
 		return MORE;
-	if (*s != ',' && *s != '}' && *s != ']' && !isws((unsigned char)*s))
+	if (!numend[(unsigned char)*s])
 		return BAD;
 	if (fd < shift)
 		u *= pow10_3[shift - fd];
@@ -894,30 +906,36 @@ struct texts {
 	int64_t pid_num, tid_num;
 };
 
-static void
+/* pid or tid: its text at off (SIZE_MAX: absent), its number when it
+ * has one (a number known, or its text all digits) */
+static INLINE void
+set_id(struct rd *r, size_t off, int known, int64_t num, const char **id,
+    int64_t *idnum, int *is_num)
+{
+	*idnum = 0;	/* all_digits may leave a number */
+	if (off == SIZE_MAX) {
+		*id = NULL;
+		*is_num = 0;
+	} else if (known) {
+		*id = r->scr + off;
+		*is_num = 1, *idnum = num;
+	} else {
+		*id = r->scr + off;
+		*is_num = all_digits(*id, idnum);
+	}
+}
+
+/* Called again after a key repeated past the filter's answer: nothing
+ * of the first call stays. */
+static INLINE void
 set_texts(struct rd *r, struct pd_ev *ev, const struct texts *t)
 {
 	ev->name = t->name == SIZE_MAX ? "" : r->scr + t->name;
 	ev->cat = t->cat == SIZE_MAX ? "" : r->scr + t->cat;
-	/* called again after a key repeated past the filter's answer:
-	 * nothing of the first call stays (all_digits may leave a number) */
-	ev->pid = ev->tid = NULL;
-	ev->pid_num = ev->tid_num = 0;
-	ev->pid_is_num = ev->tid_is_num = 0;
-	if (t->pid != SIZE_MAX) {
-		ev->pid = r->scr + t->pid;
-		if (t->pid_known)
-			ev->pid_is_num = 1, ev->pid_num = t->pid_num;
-		else
-			ev->pid_is_num = all_digits(ev->pid, &ev->pid_num);
-	}
-	if (t->tid != SIZE_MAX) {
-		ev->tid = r->scr + t->tid;
-		if (t->tid_known)
-			ev->tid_is_num = 1, ev->tid_num = t->tid_num;
-		else
-			ev->tid_is_num = all_digits(ev->tid, &ev->tid_num);
-	}
+	set_id(r, t->pid, t->pid_known, t->pid_num, &ev->pid, &ev->pid_num,
+	    &ev->pid_is_num);
+	set_id(r, t->tid, t->tid_known, t->tid_num, &ev->tid, &ev->tid_num,
+	    &ev->tid_is_num);
 }
 
 enum { S_PH = 1, S_NAME = 2, S_CAT = 4, S_PID = 8, S_ALL = 15 };
@@ -1005,14 +1023,16 @@ next_key:	/* p at the opening quote of a key */
 have_value:	/* p at the value of a key of this kind */
 		;
 		const char *v = p;
-		if (asked && (kind == K_PH || kind == K_NAME ||
-		    kind == K_CAT || kind == K_PID))
-			again = 1;
-		if (skip) {
-			if (kind == K_TID)
-				kind = K_SKIPTID;
-			else if (kind == K_ARGS || kind == K_ID)
-				kind = K_OTHER;
+		if (asked) {	/* (skip is set with it only) */
+			if (kind == K_PH || kind == K_NAME || kind == K_CAT ||
+			    kind == K_PID)
+				again = 1;
+			if (skip) {
+				if (kind == K_TID)
+					kind = K_SKIPTID;
+				else if (kind == K_ARGS || kind == K_ID)
+					kind = K_OTHER;
+			}
 		}
 		switch (kind) {
 		case K_PH:
@@ -1128,13 +1148,16 @@ have_value:	/* p at the value of a key of this kind */
 		}
 		/* the ',' and key that came here in the last event of this
 		 * kind: straight to the value */
-		if (i < 16 && row[i].slen && end - p >= 16 &&
+		if (i < 16 && row[i].slen && end - p > 16 &&
 		    sep_is(p, &row[i])) {
 			kind = row[i].skind;
-			p = ws(p + row[i].slen, end);
+			p += row[i].slen;	/* < end */
 			i++;
-			if (p >= end)
-				return MORE;
+			if ((unsigned char)*p <= ' ') {
+				p = ws(p, end);
+				if (p >= end)
+					return MORE;
+			}
 			goto have_value;
 		}
 		/* ',', one blank or none, and the next key's quote, as
