@@ -505,6 +505,9 @@ PY
 	jt "$output" '.type == "pd.experiment" and .status == "FAILED" and (.reason|startswith("no measurable gain"))
 	    and (.before_wall_s|length) == 2 and (.after_wall_s|length) == 2 and .log == "experiments/same.log"'
 	[ "$(grep -c ': ok, exit status 0' "$o/experiments/same.log")" -eq 4 ]
+	# the pairs alternate their order (ABBA): before runs first in one
+	# pair, after in the next
+	[ "$(sed -n 's/^run same-\(.*\)-try1: start$/\1/p' "$o/experiments/same.log" | tr '\n' ' ')" = "before-1 after-1 after-2 before-2 " ]
 	run_pd 0 A -o "$o" -x broken -N 2 -b 'true' -a 'exit 3' </dev/null
 	jt "$output" '.status == "FAILED" and .reason == "the changed command failed 3 times" and .after_wall_s == []'
 	[ "$(grep -c 'run broken-after-1-try[123]: failed, exit status 3' "$o/experiments/broken.log")" -eq 3 ]

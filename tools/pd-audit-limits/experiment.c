@@ -8,6 +8,8 @@
  * identical runs, and the start of a process tree under pd-collect by
  * tens of milliseconds on a loaded host: two runs each of "sleep 0.1"
  * once read 0.219, 0.218 against 0.191, 0.179 s).
+ * The pairs alternate their order (before then after, after then
+ * before, ...: ABBA), so that neither side always runs first.
  * A failing run or no measurable gain marks the experiment FAILED. Each
  * run is logged to experiments/<name>.log. */
 #include <errno.h>
@@ -204,7 +206,7 @@ audit_experiment(const char *argv0, const char *name, const char *before,
 	struct pd_summary sb, sa;
 	json_t *r, *m;
 	FILE *log;
-	int k, side, failed = 0;
+	int k, j, failed = 0;
 	double noise, delta;
 	struct pd_noise nz;
 	const char *reason = NULL;
@@ -218,10 +220,16 @@ audit_experiment(const char *argv0, const char *name, const char *before,
 	snprintf(logpath, sizeof logpath, "%s/%s.log", dir, name);
 	if (!(log = fopen(logpath, "w")))
 		goto syserr;
-	fprintf(log, "experiment %s: %d runs each, alternating, under %s\n"
+	fprintf(log, "experiment %s: %d runs each, alternating (ABBA), "
+	    "under %s\n"
 	    "before: %s\nafter: %s\n", name, runs, pdc, before, after);
+	/* pair k runs before then after when k is even, after then
+	 * before when odd (ABBA...): a cost the first run of a pair pays
+	 * (a cold page cache, a process tree's start on a busy host) and
+	 * a drift of the machine fall on both sides alike */
 	for (k = 0; k < runs && !failed; k++)
-		for (side = 0; side < 2 && !failed; side++) {
+		for (j = 0; j < 2 && !failed; j++) {
+			const int side = j ^ (k & 1);
 			const char *cmd = side ? after : before;
 			int t, ok = -1, status = -1;
 			double wall = NAN;
