@@ -341,6 +341,25 @@ skip_value(const char *p, const char *end, const char **q)
 	return skip_container(p, end, q);
 }
 
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && \
+    __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define HAVE_DIGITS8 1
+/* How many of the 8 bytes at s (readable) are ASCII digits before the
+ * first that is not: a digit byte less '0' is 0..9, and adding 0x76
+ * sets the top bit of each byte above 9 (a carry out of one byte only
+ * reaches those after it). */
+static INLINE int
+digit_run8(const char *s)
+{
+	uint64_t x, t, m;
+
+	memcpy(&x, s, 8);
+	t = x ^ 0x3030303030303030ULL;
+	m = ((t + 0x7676767676767676ULL) | t) & 0x8080808080808080ULL;
+	return m ? __builtin_ctzll(m) >> 3 : 8;
+}
+#endif
+
 /* The bytes of a number (1) and between those of an array of numbers
  * (2: those, ',' and ' ') */
 static const unsigned char numch[256] = {
@@ -359,9 +378,19 @@ plain_value(const char *p, const char *end, const char **q)
 
 	if (numch[(unsigned char)*s] & 1) {
 		/* a scalar ends at ',' or '}' as at a blank, and none of
-		 * these bytes ends it or makes it bad */
-		while (++s < end && (numch[(unsigned char)*s] & 1))
-			;
+		 * these bytes ends it or makes it bad; digits go 8 a step */
+		s++;
+#ifdef HAVE_DIGITS8
+		while (end - s >= 8) {
+			int n = digit_run8(s);
+
+			s += n;
+			if (n < 8)
+				break;
+		}
+#endif
+		while (s < end && (numch[(unsigned char)*s] & 1))
+			s++;
 		if (s < end && (*s == ',' || *s == '}')) {
 			*q = s;
 			return OK;
@@ -634,8 +663,7 @@ all_digits(const char *s, int64_t *v)
 	    strspn(s, "-0123456789") == strlen(s);
 }
 
-#if defined(__GNUC__) && defined(__BYTE_ORDER__) && \
-    __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#ifdef HAVE_DIGITS8
 static const uint64_t pow10_8[9] = { 1, 10, 100, 1000, 10000, 100000,
 	1000000, 10000000, 100000000 };
 
@@ -644,15 +672,11 @@ static const uint64_t pow10_8[9] = { 1, 10, 100, 1000, 10000, 100000,
 static INLINE int
 digits8(const char *s, uint64_t *v)
 {
-	uint64_t x, t, m;
-	int n;
+	uint64_t x, t;
+	int n = digit_run8(s);
 
 	memcpy(&x, s, 8);
 	t = x ^ 0x3030303030303030ULL;	/* a digit byte is now 0..9 */
-	/* the top bit set in each byte above 9; a carry out of one only
-	 * reaches the bytes after it */
-	m = ((t + 0x7676767676767676ULL) | t) & 0x8080808080808080ULL;
-	n = m ? __builtin_ctzll(m) >> 3 : 8;
 	if (n == 0) {
 		*v = 0;
 		return 0;
@@ -664,7 +688,6 @@ digits8(const char *s, uint64_t *v)
 	    32;
 	return n;
 }
-#define HAVE_DIGITS8 1
 #endif
 
 static const uint64_t pow10_3[4] = { 1, 10, 100, 1000 };
