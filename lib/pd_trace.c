@@ -57,6 +57,13 @@ struct rd {
 	struct pd_argkv *kv;
 	int nkv;
 	int args_kv;	/* asked for */
+	/* the last plain integer pid and tid: its bytes and the byte that
+	 * ended it (len + 1 <= 8 of them), and its number */
+	struct idguess {
+		uint64_t text, mask;	/* mask 0: none */
+		int64_t num;
+		size_t len;
+	} idg[2];
 };
 
 /* The scanners below look at 16 bytes at a time where SSE2 is there (the
@@ -905,15 +912,40 @@ key_learn(struct kpred *k, const char *p, const char *ke, const char *v,
  * number, when there is one, is found at the end of the event). */
 static INLINE int
 id_value(struct rd *r, const char *p, const char *end, const char **q,
-    size_t *off, int *known, int64_t *num)
+    size_t *off, int *known, int64_t *num, struct idguess *g)
 {
 	int quoted, rc;
+	uint64_t w = 0;
 
+	/* the same bytes as the last one's, and the same byte after
+	 * them: the same number (most events of a file share a few) */
+	if (end - p >= 8) {
+		memcpy(&w, p, 8);
+		if ((w & g->mask) == g->text && g->mask) {
+			*q = p + g->len;
+			*num = g->num;
+			*off = scopy(r, p, *q, end);
+			*known = 1;
+			return OK;
+		}
+	}
 	*known = 0;
 	rc = plain_num(p, end, 0, 0, q, num);
 	if (rc == OK) {
+		size_t n = (size_t)(*q - p);
+
 		*off = scopy(r, p, *q, end);
 		*known = 1;
+		g->mask = 0;
+		if (n < 8 && end - p >= 8) {
+			unsigned char m[8] = { 0 };
+
+			memset(m, 0xFF, n + 1);	/* its bytes and the next */
+			memcpy(&g->mask, m, 8);
+			g->text = w & g->mask;
+			g->num = *num;
+			g->len = n;
+		}
 		return OK;
 	}
 	if (rc == MORE)
@@ -1092,11 +1124,11 @@ have_value:	/* p at the value of a key of this kind */
 		case K_PID:
 			seen |= S_PID;
 			rc = id_value(r, p, end, &p, &t.pid, &t.pid_known,
-			    &t.pid_num);
+			    &t.pid_num, &r->idg[0]);
 			break;
 		case K_TID:
 			rc = id_value(r, p, end, &p, &t.tid, &t.tid_known,
-			    &t.tid_num);
+			    &t.tid_num, &r->idg[1]);
 			break;
 		case K_TS:
 		case K_DUR: {

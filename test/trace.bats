@@ -108,7 +108,8 @@ filtered() {
 	# changed every few events: ', "name": ' and ',"name":' and
 	# ',  "name" : ' and a newline, a key swapped for another of the
 	# same length, a name with an escape, ts as a string, an unknown key
-	# in a known key's place. trace-check reads the file with jansson too
+	# in a known key's place; and a pid that changes each event, from
+	# bytes that begin as the last one's (11 then 110) or end sooner. trace-check reads the file with jansson too
 	# and compares every field of every event.
 	local f=$BATS_TEST_TMPDIR/guess.json
 	python3 - "$f" <<'PY'
@@ -131,6 +132,9 @@ for n in range(400):
         ks[5] = ('"ts"', '"%d.25"' % (1669783687497000 + n))
     if v % 4 == 3:
         ks[6] = ('"bar"', '"d"')             # not a key of ours
+    # a pid that starts as the last one did and goes on, one that ends
+    # sooner, one as a string, one negative
+    ks[3] = (ks[3][0], ['11', '110', '1', '"11"', '-11', '11'][n % 6])
     sep = seps[v % len(seps)]
     colon = ' : ' if v % 3 == 2 else ': '
     body = ks[0][0] + colon + ks[0][1]
