@@ -31,6 +31,11 @@ enum { OK = 0, MORE = 1, BAD = -1 };
 #define INLINE inline
 #endif
 
+/* A guess of up to 8 bytes: those that count, and a mask of them */
+struct g8 {
+	uint64_t text, mask;
+};
+
 struct rd {
 	struct pd_zfile *z;	/* NULL when reading from memory */
 	char *buf;
@@ -43,7 +48,7 @@ struct rd {
 	size_t scap, slen;
 	/* the keys of the last event of each kind (ph & 7), in order */
 	struct kpred {
-		uint64_t text, mask;	/* its first 8 bytes, which count */
+		struct g8 key;	/* its first bytes (len), which count */
 		unsigned char kind, len;	/* len 0: no guess */
 		/* and the bytes from the ',' before it to its value (up
 		 * to 16: ', "name": '), when it came after one */
@@ -60,9 +65,9 @@ struct rd {
 	/* the last plain integer pid and tid: its bytes and the byte that
 	 * ended it (len + 1 <= 8 of them), and its number */
 	struct idguess {
-		uint64_t text, mask;	/* mask 0: none */
+		struct g8 bytes;
 		int64_t num;
-		size_t len;
+		size_t len;	/* 0: none */
 	} idg[2];
 };
 
@@ -171,6 +176,13 @@ isws(int c)
 	return wsch[c];
 }
 
+/* The bytes that may end a number or another scalar: ',' '}' ']' and
+ * the blanks */
+static const unsigned char numend[256] = {
+	[','] = 1, ['}'] = 1, [']'] = 1, [' '] = 1, ['\n'] = 1, ['\r'] = 1,
+	['\t'] = 1,
+};
+
 static INLINE const char *
 ws(const char *p, const char *end)
 {
@@ -235,7 +247,7 @@ scalar_end(const char *p, const char *end, const char **q)
 #endif
 	while (p < end) {
 		char c = *p;
-		if (c == ',' || c == '}' || c == ']' || isws((unsigned char)c)) {
+		if (numend[(unsigned char)c]) {
 			*q = p;
 			return OK;
 		}
@@ -698,11 +710,6 @@ digits8(const char *s, uint64_t *v)
 #endif
 
 static const uint64_t pow10_3[4] = { 1, 10, 100, 1000 };
-/* The bytes that may end a number: ',' '}' ']' and the blanks */
-static const unsigned char numend[256] = {
-	[','] = 1, ['}'] = 1, [']'] = 1, [' '] = 1, ['\n'] = 1, ['\r'] = 1,
-	['\t'] = 1,
-};
 
 /* A plain number, -?DIGITS(.DIGITS)?, at p and ending at a delimiter:
  * its value scaled by 10^shift (3 for µs to ns, 0 for an integer), as
@@ -848,14 +855,33 @@ key_fast(const char *p, const char **ke)
 	return -1;
 }
 
-/* Is the key at p (8 bytes readable) the one k guesses? */
+/* Are the bytes at p (8 readable) those g guesses? */
 static INLINE int
-key_is(const char *p, const struct kpred *k)
+g8_is(const char *p, const struct g8 *g)
 {
 	uint64_t w;
 
 	memcpy(&w, p, 8);
-	return (w & k->mask) == k->text;
+	return (w & g->mask) == g->text;
+}
+
+/* Guess the n <= 8 bytes at p (only those are read). */
+static void
+g8_set(struct g8 *g, const char *p, size_t n)
+{
+	unsigned char t[8] = { 0 }, m[8] = { 0 };
+
+	memcpy(t, p, n);
+	memset(m, 0xFF, n);
+	memcpy(&g->text, t, 8);
+	memcpy(&g->mask, m, 8);
+}
+
+/* Is the key at p (8 bytes readable) the one k guesses? */
+static INLINE int
+key_is(const char *p, const struct kpred *k)
+{
+	return g8_is(p, &k->key);
 }
 
 /* Is what follows a value at p (16 bytes readable) the ',', the key
@@ -892,7 +918,6 @@ static void
 key_learn(struct kpred *k, const char *p, const char *ke, const char *v,
     int kind)
 {
-	unsigned char t[8] = { 0 }, m[8] = { 0 };
 	size_t n = (size_t)(v - p);
 
 	if (n > 8)
@@ -900,10 +925,7 @@ key_learn(struct kpred *k, const char *p, const char *ke, const char *v,
 	k->len = 0;
 	if (n > 8)
 		return;
-	memcpy(t, p, n);
-	memset(m, 0xFF, n);
-	memcpy(&k->text, t, 8);
-	memcpy(&k->mask, m, 8);
+	g8_set(&k->key, p, n);
 	k->kind = (unsigned char)kind;
 	k->len = (unsigned char)n;
 }
@@ -915,19 +937,15 @@ id_value(struct rd *r, const char *p, const char *end, const char **q,
     size_t *off, int *known, int64_t *num, struct idguess *g)
 {
 	int quoted, rc;
-	uint64_t w = 0;
 
 	/* the same bytes as the last one's, and the same byte after
 	 * them: the same number (most events of a file share a few) */
-	if (end - p >= 8) {
-		memcpy(&w, p, 8);
-		if ((w & g->mask) == g->text && g->mask) {
-			*q = p + g->len;
-			*num = g->num;
-			*off = scopy(r, p, *q, end);
-			*known = 1;
-			return OK;
-		}
+	if (end - p >= 8 && g->len && g8_is(p, &g->bytes)) {
+		*q = p + g->len;
+		*num = g->num;
+		*off = scopy(r, p, *q, end);
+		*known = 1;
+		return OK;
 	}
 	*known = 0;
 	rc = plain_num(p, end, 0, 0, q, num);
@@ -936,13 +954,9 @@ id_value(struct rd *r, const char *p, const char *end, const char **q,
 
 		*off = scopy(r, p, *q, end);
 		*known = 1;
-		g->mask = 0;
-		if (n < 8 && end - p >= 8) {
-			unsigned char m[8] = { 0 };
-
-			memset(m, 0xFF, n + 1);	/* its bytes and the next */
-			memcpy(&g->mask, m, 8);
-			g->text = w & g->mask;
+		g->len = 0;
+		if (n < 8) {	/* its bytes and the next */
+			g8_set(&g->bytes, p, n + 1);
 			g->num = *num;
 			g->len = n;
 		}
