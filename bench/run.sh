@@ -123,6 +123,18 @@ measure() {
 	W=$1 C=$2 R=$3 RC=$4 SYS=${5:-0}	# system time, and rounded:
 	S=$(awk -v s="$SYS" 'BEGIN { printf "%.2f", s }')
 }
+# Runs of three (one run moves by tens of percent with the machine):
+# keep_run adds the last measure to $runs; median_run sets C W R RC SYS
+# to those of the run of median CPU time; med and listed give the median
+# of three numbers in a list (one a line) and the list on one line.
+keep_run() { runs="$runs$C $W $R $RC $SYS
+"; }
+median_run() {
+	set -- $(printf '%s' "$runs" | sort -n | sed -n 2p)
+	C=$1 W=$2 R=$3 RC=$4 SYS=${5:-0}
+}
+med() { printf '%s' "$1" | sort -n | sed -n 2p; }
+listed() { printf '%s' "$1" | tr '\n' ' ' | sed 's/ $//'; }
 # ms_mib N: ms of system time a MiB of the last measure, for N MiB
 ms_mib() { awk -v s="$SYS" -v m="$1" 'BEGIN { printf "%.2f", s * 1000 / m }'; }
 
@@ -170,15 +182,13 @@ elif [ -x "$SCAN" ]; then
 		for k in 1 2 3; do
 			measure $base "$f"; A=$C
 			measure "$SCAN" -c "$f"
-			runs="$runs$C $W $R $RC
-"
+			keep_run
 			xs="$xs$(ratio "$C" "$A")
 "
 		done
-		set -- $(printf '%s' "$runs" | sort -n | sed -n 2p)
-		C=$1 W=$2 R=$3 RC=$4
-		x=$(printf '%s' "$xs" | sort -n | sed -n 2p)
-		note="median of 3 (x_base of the pairs: $(printf '%s' "$xs" | tr '\n' ' ' | sed 's/ $//'))"
+		median_run
+		x=$(med "$xs")
+		note="median of 3 (x_base of the pairs: $(listed "$xs"))"
 		[ "$RC" -ne 0 ] && note="$note exit $RC"
 		[ $in = plain ] && [ "$(rate "$C")" -lt 1024 ] && note="$note <1GiB/s"
 		[ $in = plain ] && [ "$(echo "$x" | tr -d .)" -gt 500 ] &&
@@ -265,18 +275,16 @@ if part pipeline && [ -x "$BIN/pd-sum-step" ] && [ -x "$BIN/pd-hotspots" ] &&
 				[ $mode = cold ] && rm -rf "$CDIR"
 				measure env PD_CACHE=$c PD_CACHE_DIR="$CDIR" \
 				    sh -c "$pipe"
-				runs="$runs$C $W $R $RC $SYS
-"
+				keep_run
 				xs="$xs$(ratio "$C" "$A")
 "
 				xu="$xu$(uratio "$C" "$SYS" "$A" "$AS")
 "
 			done
-			set -- $(printf '%s' "$runs" | sort -n | sed -n 2p)
-			C=$1 W=$2 R=$3 RC=$4
-			S=$(awk -v s="${5:-0}" 'BEGIN { printf "%.2f", s }')
+			median_run
+			S=$(awk -v s="$SYS" 'BEGIN { printf "%.2f", s }')
 			[ $in$mode = plainwarm ] && RSS_pipeline=$R
-			note="sys $S x_one $(ratio "$C" "$ONE") x_max $(printf '%s' "$xs" | sort -n | sed -n 2p) (pairs: $(printf '%s' "$xs" | tr '\n' ' ' | sed 's/ $//')), user alone $(printf '%s' "$xu" | sort -n | sed -n 2p)"
+			note="sys $S x_one $(ratio "$C" "$ONE") x_max $(med "$xs") (pairs: $(listed "$xs")), user alone $(med "$xu")"
 			[ "$RC" -ne 0 ] && note="$note exit $RC"
 			row "pipeline $mode" $in "$W" "$C" "$(rate "$C")" \
 			    "$(mib "$R")" "$(ratio "$C" "$base")" "$note"
@@ -408,11 +416,9 @@ if part set8 && [ -f "$SET/.done" ] && [ -x "$BIN/pd-locate" ]; then
 				[ $mode = cold ] && rm -rf "$OUT/cache"
 				measure env PD_CACHE=$c PD_CACHE_DIR="$OUT/cache" \
 				    sh -c "$pipe"
-				runs="$runs$C $W $R $RC
-"
+				keep_run
 			done
-			set -- $(printf '%s' "$runs" | sort -n | sed -n 2p)
-			C=$1 W=$2 R=$3 RC=$4
+			median_run
 			# HTA's figure for the plain set (56.8 s of CPU,
 			# measured on this machine when the speed issue was
 			# filed, on the same events as the source's 51 MiB
