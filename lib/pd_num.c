@@ -6,6 +6,13 @@
 #include <string.h>
 #include <strings.h>
 
+#include "pd_swar.h"
+
+#ifdef PD_HAVE_SWAR
+static const uint64_t pow10_8[9] = { 1, 10, 100, 1000, 10000, 100000,
+	1000000, 10000000, 100000000 };
+#endif
+
 static void
 trim(const char **s, size_t *len)
 {
@@ -144,6 +151,34 @@ pd_num_int(const char *s, size_t len, int64_t *v)
 		int64_t x = 0;
 
 		if (i < len) {
+#ifdef PD_HAVE_SWAR
+			/* 8 to 16 digits: the first 8 from one load, the
+			 * rest from the last 8 bytes (the ones already read
+			 * masked off); anything else the loop below */
+			size_t nd = len - i, r = nd - 8;
+			uint64_t t, m;
+
+			if (nd >= 8 && nd <= 16) {
+				memcpy(&t, s + i, 8);
+				t ^= PD_SWAR_ZEROS;
+				if (pd_swar_nondigit(t))
+					goto bytes;
+				x = (int64_t)pd_swar_value(t);
+				if (r) {
+					memcpy(&t, s + len - 8, 8);
+					t ^= PD_SWAR_ZEROS;
+					m = ~0ULL << 8 * (8 - r);
+					if (pd_swar_nondigit(t) & m)
+						goto bytes;
+					x = x * (int64_t)pow10_8[r] +
+					    (int64_t)pd_swar_value(t & m);
+				}
+				*v = s[0] == '-' ? -x : x;
+				return PD_NUM_OK;
+			}
+bytes:
+			x = 0;
+#endif
 			for (; i < len && s[i] >= '0' && s[i] <= '9'; i++)
 				x = x * 10 + (s[i] - '0');
 			if (i == len) {

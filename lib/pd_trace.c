@@ -15,6 +15,7 @@
 
 #include "pd_file.h"
 #include "pd_num.h"
+#include "pd_swar.h"
 #include "pd_tcache.h"
 
 #ifdef __SSE2__
@@ -360,24 +361,6 @@ skip_value(const char *p, const char *end, const char **q)
 	return skip_container(p, end, q);
 }
 
-#if defined(__GNUC__) && defined(__BYTE_ORDER__) && \
-    __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define HAVE_DIGITS8 1
-/* How many of the 8 bytes at s (readable) are ASCII digits before the
- * first that is not: a digit byte less '0' is 0..9, and adding 0x76
- * sets the top bit of each byte above 9 (a carry out of one byte only
- * reaches those after it). */
-static INLINE int
-digit_run8(const char *s)
-{
-	uint64_t x, t, m;
-
-	memcpy(&x, s, 8);
-	t = x ^ 0x3030303030303030ULL;
-	m = ((t + 0x7676767676767676ULL) | t) & 0x8080808080808080ULL;
-	return m ? __builtin_ctzll(m) >> 3 : 8;
-}
-#endif
 
 /* The bytes of a number (1) and between those of an array of numbers
  * (2: those, ',' and ' ') */
@@ -399,9 +382,9 @@ plain_value(const char *p, const char *end, const char **q)
 		/* a scalar ends at ',' or '}' as at a blank, and none of
 		 * these bytes ends it or makes it bad; digits go 8 a step */
 		s++;
-#ifdef HAVE_DIGITS8
+#ifdef PD_HAVE_SWAR
 		while (end - s >= 8) {
-			int n = digit_run8(s);
+			int n = pd_swar_run(s);
 
 			s += n;
 			if (n < 8)
@@ -682,7 +665,7 @@ all_digits(const char *s, int64_t *v)
 	    strspn(s, "-0123456789") == strlen(s);
 }
 
-#ifdef HAVE_DIGITS8
+#ifdef PD_HAVE_SWAR
 static const uint64_t pow10_8[9] = { 1, 10, 100, 1000, 10000, 100000,
 	1000000, 10000000, 100000000 };
 
@@ -691,20 +674,16 @@ static const uint64_t pow10_8[9] = { 1, 10, 100, 1000, 10000, 100000,
 static INLINE int
 digits8(const char *s, uint64_t *v)
 {
-	uint64_t x, t;
-	int n = digit_run8(s);
+	uint64_t x;
+	int n = pd_swar_run(s);
 
-	memcpy(&x, s, 8);
-	t = x ^ 0x3030303030303030ULL;	/* a digit byte is now 0..9 */
 	if (n == 0) {
 		*v = 0;
 		return 0;
 	}
-	t <<= 8 * (8 - n);	/* leading zeros for the missing digits */
-	t = t * 10 + (t >> 8);
-	*v = (((t & 0x000000FF000000FFULL) * (100 + (1000000ULL << 32))) +
-	    (((t >> 16) & 0x000000FF000000FFULL) * (1 + (10000ULL << 32)))) >>
-	    32;
+	memcpy(&x, s, 8);
+	/* leading zeros for the missing digits */
+	*v = pd_swar_value((x ^ PD_SWAR_ZEROS) << 8 * (8 - n));
 	return n;
 }
 #endif
@@ -728,7 +707,7 @@ plain_num(const char *p, const char *end, int shift, int frac,
 
 	if (s < end && *s == '-')
 		neg = 1, s++;
-#ifdef HAVE_DIGITS8
+#ifdef PD_HAVE_SWAR
 	/* eight digits a step while eight bytes are left (wrapping past
 	 * 16 digits does not matter: that is BAD below); after 16 the
 	 * loop below looks at the next byte */
@@ -745,7 +724,7 @@ plain_num(const char *p, const char *end, int shift, int frac,
 #endif
 	for (; s < end && (unsigned)(*s - '0') < 10; s++, nd++)
 		u = u * 10 + (uint64_t)(*s - '0');
-#ifdef HAVE_DIGITS8
+#ifdef PD_HAVE_SWAR
 digits_done:
 #endif
 	if (nd == 0 || nd > 16)

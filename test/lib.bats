@@ -58,6 +58,48 @@ L=$BATS_TEST_DIRNAME/fixtures/lib
 	[ "${lines[18]}" = "9223372036854775800 -> - bad" ]
 }
 
+# 8 to 16 digits are read 8 bytes a step (the last 8 bytes for the rest):
+# every length from 1 to 19, signed and not, with a byte that is no
+# digit at each place (one of the 10 bytes around the digits), against
+# python's int() over the same text (an independent reading: a text of
+# digits alone, with at most one leading '-', is that integer; anything
+# else here is bad, a blank at either end trimmed first).
+@test "num: integers of 8 to 16 digits read as a byte at a time" {
+	python3 - >"$BATS_TEST_TMPDIR/in" <<'PY'
+import random
+random.seed(7)
+for n in range(1, 20):
+    for sign in ("", "-"):
+        d = "".join(random.choice("0123456789") for _ in range(n))
+        print(sign + d)
+        for k in range(n):
+            for c in "/:x .+\x00e-,":
+                if c == "\x00":
+                    continue
+                print(sign + d[:k] + c + d[k + 1:])
+PY
+	while IFS= read -r l; do set -- "$@" "$l"; done <"$BATS_TEST_TMPDIR/in"
+	"$PD_TESTBIN/num-check" -i "$@" >"$BATS_TEST_TMPDIR/got"
+	python3 - "$BATS_TEST_TMPDIR/in" "$BATS_TEST_TMPDIR/got" <<'PY'
+import re, sys
+ins = open(sys.argv[1]).read().split("\n")[:-1]
+got = open(sys.argv[2]).read().split("\n")[:-1]
+assert len(ins) == len(got), (len(ins), len(got))
+checked = 0
+for t, g in zip(ins, got):
+    s = t.strip(" ")
+    if not re.fullmatch(r"-?[0-9]+", s) or len(s) > 18:
+        continue        # fractions, signs, long ones: the test above
+    want = "%s -> %d ok" % (t, int(s))
+    assert g == want, (t, g, want)
+    checked += 1
+bad = sum(1 for t, g in zip(ins, got)
+          if re.search(r"[/:x,]", t) and not g.endswith(" bad"))
+assert bad == 0, bad
+print(checked)
+PY
+}
+
 @test "csv: BOM, CRLF, quoted TAB timestamps, doubled quotes, quoted newlines, blank lines" {
 	run_pd "$PD_TESTBIN/csv-dump" "$L/nasty.csv"
 	# the file: a BOM, CRLF line ends, row 2 spans lines 3-4 (quoted
