@@ -25,6 +25,9 @@
 # "page cache" line prices on this machine (on a virtual machine pages
 # it let go of can cost ten times those just freed). The replay
 # row is the bare reader on the warm entry: what each tool pays to read.
+# The "stage by stage" line runs the cold pipeline's six tools one after
+# the other on an empty cache (the first builds the entry), each with
+# its CPU and system time: where the cold pipeline's time goes.
 #
 # Then: peak RSS on a 256 MiB trace against the big one (flat: <= 1.10);
 # the 8 x 51 MiB set (the corpus trace as 8 ranks) through the pipeline,
@@ -299,6 +302,25 @@ if part pipeline && [ -x "$BIN/pd-sum-step" ] && [ -x "$BIN/pd-hotspots" ] &&
 			    "$(ratio "$C" "$base")" "$note"
 		fi
 		echo "bench: cache entry for $in: $(du -sk "$CDIR" | cut -f1) KiB"
+		# where a cold pipeline's time goes: its stages one after the
+		# other on an empty cache (the first builds the entry), each
+		# on pd-locate's records, CPU and system seconds
+		if [ $in = plain ]; then
+			rm -rf "$CDIR"
+			"$BIN/pd-locate" "$f" >"$OUT/roots.jsonl" 2>/dev/null
+			line="" sum=0
+			for t in pd-sum-step pd-sum-comm pd-sum-mem \
+			    pd-sum-input pd-sum-gaps pd-hotspots; do
+				"$OUT/rusage" env PD_CACHE=1 PD_CACHE_DIR="$CDIR" \
+				    "$BIN/$t" -q <"$OUT/roots.jsonl" >/dev/null \
+				    2>"$OUT/m.err" || true
+				set -- $(tail -n 1 "$OUT/m.err")
+				line="$line ${t#pd-} $(awk -v c="$2" -v s="${5:-0}" \
+				    'BEGIN { printf "%.2f/%.2f", c, s }')"
+				sum=$(awk -v a="$sum" -v c="$2" 'BEGIN { print a + c }')
+			done
+			echo "bench: cold pipeline stage by stage, cpu/sys s:$line; in all $(awk -v a="$sum" 'BEGIN { printf "%.2f", a }') s, x_max $(ratio "$sum" "$MAX")"
+		fi
 	done
 	rm -rf "$CDIR"
 fi
