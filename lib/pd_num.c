@@ -8,11 +8,6 @@
 
 #include "pd_swar.h"
 
-#ifdef PD_HAVE_SWAR
-static const uint64_t pow10_8[9] = { 1, 10, 100, 1000, 10000, 100000,
-	1000000, 10000000, 100000000 };
-#endif
-
 static void
 trim(const char **s, size_t *len)
 {
@@ -155,10 +150,11 @@ pd_num_int(const char *s, size_t len, int64_t *v)
 			/* 8 to 16 digits: the first 8 from one load, the
 			 * rest from the last 8 bytes (the ones already read
 			 * masked off); anything else the loop below */
-			size_t nd = len - i, r = nd - 8;
+			size_t nd = len - i, r;
 			uint64_t t, m;
 
 			if (nd >= 8 && nd <= 16) {
+				r = nd - 8;
 				memcpy(&t, s + i, 8);
 				t ^= PD_SWAR_ZEROS;
 				if (pd_swar_nondigit(t))
@@ -170,7 +166,7 @@ pd_num_int(const char *s, size_t len, int64_t *v)
 					m = ~0ULL << 8 * (8 - r);
 					if (pd_swar_nondigit(t) & m)
 						goto bytes;
-					x = x * (int64_t)pow10_8[r] +
+					x = x * (int64_t)pd_pow10_8[r] +
 					    (int64_t)pd_swar_value(t & m);
 				}
 				*v = s[0] == '-' ? -x : x;

@@ -15,6 +15,10 @@
 #define PD_SWAR_ZEROS	0x3030303030303030ULL
 #define PD_SWAR_HIGH	0x8080808080808080ULL
 
+/* 10^n for the n digits of a word */
+static const uint64_t pd_pow10_8[9] = { 1, 10, 100, 1000, 10000, 100000,
+	1000000, 10000000, 100000000 };
+
 /* The top bit of each byte of t (a word of text XOR PD_SWAR_ZEROS) that
  * is no digit: a digit is 0..9 there, and adding 0x76 sets the top bit
  * of a byte above 9. A carry out of one byte goes to the byte after it
@@ -38,9 +42,9 @@ pd_swar_run(const char *s)
 	return m ? __builtin_ctzll(m) >> 3 : 8;
 }
 
-/* The value of the digits in t (text XOR PD_SWAR_ZEROS, each byte 0..9),
- * the first digit in the lowest byte: n digits are the top n bytes of t,
- * the bytes below them 0. */
+/* The value of the n digits in t (text XOR PD_SWAR_ZEROS, each byte
+ * 0..9): they are its top n bytes in the text's order (the first, most
+ * significant, the lowest of them), the bytes below them 0. */
 static inline uint64_t
 pd_swar_value(uint64_t t)
 {

@@ -361,7 +361,6 @@ skip_value(const char *p, const char *end, const char **q)
 	return skip_container(p, end, q);
 }
 
-
 /* The bytes of a number (1) and between those of an array of numbers
  * (2: those, ',' and ' ') */
 static const unsigned char numch[256] = {
@@ -666,9 +665,6 @@ all_digits(const char *s, int64_t *v)
 }
 
 #ifdef PD_HAVE_SWAR
-static const uint64_t pow10_8[9] = { 1, 10, 100, 1000, 10000, 100000,
-	1000000, 10000000, 100000000 };
-
 /* The run of ASCII digits that starts at s, 8 bytes of which may be read:
  * its length (at most 8), and in *v its value, from one load. */
 static INLINE int
@@ -715,7 +711,7 @@ plain_num(const char *p, const char *end, int shift, int frac,
 		uint64_t v;
 		int n = digits8(s, &v);
 
-		u = u * pow10_8[n] + v;
+		u = u * pd_pow10_8[n] + v;
 		nd += n;
 		s += n;
 		if (n < 8)	/* a byte that is no digit follows */
