@@ -1014,6 +1014,32 @@ same(const char *x, const char *y, size_t n)
 	return 1;
 }
 
+/* Copy n bytes from y to x, the short ones (most values) with a few
+ * loads and stores of their bytes alone rather than a call. */
+static inline void
+copy(char *x, const char *y, size_t n)
+{
+	uint64_t a, b;
+	uint32_t c, d;
+
+	if (n > 16) {
+		memcpy(x, y, n);
+	} else if (n >= 8) {	/* the first 8 and the last 8 */
+		memcpy(&a, y, 8);
+		memcpy(&b, y + n - 8, 8);
+		memcpy(x, &a, 8);
+		memcpy(x + n - 8, &b, 8);
+	} else if (n >= 4) {
+		memcpy(&c, y, 4);
+		memcpy(&d, y + n - 4, 4);
+		memcpy(x, &c, 4);
+		memcpy(x + n - 4, &d, 4);
+	} else {
+		for (; n; n--)
+			*x++ = *y++;
+	}
+}
+
 /* Are the n keys and values kv of the text a (len bytes) skeleton id's? */
 static int
 sk_match(const struct bld *b, uint32_t id, const char *a, size_t len,
@@ -1027,17 +1053,16 @@ sk_match(const struct bld *b, uint32_t id, const char *a, size_t len,
 
 	if (h->nv != (uint32_t)n)
 		return 0;
-	for (i = 0; i <= n; i++) {	/* the text between values */
-		pe = i < n ? (size_t)(kv[i].v - a) : len;
-		te = i < n ? v[i].cut : h->len;
+	for (i = 0; i < n; i++) {	/* the text before each value */
+		pe = (size_t)(kv[i].v - a);
+		te = v[i].cut;
 		if (te - ts != pe - ps || !same(a + ps, t + ts, pe - ps))
 			return 0;
-		if (i < n) {
-			ps = pe + kv[i].vn;
-			ts = te;
-		}
+		ps = pe + kv[i].vn;
+		ts = te;
 	}
-	return 1;
+	/* and after the last */
+	return h->len - ts == len - ps && same(a + ps, t + ts, len - ps);
 }
 
 /* The skeleton of the text a (len bytes) with the n keys and values kv:
@@ -1170,7 +1195,7 @@ enc_args(struct bld *b, struct shx *x, struct buf *out,
 		*q++ = (unsigned char)v;
 	}
 	for (i = 0; i < n; i++) {
-		memcpy(q, kv[i].v, kv[i].vn);
+		copy((char *)q, kv[i].v, kv[i].vn);
 		q += kv[i].vn;
 	}
 	out->len += bl;
