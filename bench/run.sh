@@ -304,20 +304,17 @@ if part pipeline && [ -x "$BIN/pd-sum-step" ] && [ -x "$BIN/pd-hotspots" ] &&
 		echo "bench: cache entry for $in: $(du -sk "$CDIR" | cut -f1) KiB"
 		# where a cold pipeline's time goes: its stages one after the
 		# other on an empty cache (the first builds the entry), each
-		# on pd-locate's records, CPU and system seconds
+		# with its CPU and system seconds
 		if [ $in = plain ]; then
 			rm -rf "$CDIR"
-			"$BIN/pd-locate" "$f" >"$OUT/roots.jsonl" 2>/dev/null
 			line="" sum=0
 			for t in pd-sum-step pd-sum-comm pd-sum-mem \
 			    pd-sum-input pd-sum-gaps pd-hotspots; do
-				"$OUT/rusage" env PD_CACHE=1 PD_CACHE_DIR="$CDIR" \
-				    "$BIN/$t" -q <"$OUT/roots.jsonl" >/dev/null \
-				    2>"$OUT/m.err" || true
-				set -- $(tail -n 1 "$OUT/m.err")
-				line="$line ${t#pd-} $(awk -v c="$2" -v s="${5:-0}" \
+				measure env PD_CACHE=1 PD_CACHE_DIR="$CDIR" \
+				    "$BIN/$t" -q "$f"
+				line="$line ${t#pd-} $(awk -v c="$C" -v s="$SYS" \
 				    'BEGIN { printf "%.2f/%.2f", c, s }')"
-				sum=$(awk -v a="$sum" -v c="$2" 'BEGIN { print a + c }')
+				sum=$(awk -v a="$sum" -v c="$C" 'BEGIN { print a + c }')
 			done
 			echo "bench: cold pipeline stage by stage, cpu/sys s:$line; in all $(awk -v a="$sum" 'BEGIN { printf "%.2f", a }') s, x_max $(ratio "$sum" "$MAX")"
 		fi
